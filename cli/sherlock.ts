@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+/**
+ * The `sherlock` command: one binary, subcommands per part. Exit statuses:
+ * 0 ok, 1 failure, 2 usage, 78 bad config (systemd's RestartPreventExitStatus).
+ */
+
+import { Command, CommanderError, Option } from 'commander';
+import { EXIT } from '../common/errors.js';
+import { registerConfig } from './config.js';
+
+const program = new Command('sherlock')
+  .description('a self-hosted web search-engine appliance: crawl, archive, index, search, export')
+  .version('0.1.0')
+  .addOption(new Option('--config <file>', 'config file (default: $CONFIGURATION_DIRECTORY/sherlock.toml, /etc/sherlock/sherlock.toml)'))
+  .addOption(
+    new Option('--set <key=value>', 'override one config value; repeatable').argParser((value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ]),
+  )
+  .showHelpAfterError()
+  .exitOverride();
+
+registerConfig(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (!(err instanceof CommanderError)) throw err;
+  // Help and --version come through here too, with exit code 0.
+  process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+}

@@ -1,0 +1,83 @@
+/**
+ * The one error class of sherlock.
+ *
+ * Every failure that crosses a module boundary is a SherlockError with a stable
+ * `code` (scripts, metrics and tests match on it, never on the message), an
+ * optional `cause`, and the place it concerns: a file and byte offset, a URL, or
+ * a config key with the source it came from. Only the CLI turns codes into exit
+ * statuses (see `exitStatus`).
+ */
+
+export const ERROR_CODES = {
+  /** A config file, variable or --set value is malformed or names an unknown key. */
+  SHERLOCK_BAD_CONFIG: 'bad config',
+  /** The command line itself is wrong (unknown option, missing argument). */
+  SHERLOCK_USAGE: 'usage',
+  /** A URL cannot be parsed or is not http(s). */
+  SHERLOCK_BAD_URL: 'bad URL',
+  /** An ARC file breaks its format at a given offset. */
+  SHERLOCK_CORRUPT_ARC: 'corrupt ARC',
+  /** A bucket file or bucket encoding breaks its format at a given offset. */
+  SHERLOCK_CORRUPT_BUCKET: 'corrupt bucket',
+  /** A gzip member inside an archive cannot be inflated. */
+  SHERLOCK_CORRUPT_GZIP: 'corrupt gzip',
+  /** A record or bucket is larger than the configured limit. */
+  SHERLOCK_TOO_LARGE: 'too large',
+  /** An object asked for does not exist (deleted bucket, offset past the end). */
+  SHERLOCK_NOT_FOUND: 'not found',
+  /** Another process holds the writer lock of a file. */
+  SHERLOCK_LOCKED: 'locked',
+  /** An operating-system call failed (the cause holds the errno error). */
+  SHERLOCK_IO: 'I/O failure',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Where an error happened; every field is optional, the message names those set. */
+export interface ErrorPlace {
+  file?: string;
+  offset?: number;
+  url?: string;
+  key?: string;
+  /** Where a config value came from: "default", "FILE:LINE", "env NAME", "--set". */
+  source?: string;
+}
+
+export class SherlockError extends Error {
+  readonly code: ErrorCode;
+  readonly place: ErrorPlace;
+
+  constructor(code: ErrorCode, message: string, place: ErrorPlace = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SherlockError';
+    this.code = code;
+    this.place = place;
+  }
+
+  /** One line for logs and the CLI: place first, then the message. */
+  describe(): string {
+    const { file, offset, url } = this.place;
+    const where = [file, offset === undefined ? undefined : `offset ${offset}`, url].filter((p) => p !== undefined);
+    return where.length > 0 ? `${where.join(': ')}: ${this.message}` : this.message;
+  }
+}
+
+export function isSherlockError(err: unknown, code?: ErrorCode): err is SherlockError {
+  return err instanceof SherlockError && (code === undefined || err.code === code);
+}
+
+/** Wraps a Node system error (ENOENT, ENOSPC, …) with the file it concerned. */
+export function ioError(err: unknown, file: string, doing: string): SherlockError {
+  const errno = (err as NodeJS.ErrnoException | null)?.code;
+  const detail = errno ?? (err instanceof Error ? err.message : String(err));
+  return new SherlockError('SHERLOCK_IO', `${doing} failed: ${detail}`, { file }, { cause: err });
+}
+
+/** The sysexits(3) statuses the CLI uses; 78 (EX_CONFIG) stops systemd restarting us. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, config: 78 } as const;
+
+export function exitStatus(err: unknown): number {
+  if (isSherlockError(err, 'SHERLOCK_BAD_CONFIG')) return EXIT.config;
+  if (isSherlockError(err, 'SHERLOCK_USAGE')) return EXIT.usage;
+  return EXIT.failure;
+}
