@@ -215,28 +215,26 @@ function rawDefault(schema: AnySchema): unknown {
   return def.type === 'default' || def.type === 'prefault' ? def.defaultValue : undefined;
 }
 
-/** Environment and --set values are text; turn them into what the leaf expects. */
+/**
+ * Environment and --set values are text; give the leaf the first reading it
+ * accepts (the text itself, a number, a boolean), or the text so the error shows it.
+ */
 function coerce(schema: AnySchema | undefined, text: string): unknown {
   if (schema === undefined) return text;
-  const kind = unwrap(schema).def.type;
-  if (kind === 'number' && /^\s*-?\d+(\.\d+)?\s*$/.test(text)) return Number(text);
-  if (kind === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
-  if (kind === 'array') return text === '' ? [] : text.split(',').map((item) => item.trim());
-  return text;
+  if (unwrap(schema).def.type === 'array') return text === '' ? [] : text.split(',').map((item) => item.trim());
+  const readings: unknown[] = [text];
+  if (/^\s*-?\d+(\.\d+)?\s*$/.test(text)) readings.push(Number(text));
+  if (text === 'true' || text === 'false') readings.push(text === 'true');
+  return readings.find((reading) => schema.safeParse(reading).success) ?? text;
 }
 
-/** The leaves a parsed TOML document sets, checked against the schema's tables. */
+/** The leaves a parsed TOML document sets: tables are walked, anything else is a leaf. */
 function flattenDocument(doc: Record<string, unknown>, shape: Map<string, AnySchema>): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
-  const tables = new Set<string>();
-  for (const key of shape.keys()) {
-    const parts = key.split('.');
-    for (let i = 1; i < parts.length; i++) tables.add(parts.slice(0, i).join('.'));
-  }
   const walk = (node: Record<string, unknown>, prefix: string): void => {
     for (const [name, value] of Object.entries(node)) {
       const key = `${prefix}${name}`;
-      if (tables.has(key) && isPlainObject(value)) walk(value, `${key}.`);
+      if (!shape.has(key) && isPlainObject(value)) walk(value, `${key}.`);
       else out.push([key, value]);
     }
   };
@@ -258,6 +256,12 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
 }
 
 function unknownKey(key: string, source: string, shape: Map<string, AnySchema>): SherlockError {
+  if ([...shape.keys()].some((known) => known.startsWith(`${key}.`))) {
+    return new SherlockError('SHERLOCK_BAD_CONFIG', `${key}: expected a table of settings, not a value (from ${source})`, {
+      key,
+      source,
+    });
+  }
   let best: string | undefined;
   let bestDistance = 4;
   for (const known of shape.keys()) {
