@@ -1,0 +1,71 @@
+/**
+ * Content digests as Wayback indexes and WARC headers carry them
+ * (spec/arc-cdx.md §4): SHA-1, written in RFC 4648 base32 (upper case; 20 bytes
+ * make exactly 32 characters, so no padding), e.g. the empty input gives
+ * `3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ`.
+ *
+ * The payload of an HTTP record is what follows the first empty line of the
+ * stored response (the first CRLFCRLF or LFLF, whichever comes first), as
+ * stored: still content-encoded. A response without an empty line has an empty
+ * payload. Content that does not start with a status line (DNS answers, SSH
+ * banners, the ARC version block) is digested whole. Which content counts as
+ * HTTP is decided by `httpStatus`, so the CDX status field and the digest rule
+ * always agree.
+ */
+
+import { createHash } from 'node:crypto';
+
+const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** SHA-1 of zero bytes, what every empty payload carries. */
+export const EMPTY_SHA1_BASE32 = '3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ';
+
+/** RFC 4648 §6 base32, upper case, padded with `=` to a multiple of 8 characters. */
+export function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = ((value << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32_ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32_ALPHABET[(value << (5 - bits)) & 31];
+  return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
+}
+
+export function sha1Base32(data: Uint8Array): string {
+  return base32(createHash('sha1').update(data).digest());
+}
+
+// `HTTP/1.1 200 OK`, `HTTP/2 404`, and IA's bare `HTTP 502 Bad Gateway` (spec §1.5).
+const STATUS_LINE = /^HTTP(?:\/\d+(?:\.\d+)?)? +(\d{3})(?=[ \t\r\n]|$)/;
+
+/** The status code when the content starts with an HTTP status line, else undefined. */
+export function httpStatus(content: Uint8Array): number | undefined {
+  const head = Buffer.from(content.buffer, content.byteOffset, Math.min(content.length, 32)).toString('latin1');
+  const match = STATUS_LINE.exec(head);
+  return match === null ? undefined : Number(match[1]);
+}
+
+const CRLFCRLF = Buffer.from('\r\n\r\n');
+const LFLF = Buffer.from('\n\n');
+
+/** Where the payload of an HTTP response starts: after its first empty line, or at the end when there is none. */
+export function httpPayloadOffset(content: Uint8Array): number {
+  const bytes = Buffer.from(content.buffer, content.byteOffset, content.length);
+  const crlf = bytes.indexOf(CRLFCRLF);
+  // LFLF cannot start after the first CRLFCRLF ends, so search only up to it.
+  const lf = bytes.subarray(0, crlf === -1 ? bytes.length : crlf + CRLFCRLF.length).indexOf(LFLF);
+  if (lf !== -1 && (crlf === -1 || lf < crlf)) return lf + LFLF.length;
+  return crlf === -1 ? bytes.length : crlf + CRLFCRLF.length;
+}
+
+/** The CDX `k` / WARC-Payload-Digest value (without `sha1:`) of one record's content (spec §4). */
+export function payloadDigest(content: Uint8Array): string {
+  if (httpStatus(content) === undefined) return sha1Base32(content);
+  return sha1Base32(content.subarray(httpPayloadOffset(content)));
+}
