@@ -6,6 +6,8 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT } from '../common/errors.js';
+import { registerArc } from './arc.js';
+import { registerBucket } from './bucket.js';
 import { registerConfig } from './config.js';
 
 const program = new Command('sherlock')
@@ -22,6 +24,8 @@ const program = new Command('sherlock')
   .exitOverride();
 
 registerConfig(program);
+registerArc(program);
+registerBucket(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,43 @@
+/**
+ * Deterministic buckets for the bucket-file tests: a writer in a child process
+ * and the parent checking its work derive the same bytes from (seed, index).
+ */
+
+import { BUCKET_TYPE, BucketObject, encodeBucket, type BucketType } from '../../common/bucket.js';
+
+const TYPES = Object.values(BUCKET_TYPE);
+
+/** mulberry32: small, fast, good enough to vary lengths and bytes. */
+export function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Bucket `index` of writer run `seed`: a real bucket of one of the four types
+ * (cycling), its URL naming seed and index, its text 0 to `maxText` random
+ * bytes, often short, sometimes empty.
+ */
+export function bucketPayload(seed: number, index: number, maxText = 12_000): { type: BucketType; data: Buffer } {
+  const next = random(seed * 1_000_003 + index);
+  const roll = next();
+  const length = roll < 0.05 ? 0 : roll < 0.6 ? Math.floor(next() * 300) : Math.floor(next() * maxText);
+  const text = Buffer.allocUnsafe(length);
+  for (let i = 0; i < length; i++) {
+    const byte = Math.floor(next() * 256);
+    text[i] = byte === 0x0a ? 0x20 : byte; // the textual types cannot hold an LF
+  }
+  const type = TYPES[index % TYPES.length]!;
+  const url = `http://crash.test/${seed}/${index}`;
+  const bucket =
+    type === BUCKET_TYPE.PLAIN
+      ? { header: new BucketObject(), body: new BucketObject().add('U', url).add('X', text) }
+      : { header: new BucketObject().add('U', url), body: new BucketObject().add('X', text) };
+  return { type, data: encodeBucket(type, bucket) };
+}
