@@ -50,6 +50,7 @@ import { arcDate, arcMime, DEFAULT_MAX_RECORD_SIZE, escapeUrlBytes, formatArcHea
 import { ArcReader } from './arc-read.js';
 import { httpStatus, payloadDigest } from './digest.js';
 import { ioError, isSherlockError, SherlockError } from './errors.js';
+import { syncDirectory } from './files.js';
 import { compressMember, FileWindow } from './gzip-member.js';
 import { logger } from './log.js';
 
@@ -269,13 +270,13 @@ export class ArcWriter {
     }
     const file: OpenArc = { name, path, handle, size: 0, documents: 0 };
     try {
-      await fsyncDir(dir);
+      syncDirectory(dir);
       const block = versionBlock(name, ip, started, origin);
       await this.appendBytes(file, await this.frame(Buffer.concat([block.line, block.content, LF])));
     } catch (err) {
       await handle.close().catch(() => undefined);
       await unlink(path).catch(() => undefined);
-      throw isSherlockError(err) ? err : ioError(err, dir, 'fsync directory');
+      throw err;
     }
     return file;
   }
@@ -304,7 +305,7 @@ export class ArcWriter {
       await file.handle.sync();
       await file.handle.close();
       await rename(file.path, join(this.options.dir, file.name));
-      await fsyncDir(this.options.dir);
+      syncDirectory(this.options.dir);
     } catch (err) {
       await file.handle.close().catch(() => undefined);
       throw this.fail(ioError(err, file.path, 'finish'));
@@ -317,15 +318,6 @@ async function listDir(dir: string): Promise<string[]> {
     return (await readdir(dir)).sort();
   } catch (err) {
     throw ioError(err, dir, 'list');
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
@@ -348,7 +340,7 @@ async function recoverArc(dir: string, openName: string, maxRecordSize: number):
       }
       await rename(path, join(dir, openName.slice(0, -OPEN_SUFFIX.length)));
     }
-    await fsyncDir(dir);
+    syncDirectory(dir);
   } catch (err) {
     throw ioError(err, path, 'recover');
   }

@@ -95,6 +95,7 @@ import { crc32 } from 'node:zlib';
 import { decodeBucket, type Bucket } from './bucket.js';
 import { SherlockError, ioError } from './errors.js';
 import { acquireLock, type Lock } from './lock.js';
+import { readAt, syncDirectory } from './files.js';
 import { logger } from './log.js';
 
 export const ALIGN_SHIFT = 7;
@@ -165,20 +166,8 @@ function alignUp(offset: number): number {
   return Math.ceil(offset / ALIGN) * ALIGN;
 }
 
-/** Reads up to `length` bytes at `position`; shorter only at the end of the file. */
 function pread(src: Source, length: number, position: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
-  let done = 0;
-  try {
-    while (done < length) {
-      const n = readSync(src.fd, out, done, length - done, position + done);
-      if (n === 0) break;
-      done += n;
-    }
-  } catch (err) {
-    throw ioError(err, src.file, `reading at offset ${position}`);
-  }
-  return done === length ? out : out.subarray(0, done);
+  return readAt(src.fd, src.file, length, position);
 }
 
 function pwrite(src: Source, data: Uint8Array, position: number): void {
@@ -385,15 +374,10 @@ function syncFile(src: Source): void {
 function publish(temp: string, file: string): void {
   try {
     renameSync(temp, file);
-    const dir = openSync(dirname(file), 'r');
-    try {
-      fsyncSync(dir);
-    } finally {
-      closeSync(dir);
-    }
   } catch (err) {
     throw ioError(err, file, 'replacing');
   }
+  syncDirectory(dirname(file));
 }
 
 // ---------------------------------------------------------------- reader

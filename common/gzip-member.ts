@@ -35,10 +35,11 @@
  * the member's offset.
  */
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32, gzip, inflateRawSync, type Zlib } from 'node:zlib';
 import { ioError, SherlockError } from './errors.js';
+import { readAt } from './files.js';
 
 const FHCRC = 2;
 const FEXTRA = 4;
@@ -104,21 +105,9 @@ export class FileWindow {
   }
 
   private pread(position: number, length: number): Buffer {
-    const buf = Buffer.allocUnsafe(length);
-    let done = 0;
-    try {
-      while (done < length) {
-        const n = readSync(this.fd, buf, done, length - done, position + done);
-        if (n === 0) break;
-        done += n;
-      }
-    } catch (err) {
-      const failure = ioError(err, this.path, 'read');
-      failure.place.offset = position;
-      throw failure;
-    }
-    return done === length ? buf : buf.subarray(0, done);
+    return readAt(this.fd, this.path, length, position);
   }
+
 }
 
 export interface GzipHeader {
