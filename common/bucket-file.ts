@@ -84,7 +84,6 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  readSync,
   renameSync,
   statSync,
   rmSync,

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   SHERLOCK_CORRUPT_ARC: 'corrupt ARC',
   /** A bucket file or bucket encoding breaks its format at a given offset. */
   SHERLOCK_CORRUPT_BUCKET: 'corrupt bucket',
+  /** The gatherer's host file or queue file breaks its format at a given offset. */
+  SHERLOCK_CORRUPT_QUEUE: 'corrupt gatherer queue',
   /** A gzip member inside an archive cannot be inflated. */
   SHERLOCK_CORRUPT_GZIP: 'corrupt gzip',
   /** A record or bucket is larger than the configured limit. */

@@ -1,11 +1,13 @@
 /**
  * The few file-system steps every format writer and reader here needs done the
- * same careful way: positioned reads that come back whole, and directory
- * fsyncs, without which a rename or a new file may vanish on power loss.
+ * same careful way: positioned reads and writes that come back whole, files
+ * that appear whole (temp, fsync, rename), and directory fsyncs, without which
+ * a rename or a new file may vanish on power loss.
  */
 
-import { closeSync, fsyncSync, openSync, readSync } from 'node:fs';
-import { ioError } from './errors.js';
+import { closeSync, fdatasyncSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ioError, SherlockError } from './errors.js';
 
 /** Reads `length` bytes at `position`: fewer only at the end of the file. Errors name the file and offset. */
 export function readAt(fd: number, file: string, length: number, position: number): Buffer {
@@ -35,5 +37,47 @@ export function syncDirectory(dir: string): void {
     throw ioError(err, dir, 'fsync directory');
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Writes all of `data` at `position`; errors name the file and offset. */
+export function writeAt(fd: number, file: string, data: Uint8Array, position: number): void {
+  try {
+    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, position + done);
+  } catch (err) {
+    const failure = ioError(err, file, 'write');
+    failure.place.offset = position;
+    throw failure;
+  }
+}
+
+/** Makes `file` appear holding exactly `content`: written to `<file>.tmp`, fsynced, renamed, directory fsynced. */
+export function createFile(file: string, content: Uint8Array): void {
+  const temp = `${file}.tmp`;
+  try {
+    const fd = openSync(temp, 'w');
+    try {
+      writeAt(fd, temp, content, 0);
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw err instanceof SherlockError ? err : ioError(err, file, 'creating');
+  }
+  syncDirectory(dirname(file));
+}
+
+/** Opens for reading and writing; a missing file is SHERLOCK_NOT_FOUND. */
+export function openForUpdate(file: string): number {
+  try {
+    return openSync(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new SherlockError('SHERLOCK_NOT_FOUND', 'no such file', { file }, { cause: err });
+    }
+    throw ioError(err, file, 'opening');
   }
 }
