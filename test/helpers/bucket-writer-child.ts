@@ -3,14 +3,16 @@
  *
  * It opens a BucketWriter on FILE (repairing what the last victim left) and
  * appends bucketPayload(SEED, i) for i = 0, 1, …, printing `ack OID I` on stdout
- * after each append or commit returns. Stdout is a pipe, which Node writes
- * synchronously, so every line the parent reads is an acknowledged bucket.
+ * after each append or commit returns, with a blocking write(2) on fd 1
+ * (process.stdout may still hold a line in user space when SIGKILL lands), so
+ * every line the parent reads is an acknowledged bucket.
  *
  * MODE `loop`: appends until killed, every third bucket streamed in chunks.
  * MODE `stream`: appends three buckets, prints `streaming OID`, then streams
  * one endless bucket in 64 KiB chunks with pauses, never committing.
  */
 
+import { writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BucketWriter } from '../../common/bucket-file.js';
 import { bucketPayload } from './bucket-payload.js';
@@ -39,7 +41,7 @@ function appendOne(index: number, streamed: boolean): void {
   } else {
     oid = writer.append(type, data);
   }
-  process.stdout.write(`ack ${oid} ${index}\n`);
+  writeSync(1, `ack ${oid} ${index}\n`);
 }
 
 if (mode === 'loop') {
@@ -47,7 +49,7 @@ if (mode === 'loop') {
 } else {
   for (let index = 0; index < 3; index++) appendOne(index, false);
   const stream = writer.begin(bucketPayload(seed, 3).type);
-  process.stdout.write(`streaming ${stream.oid}\n`);
+  writeSync(1, `streaming ${stream.oid}\n`);
   const chunk = Buffer.alloc(64 * 1024, 0x5a);
   while (Date.now() < deadline) {
     stream.write(chunk);
