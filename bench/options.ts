@@ -1,0 +1,118 @@
+/**
+ * Command line of `npm run bench -- [flags]` (pure, so it is tested).
+ *
+ *   --quick            the small set (postgresql-doc-15), 3 runs: a few minutes, for CI
+ *   (default)          the medium set, 3 runs
+ *   --large            the large set, 1 run
+ *   --set NAME         small | medium | large
+ *   --runs N           repetitions of each crawl and index build (medians are reported)
+ *   --passes N         timed passes over the query set per search run
+ *   --warmup N         untimed passes before them, for every engine alike (default 5)
+ *   --port N           the site's port on every loopback address (default 8480)
+ *   --only P[,P…]      gather, urldb, index, search, export
+ *   --no-install       never run apt-get; fail if a package is missing
+ *   --new-queries      regenerate bench/queries/<set>.tsv
+ *   --record           also put the report into docs/benchmarks.md
+ *   --sherlock-set K=V extra `--set` for sherlock's commands (repeatable)
+ */
+
+import { SET_NAMES } from './corpus.js';
+import type { SetName } from './corpus.js';
+import { PART_IDS } from './parts.js';
+import type { BenchOptions, PartId } from './parts.js';
+
+export const USAGE = `usage: npm run bench -- [--quick | --large | --set small|medium|large] [--runs N] [--passes N] [--warmup N]
+       [--port N] [--only gather,urldb,index,search,export] [--no-install] [--new-queries] [--record]
+       [--sherlock-set key=value]…`;
+
+export class UsageError extends Error {}
+
+function positiveInt(flag: string, value: string | undefined): number {
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < 1) throw new UsageError(`${flag} needs a positive integer, got ${value ?? 'nothing'}`);
+  return n;
+}
+
+export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
+  let set: SetName = 'medium';
+  let runs: number | undefined;
+  let passes: number | undefined;
+  let warmup = 5;
+  let port = 8480;
+  let noInstall = false;
+  let newQueries = false;
+  let record = false;
+  let only: PartId[] = [];
+  const sherlockSet: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = (): string | undefined => argv[++i];
+    switch (a) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--quick':
+        set = 'small';
+        break;
+      case '--large':
+        set = 'large';
+        break;
+      case '--set': {
+        const v = value();
+        if (!SET_NAMES.includes(v as SetName)) throw new UsageError(`--set needs one of ${SET_NAMES.join(', ')}, got ${v ?? 'nothing'}`);
+        set = v as SetName;
+        break;
+      }
+      case '--runs':
+        runs = positiveInt(a, value());
+        break;
+      case '--passes':
+        passes = positiveInt(a, value());
+        break;
+      case '--warmup':
+        warmup = positiveInt(a, value());
+        break;
+      case '--port':
+        port = positiveInt(a, value());
+        if (port < 1024 || port > 65000) throw new UsageError('--port must be in 1024..65000');
+        break;
+      case '--only': {
+        const v = value() ?? '';
+        const parts = v.split(',').filter((p) => p !== '');
+        for (const p of parts) if (!PART_IDS.includes(p as PartId)) throw new UsageError(`--only: unknown part ${p} (${PART_IDS.join(', ')})`);
+        if (parts.length === 0) throw new UsageError('--only needs a list of parts');
+        only = parts as PartId[];
+        break;
+      }
+      case '--no-install':
+        noInstall = true;
+        break;
+      case '--new-queries':
+        newQueries = true;
+        break;
+      case '--record':
+        record = true;
+        break;
+      case '--sherlock-set': {
+        const v = value();
+        if (v === undefined || !v.includes('=')) throw new UsageError('--sherlock-set needs key=value');
+        sherlockSet.push(v);
+        break;
+      }
+      default:
+        throw new UsageError(`unknown argument ${a}`);
+    }
+  }
+  return {
+    set,
+    runs: runs ?? (set === 'large' ? 1 : 3),
+    passes: passes ?? (set === 'large' ? 2 : 3),
+    warmup,
+    port,
+    noInstall,
+    newQueries,
+    only,
+    record,
+    sherlockSet,
+  };
+}

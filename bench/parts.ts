@@ -1,0 +1,115 @@
+/**
+ * What the harness measures, part by part, and the seams where each side plugs
+ * in. A table has peers and one sherlock entry, all of the same shape; an
+ * entry whose `available` answers a reason instead of `true` gets a row saying
+ * so ("not built yet" for sherlock's parts that do not exist) and is never
+ * run. sherlock's entries live in `sherlock.ts` and drive only the CLI
+ * contract of DESIGN §2; the peers live in `peers/`.
+ */
+
+import type { CorpusFiles } from './extract.js';
+import type { Query } from './queries.js';
+import type { RunningServer } from './server-control.js';
+import type { SetName } from './corpus.js';
+import type { SiteLayout } from './site.js';
+
+export interface BenchOptions {
+  set: SetName;
+  runs: number;
+  /** Timed passes over the query set per search run. */
+  passes: number;
+  /** Untimed passes before them (the JVM's JIT needs a few). */
+  warmup: number;
+  port: number;
+  /** Skip apt-get (fail if something is missing). */
+  noInstall: boolean;
+  newQueries: boolean;
+  /** Parts to run (all when empty). */
+  only: readonly PartId[];
+  /** Replace the numbers in docs/benchmarks.md. */
+  record: boolean;
+  /** Extra `--set key=value` for sherlock's commands. */
+  sherlockSet: readonly string[];
+}
+
+export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'export';
+export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'export'];
+
+export interface BenchContext {
+  readonly opts: BenchOptions;
+  readonly repoRoot: string;
+  /** dist/bench (compiled harness). */
+  readonly distDir: string;
+  /** bench/work/<set> (generated, git-ignored). */
+  readonly workDir: string;
+  readonly layout: SiteLayout;
+  readonly corpus: CorpusFiles;
+  readonly queries: readonly Query[];
+  readonly queryFile: string;
+  /** One entry URL per host, one a line. */
+  readonly seedsFile: string;
+  readonly seeds: readonly string[];
+  server: RunningServer | undefined;
+  log(line: string): void;
+}
+
+/** `true` when the entry can run, else the reason it cannot (shown in its row). */
+export type Availability = true | { status: 'not-built' | 'unavailable'; reason: string };
+
+export interface BenchEntry {
+  /** Row label, with version. */
+  readonly name: string;
+  /** One footnote line: exactly how it ran. */
+  readonly how: string;
+  available(ctx: BenchContext): Promise<Availability>;
+}
+
+/** One crawl of the site from the seeds; the harness reads the access log around it. */
+export interface GatherResult {
+  wallMs: number;
+  /** Sum of the peak RSS of the crawler's processes. */
+  peakRss: number | undefined;
+}
+export interface GatherEntry extends BenchEntry {
+  crawl(ctx: BenchContext, runDir: string): Promise<GatherResult>;
+}
+
+export interface BuildResult {
+  wallMs: number;
+  peakRss: number | undefined;
+  docs: number;
+  sizeBytes: number;
+}
+export interface SearchResult {
+  latenciesMs: number[];
+  zeroHits: number;
+  peakRss: number | undefined;
+}
+/** An engine that builds an index (indexing table) and answers the query set with it (searching table). */
+export interface EngineEntry extends BenchEntry {
+  build(ctx: BenchContext, indexDir: string): Promise<BuildResult>;
+  search(ctx: BenchContext, indexDir: string): Promise<SearchResult>;
+}
+
+export interface UrlDbResult {
+  urls: number;
+  insertMs: number;
+  lookupMs: number;
+  sizeBytes: number;
+  peakRss: number | undefined;
+}
+export interface UrlDbEntry extends BenchEntry {
+  load(ctx: BenchContext, dir: string): Promise<UrlDbResult>;
+}
+
+export interface ExportResult {
+  wallMs: number;
+  records: number;
+  outBytes: number;
+  peakRss: number | undefined;
+}
+export interface ExportEntry extends BenchEntry {
+  /** What is exported (e.g. "CDX"): rows of one format are compared. */
+  readonly format: string;
+  export(ctx: BenchContext, dir: string): Promise<ExportResult>;
+}

@@ -1,0 +1,126 @@
+/**
+ * Gathering peers: GNU wget and crawlee's CheerioCrawler crawling the same
+ * loopback site from the same seeds. Both write what they fetch under the run
+ * directory, which the harness removes after each run.
+ */
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { check, run } from '../measure.js';
+import type { Availability, BenchContext, GatherEntry, GatherResult } from '../parts.js';
+
+function wgetVersion(): string | undefined {
+  const r = spawnSync('wget', ['--version'], { encoding: 'utf8' });
+  if (r.status !== 0) return undefined;
+  return /Wget (\S+)/.exec(r.stdout)?.[1];
+}
+
+/** wget's exit statuses that still mean "crawled": 4 network failure (our resets), 8 server error responses (our 404/500s). */
+const WGET_OK = new Set([0, 4, 8]);
+
+export const wget: GatherEntry = {
+  name: `wget ${wgetVersion() ?? '?'}, one process per host`,
+  how:
+    'wget: one `wget --recursive --level=inf --no-parent -e robots=on --wait=0 --tries=2 --waitretry=0 --timeout=20 ' +
+    '--no-host-directories` per host, all hosts at once, each started at its host\'s entry page (wget crawls one host at a ' +
+    'time and does not follow links to other hosts); honours robots.txt Disallow, not Crawl-delay. Time: first start to last exit; ' +
+    'peak RSS: sum over the processes.',
+  async available(): Promise<Availability> {
+    return wgetVersion() === undefined ? { status: 'unavailable', reason: 'wget not installed' } : true;
+  },
+  async crawl(ctx: BenchContext, runDir: string): Promise<GatherResult> {
+    const start = performance.now();
+    const jobs = ctx.seeds.map((seed, i) => {
+      const dir = join(runDir, `host-${i}`);
+      mkdirSync(dir, { recursive: true });
+      return run(
+        'wget',
+        [
+          '--recursive',
+          '--level=inf',
+          '--no-parent',
+          '-e',
+          'robots=on',
+          '--wait=0',
+          '--tries=2',
+          '--waitretry=0',
+          '--timeout=20',
+          '--no-host-directories',
+          '--no-verbose',
+          '--user-agent=wget-sherlock-bench',
+          `--directory-prefix=${dir}`,
+          `--output-file=${join(dir, 'wget.log')}`,
+          seed,
+        ],
+        { timeoutMs: 1_800_000, keepOutput: 4000 },
+      );
+    });
+    const results = await Promise.all(jobs);
+    const wallMs = performance.now() - start;
+    let peak = 0;
+    let known = true;
+    results.forEach((r, i) => {
+      if (r.timedOut || r.status === null || !WGET_OK.has(r.status)) {
+        throw new Error(`wget ${ctx.seeds[i]}: exit ${r.status ?? r.signal}${r.timedOut ? ' (timed out)' : ''}`);
+      }
+      if (r.peakRss === undefined) known = false;
+      else peak += r.peakRss;
+    });
+    return { wallMs, peakRss: known ? peak : undefined };
+  },
+};
+
+function crawleeVersion(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require('@crawlee/cheerio/package.json') as { version: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+export const CRAWLEE_MIN_CONCURRENCY = 8;
+export const CRAWLEE_MAX_CONCURRENCY = 64;
+
+export const crawlee: GatherEntry = {
+  name: `crawlee ${crawleeVersion() ?? '?'} CheerioCrawler`,
+  how:
+    `crawlee: one CheerioCrawler (@crawlee/cheerio) with every host's entry page as a start URL, ` +
+    `enqueueLinks({strategy: 'same-hostname'}), respectRobotsTxtFile: true (Disallow only; crawlee has no Crawl-delay), ` +
+    `maxRequestRetries 1, concurrency ${CRAWLEE_MIN_CONCURRENCY}–${CRAWLEE_MAX_CONCURRENCY} (autoscaled), in-memory storage. ` +
+    'Time: process start to exit.',
+  async available(): Promise<Availability> {
+    return crawleeVersion() === undefined ? { status: 'unavailable', reason: '@crawlee/cheerio not installed (npm install)' } : true;
+  },
+  async crawl(ctx: BenchContext, runDir: string): Promise<GatherResult> {
+    mkdirSync(runDir, { recursive: true });
+    const r = check(
+      'crawlee',
+      await run(
+        process.execPath,
+        [
+          join(ctx.distDir, 'peers', 'crawlee-crawl.js'),
+          ctx.seedsFile,
+          String(ctx.corpus.pages * 4 + 1000),
+          String(CRAWLEE_MIN_CONCURRENCY),
+          String(CRAWLEE_MAX_CONCURRENCY),
+        ],
+        {
+          cwd: runDir,
+          env: {
+            ...process.env,
+            CRAWLEE_STORAGE_DIR: join(runDir, 'storage'),
+            CRAWLEE_PERSIST_STORAGE: 'false',
+            CRAWLEE_PURGE_ON_START: 'true',
+            CRAWLEE_LOG_LEVEL: 'WARNING',
+          },
+          timeoutMs: 3_600_000,
+          keepOutput: 20_000,
+        },
+      ),
+    );
+    return { wallMs: r.wallMs, peakRss: r.peakRss };
+  },
+};

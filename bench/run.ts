@@ -1,0 +1,515 @@
+/**
+ * `npm run bench`: every speed claim of sherlock as a ratio against peers
+ * measured in the same run on the same machine (DESIGN §11).
+ *
+ * Steps: install the Debian packages that are missing → lay the corpus out as
+ * loopback hosts → extract its text (cached) → load the committed query set →
+ * start the site server → gathering (wget, crawlee, sherlock) → URL database →
+ * indexing and searching (SQLite FTS5, Lucene, Xapian, sherlock) → exports →
+ * stop the server → print the tables and write bench/results/latest.md.
+ *
+ * Generated data lives in bench/work/ (git-ignored). Every child process has
+ * a time limit and runs in its own process group; on exit, crash or signal the
+ * harness kills what it started, by pid, and the site server stops by itself
+ * when the harness's pipe to it closes.
+ */
+
+import { cpus, release, totalmem, type as osType } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { analyse, logSize, readLogRange } from './access-log.js';
+import { buildLayout, ensurePackages, isInstalled, OPTIONAL_TOOL_PACKAGES, packagesOf, packageVersion, TOOL_PACKAGES } from './corpus.js';
+import { extractCorpus } from './extract.js';
+import { killAllChildren } from './measure.js';
+import { parseOptions, USAGE, UsageError } from './options.js';
+import { crawlee, wget } from './peers/gather.js';
+import { fts5, lucene, xapian } from './peers/engines.js';
+import { sqliteUrlTable } from './peers/urldb.js';
+import { warcioCdx } from './peers/exports.js';
+import { loadOrGenerate } from './queries.js';
+import { renderReport } from './report.js';
+import type { Column, RatioSpec, Row, Table } from './report.js';
+import { portFree, startServer } from './server-control.js';
+import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
+import { HUB_ADDRESS, hostUrl } from './site.js';
+import { median, medianOfRuns, percentile } from './stats.js';
+import type { BenchContext, BenchEntry, BenchOptions, EngineEntry, ExportEntry, GatherEntry, PartId, SearchResult, UrlDbEntry } from './parts.js';
+
+const distDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = join(distDir, '..', '..');
+const started = Date.now();
+
+function log(line: string): void {
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}\n`);
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 160);
+}
+
+const MIB = 1048576;
+
+function rowFrom(name: string, runs: Array<Record<string, number | undefined>>): Row {
+  return { name, status: 'ok', values: medianOfRuns(runs) };
+}
+
+/** The row of an entry that cannot run (and says why), or undefined when it can. */
+async function availability(ctx: BenchContext, entry: BenchEntry): Promise<Row | undefined> {
+  const a = await entry.available(ctx);
+  if (a === true) return undefined;
+  return { name: entry.name, status: a.status, message: a.reason };
+}
+
+// ---------------------------------------------------------------- gathering
+
+const GATHER_COLUMNS: Column[] = [
+  { key: 'pages', label: 'pages', format: 'int' },
+  { key: 'requests', label: 'requests', format: 'int' },
+  { key: 's', label: 'time s', format: 's' },
+  { key: 'pagesPerS', label: 'pages/s', format: 'dec1' },
+  { key: 'mibPerS', label: 'MiB/s', format: 'dec2' },
+  { key: 'robots', label: 'robots.txt violations', format: 'int' },
+  { key: 'delay', label: 'Crawl-delay breaches', format: 'int' },
+  { key: 'inflight', label: 'max in flight per IP', format: 'int' },
+  { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+];
+const GATHER_RATIOS: RatioSpec[] = [{ key: 'pagesPerS', label: 'pages/s', better: 'higher' }];
+
+async function gatherRow(ctx: BenchContext, entry: GatherEntry): Promise<Row> {
+  const skip = await availability(ctx, entry);
+  if (skip !== undefined) return skip;
+  const server = ctx.server!;
+  const runs: Array<Record<string, number | undefined>> = [];
+  try {
+    for (let i = 0; i < ctx.opts.runs; i++) {
+      const runDir = join(ctx.workDir, 'run', 'gather');
+      rmSync(runDir, { recursive: true, force: true });
+      mkdirSync(runDir, { recursive: true });
+      const from = logSize(server.logFile);
+      const r = await entry.crawl(ctx, runDir);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // responses still closing are logged
+      const stats = analyse(ctx.layout, readLogRange(server.logFile, from, logSize(server.logFile)));
+      rmSync(runDir, { recursive: true, force: true });
+      const s = r.wallMs / 1000;
+      runs.push({
+        pages: stats.pages,
+        requests: stats.requests,
+        s,
+        pagesPerS: stats.pages / s,
+        mibPerS: stats.bytes / MIB / s,
+        robots: stats.robotsViolations,
+        delay: stats.crawlDelayBreaches,
+        inflight: stats.maxInflightPerIp,
+        rss: r.peakRss,
+      });
+      log(`  ${entry.name} run ${i + 1}: ${stats.pages} pages, ${stats.requests} requests in ${s.toFixed(1)} s; statuses ${JSON.stringify(stats.statuses)}; robots ${stats.robotsViolations}, delay ${stats.crawlDelayBreaches}, in flight ${stats.maxInflightPerIp}`);
+    }
+  } catch (err) {
+    if (err instanceof NotBuiltError && err.availability !== true) return { name: entry.name, status: err.availability.status, message: err.availability.reason };
+    log(`  ${entry.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    return { name: entry.name, status: 'failed', message: firstLine(err) };
+  }
+  return rowFrom(entry.name, runs);
+}
+
+async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
+  const peers: Row[] = [];
+  for (const entry of [wget, crawlee]) {
+    log(`gathering: ${entry.name}`);
+    peers.push(await gatherRow(ctx, entry));
+    footnotes.push(entry.how);
+  }
+  log(`gathering: ${sherlockGather.name}`);
+  const sherlock = await gatherRow(ctx, sherlockGather);
+  footnotes.push(sherlockGather.how);
+  const special = ctx.layout.hosts.filter((h) => h.behaviour !== 'normal' || h.crawlDelay !== undefined || h.disallow === undefined);
+  return {
+    id: 'gather',
+    title: 'Gathering — crawling the site on loopback',
+    subtitle:
+      `${ctx.layout.hosts.length} hosts (127.0.0.2–${ctx.layout.hosts[ctx.layout.hosts.length - 1]!.address}, port ${ctx.layout.port}), ` +
+      `${ctx.corpus.pages.toLocaleString('en')} pages on the site (the indexing corpus; some are linked from no page a crawler may fetch); ` +
+      `seeds: one entry page per host; medians of ${ctx.opts.runs} run(s). ` +
+      'Counted from the server\'s access log: pages = distinct HTML pages answered 200.',
+    columns: GATHER_COLUMNS,
+    ratios: GATHER_RATIOS,
+    peers,
+    sherlock,
+    notes: [
+      'Hosts with special behaviour: ' +
+        special
+          .map((h) => `${h.name} (${[h.behaviour !== 'normal' ? h.behaviour : '', h.crawlDelay !== undefined ? `Crawl-delay ${h.crawlDelay}` : '', h.disallow === undefined ? 'no robots.txt' : ''].filter((x) => x !== '').join(', ')})`)
+          .join('; ') +
+        '. Every host: robots.txt Disallows, ~1% of pages 404, ~2% of links via a 301; slow = 40 ms per answer; flaky = 6% 500, 3% 503, 3% connection reset.',
+    ],
+  };
+}
+
+// ------------------------------------------------------------ URL database
+
+async function urlDbRow(ctx: BenchContext, entry: UrlDbEntry): Promise<Row> {
+  const skip = await availability(ctx, entry);
+  if (skip !== undefined) return skip;
+  const runs: Array<Record<string, number | undefined>> = [];
+  try {
+    for (let i = 0; i < ctx.opts.runs; i++) {
+      const dir = join(ctx.workDir, 'run', 'urldb');
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const r = await entry.load(ctx, dir);
+      runs.push({
+        urls: r.urls,
+        insertPerS: r.urls / (r.insertMs / 1000),
+        lookupPerS: r.urls / (r.lookupMs / 1000),
+        size: r.sizeBytes,
+        rss: r.peakRss,
+      });
+    }
+  } catch (err) {
+    log(`  ${entry.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    return { name: entry.name, status: 'failed', message: firstLine(err) };
+  }
+  return rowFrom(entry.name, runs);
+}
+
+async function urlDbTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
+  log(`URL database: ${sqliteUrlTable.name}`);
+  const peer = await urlDbRow(ctx, sqliteUrlTable);
+  footnotes.push(sqliteUrlTable.how);
+  const sherlock = await urlDbRow(ctx, sherlockUrlDb);
+  return {
+    id: 'urldb',
+    title: 'URL database — the links of the corpus',
+    subtitle: `${ctx.corpus.links.toLocaleString('en')} distinct link URLs of the corpus; medians of ${ctx.opts.runs} run(s).`,
+    columns: [
+      { key: 'urls', label: 'URLs', format: 'int' },
+      { key: 'insertPerS', label: 'inserts/s', format: 'int' },
+      { key: 'lookupPerS', label: 'lookups/s', format: 'int' },
+      { key: 'size', label: 'size MiB', format: 'mib' },
+      { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+    ],
+    ratios: [
+      { key: 'insertPerS', label: 'inserts/s', better: 'higher' },
+      { key: 'lookupPerS', label: 'lookups/s', better: 'higher' },
+    ],
+    peers: [peer],
+    sherlock,
+    notes: [],
+  };
+}
+
+// ------------------------------------------------------ indexing, searching
+
+async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolean, doSearch: boolean): Promise<{ index: Row; search: Row }> {
+  const skip = await availability(ctx, entry);
+  if (skip !== undefined) return { index: skip, search: skip };
+  const slug = entry.name.split(' ')[0]!.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const indexDir = join(ctx.workDir, 'index', slug);
+  let index: Row = { name: entry.name, status: 'unavailable', message: 'not run (--only)' };
+  const builds: Array<Record<string, number | undefined>> = [];
+  try {
+    const times = doIndex ? ctx.opts.runs : 1;
+    for (let i = 0; i < times; i++) {
+      const r = await entry.build(ctx, indexDir);
+      const s = r.wallMs / 1000;
+      builds.push({
+        docs: Number.isFinite(r.docs) ? r.docs : undefined,
+        s,
+        docsPerS: Number.isFinite(r.docs) ? r.docs / s : undefined,
+        mibPerS: ctx.corpus.textBytes / MIB / s,
+        size: r.sizeBytes,
+        sizePct: (100 * r.sizeBytes) / ctx.corpus.textBytes,
+        rss: r.peakRss,
+      });
+      log(`  ${entry.name} build ${i + 1}: ${s.toFixed(1)} s, ${(r.sizeBytes / MIB).toFixed(1)} MiB, docs ${r.docs}, peak RSS ${r.peakRss === undefined ? '?' : (r.peakRss / MIB).toFixed(0) + ' MiB'}`);
+    }
+    if (doIndex) index = rowFrom(entry.name, builds);
+  } catch (err) {
+    if (err instanceof NotBuiltError && err.availability !== true) {
+      const row: Row = { name: entry.name, status: err.availability.status, message: err.availability.reason };
+      return { index: row, search: row };
+    }
+    log(`  ${entry.name} build failed: ${err instanceof Error ? err.message : String(err)}`);
+    const row: Row = { name: entry.name, status: 'failed', message: firstLine(err) };
+    return { index: row, search: { ...row, message: 'no index: ' + firstLine(err) } };
+  }
+  let search: Row = { name: entry.name, status: 'unavailable', message: 'not run (--only)' };
+  if (doSearch) {
+    try {
+      const r: SearchResult = await entry.search(ctx, indexDir);
+      const lat = r.latenciesMs;
+      const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
+      search = {
+        name: entry.name,
+        status: 'ok',
+        values: {
+          queries: lat.length,
+          median: median(lat),
+          p99: percentile(lat, 99),
+          qps: 1000 / mean,
+          zero: r.zeroHits,
+          ...(r.peakRss === undefined ? {} : { rss: r.peakRss }),
+        },
+      };
+      log(`  ${entry.name} search: median ${median(lat).toFixed(3)} ms, p99 ${percentile(lat, 99).toFixed(3)} ms, ${r.zeroHits} without hits`);
+    } catch (err) {
+      if (err instanceof NotBuiltError && err.availability !== true) {
+        search = { name: entry.name, status: err.availability.status, message: err.availability.reason };
+      } else {
+        log(`  ${entry.name} search failed: ${err instanceof Error ? err.message : String(err)}`);
+        search = { name: entry.name, status: 'failed', message: firstLine(err) };
+      }
+    }
+  }
+  return { index, search };
+}
+
+async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boolean, footnotes: string[]): Promise<Table[]> {
+  const peers = [fts5(), lucene(), xapian()];
+  const indexRows: Row[] = [];
+  const searchRows: Row[] = [];
+  for (const entry of peers) {
+    log(`indexing/searching: ${entry.name}`);
+    const r = await engineRows(ctx, entry, doIndex, doSearch);
+    indexRows.push(r.index);
+    searchRows.push(r.search);
+    footnotes.push(entry.how);
+  }
+  log(`indexing/searching: ${sherlockEngine.name}`);
+  const s = await engineRows(ctx, sherlockEngine, doIndex, doSearch);
+  footnotes.push(sherlockEngine.how);
+  const textMiB = (ctx.corpus.textBytes / MIB).toFixed(1);
+  const tables: Table[] = [];
+  if (doIndex) {
+    tables.push({
+      id: 'index',
+      title: 'Indexing — the extracted text of the site',
+      subtitle: `${ctx.corpus.pages.toLocaleString('en')} pages, ${textMiB} MiB of extracted text (title and body); medians of ${ctx.opts.runs} build(s), each a fresh process (wall time, start-up included).`,
+      columns: [
+        { key: 'docs', label: 'docs', format: 'int' },
+        { key: 's', label: 'build s', format: 's' },
+        { key: 'docsPerS', label: 'docs/s', format: 'int' },
+        { key: 'mibPerS', label: 'text MiB/s', format: 'dec2' },
+        { key: 'size', label: 'index MiB', format: 'mib' },
+        { key: 'sizePct', label: 'index / text %', format: 'dec1' },
+        { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+      ],
+      ratios: [
+        { key: 's', label: 'build time', better: 'lower' },
+        { key: 'size', label: 'index size', better: 'lower' },
+      ],
+      peers: indexRows,
+      sherlock: s.index,
+      notes: ['Every engine stores url, title and body (what a result page with snippets needs) and merges its index into one piece at the end.'],
+    });
+  }
+  if (doSearch) {
+    const kinds = new Map<string, number>();
+    for (const q of ctx.queries) kinds.set(q.kind, (kinds.get(q.kind) ?? 0) + 1);
+    tables.push({
+      id: 'search',
+      title: 'Searching — the query set, top 10 hits',
+      subtitle:
+        `${ctx.queries.length} queries (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}; bench/queries/${ctx.opts.set}.tsv), ` +
+        `one at a time, ${ctx.opts.warmup} untimed warm-up pass(es) then ${ctx.opts.passes} timed pass(es); latency of each query inside the engine's process.`,
+      columns: [
+        { key: 'queries', label: 'timed queries', format: 'int' },
+        { key: 'median', label: 'median ms', format: 'ms' },
+        { key: 'p99', label: 'p99 ms', format: 'ms' },
+        { key: 'qps', label: 'queries/s', format: 'int' },
+        { key: 'zero', label: 'queries without hits', format: 'int' },
+        { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+      ],
+      ratios: [
+        { key: 'median', label: 'median', better: 'lower' },
+        { key: 'p99', label: 'p99', better: 'lower' },
+      ],
+      peers: searchRows,
+      sherlock: s.search,
+      notes: ['sherlock is measured over its WebSocket protocol (a round trip on loopback included); the peers in-process.'],
+    });
+  }
+  return tables;
+}
+
+// ------------------------------------------------------------------ exports
+
+async function exportRow(ctx: BenchContext, entry: ExportEntry): Promise<Row> {
+  const skip = await availability(ctx, entry);
+  if (skip !== undefined) return skip;
+  const runs: Array<Record<string, number | undefined>> = [];
+  try {
+    for (let i = 0; i < ctx.opts.runs; i++) {
+      const r = await entry.export(ctx, join(ctx.workDir, 'run', 'export'));
+      const s = r.wallMs / 1000;
+      runs.push({
+        records: Number.isFinite(r.records) ? r.records : undefined,
+        s,
+        recordsPerS: Number.isFinite(r.records) ? r.records / s : undefined,
+        out: r.outBytes,
+        rss: r.peakRss,
+      });
+    }
+  } catch (err) {
+    log(`  ${entry.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    return { name: entry.name, status: 'failed', message: firstLine(err) };
+  }
+  return rowFrom(entry.name, runs);
+}
+
+async function exportTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
+  log(`exports: ${warcioCdx.name}`);
+  const peer = await exportRow(ctx, warcioCdx);
+  footnotes.push(warcioCdx.how);
+  const cdx = sherlockExport('cdx');
+  log(`exports: ${cdx.name}`);
+  const sherlock = await exportRow(ctx, cdx);
+  footnotes.push(cdx.how);
+  return {
+    id: 'export',
+    title: 'Exports — CDX of the crawl',
+    subtitle: `11-field CDX of every archived response of a crawl of the site (the peer: a wget crawl's WARC files; sherlock: its own crawl's ARC files); medians of ${ctx.opts.runs} run(s).`,
+    columns: [
+      { key: 'records', label: 'records', format: 'int' },
+      { key: 's', label: 'time s', format: 's' },
+      { key: 'recordsPerS', label: 'records/s', format: 'int' },
+      { key: 'out', label: 'output MiB', format: 'mib' },
+      { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+    ],
+    ratios: [{ key: 'recordsPerS', label: 'records/s', better: 'higher' }],
+    peers: [peer],
+    sherlock,
+    notes: ['WARC and Nutch exports plug in the same way (`sherlockExport("warc" | "nutch")` in bench/sherlock.ts) once a peer for them is chosen.'],
+  };
+}
+
+// --------------------------------------------------------------------- main
+
+function machineLine(): string {
+  const cpu = cpus();
+  return `${cpu.length} cores (${cpu[0]?.model.trim() ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${osType()} ${release()}`;
+}
+
+function recordInDocs(report: string): void {
+  const file = join(repoRoot, 'docs', 'benchmarks.md');
+  const begin = '<!-- bench:begin -->';
+  const end = '<!-- bench:end -->';
+  if (!existsSync(file)) return;
+  const text = readFileSync(file, 'utf8');
+  const a = text.indexOf(begin);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) {
+    log('docs/benchmarks.md has no bench:begin/bench:end markers; not recorded');
+    return;
+  }
+  writeFileSync(file, text.slice(0, a + begin.length) + '\n' + report.replace(/^## sherlock benchmark\n/, '').trim() + '\n' + text.slice(b));
+  log('recorded in docs/benchmarks.md');
+}
+
+async function main(): Promise<void> {
+  let opts: BenchOptions | 'help';
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n${USAGE}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (opts === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  const selected = (p: PartId): boolean => opts.only.length === 0 || opts.only.includes(p);
+  const workDir = join(repoRoot, 'bench', 'work', opts.set);
+  mkdirSync(workDir, { recursive: true });
+  log(`set ${opts.set}, ${opts.runs} run(s), ${opts.warmup}+${opts.passes} search passes; work dir ${workDir}`);
+
+  // Debian packages: the corpus and the tools.
+  const corpusPkgs = packagesOf(opts.set).map((p) => p.pkg);
+  const needed = [...TOOL_PACKAGES, ...corpusPkgs];
+  if (opts.noInstall) {
+    const missing = needed.filter((p) => !isInstalled(p));
+    if (missing.length > 0) throw new Error(`missing Debian packages (and --no-install): ${missing.join(' ')}`);
+  } else {
+    ensurePackages(needed, log);
+    try {
+      ensurePackages(OPTIONAL_TOOL_PACKAGES, log);
+    } catch (err) {
+      log(`optional ${OPTIONAL_TOOL_PACKAGES.join(' ')} not installed: ${firstLine(err)}`);
+    }
+  }
+
+  const layout = buildLayout(opts.set, opts.port);
+  if (!(await portFree(opts.port, [HUB_ADDRESS, ...layout.hosts.map((h) => h.address)]))) {
+    throw new Error(`port ${opts.port} is taken on a loopback address; pick another with --port`);
+  }
+  const versions = Object.fromEntries(corpusPkgs.map((p) => [p, packageVersion(p)]));
+  const key = JSON.stringify({ set: opts.set, versions, hosts: layout.hosts, port: layout.port });
+  const corpus = extractCorpus(layout, join(workDir, 'corpus'), key, log);
+  const queryDir = join(repoRoot, 'bench', 'queries');
+  mkdirSync(queryDir, { recursive: true });
+  const queryFile = join(queryDir, `${opts.set}.tsv`);
+  const queries = loadOrGenerate(queryFile, corpus.textFile, opts.set, opts.newQueries, log);
+  const seeds = layout.hosts.map((h) => hostUrl(layout, h.address, h.entry));
+  const seedsFile = join(workDir, 'seeds.txt');
+  writeFileSync(seedsFile, seeds.join('\n') + '\n');
+
+  const ctx: BenchContext = { opts, repoRoot, distDir, workDir, layout, corpus, queries, queryFile, seedsFile, seeds, server: undefined, log };
+  const tables: Table[] = [];
+  const footnotes: string[] = [];
+  const needServer = selected('gather') || selected('index') || selected('search') || selected('export');
+  try {
+    if (needServer) {
+      const bound = opts.set === 'large' ? 4 * 3600 : 2 * 3600;
+      ctx.server = await startServer(layout, workDir, distDir, bound);
+      log(`site server pid ${ctx.server.pid}: ${layout.hosts.length} hosts on 127.0.0.2–${layout.hosts[layout.hosts.length - 1]!.address}:${layout.port}, hub http://${HUB_ADDRESS}:${layout.port}/`);
+    }
+    if (selected('gather')) tables.push(await gatheringTable(ctx, footnotes));
+    if (selected('urldb')) tables.push(await urlDbTable(ctx, footnotes));
+    if (selected('index') || selected('search')) tables.push(...(await engineTables(ctx, selected('index'), selected('search'), footnotes)));
+    if (selected('export')) tables.push(await exportTable(ctx, footnotes));
+  } finally {
+    await ctx.server?.stop();
+    ctx.server = undefined;
+  }
+
+  const pkgLine = Object.entries(versions)
+    .map(([p, v]) => `${p} ${v}`)
+    .join(', ');
+  const report = renderReport(
+    {
+      command: `npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}`,
+      machine: machineLine(),
+      corpus:
+        `${opts.set} set — ${pkgLine}; ${corpus.pages.toLocaleString('en')} pages, ${(corpus.htmlBytes / MIB).toFixed(1)} MiB HTML, ` +
+        `${(corpus.textBytes / MIB).toFixed(1)} MiB extracted text; ${queries.length} queries.`,
+      started: new Date(started).toISOString().replace(/\.\d+Z$/, 'Z'),
+      durationS: (Date.now() - started) / 1000,
+    },
+    tables,
+    footnotes,
+  );
+  process.stdout.write(report);
+  const resultsDir = join(repoRoot, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'latest.md'), report);
+  writeFileSync(join(workDir, `results-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ opts, tables }, null, 2) + '\n');
+  if (opts.record) recordInDocs(report);
+  log('done');
+}
+
+process.on('exit', killAllChildren);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    killAllChildren();
+    process.exit(130);
+  });
+}
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  killAllChildren();
+  process.exit(1);
+});

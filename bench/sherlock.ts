@@ -1,0 +1,283 @@
+/**
+ * sherlock's side of every table, driven only through the CLI contract of
+ * DESIGN §2 — the same commands operators use:
+ *
+ *   gathering  `sherlock crawl --state DIR --seeds FILE --until-idle`
+ *   indexing   `sherlock index build --state DIR` (on the state the crawl left)
+ *   searching  `sherlock searcher run --state DIR --listen 127.0.0.1:PORT`, then
+ *              the query set over WebSocket (subprotocol sherlock.v1, DESIGN §7)
+ *   exports    `sherlock export cdx|warc|nutch --state DIR --out …`
+ *
+ * An entry is available only when `sherlock help` lists its command; until then
+ * its row says "not built yet". Nothing here measures anything but the real
+ * command. Every command gets `--set gatherer.allow_private_addresses=true`
+ * (the site is on loopback), `--set shepherd.scope=host` (as the peers: each
+ * crawl stays on the seeds' hosts) and the bench's own `--sherlock-set` values.
+ */
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { check, run, trackChild, untrackChild } from './measure.js';
+import { sizeOf } from './peers/engines.js';
+import type {
+  Availability,
+  BenchContext,
+  BuildResult,
+  EngineEntry,
+  ExportEntry,
+  ExportResult,
+  GatherEntry,
+  GatherResult,
+  SearchResult,
+  UrlDbEntry,
+  UrlDbResult,
+} from './parts.js';
+
+/** The subcommands `sherlock help [group]` lists (empty when the CLI or group is missing). */
+export function listedCommands(helpText: string): Set<string> {
+  const out = new Set<string>();
+  const lines = helpText.split('\n');
+  const start = lines.findIndex((l) => /^Commands:\s*$/.test(l));
+  if (start < 0) return out;
+  for (const line of lines.slice(start + 1)) {
+    if (/^\S/.test(line)) break;
+    const m = /^ {2}([a-z][\w-]*)/.exec(line);
+    if (m !== null) out.add(m[1]!);
+  }
+  return out;
+}
+
+function cliPath(ctx: BenchContext): string {
+  return join(ctx.repoRoot, 'dist', 'cli', 'sherlock.js');
+}
+
+const helpCache = new Map<string, Set<string>>();
+function commands(ctx: BenchContext, group: readonly string[]): Set<string> {
+  const key = group.join(' ');
+  const cached = helpCache.get(key);
+  if (cached !== undefined) return cached;
+  let found = new Set<string>();
+  if (existsSync(cliPath(ctx))) {
+    const r = spawnSync(process.execPath, [cliPath(ctx), 'help', ...group], { encoding: 'utf8', timeout: 30_000 });
+    if (r.status === 0) found = listedCommands(r.stdout + r.stderr);
+  }
+  helpCache.set(key, found);
+  return found;
+}
+
+/** True when `sherlock <group…> <name>` exists. */
+export function hasCommand(ctx: BenchContext, path: readonly string[]): boolean {
+  for (let i = 0; i < path.length; i++) if (!commands(ctx, path.slice(0, i)).has(path[i]!)) return false;
+  return true;
+}
+
+function notBuilt(command: string): Availability {
+  return { status: 'not-built', reason: `\`sherlock ${command}\` does not exist yet` };
+}
+
+function sets(ctx: BenchContext): string[] {
+  return ['--set', 'gatherer.allow_private_addresses=true', '--set', 'shepherd.scope=host', ...ctx.opts.sherlockSet.flatMap((s) => ['--set', s])];
+}
+
+/** The state directory the last sherlock crawl left, reused by indexing, searching and exports. */
+export function stateDir(ctx: BenchContext): string {
+  return join(ctx.workDir, 'sherlock', 'state');
+}
+
+async function crawlInto(ctx: BenchContext, state: string): Promise<GatherResult> {
+  rmSync(state, { recursive: true, force: true });
+  mkdirSync(state, { recursive: true });
+  const r = check(
+    'sherlock crawl',
+    await run(process.execPath, [cliPath(ctx), 'crawl', '--state', state, '--seeds', ctx.seedsFile, '--until-idle', ...sets(ctx)], {
+      timeoutMs: 3_600_000,
+      keepOutput: 20_000,
+    }),
+  );
+  return { wallMs: r.wallMs, peakRss: r.peakRss };
+}
+
+export const sherlockGather: GatherEntry = {
+  name: 'sherlock crawl',
+  how: 'sherlock: `sherlock crawl --state DIR --seeds FILE --until-idle` with the seeds every peer gets (one entry page per host).',
+  async available(ctx) {
+    return hasCommand(ctx, ['crawl']) ? true : notBuilt('crawl');
+  },
+  async crawl(ctx) {
+    return crawlInto(ctx, stateDir(ctx));
+  },
+};
+
+/** Makes sure a crawled state exists (an untimed crawl when the gathering part was skipped). */
+async function ensureState(ctx: BenchContext): Promise<string> {
+  const state = stateDir(ctx);
+  if (!existsSync(state) || readdirSync(state).length === 0) {
+    if (ctx.server === undefined) throw new Error('no sherlock crawl state and the site server is not running');
+    ctx.log('sherlock: no crawl state yet, crawling once (untimed)');
+    await crawlInto(ctx, state);
+  }
+  return state;
+}
+
+/** Size of the published index version (`index/current`), or of the whole index folder. */
+function indexSize(state: string): number {
+  const current = join(state, 'index', 'current');
+  if (existsSync(current)) {
+    const st = lstatSync(current);
+    if (st.isSymbolicLink()) return sizeOf(realpathSync(current));
+    if (st.isFile()) {
+      const name = readFileSync(current, 'utf8').trim();
+      if (name !== '' && existsSync(join(state, 'index', name))) return sizeOf(join(state, 'index', name));
+    }
+  }
+  return sizeOf(join(state, 'index'));
+}
+
+interface WsOut {
+  latenciesMs: number[];
+  zeroHits: number;
+  errors: number;
+}
+
+function waitHealthy(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = (): void => {
+      const req = get(url, (res) => {
+        res.resume();
+        if (res.statusCode === 200) resolve();
+        else retry();
+      });
+      req.on('error', retry);
+      req.setTimeout(2000, () => req.destroy());
+    };
+    const retry = (): void => {
+      if (Date.now() > deadline) reject(new Error(`searcher not healthy at ${url} within ${timeoutMs / 1000} s`));
+      else setTimeout(attempt, 200);
+    };
+    attempt();
+  });
+}
+
+function vmHwm(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? undefined : Number(m[1]) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+export const SEARCHER_PORT_OFFSET = 1;
+
+export const sherlockEngine: EngineEntry = {
+  name: 'sherlock index build / searcher',
+  how:
+    'sherlock: `sherlock index build --state DIR` on the state of its own crawl of the site (size: the published index version); ' +
+    '`sherlock searcher run --listen 127.0.0.1:PORT`, then the query set over one WebSocket (sherlock.v1), one query at a time, ' +
+    'latency = send to result.',
+  async available(ctx) {
+    if (!hasCommand(ctx, ['index', 'build'])) return notBuilt('index build');
+    if (!hasCommand(ctx, ['crawl'])) return notBuilt('crawl');
+    return true;
+  },
+  async build(ctx): Promise<BuildResult> {
+    const state = await ensureState(ctx);
+    const r = check(
+      'sherlock index build',
+      await run(process.execPath, [cliPath(ctx), 'index', 'build', '--state', state, ...sets(ctx)], { timeoutMs: 3_600_000 }),
+    );
+    return { wallMs: r.wallMs, peakRss: r.peakRss, docs: Number.NaN, sizeBytes: indexSize(state) };
+  },
+  async search(ctx): Promise<SearchResult> {
+    if (!hasCommand(ctx, ['searcher', 'run'])) throw new NotBuiltError(notBuilt('searcher run'));
+    const state = await ensureState(ctx);
+    const port = ctx.opts.port + SEARCHER_PORT_OFFSET;
+    const child = spawn(process.execPath, [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    if (child.pid === undefined) throw new Error('sherlock searcher did not start');
+    const pid = child.pid;
+    trackChild(pid);
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+    try {
+      await waitHealthy(`http://127.0.0.1:${port}/healthz`, 60_000);
+      const r = check(
+        'sherlock WebSocket client',
+        await run(
+          process.execPath,
+          ['--experimental-websocket', join(ctx.distDir, 'sherlock-ws-client.js'), `ws://127.0.0.1:${port}/`, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup)],
+          { timeoutMs: 1_800_000, measureRss: false },
+        ),
+      );
+      const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as WsOut;
+      if (out.errors > 0) throw new Error(`${out.errors} queries answered with an error`);
+      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: vmHwm(pid) };
+    } catch (err) {
+      throw new Error(`${String(err)}${stderr === '' ? '' : '\nsearcher stderr: ' + stderr.trim().split('\n').slice(-3).join(' / ')}`);
+    } finally {
+      try {
+        process.kill(-pid, 'SIGTERM');
+      } catch {
+        // gone
+      }
+      untrackChild(pid);
+    }
+  },
+};
+
+/** Thrown by a step that exists only in part (e.g. index build without the searcher). */
+export class NotBuiltError extends Error {
+  readonly availability: Availability;
+  constructor(a: Availability) {
+    super(a === true ? 'not built' : a.reason);
+    this.availability = a;
+  }
+}
+
+export const sherlockUrlDb: UrlDbEntry = {
+  name: 'sherlock shepherd URL database',
+  how: 'sherlock URL database: no CLI command loads or queries the shepherd database alone yet; the shepherd issue adds one and plugs it in here.',
+  async available() {
+    return { status: 'not-built', reason: 'shepherd not built yet' };
+  },
+  async load(): Promise<UrlDbResult> {
+    throw new Error('not built');
+  },
+};
+
+function countLines(file: string): number {
+  let n = 0;
+  const text = readFileSync(file, 'utf8');
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) n++;
+  return n;
+}
+
+export function sherlockExport(format: 'cdx' | 'warc' | 'nutch'): ExportEntry {
+  return {
+    name: `sherlock export ${format}`,
+    format: format.toUpperCase(),
+    how: `sherlock export: \`sherlock export ${format} --state DIR --out …\` on the state of its own crawl.`,
+    async available(ctx) {
+      if (!hasCommand(ctx, ['export', format])) return notBuilt(`export ${format}`);
+      if (!hasCommand(ctx, ['crawl'])) return notBuilt('crawl');
+      return true;
+    },
+    async export(ctx, dir): Promise<ExportResult> {
+      const state = await ensureState(ctx);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const out = format === 'cdx' ? join(dir, 'index.cdx') : join(dir, 'out');
+      const r = check(
+        `sherlock export ${format}`,
+        await run(process.execPath, [cliPath(ctx), 'export', format, '--state', state, '--out', out, ...sets(ctx)], { timeoutMs: 1_800_000 }),
+      );
+      const records = format === 'cdx' && existsSync(out) && statSync(out).isFile() ? countLines(out) - 1 : Number.NaN;
+      return { wallMs: r.wallMs, records, outBytes: sizeOf(out), peakRss: r.peakRss };
+    },
+  };
+}
