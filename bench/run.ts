@@ -115,7 +115,7 @@ async function gatherRow(ctx: BenchContext, entry: GatherEntry): Promise<Row> {
 
 async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
   const peers: Row[] = [];
-  for (const entry of [wget, crawlee]) {
+  for (const entry of [wget(), crawlee()]) {
     log(`gathering: ${entry.name}`);
     peers.push(await gatherRow(ctx, entry));
     footnotes.push(entry.how);

@@ -20,7 +20,8 @@ function wgetVersion(): string | undefined {
 /** wget's exit statuses that still mean "crawled": 4 network failure (our resets), 8 server error responses (our 404/500s). */
 const WGET_OK = new Set([0, 4, 8]);
 
-export const wget: GatherEntry = {
+/** A factory, so that the version is read after the harness has installed wget. */
+export const wget = (): GatherEntry => ({
   name: `wget ${wgetVersion() ?? '?'}, one process per host`,
   how:
     'wget: one `wget --recursive --level=inf --no-parent -e robots=on --wait=0 --tries=2 --waitretry=0 --timeout=20 ' +
@@ -70,7 +71,7 @@ export const wget: GatherEntry = {
     });
     return { wallMs, peakRss: known ? peak : undefined };
   },
-};
+});
 
 function crawleeVersion(): string | undefined {
   try {
@@ -84,7 +85,7 @@ function crawleeVersion(): string | undefined {
 export const CRAWLEE_MIN_CONCURRENCY = 8;
 export const CRAWLEE_MAX_CONCURRENCY = 64;
 
-export const crawlee: GatherEntry = {
+export const crawlee = (): GatherEntry => ({
   name: `crawlee ${crawleeVersion() ?? '?'} CheerioCrawler`,
   how:
     `crawlee: one CheerioCrawler (@crawlee/cheerio) with every host's entry page as a start URL, ` +
@@ -123,4 +124,4 @@ export const crawlee: GatherEntry = {
     );
     return { wallMs: r.wallMs, peakRss: r.peakRss };
   },
-};
+});
