@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { bucketTypeName, type Bucket, type BucketObject } from '../common/bucket.js';
 import { BucketReader, BucketWriter, MAX_OID, bucketFilePath } from '../common/bucket-file.js';
 import { SherlockError } from '../common/errors.js';
-import { action, print, printJson } from './command.js';
+import { action, print, printJson, stateDir } from './command.js';
 
 interface StateOptions {
   state?: string;
@@ -122,15 +122,6 @@ export function registerBucket(program: Command): void {
         print(`kept ${report.kept}, removed ${report.removed}, saved ${saved} bytes, generation ${report.generation}`);
       }),
     );
-}
-
-function stateDir(opts: StateOptions): string {
-  // systemd may list several state directories separated by ':'; ours is the first.
-  const dir = opts.state ?? process.env['STATE_DIRECTORY']?.split(':')[0];
-  if (dir === undefined || dir === '') {
-    throw new SherlockError('SHERLOCK_USAGE', 'no state directory: give --state DIR or set STATE_DIRECTORY');
-  }
-  return dir;
 }
 
 function parseOid(text: string): number {

@@ -8,7 +8,7 @@
  */
 
 import { once } from 'node:events';
-import { exitStatus, ioError, isSherlockError } from '../common/errors.js';
+import { SherlockError, exitStatus, ioError, isSherlockError } from '../common/errors.js';
 
 /** Wraps a command body: its return value (or 0) becomes the exit status. */
 export function action<A extends unknown[]>(body: (...args: A) => Promise<number | void> | number | void) {
@@ -81,4 +81,13 @@ export function printJson(value: unknown): boolean {
 /** Raw bytes, waiting while the pipe is full; false once stdout is gone. */
 export function printBytes(parts: readonly Buffer[]): Promise<boolean> {
   return stdout.bytes(parts);
+}
+
+/** The state directory: --state, else systemd's STATE_DIRECTORY (its first entry when it lists several). */
+export function stateDir(opts: { state?: string }): string {
+  const dir = opts.state ?? process.env['STATE_DIRECTORY']?.split(':')[0];
+  if (dir === undefined || dir === '') {
+    throw new SherlockError('SHERLOCK_USAGE', 'no state directory: give --state DIR or set STATE_DIRECTORY');
+  }
+  return dir;
 }

@@ -9,6 +9,7 @@ import { EXIT } from '../common/errors.js';
 import { registerArc } from './arc.js';
 import { registerBucket } from './bucket.js';
 import { registerConfig } from './config.js';
+import { registerGatherer } from './gatherer.js';
 
 const program = new Command('sherlock')
   .description('a self-hosted web search-engine appliance: crawl, archive, index, search, export')
@@ -26,6 +27,7 @@ const program = new Command('sherlock')
 registerConfig(program);
 registerArc(program);
 registerBucket(program);
+registerGatherer(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -185,6 +185,14 @@ export class ArcWriter {
     return this.serialize(() => this.append(record));
   }
 
+  /**
+   * The file being written (final base name) and its size once the writes
+   * queued so far have finished; undefined before the first record.
+   */
+  position(): Promise<{ file: string; size: number } | undefined> {
+    return this.serialize(async () => (this.current === undefined ? undefined : { file: this.current.name, size: this.current.size }));
+  }
+
   /** fsyncs the current file: records written so far survive a power loss too. */
   sync(): Promise<void> {
     return this.serialize(async () => {

@@ -668,6 +668,11 @@ export class BucketWriter extends BucketReader {
     return { cut, damaged };
   }
 
+  /** The oid the next bucket will get: every bucket appended so far has a smaller one. */
+  get nextOid(): number {
+    return this.end / ALIGN;
+  }
+
   /** Appends a finished bucket; returns its oid. */
   append(type: number, data: Uint8Array): number {
     const offset = this.reserve(type, data.length);

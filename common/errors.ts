@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   SHERLOCK_CORRUPT_BUCKET: 'corrupt bucket',
   /** The gatherer's host file or queue file breaks its format at a given offset. */
   SHERLOCK_CORRUPT_QUEUE: 'corrupt gatherer queue',
+  /** A plan file in the gatherer's inbox is cut short, damaged or malformed. */
+  SHERLOCK_CORRUPT_PLAN: 'corrupt plan',
   /** A gzip member inside an archive cannot be inflated. */
   SHERLOCK_CORRUPT_GZIP: 'corrupt gzip',
   /** A record or bucket is larger than the configured limit. */

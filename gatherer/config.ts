@@ -20,8 +20,34 @@ export const gathererConfig = z
     allow_private_addresses: z.boolean().default(false),
     /** Bodies longer than this are cut and the object marked truncated. */
     max_body_size: size({ min: '1KiB', max: '1GiB' }).prefault('10MiB'),
+    /** Bytes decoded from a compressed body for parsing; the rest is not parsed (a gzip bomb stops here). */
+    max_decoded_size: size({ min: '1KiB', max: '1GiB' }).prefault('32MiB'),
     /** An ARC file is closed and a new one begun once it reaches this size. */
     arc_max_size: size({ min: '1MiB' }).prefault('100MB'),
+    /** Time allowed to open a connection. */
+    connect_timeout: duration({ min: '10ms' }).prefault('10s'),
+    /** Time allowed from sending the request to the end of the response header. */
+    headers_timeout: duration({ min: '10ms' }).prefault('30s'),
+    /** Longest pause between two pieces of a body. */
+    body_timeout: duration({ min: '10ms' }).prefault('30s'),
+    /** Deadline for a whole fetch, however the server trickles. */
+    fetch_timeout: duration({ min: '10ms' }).prefault('2m'),
+    /** How long a fetched robots.txt is trusted (RFC 9309 §2.4 says at most a day). */
+    robots_expire: duration({ min: '1s', max: '1d' }).prefault('1d'),
+    /** A temporary error puts the URL back in its queue, to be fetched again no sooner than this. */
+    retry_delay: duration().prefault('60s'),
+    /** Temporary errors of one URL before its error is recorded as permanent. */
+    max_retries: z.number().int().min(0).max(100).default(3),
+    /** After this many errors in a row on a host, the host waits error_backoff. */
+    error_backoff_after: z.number().int().min(1).max(1000).default(3),
+    /** The longer pause of a host that keeps failing; also how long an unreachable robots.txt shuts its host. */
+    error_backoff: duration().prefault('1h'),
+    /** DNS lookups in flight at once. */
+    dns_concurrency: z.number().int().min(1).max(1000).default(8),
+    /** How long a resolved address is reused. */
+    dns_cache: duration().prefault('1h'),
+    /** Written data is fsynced (ARC, buckets, queues) at least this often; a power loss loses at most this much. */
+    sync_interval: duration({ min: '100ms' }).prefault('5s'),
   })
   .strict();
 

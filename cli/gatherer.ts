@@ -1,0 +1,128 @@
+/**
+ * `sherlock gatherer run|add|status --state DIR`: the gatherer daemon, handing
+ * it URLs (a plan file in its inbox), and what its queues hold.
+ *
+ * run: SIGTERM (or SIGINT) stops taking work and lets fetches in flight end
+ * and be stored, for at most gatherer.fetch_timeout; a second signal aborts
+ * them (their URLs stay queued). SIGHUP reloads the config file.
+ */
+
+import type { Command } from 'commander';
+import { SherlockError } from '../common/errors.js';
+import { logger } from '../common/log.js';
+import { writePlan, type PlanEntry } from '../common/plan-file.js';
+import { GatherQueue } from '../common/queue-file.js';
+import { queueKeyText } from '../common/host-file.js';
+import { canonicalUrl } from '../common/url.js';
+import { Gatherer } from '../gatherer/gatherer.js';
+import { readFileSync } from 'node:fs';
+import { action, print, printJson, stateDir } from './command.js';
+import { loadSettings, type GlobalOptions } from './settings.js';
+
+const log = logger('gatherer');
+
+export function registerGatherer(program: Command): void {
+  const gatherer = program.command('gatherer').description('the fetch daemon: queues, robots.txt, politeness, ARC and buckets');
+  const stateHelp = 'state directory (default: $STATE_DIRECTORY)';
+
+  gatherer
+    .command('run')
+    .description('fetch what the queues hold until stopped (SIGTERM drains, SIGHUP reloads config)')
+    .option('--state <dir>', stateHelp)
+    .option('--until-idle', 'return once nothing is in flight or due soon')
+    .option('--max-pages <n>', 'stop after fetching this many pages')
+    .action(
+      action(async (opts: { state?: string; untilIdle?: boolean; maxPages?: string }, cmd: Command) => {
+        const globals = cmd.optsWithGlobals<GlobalOptions>();
+        const state = stateDir(opts);
+        const maxPages = opts.maxPages === undefined ? undefined : count(opts.maxPages, '--max-pages');
+        const g = await Gatherer.open(state, loadSettings(globals).config.gatherer);
+        let signals = 0;
+        const onStop = (signal: string) => {
+          signals += 1;
+          log.notice(signals === 1 ? 'stopping: finishing fetches in flight' : 'stopping now: aborting fetches in flight', { signal });
+          g.stop(signals === 1 ? 'drain' : 'abort');
+        };
+        const onHup = () => {
+          try {
+            g.reload(loadSettings(globals).config.gatherer);
+            log.notice('config reloaded');
+          } catch (err) {
+            log.err('config not reloaded; keeping the old one', { problem: err instanceof Error ? err.message : String(err) });
+          }
+        };
+        process.on('SIGTERM', onStop).on('SIGINT', onStop).on('SIGHUP', onHup);
+        try {
+          log.notice('gatherer running', { state });
+          await g.run({ ...(opts.untilIdle === true ? { untilIdle: true } : {}), ...(maxPages === undefined ? {} : { maxPages }) });
+          const status = g.status();
+          log.notice('gatherer stopped', { fetches: status.fetches, stored: status.stored, queued: status.queued });
+        } finally {
+          process.off('SIGTERM', onStop).off('SIGINT', onStop).off('SIGHUP', onHup);
+        }
+      }),
+    );
+
+  gatherer
+    .command('add')
+    .description('queue URLs for fetching: writes a plan into the inbox, which a running gatherer picks up')
+    .option('--state <dir>', stateHelp)
+    .option('--file <file>', 'read URLs from a file, one per line (# comments)')
+    .option('--priority <n>', 'priority, lower is sooner', '1000000000')
+    .argument('[url...]', 'URLs')
+    .action(
+      action((urls: string[], opts: { state?: string; file?: string; priority: string }) => {
+        const state = stateDir(opts);
+        const priority = count(opts.priority, '--priority');
+        const lines = [...urls];
+        if (opts.file !== undefined) lines.push(...readFileSync(opts.file, 'utf8').split('\n'));
+        const entries: PlanEntry[] = [];
+        for (const [i, raw] of lines.entries()) {
+          const text = raw.trim();
+          if (text === '' || text.startsWith('#')) continue;
+          try {
+            entries.push({ url: canonicalUrl(text), priority });
+          } catch (err) {
+            const where = opts.file !== undefined && i >= urls.length ? `${opts.file}:${i - urls.length + 1}: ` : '';
+            throw new SherlockError('SHERLOCK_USAGE', `${where}${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+        if (entries.length === 0) throw new SherlockError('SHERLOCK_USAGE', 'no URLs given');
+        const path = writePlan(state, entries);
+        print(`${entries.length} URL(s) in ${path}`);
+      }),
+    );
+
+  gatherer
+    .command('status')
+    .description('hosts and their queues (needs the gatherer stopped: it holds the queue lock)')
+    .option('--state <dir>', stateHelp)
+    .option('--json', 'one JSON document per host')
+    .action(
+      action((opts: { state?: string; json?: boolean }) => {
+        const queue = GatherQueue.open(stateDir(opts));
+        try {
+          for (const host of queue.hosts()) {
+            const row = {
+              host: `${host.scheme}://${host.name}:${host.port}`,
+              queued: host.queued,
+              pushed: host.pushed,
+              address: queueKeyText(host.queueKey),
+              errors: host.errorCount,
+              backoffUntil: host.backoffUntil === 0 ? null : new Date(host.backoffUntil * 1000).toISOString(),
+              robotsOid: host.robotsOid,
+            };
+            const ok = opts.json === true ? printJson(row) : print(`${row.host} queued ${row.queued} address ${row.address} errors ${row.errors}${row.backoffUntil === null ? '' : ` until ${row.backoffUntil}`}`);
+            if (!ok) break;
+          }
+        } finally {
+          queue.close();
+        }
+      }),
+    );
+}
+
+function count(text: string, what: string): number {
+  if (!/^\d{1,10}$/.test(text) || Number(text) > 0xffffffff) throw new SherlockError('SHERLOCK_USAGE', `${what}: a whole number expected, not ${JSON.stringify(text)}`);
+  return Number(text);
+}

@@ -1,0 +1,140 @@
+/**
+ * Host name → the address the gatherer connects to and counts politeness
+ * against (the queue key). Lookups go through the system resolver
+ * (getaddrinfo via dns.lookup, so /etc/hosts works as operators expect), at
+ * most `concurrency` at a time, answers cached for `cacheMs`. The first
+ * address returned is used (IPv4 first, as Node's default `verbatim` order
+ * gives on most systems), and the same one is connected to, so a name that
+ * resolves differently later cannot slip past the address check (DNS
+ * rebinding).
+ *
+ * Address check: unless private addresses are allowed, loopback, private,
+ * link-local, shared (CGNAT), unspecified, multicast and reserved ranges,
+ * IPv4 and IPv6 (RFC 6890 special-purpose registries), are refused:
+ * a crawler must not be turned against the machine or network it runs on.
+ */
+
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+export type Resolution =
+  | { ok: true; address: string }
+  | { ok: false; temporary: boolean; refused: boolean; message: string };
+
+const NOT_PUBLIC = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  NOT_PUBLIC.addSubnet(net, prefix, 'ipv6');
+}
+
+/** Whether an address may be fetched from when private addresses are not allowed. */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (v4mapped !== null) return isPublicAddress(v4mapped[1]!);
+  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** A URL host as the resolver wants it: IPv6 literals lose their brackets. */
+function bare(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+interface Cached {
+  result: Resolution;
+  until: number;
+}
+
+export interface ResolverOptions {
+  concurrency: number;
+  cacheMs: number;
+  allowPrivate: boolean;
+  /** Failures are cached this long (a negative answer is retried sooner than a positive one). */
+  negativeCacheMs?: number;
+  now?: () => number;
+}
+
+export class Resolver {
+  private readonly cache = new Map<string, Cached>();
+  private readonly pending = new Map<string, Promise<Resolution>>();
+  private readonly waiting: Array<() => void> = [];
+  private active = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ResolverOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Lookups started and not yet answered, and those waiting for a slot. */
+  get inFlight(): number {
+    return this.active + this.waiting.length;
+  }
+
+  resolve(host: string): Promise<Resolution> {
+    const name = bare(host);
+    const cached = this.cache.get(name);
+    if (cached !== undefined && cached.until > this.now()) return Promise.resolve(cached.result);
+    const running = this.pending.get(name);
+    if (running !== undefined) return running;
+    const task = this.lookupLimited(name).then((result) => {
+      this.pending.delete(name);
+      const ttl = result.ok ? this.options.cacheMs : (this.options.negativeCacheMs ?? Math.min(this.options.cacheMs, 60_000));
+      this.cache.set(name, { result, until: this.now() + ttl });
+      return result;
+    });
+    this.pending.set(name, task);
+    return task;
+  }
+
+  private async lookupLimited(name: string): Promise<Resolution> {
+    if (isIP(name) !== 0) return this.check(name);
+    if (this.active >= this.options.concurrency) await new Promise<void>((go) => this.waiting.push(go));
+    this.active += 1;
+    try {
+      const { address } = await lookup(name);
+      return this.check(address);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unknown';
+      // ENOTFOUND and ENODATA are answers; anything else (EAI_AGAIN, timeouts, ESERVFAIL) may pass.
+      const temporary = code !== 'ENOTFOUND' && code !== 'ENODATA';
+      return { ok: false, temporary, refused: false, message: `DNS lookup of ${name} failed: ${code}` };
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private check(address: string): Resolution {
+    if (!this.options.allowPrivate && !isPublicAddress(address)) {
+      return { ok: false, temporary: false, refused: true, message: `address ${address} is private or reserved (gatherer.allow_private_addresses is false)` };
+    }
+    return { ok: true, address };
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * A fetched object as a bucket: header attributes from the fetch, body
+ * attributes from parsing. The attribute letters are listed for everyone in
+ * docs/buckets.md; the header ones written here:
+ *
+ *   U  URL (canonical)            D  download time, Unix seconds
+ *   H  HTTP status                T  content type (MIME type, lower case)
+ *   E  charset used for decoding  L  Last-Modified, Unix seconds
+ *   e  ETag, as sent              C  MD5 of the body as received, hex
+ *   S  Server header              W  Retry-After, seconds
+ *   k  the address fetched from   !  "<code> <message>" when code ≠ 0
+ *   a  ARC file, offset, length   q  queue entry (store.ts adds both)
+ *
+ * The body is parse.ts's documentBody(); a redirect adds its target as `Y`.
+ */
+
+import { createHash } from 'node:crypto';
+import { BucketObject } from '../common/bucket.js';
+import type { FetchResponse } from './fetch.js';
+import { errorAttribute } from './outcome.js';
+
+/** The first value of a header, by case-insensitive name. */
+export function headerValue(headers: readonly (readonly [string, string])[], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [n, v] of headers) if (n.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+/** Content-Type split into the MIME type (lower case) and its charset parameter. */
+export function contentType(value: string | undefined): { mime?: string; charset?: string } {
+  if (value === undefined) return {};
+  const [type, ...params] = value.split(';');
+  const mime = type!.trim().toLowerCase();
+  const out: { mime?: string; charset?: string } = mime === '' ? {} : { mime };
+  for (const param of params) {
+    const m = /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(param);
+    if (m !== null) out.charset = m[1]!;
+  }
+  return out;
+}
+
+export interface HeaderFacts {
+  url: string;
+  /** When the fetch began (ms). */
+  time: number;
+  code: number;
+  message: string;
+  status?: number;
+  address?: string;
+  headers?: readonly (readonly [string, string])[];
+  body?: Buffer;
+  charset?: string;
+  retryAfter?: number;
+}
+
+export function documentHeader(facts: HeaderFacts): BucketObject {
+  const header = new BucketObject();
+  header.add('U', facts.url);
+  header.add('D', String(Math.floor(facts.time / 1000)));
+  if (facts.status !== undefined) header.add('H', String(facts.status));
+  const headers = facts.headers ?? [];
+  const { mime } = contentType(headerValue(headers, 'content-type'));
+  if (mime !== undefined) header.add('T', mime);
+  if (facts.charset !== undefined) header.add('E', facts.charset);
+  const modified = Date.parse(headerValue(headers, 'last-modified') ?? '');
+  if (Number.isFinite(modified)) header.add('L', String(Math.floor(modified / 1000)));
+  const etag = headerValue(headers, 'etag');
+  if (etag !== undefined && etag !== '') header.add('e', etag);
+  if (facts.body !== undefined && facts.status !== undefined) header.add('C', createHash('md5').update(facts.body).digest('hex'));
+  const server = headerValue(headers, 'server');
+  if (server !== undefined && server !== '') header.add('S', server.slice(0, 200));
+  if (facts.retryAfter !== undefined) header.add('W', String(facts.retryAfter));
+  if (facts.address !== undefined) header.add('k', facts.address);
+  if (facts.code !== 0) header.add('!', errorAttribute(facts.code, facts.message));
+  return header;
+}
+
+/** Header facts of a fetch response. */
+export function responseFacts(response: FetchResponse, charset: string | undefined): HeaderFacts {
+  const facts: HeaderFacts = {
+    url: response.url,
+    time: response.startedAt.getTime(),
+    code: response.code,
+    message: response.message,
+    address: response.address,
+    headers: response.headers,
+    body: response.body,
+  };
+  if (response.status !== undefined) facts.status = response.status;
+  if (charset !== undefined) facts.charset = charset;
+  if (response.retryAfter !== undefined) facts.retryAfter = response.retryAfter;
+  return facts;
+}

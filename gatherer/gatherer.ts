@@ -1,0 +1,525 @@
+/**
+ * The gatherer: takes URLs from its queues, fetches them politely, stores
+ * what came back (store.ts) and marks the entries done. `sherlock gatherer
+ * run` runs one until SIGTERM; `sherlock crawl` runs one beside the shepherd.
+ *
+ * One host at a time per address (scheduler.ts), robots.txt before anything
+ * else on a host (robots.ts), DNS with its own limit (dns.ts), at most
+ * gatherer.max_connections requests at once. Per host, a unit of work is
+ * either its robots.txt or its head entry:
+ *   head entry → robots check (2304 without a request) → fetch → parse →
+ *   store (ARC, bucket, done; a temporary failure queues a retry first) →
+ *   the address rests max(min_delay, Crawl-delay up to max_crawl_delay).
+ *
+ * Restart. Opening reconciles the queues with the buckets stored after the
+ * last checkpoint (store.ts): an entry whose bucket exists is marked done
+ * (and its retry queued if the bucket says one was due and none is queued),
+ * never fetched again. Plans are imported exactly once (plan-import.ts).
+ *
+ * Stop. stop('drain') takes no new work and lets fetches in flight finish and
+ * be stored; stop('abort') also aborts them (their entries stay queued and
+ * are fetched after the restart). Either way the files are synced and closed.
+ */
+
+import { BucketObject } from '../common/bucket.js';
+import { logger } from '../common/log.js';
+import { listPlans } from '../common/plan-file.js';
+import { GatherQueue, type Host } from '../common/queue-file.js';
+import { queueKeyOf, queueKeyText } from '../common/host-file.js';
+import { urlParts } from '../common/url.js';
+import type { GathererConfig } from './config.js';
+import { decodeContent } from './content-decoding.js';
+import { contentType, documentHeader, headerValue, responseFacts } from './document.js';
+import { Resolver } from './dns.js';
+import { Fetcher, type FetchResponse } from './fetch.js';
+import { CODE, givenUp, isTemporary } from './outcome.js';
+import { documentBody, parseDocument } from './parse.js';
+import { importPlans } from './plan-import.js';
+import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
+import { interpretRobots, isExpired, policyFromBucket, robotsBucket, robotsUrl, type RobotsPolicy } from './robots.js';
+import { Scheduler } from './scheduler.js';
+import { GatherStore, parseQueueAttribute, type Unfinished } from './store.js';
+
+const log = logger('gatherer');
+
+/** How often the inbox is checked for new plans. */
+const INBOX_POLL_MS = 1000;
+
+/** Counters for the status page and metrics; by outcome name and in total. */
+export interface GathererStatus {
+  started: number;
+  fetches: number;
+  bytes: number;
+  stored: number;
+  robotsFetches: number;
+  robotsDenied: number;
+  retries: number;
+  outcomes: Record<string, number>;
+  inFlight: number;
+  queued: number;
+  hosts: number;
+}
+
+interface HostRuntime {
+  host: Host;
+  address?: string;
+  resolving: boolean;
+  /** After a temporary DNS failure, no new lookup before this time (ms). */
+  resolveAfter: number;
+  robots?: RobotsPolicy;
+  robotsRedirect?: { url: string; hops: number };
+}
+
+export interface RunOptions {
+  /** Return once nothing is in flight and nothing is due within retry_delay (see docs/gatherer.md). */
+  untilIdle?: boolean;
+  /** Stop after this many fetched pages (robots.txt not counted). */
+  maxPages?: number;
+}
+
+export class Gatherer {
+  private config: GathererConfig;
+  private fetcher: Fetcher;
+  private resolver: Resolver;
+  private readonly scheduler = new Scheduler();
+  private readonly runtime = new Map<number, HostRuntime>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly aborter = new AbortController();
+  private stopping: 'drain' | 'abort' | undefined;
+  private wake: (() => void) | undefined;
+  private readonly counters: GathererStatus;
+
+  private constructor(
+    readonly state: string,
+    config: GathererConfig,
+    private readonly queue: GatherQueue,
+    private readonly store: GatherStore,
+  ) {
+    this.config = config;
+    this.fetcher = newFetcher(config);
+    this.resolver = newResolver(config);
+    this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0 };
+  }
+
+  /** Opens the queues and the store, repairs what a crash left, imports waiting plans. */
+  static async open(state: string, config: GathererConfig): Promise<Gatherer> {
+    const queue = GatherQueue.open(state);
+    let store: GatherStore;
+    try {
+      store = await GatherStore.open(state, { arcMaxSize: config.arc_max_size });
+    } catch (err) {
+      queue.close();
+      throw err;
+    }
+    const gatherer = new Gatherer(state, config, queue, store);
+    gatherer.reconcile(store.unfinished);
+    gatherer.importInbox();
+    for (const host of queue.hosts()) gatherer.track(host);
+    return gatherer;
+  }
+
+  /** Takes new config values (SIGHUP); politeness and limits apply to the next requests. */
+  reload(config: GathererConfig): void {
+    const old = this.fetcher;
+    this.config = config;
+    this.fetcher = newFetcher(config);
+    this.resolver = newResolver(config);
+    void old.close();
+    this.poke();
+  }
+
+  status(): GathererStatus {
+    let queued = 0;
+    let hosts = 0;
+    for (const host of this.queue.hosts()) {
+      queued += host.queued;
+      hosts += 1;
+    }
+    return { ...this.counters, outcomes: { ...this.counters.outcomes }, inFlight: this.inFlight.size, queued, hosts };
+  }
+
+  stop(mode: 'drain' | 'abort'): void {
+    if (this.stopping !== 'abort') this.stopping = mode;
+    if (mode === 'abort') this.aborter.abort();
+    this.poke();
+  }
+
+  /** Runs until stop() (or idle / the page cap, as asked), then syncs and closes everything. */
+  async run(options: RunOptions = {}): Promise<void> {
+    let lastSync = Date.now();
+    let lastInbox = Date.now();
+    try {
+      for (;;) {
+        const now = Date.now();
+        if (now - lastInbox >= INBOX_POLL_MS) {
+          lastInbox = now;
+          this.importInbox();
+        }
+        if (now - lastSync >= this.config.sync_interval) {
+          lastSync = now;
+          await this.store.sync(() => this.queue.sync());
+        }
+        if (options.maxPages !== undefined && this.counters.fetches >= options.maxPages && this.stopping === undefined) this.stopping = 'drain';
+        if (this.stopping === undefined) this.startWork(now);
+        if (this.stopping !== undefined && this.inFlight.size === 0) break;
+        if (options.untilIdle === true && this.idle(now)) break;
+        const due = this.scheduler.wakeAt();
+        const waitMs = Math.max(1, Math.min(INBOX_POLL_MS, due === undefined ? INBOX_POLL_MS : due - now, this.config.sync_interval));
+        await this.sleep(waitMs);
+      }
+    } finally {
+      await Promise.allSettled([...this.inFlight]);
+      await this.store.close(() => this.queue.sync());
+      this.queue.close();
+      await this.fetcher.close();
+    }
+  }
+
+  // ------------------------------------------------------------ scheduling
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private idle(now: number): boolean {
+    if (this.inFlight.size > 0 || listPlans(this.state).length > 0) return false;
+    for (const rt of this.runtime.values()) {
+      if (rt.resolving) return false;
+    }
+    const due = this.scheduler.wakeAt();
+    if (due !== undefined && due - now <= this.config.retry_delay) return false;
+    // Something ready now would have been started by startWork().
+    return this.scheduler.busy === 0;
+  }
+
+  private startWork(now: number): void {
+    for (const rt of this.runtime.values()) {
+      if (rt.address === undefined && !rt.resolving && rt.resolveAfter <= now && this.queue.get(rt.host).queued > 0) this.resolve(rt);
+    }
+    while (this.inFlight.size < this.config.max_connections) {
+      const slot = this.scheduler.take(now);
+      if (slot === undefined) break;
+      const rt = this.runtime.get(slot)!;
+      const task: Promise<void> = this.work(rt)
+        .catch((err: unknown) => {
+          // A failure here is ours (disk, a bug), not the site's: stop rather than lose track.
+          log.err('gatherer stopping after an internal failure', { host: rt.host.name, problem: err instanceof Error ? err.message : String(err) });
+          this.stop('abort');
+          throw err;
+        })
+        .finally(() => {
+          this.inFlight.delete(task);
+          this.poke();
+        });
+      this.inFlight.add(task);
+    }
+  }
+
+  /** Starts tracking a host (with queued entries or not). */
+  private track(host: Host): HostRuntime {
+    let rt = this.runtime.get(host.slot);
+    if (rt === undefined) {
+      rt = { host, resolving: false, resolveAfter: 0 };
+      this.runtime.set(host.slot, rt);
+    }
+    const fresh = this.queue.get(host);
+    rt.host = fresh;
+    const notBefore = fresh.backoffUntil * 1000;
+    this.scheduler.set(fresh.slot, { priority: fresh.queued > 0 ? fresh.priority : undefined, notBefore }, Date.now());
+    return rt;
+  }
+
+  private resolve(rt: HostRuntime): void {
+    rt.resolving = true;
+    void this.resolver.resolve(rt.host.name).then((result) => {
+      rt.resolving = false;
+      const now = Date.now();
+      if (result.ok) {
+        rt.address = result.address;
+        this.queue.update(rt.host, { queueKey: queueKeyOf(result.address) });
+        this.scheduler.set(rt.host.slot, { key: queueKeyText(queueKeyOf(result.address)) }, now);
+      } else {
+        // Each queued URL of the host is recorded with the DNS error as its turn comes (a key of its own per host).
+        rt.address = undefined;
+        const code = result.refused ? CODE.dnsRefused : result.temporary ? CODE.dnsTemporary : CODE.dnsNoHost;
+        void this.failHost(rt, code, result.message);
+      }
+      this.poke();
+    });
+  }
+
+  // ------------------------------------------------------------ one unit of work
+
+  private async work(rt: HostRuntime): Promise<void> {
+    const slot = rt.host.slot;
+    let delay = 0;
+    let end = Date.now();
+    try {
+      if (rt.address === undefined) return;
+      if (rt.robots === undefined) rt.robots = this.cachedRobots(rt);
+      if (rt.robots === undefined || isExpired(rt.robots, Date.now())) {
+        await this.fetchRobots(rt, rt.address);
+        end = Date.now();
+        delay = this.restAfter(rt);
+        return;
+      }
+      if (rt.robots.kind === 'disallow-all') {
+        // Unreachable robots.txt: wait for it, do not hold its absence against the URLs.
+        this.scheduler.set(slot, { notBefore: rt.robots.expiresAt }, Date.now());
+        return;
+      }
+      const host = this.queue.get(rt.host);
+      const entry = this.queue.take(host);
+      if (entry === undefined) return;
+      const queued = decodeQueued(entry.rest);
+      if (queued.notBefore !== undefined && queued.notBefore * 1000 > Date.now()) {
+        this.scheduler.set(slot, { notBefore: queued.notBefore * 1000 }, Date.now());
+        return;
+      }
+      const url = `${siteOf(host)}${queued.rest}`;
+      if (!rt.robots.allowed(url)) {
+        this.counters.robotsDenied += 1;
+        this.count('robots_denied');
+        const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message: 'disallowed by robots.txt' });
+        await this.store.put({ header, body: new BucketObject(), from: { slot, seq: entry.seq } }, () => this.queue.done(host, entry.seq));
+        this.counters.stored += 1;
+        return;
+      }
+      await this.fetchEntry(rt, host, entry.seq, queued, url, rt.address);
+      end = Date.now();
+      delay = this.restAfter(rt);
+    } finally {
+      this.refresh(rt);
+      this.scheduler.release(slot, end, delay);
+    }
+  }
+
+  private restAfter(rt: HostRuntime): number {
+    const crawlDelay = Math.min(rt.robots?.crawlDelayMs ?? 0, this.config.max_crawl_delay);
+    return Math.max(this.config.min_delay, crawlDelay);
+  }
+
+  private refresh(rt: HostRuntime): void {
+    const host = this.queue.get(rt.host);
+    rt.host = host;
+    this.scheduler.set(host.slot, { priority: host.queued > 0 ? host.priority : undefined }, Date.now());
+  }
+
+  private async fetchEntry(rt: HostRuntime, host: Host, seq: number, queued: QueuedUrl, url: string, address: string): Promise<void> {
+    const request = { url, address, ...(queued.ifModifiedSince === undefined ? {} : { ifModifiedSince: queued.ifModifiedSince }), ...(queued.ifNoneMatch === undefined ? {} : { ifNoneMatch: queued.ifNoneMatch }) };
+    const response = await this.fetcher.fetch(request, this.aborter.signal);
+    if (this.aborter.signal.aborted) return; // stays queued; fetched again after the restart
+    this.counters.fetches += 1;
+    this.counters.bytes += response.body.length;
+    this.count(response.outcome);
+    const retry = isTemporary(response.code) && queued.retries < this.config.max_retries;
+    const code = retry ? response.code : givenUp(response.code);
+    const message = code === response.code ? response.message : `gave up after ${queued.retries + 1} tries: ${response.message}`;
+    const { header, body } = await this.describe({ ...response, code, message });
+    const arc = response.arcContent === undefined ? undefined : { url, ip: response.address, date: response.startedAt, content: response.arcContent, ...mimeOf(response) };
+    await this.store.put({ header, body, ...(arc === undefined ? {} : { arc }), from: { slot: host.slot, seq, ...(retry ? { retry: true } : {}) } }, () => {
+      if (retry) this.queueRetry(host, seq, queued, response.retryAfter);
+      this.queue.done(host, seq);
+      this.noteHostResult(host, isTemporary(code) || response.outcome === 'http_5xx');
+    });
+    this.counters.stored += 1;
+    if (retry) this.counters.retries += 1;
+  }
+
+  /** Header and body attributes of a response; HTML and text are parsed. */
+  private async describe(response: FetchResponse): Promise<{ header: BucketObject; body: BucketObject }> {
+    let body = new BucketObject();
+    let charset: string | undefined;
+    if (response.outcome === 'ok' || response.outcome === 'too_large') {
+      const type = contentType(headerValue(response.headers, 'content-type'));
+      try {
+        const decoded = await decodeContent(response.body, headerValue(response.headers, 'content-encoding'), this.config.max_decoded_size);
+        const doc = parseDocument({ url: response.url, contentType: type.mime, charsetParam: type.charset, body: decoded.data });
+        charset = doc.charset;
+        body = documentBody(doc);
+      } catch (err) {
+        log.info('body not parsed', { url: response.url, problem: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    if (response.outcome === 'redirect' && response.location !== undefined) body.add('Y', response.location);
+    return { header: documentHeader(responseFacts(response, charset)), body };
+  }
+
+  private queueRetry(host: Host, seq: number, queued: QueuedUrl, retryAfter: number | undefined): void {
+    const wait = Math.max(this.config.retry_delay, (retryAfter ?? 0) * 1000);
+    const retry: QueuedUrl = { ...queued, retries: queued.retries + 1, notBefore: Math.ceil((Date.now() + wait) / 1000), retryOf: seq };
+    this.queue.push(host, encodeQueued(retry), this.queue.get(host).priority);
+  }
+
+  /** Consecutive errors on a host: after error_backoff_after of them the host waits error_backoff. */
+  private noteHostResult(host: Host, failed: boolean): void {
+    const current = this.queue.get(host);
+    if (!failed) {
+      if (current.errorCount !== 0) this.queue.update(host, { errorCount: 0 });
+      return;
+    }
+    const errorCount = current.errorCount + 1;
+    if (errorCount >= this.config.error_backoff_after) {
+      const until = Math.ceil((Date.now() + this.config.error_backoff) / 1000);
+      this.queue.update(host, { errorCount, backoffUntil: until });
+      this.scheduler.set(host.slot, { notBefore: until * 1000 }, Date.now());
+      log.notice('host keeps failing; backing off', { host: host.name, errors: errorCount, until: new Date(until * 1000).toISOString() });
+    } else {
+      this.queue.update(host, { errorCount });
+    }
+  }
+
+  // ------------------------------------------------------------ robots.txt
+
+  private cachedRobots(rt: HostRuntime): RobotsPolicy | undefined {
+    const oid = rt.host.robotsOid;
+    if (oid === 0) return undefined;
+    try {
+      const bucket = this.store.buckets.decode(this.store.buckets.read(oid));
+      return policyFromBucket(bucket, this.config.user_agent);
+    } catch (err) {
+      log.info('cached robots.txt unusable; fetching it again', { host: rt.host.name, problem: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    }
+  }
+
+  private async fetchRobots(rt: HostRuntime, address: string): Promise<void> {
+    const redirect = rt.robotsRedirect;
+    const url = redirect?.url ?? robotsUrl(siteOf(rt.host));
+    const target = await this.addressFor(url, rt, address);
+    const response = target.ok
+      ? await this.fetcher.fetch({ url, address: target.address }, this.aborter.signal)
+      : undefined;
+    if (this.aborter.signal.aborted) return;
+    this.counters.robotsFetches += 1;
+    const now = Date.now();
+    const failed = { outcome: 'dns' as const, code: CODE.dnsNoHost, message: target.ok ? '' : target.message, headers: [], body: Buffer.alloc(0), truncated: false };
+    const decision = interpretRobots(response ?? failed, { url, userAgent: this.config.user_agent, now, expireMs: this.config.robots_expire, errorRetryMs: this.config.error_backoff }, redirect?.hops ?? 0);
+    if (decision.kind === 'redirect') {
+      rt.robotsRedirect = { url: decision.location, hops: (redirect?.hops ?? 0) + 1 };
+      return;
+    }
+    rt.robotsRedirect = undefined;
+    const policy = decision.policy;
+    const bucket = robotsBucket(url, policy, { ...(response?.status === undefined ? {} : { status: response.status }), code: response?.code ?? CODE.dnsNoHost, message: response?.message ?? failed.message });
+    const arc = response?.arcContent === undefined ? undefined : { url, ip: response.address, date: response.startedAt, content: response.arcContent, ...mimeOf(response) };
+    await this.store.put({ ...bucket, ...(arc === undefined ? {} : { arc }), deflate: false }, (stored) => {
+      this.queue.update(rt.host, { robotsOid: stored.oid, robotsTime: Math.floor(now / 1000) });
+    });
+    rt.robots = policy;
+    if (policy.kind === 'disallow-all') {
+      // RFC 9309 §2.3.1.4: unreachable means disallow all; the host waits and asks again later.
+      this.scheduler.set(rt.host.slot, { notBefore: policy.expiresAt }, now);
+      log.notice('robots.txt unreachable; host shut until it is fetched again', { host: rt.host.name, until: new Date(policy.expiresAt).toISOString(), problem: response?.message ?? failed.message });
+    }
+  }
+
+  /** The address for a robots.txt URL: the host's own, or a lookup when a redirect left the host. */
+  private async addressFor(url: string, rt: HostRuntime, own: string): Promise<{ ok: true; address: string } | { ok: false; message: string }> {
+    const parts = urlParts(url);
+    if (parts.host === rt.host.name) return { ok: true, address: own };
+    const result = await this.resolver.resolve(parts.host);
+    return result.ok ? result : { ok: false, message: result.message };
+  }
+
+  // ------------------------------------------------------------ failures without a request
+
+  /** Records every queued URL of a host that cannot be reached by name (DNS failed or refused). */
+  private async failHost(rt: HostRuntime, code: number, message: string): Promise<void> {
+    const host = this.queue.get(rt.host);
+    if (isTemporary(code)) {
+      rt.resolveAfter = Date.now() + this.config.retry_delay;
+      log.notice('DNS lookup failed; trying again later', { host: host.name, problem: message });
+      return;
+    }
+    for (let entry = this.queue.take(host); entry !== undefined; entry = this.queue.take(host)) {
+      const { seq } = entry;
+      const url = `${siteOf(host)}${decodeQueued(entry.rest).rest}`;
+      this.count('dns');
+      await this.store.put({ header: documentHeader({ url, time: Date.now(), code, message }), body: new BucketObject(), from: { slot: host.slot, seq } }, () =>
+        this.queue.done(host, seq),
+      );
+    }
+    this.refresh(rt);
+  }
+
+  // ------------------------------------------------------------ inbox and restart
+
+  private importInbox(): void {
+    const report = importPlans(this.state, this.queue);
+    if (report.plans === 0) return;
+    log.info('imported plans', { plans: report.plans, urls: report.urls, refused: report.refused });
+    for (const host of report.hosts) this.track(host);
+  }
+
+  /** See the module comment, "Restart". */
+  private reconcile(unfinished: readonly Unfinished[]): void {
+    const bySlot = new Map<number, Map<number, Unfinished>>();
+    for (const u of unfinished) {
+      let seqs = bySlot.get(u.slot);
+      if (seqs === undefined) bySlot.set(u.slot, (seqs = new Map()));
+      seqs.set(u.seq, u);
+    }
+    let finished = 0;
+    for (const host of this.queue.hosts()) {
+      const seqs = bySlot.get(host.slot);
+      if (seqs === undefined) continue;
+      for (let entry = this.queue.take(host); entry !== undefined && seqs.has(entry.seq); entry = this.queue.take(host)) {
+        const ref = parseQueueAttribute(seqs.get(entry.seq)!.header.string('q'));
+        if (ref?.retry === true && ![...this.queue.entries(host)].some((e) => decodeQueued(e.rest).retryOf === entry!.seq)) {
+          this.queueRetry(host, entry.seq, decodeQueued(entry.rest), undefined);
+        }
+        this.queue.done(host, entry.seq);
+        finished += 1;
+      }
+    }
+    if (finished > 0) {
+      this.queue.sync();
+      log.notice('queue entries already stored before the restart marked done', { entries: finished });
+    }
+  }
+
+  private count(outcome: string): void {
+    this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
+  }
+}
+
+function siteOf(host: Host): string {
+  const defaultPort = host.scheme === 'https' ? 443 : 80;
+  return `${host.scheme}://${host.name}${host.port === defaultPort ? '' : `:${host.port}`}`;
+}
+
+function mimeOf(response: FetchResponse): { contentType?: string } {
+  const value = headerValue(response.headers, 'content-type');
+  return value === undefined ? {} : { contentType: value };
+}
+
+function newFetcher(config: GathererConfig): Fetcher {
+  return new Fetcher({
+    userAgent: config.user_agent,
+    connectTimeoutMs: config.connect_timeout,
+    headersTimeoutMs: config.headers_timeout,
+    bodyTimeoutMs: config.body_timeout,
+    totalTimeoutMs: config.fetch_timeout,
+    maxBodySize: config.max_body_size,
+    maxConnections: config.max_connections,
+  });
+}
+
+function newResolver(config: GathererConfig): Resolver {
+  return new Resolver({ concurrency: config.dns_concurrency, cacheMs: config.dns_cache, allowPrivate: config.allow_private_addresses });
+}
+

@@ -1,0 +1,215 @@
+/**
+ * Politeness: which host may be fetched from next. After the original
+ * gatherer (sherlock-original §2 "Politeness"):
+ *   - time is kept per queue key (the host's IP address): at most one request
+ *     to a key at a time, and after it the key rests for a delay the caller
+ *     gives (min_delay, or a longer robots.txt Crawl-delay);
+ *   - a host may also be held back on its own (back-off after errors, a
+ *     retry not yet due, robots.txt unreachable) with `notBefore`;
+ *   - among keys ready now, the one whose best host has the lowest priority
+ *     number goes first, ties by round robin (least recently served first);
+ *     within a key, the same rule picks the host.
+ * The global cap on connections is the caller's: it simply stops calling
+ * take(). The scheduler is pure bookkeeping with the time passed in, so the
+ * gatherer and the tests drive it with a real or a fake clock alike.
+ *
+ * Cost: take() and release() are O(log keys) plus the hosts of one key
+ * (usually one; virtual hosting puts many on one address).
+ */
+
+export interface HostWork {
+  /** Queue key; undefined while the host awaits DNS (such hosts are never handed out). */
+  key?: string;
+  /** Head priority of its queue; undefined when it has nothing to do. */
+  priority?: number;
+  /** Not before this time (ms). */
+  notBefore?: number;
+}
+
+interface HostState {
+  slot: number;
+  key: string | undefined;
+  priority: number | undefined;
+  notBefore: number;
+  served: number;
+}
+
+interface KeyState {
+  id: string;
+  hosts: Set<HostState>;
+  busy: boolean;
+  nextAt: number;
+  served: number;
+  /** Bumped whenever the key is re-filed; heap entries with an older one are stale. */
+  version: number;
+}
+
+interface ReadyEntry {
+  key: KeyState;
+  version: number;
+  priority: number;
+  served: number;
+}
+
+interface TimerEntry {
+  key: KeyState;
+  at: number;
+}
+
+/** A binary min-heap. */
+class Heap<T> {
+  private readonly items: T[] = [];
+  constructor(private readonly less: (a: T, b: T) => boolean) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  peek(): T | undefined {
+    return this.items[0];
+  }
+
+  push(item: T): void {
+    const items = this.items;
+    items.push(item);
+    for (let i = items.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(items[i]!, items[parent]!)) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last !== undefined) {
+      items[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < items.length && this.less(items[l]!, items[m]!)) m = l;
+        if (r < items.length && this.less(items[r]!, items[m]!)) m = r;
+        if (m === i) break;
+        [items[i], items[m]] = [items[m]!, items[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+function before(a: { priority: number; served: number }, b: { priority: number; served: number }): boolean {
+  return a.priority < b.priority || (a.priority === b.priority && a.served < b.served);
+}
+
+export class Scheduler {
+  private readonly hosts = new Map<number, HostState>();
+  private readonly keys = new Map<string, KeyState>();
+  private readonly ready = new Heap<ReadyEntry>(before);
+  private readonly timers = new Heap<TimerEntry>((a, b) => a.at < b.at);
+  private serial = 0;
+  private busyCount = 0;
+
+  /** Requests handed out and not yet released. */
+  get busy(): number {
+    return this.busyCount;
+  }
+
+  /** Adds a host or changes what is known of it. */
+  set(slot: number, work: HostWork, now: number): void {
+    let host = this.hosts.get(slot);
+    if (host === undefined) {
+      host = { slot, key: undefined, priority: undefined, notBefore: 0, served: 0 };
+      this.hosts.set(slot, host);
+    }
+    if ('priority' in work) host.priority = work.priority;
+    if (work.notBefore !== undefined) host.notBefore = work.notBefore;
+    if ('key' in work && work.key !== host.key) {
+      if (host.key !== undefined) {
+        const old = this.keys.get(host.key)!;
+        old.hosts.delete(host);
+        this.file(old, now);
+      }
+      host.key = work.key;
+    }
+    if (host.key !== undefined) {
+      let key = this.keys.get(host.key);
+      if (key === undefined) {
+        key = { id: host.key, hosts: new Set(), busy: false, nextAt: 0, served: 0, version: 0 };
+        this.keys.set(host.key, key);
+      }
+      key.hosts.add(host);
+      this.file(key, now);
+    }
+  }
+
+  /**
+   * The host to fetch from now, its key marked busy until release(); undefined
+   * when nothing is ready (see wakeAt()).
+   */
+  take(now: number): number | undefined {
+    for (let timer = this.timers.peek(); timer !== undefined && timer.at <= now; timer = this.timers.peek()) {
+      this.timers.pop();
+      this.file(timer.key, now);
+    }
+    for (let entry = this.ready.pop(); entry !== undefined; entry = this.ready.pop()) {
+      const key = entry.key;
+      if (entry.version !== key.version || key.busy) continue;
+      const host = this.bestHost(key, now);
+      if (host === undefined) continue;
+      key.busy = true;
+      key.version += 1;
+      key.served = host.served = ++this.serial;
+      this.busyCount += 1;
+      return host.slot;
+    }
+    return undefined;
+  }
+
+  /** The request to `slot`'s key is over; the key rests `delayMs` from now. */
+  release(slot: number, now: number, delayMs: number): void {
+    const host = this.hosts.get(slot);
+    const key = host?.key === undefined ? undefined : this.keys.get(host.key);
+    if (key === undefined || !key.busy) throw new Error(`release(${slot}): no request of this host is out`);
+    key.busy = false;
+    key.nextAt = now + delayMs;
+    this.busyCount -= 1;
+    this.file(key, now);
+  }
+
+  /** The earliest time something may become ready, or undefined when nothing waits on time. */
+  wakeAt(): number | undefined {
+    return this.timers.peek()?.at;
+  }
+
+  /** Puts a key in the ready heap or on a timer, as its state says. */
+  private file(key: KeyState, now: number): void {
+    key.version += 1;
+    if (key.busy) return;
+    if (key.hosts.size === 0) {
+      if (key.nextAt <= now) this.keys.delete(key.id);
+      return;
+    }
+    let wake = Infinity;
+    for (const host of key.hosts) if (host.priority !== undefined && host.notBefore > now) wake = Math.min(wake, host.notBefore);
+    if (key.nextAt > now) {
+      this.timers.push({ key, at: key.nextAt });
+      return;
+    }
+    const host = this.bestHost(key, now);
+    if (host !== undefined) this.ready.push({ key, version: key.version, priority: host.priority!, served: key.served });
+    if (wake !== Infinity) this.timers.push({ key, at: wake });
+  }
+
+  private bestHost(key: KeyState, now: number): HostState | undefined {
+    let best: HostState | undefined;
+    for (const host of key.hosts) {
+      if (host.priority === undefined || host.notBefore > now) continue;
+      if (best === undefined || before(host as { priority: number; served: number }, best as { priority: number; served: number })) best = host;
+    }
+    return best;
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * Where fetched objects go: each response into the current ARC file
+ * (`<state>/gather/arc/`), each object (document, error, robots.txt) into
+ * the bucket file (`<state>/gather/buckets`), and the queue entry it came
+ * from marked done, in that order, one object at a time.
+ *
+ * Crash contract. Store steps run strictly one after another (a promise
+ * chain), and each is: ARC record written → bucket appended (it names the ARC
+ * file, offset and length in `a`, and its queue entry in `q`) → the caller's
+ * `after` callback (queue done) — the last two in one synchronous stretch.
+ * So after kill -9:
+ *   - the only ARC bytes no bucket points to are at the end of the open
+ *     (`.open`) ARC file: a record written whose bucket was not. Opening cuts
+ *     them (and ArcWriter's own recovery then finishes the file), so the ARC
+ *     and the buckets agree record for record;
+ *   - a bucket may exist whose queue entry was not marked done. The
+ *     checkpoint file says from which oid on that can be; opening lists the
+ *     `q` of every bucket from there, and the gatherer marks those done
+ *     instead of fetching them again.
+ * sync() (every gatherer.sync_interval, and on close) runs in the same chain:
+ * fsync the ARC, the bucket file and the queue, then write the checkpoint
+ * {bucket file generation, next oid, ARC file and size} with an atomic
+ * rename. After a power loss the checkpoint therefore never claims more than
+ * reached the disk.
+ */
+
+import { readFileSync, readdirSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { ArcReader } from '../common/arc-read.js';
+import { ArcWriter, type ArcRecordInput, type ArcWritten, type RecoveredArc } from '../common/arc-write.js';
+import { BUCKET_TYPE, BucketObject, encodeBucket, type Bucket } from '../common/bucket.js';
+import { BucketWriter, bucketFilePath } from '../common/bucket-file.js';
+import { ioError, isSherlockError } from '../common/errors.js';
+import { createFile } from '../common/files.js';
+import { logger } from '../common/log.js';
+
+const log = logger('gatherer');
+
+export const ARC_PREFIX = 'sherlock';
+const OPEN_SUFFIX = '.open';
+
+export function arcDir(state: string): string {
+  return join(state, 'gather', 'arc');
+}
+
+function checkpointPath(state: string): string {
+  return join(state, 'gather', 'checkpoint');
+}
+
+interface Checkpoint {
+  generation: number;
+  /** Buckets from this oid on may lack their queue's done(). */
+  oid: number;
+  /** The open ARC file and how much of it was synced, if one was open. */
+  arc?: { file: string; size: number };
+}
+
+/** Where a bucket came from in the queues: `q` = "<host slot> <seq>[ retry]"; "retry" when a retry was queued with it. */
+export interface QueueRef {
+  slot: number;
+  seq: number;
+  retry?: boolean;
+}
+
+/** A bucket found after the checkpoint: its queue entry may still be at the head of its queue. */
+export interface Unfinished extends QueueRef {
+  oid: number;
+  header: BucketObject;
+}
+
+export interface StoreInput {
+  header: BucketObject;
+  body: BucketObject;
+  /** The response to archive; its place is added to the header as `a`. */
+  arc?: ArcRecordInput;
+  /** The queue entry, added as `q`. */
+  from?: QueueRef;
+  /** Plain V3.3 for small objects (robots.txt), deflated V3.3 for documents. */
+  deflate?: boolean;
+}
+
+export interface Stored {
+  oid: number;
+  arc?: ArcWritten;
+}
+
+export function queueAttribute(ref: QueueRef): string {
+  return `${ref.slot} ${ref.seq}${ref.retry === true ? ' retry' : ''}`;
+}
+
+export function parseQueueAttribute(value: string | undefined): QueueRef | undefined {
+  const m = value === undefined ? null : /^(\d{1,10}) (\d{1,10})( retry)?$/.exec(value);
+  if (m === null) return undefined;
+  return m[3] === undefined ? { slot: Number(m[1]), seq: Number(m[2]) } : { slot: Number(m[1]), seq: Number(m[2]), retry: true };
+}
+
+/** `a` = "<ARC file> <offset> <length>". */
+export function arcAttribute(written: ArcWritten): string {
+  return `${written.file} ${written.offset} ${written.length}`;
+}
+
+export function parseArcAttribute(value: string | undefined): { file: string; offset: number; length: number } | undefined {
+  const m = value === undefined ? null : /^(\S+) (\d+) (\d+)$/.exec(value);
+  return m === null ? undefined : { file: m[1]!, offset: Number(m[2]), length: Number(m[3]) };
+}
+
+export interface StoreOptions {
+  arcMaxSize: number;
+}
+
+export class GatherStore {
+  private chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly state: string,
+    readonly buckets: BucketWriter,
+    private readonly arc: ArcWriter,
+    /** Buckets after the checkpoint, for the gatherer to reconcile with its queues. */
+    readonly unfinished: Unfinished[],
+    readonly recoveredArcs: RecoveredArc[],
+  ) {}
+
+  static async open(state: string, options: StoreOptions): Promise<GatherStore> {
+    const buckets = BucketWriter.open(bucketFilePath(state));
+    try {
+      const checkpoint = readCheckpoint(state);
+      const from = checkpoint === undefined ? 1 : checkpoint.generation === buckets.generation ? checkpoint.oid : buckets.resolveOid(checkpoint.oid, checkpoint.generation);
+      const unfinished: Unfinished[] = [];
+      const referenced = new Map<string, number>();
+      if (checkpoint?.arc !== undefined) referenced.set(checkpoint.arc.file, checkpoint.arc.size);
+      for (const stored of buckets.buckets({ from })) {
+        const bucket: Bucket = buckets.decode(stored);
+        const place = parseArcAttribute(bucket.header.string('a'));
+        if (place !== undefined) referenced.set(place.file, Math.max(referenced.get(place.file) ?? 0, place.offset + place.length));
+        const ref = parseQueueAttribute(bucket.header.string('q'));
+        if (ref !== undefined) unfinished.push({ ...ref, oid: stored.oid, header: bucket.header });
+      }
+      cutUnreferencedArcTails(arcDir(state), referenced);
+      const arc = await ArcWriter.open({ dir: arcDir(state), prefix: ARC_PREFIX, maxFileSize: options.arcMaxSize });
+      return new GatherStore(state, buckets, arc, unfinished, arc.recovered);
+    } catch (err) {
+      buckets.close();
+      throw err;
+    }
+  }
+
+  /**
+   * Archives the response (if any), appends the bucket, then runs `after`
+   * synchronously (the queue's done) before any other store step or sync.
+   */
+  put(input: StoreInput, after?: (stored: Stored) => void): Promise<Stored> {
+    return this.serialize(async () => {
+      const header = new BucketObject([...input.header.items]);
+      let written: ArcWritten | undefined;
+      if (input.arc !== undefined) {
+        written = await this.arc.write(input.arc);
+        header.add('a', arcAttribute(written));
+      }
+      if (input.from !== undefined) header.add('q', queueAttribute(input.from));
+      const type = input.deflate === false ? BUCKET_TYPE.V33 : BUCKET_TYPE.V33_DEFLATE;
+      const oid = this.buckets.append(type, encodeBucket(type, { header, body: input.body }));
+      const stored: Stored = written === undefined ? { oid } : { oid, arc: written };
+      after?.(stored);
+      return stored;
+    });
+  }
+
+  /** fsyncs ARC and buckets, then `syncQueue`, then records the checkpoint (see the module comment). */
+  sync(syncQueue: () => void): Promise<void> {
+    return this.serialize(async () => {
+      const oid = this.buckets.nextOid;
+      const arc = await this.arc.position();
+      await this.arc.sync();
+      this.buckets.sync();
+      syncQueue();
+      const checkpoint: Checkpoint = { generation: this.buckets.generation, oid, ...(arc === undefined ? {} : { arc }) };
+      createFile(checkpointPath(this.state), Buffer.from(JSON.stringify(checkpoint) + '\n'));
+    });
+  }
+
+  /** Syncs (see sync()), finishes the open ARC file and closes both. */
+  close(syncQueue: () => void): Promise<void> {
+    const done = this.sync(syncQueue).then(() => this.serialize(() => this.arc.close()));
+    return done.finally(() => this.buckets.close());
+  }
+
+  private serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(task);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function readCheckpoint(state: string): Checkpoint | undefined {
+  const path = checkpointPath(state);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw ioError(err, path, 'reading');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const c = value as Partial<Checkpoint> | undefined;
+  const whole = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+  if (c === undefined || c === null || !whole(c.generation) || !whole(c.oid) || (c.arc !== undefined && (typeof c.arc.file !== 'string' || !whole(c.arc.size)))) {
+    // Written by atomic rename, so damage is outside damage; scanning every bucket is the safe answer.
+    log.warning('checkpoint unreadable; checking every bucket against the queues', { file: path });
+    return undefined;
+  }
+  return c as Checkpoint;
+}
+
+/**
+ * Cuts from each ARC file still open the records no bucket points to (they
+ * are at its end, see the module comment); keeps at least the version block.
+ */
+function cutUnreferencedArcTails(dir: string, referenced: ReadonlyMap<string, number>): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw ioError(err, dir, 'listing');
+  }
+  for (const name of names.filter((n) => n.startsWith(`${ARC_PREFIX}-`) && n.endsWith(OPEN_SUFFIX))) {
+    const path = join(dir, name);
+    const keep = Math.max(referenced.get(name.slice(0, -OPEN_SUFFIX.length)) ?? 0, versionBlockEnd(path));
+    let size: number;
+    const reader = ArcReader.open(path);
+    try {
+      size = reader.size;
+    } finally {
+      reader.close();
+    }
+    if (keep >= size) continue;
+    try {
+      truncateSync(path, keep);
+    } catch (err) {
+      throw ioError(err, path, 'truncating');
+    }
+    log.notice('cut ARC records that no bucket points to', { file: name, offset: keep, bytes: size - keep });
+  }
+}
+
+/** Where the version block (first record) of an ARC file ends; 0 when even it is unreadable. */
+function versionBlockEnd(path: string): number {
+  const reader = ArcReader.open(path);
+  try {
+    for (const record of reader.records()) return record.offset + record.length;
+    return 0;
+  } catch (err) {
+    if (isSherlockError(err) && err.code !== 'SHERLOCK_IO') return 0;
+    throw err;
+  } finally {
+    reader.close();
+  }
+}
+
