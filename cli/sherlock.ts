@@ -10,6 +10,7 @@ import { registerArc } from './arc.js';
 import { registerBucket } from './bucket.js';
 import { registerConfig } from './config.js';
 import { registerGatherer } from './gatherer.js';
+import { registerCheck } from './check.js';
 
 const program = new Command('sherlock')
   .description('a self-hosted web search-engine appliance: crawl, archive, index, search, export')
@@ -28,6 +29,7 @@ registerConfig(program);
 registerArc(program);
 registerBucket(program);
 registerGatherer(program);
+registerCheck(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -27,9 +27,11 @@
  *
  * What TextBuilder writes, beyond the byte format (the reader accepts any text
  * that keeps the byte format; these are the writer's habits, not checked):
- *  - whitespace runs become one space 0x20, written only between two words
- *    and before the control bytes that precede the second word; no space
- *    begins or ends the text or a block;
+ *  - whitespace runs become one space 0x20, written only between two words:
+ *    when the second word comes, before the break, type switch or bracket
+ *    opening written for it (a bracket's closing byte is written at once, so
+ *    a space after an anchor follows it); no space begins or ends the text
+ *    or a block;
  *  - a type switch is written only just before a word whose type differs from
  *    the one in effect; breaks are never doubled and never begin the text;
  *  - brackets do not nest (opening one closes the previous one) and every
@@ -59,8 +61,11 @@ const CLOSE = 0xb0;
 const SPACE = 0x20;
 const LAST_TYPE = WORD_TYPE.alt;
 
-/** Whitespace and C0/DEL controls: both only separate words. */
-const WHITESPACE_RUN = /[\s\x00-\x1f\x7f]+/g;
+/**
+ * Whitespace and C0/DEL controls only separate words. This matches the runs
+ * that are not already a single space, so that ordinary text is not rewritten.
+ */
+const WHITESPACE_RUN = /(?: [\s\x00-\x1f\x7f]|[^\S ]|[\x00-\x1f\x7f])[\s\x00-\x1f\x7f]*/g;
 
 export type DocTextToken =
   | { kind: 'text'; text: string; type: WordType }
@@ -199,14 +204,13 @@ export class TextBuilder {
   private words(text: string): void {
     const separators = (this.pendingSpace ? 1 : 0) + (this.pendingBreak || this.type !== this.written ? 1 : 0);
     const room = this.cap - (this.linkOpen ? 1 : 0) - this.pos - separators;
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes <= room) {
-      this.reserve(this.pos + separators + bytes + (this.linkOpen ? 1 : 0));
+    // A UTF-16 unit takes at most 3 UTF-8 bytes: most text is known to fit without counting.
+    if (3 * text.length <= room || Buffer.byteLength(text, 'utf8') <= room) {
+      this.reserve(this.pos + separators + Math.min(room, 3 * text.length) + (this.linkOpen ? 1 : 0));
       this.flushSeparators(true);
-      const textStart = this.pos;
-      this.pos += this.out.write(text, textStart, 'utf8');
-      const lastSpace = this.out.subarray(textStart, this.pos).lastIndexOf(SPACE);
-      if (lastSpace >= 0) this.markWordStart(textStart + lastSpace);
+      this.pos += this.out.write(text, this.pos, 'utf8');
+      // Searched only when there is a space, so that the search stays inside this text.
+      if (text.includes(' ')) this.markWordStart(this.out.lastIndexOf(SPACE, this.pos - 1));
       this.blockStart = false;
       return;
     }

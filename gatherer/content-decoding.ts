@@ -52,13 +52,13 @@ const CHUNK_SIZE = 64 * 1024;
 /** CRC-32 and ISIZE after each gzip member's deflate stream. */
 const GZIP_TRAILER = 8;
 
-const CODING_NAMES: Record<string, ContentCoding> = {
-  gzip: 'gzip',
-  'x-gzip': 'gzip',
-  deflate: 'deflate',
-  br: 'br',
-  identity: 'identity',
-};
+const CODING_NAMES = new Map<string, ContentCoding>([
+  ['gzip', 'gzip'],
+  ['x-gzip', 'gzip'],
+  ['deflate', 'deflate'],
+  ['br', 'br'],
+  ['identity', 'identity'],
+]);
 
 /** The codings of a Content-Encoding header in the order applied; empty for none or identity only. */
 export function contentCodings(header: string | undefined, url?: string): ContentCoding[] {
@@ -67,7 +67,7 @@ export function contentCodings(header: string | undefined, url?: string): Conten
   for (const token of header.split(',')) {
     const name = token.trim().toLowerCase();
     if (name === '') continue;
-    const coding = CODING_NAMES[name];
+    const coding = CODING_NAMES.get(name);
     if (coding === undefined) {
       throw new SherlockError('SHERLOCK_CORRUPT_GZIP', `unsupported content coding ${JSON.stringify(name.slice(0, 40))}`, place(url));
     }

@@ -16,6 +16,7 @@
 
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import type { GathererConfig } from './config.js';
 
 export type Resolution =
   | { ok: true; address: string }
@@ -137,4 +138,9 @@ export class Resolver {
     }
     return { ok: true, address };
   }
+}
+
+/** The daemon's Resolver for a [gatherer] config. */
+export function resolverFor(config: GathererConfig): Resolver {
+  return new Resolver({ concurrency: config.dns_concurrency, cacheMs: config.dns_cache, allowPrivate: config.allow_private_addresses });
 }

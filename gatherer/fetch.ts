@@ -62,6 +62,7 @@
  * after 4 s when there is none.
  */
 
+import type { GathererConfig } from './config.js';
 import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
@@ -511,4 +512,17 @@ export class Fetcher {
       truncated: false,
     };
   }
+}
+
+/** The daemon's Fetcher for a [gatherer] config. */
+export function fetcherFor(config: GathererConfig): Fetcher {
+  return new Fetcher({
+    userAgent: config.user_agent,
+    connectTimeoutMs: config.connect_timeout,
+    headersTimeoutMs: config.headers_timeout,
+    bodyTimeoutMs: config.body_timeout,
+    totalTimeoutMs: config.fetch_timeout,
+    maxBodySize: config.max_body_size,
+    maxConnections: config.max_connections,
+  });
 }

@@ -26,17 +26,17 @@ import { logger } from '../common/log.js';
 import { listPlans } from '../common/plan-file.js';
 import { GatherQueue, type Host } from '../common/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/host-file.js';
-import { urlParts } from '../common/url.js';
 import type { GathererConfig } from './config.js';
-import { decodeContent } from './content-decoding.js';
-import { contentType, documentHeader, headerValue, responseFacts } from './document.js';
-import { Resolver } from './dns.js';
-import { Fetcher, type FetchResponse } from './fetch.js';
+import { documentHeader, headerValue, responseFacts } from './document.js';
+import { Resolver, resolverFor } from './dns.js';
+import { Fetcher, fetcherFor, type FetchResponse } from './fetch.js';
 import { CODE, givenUp, isTemporary } from './outcome.js';
-import { documentBody, parseDocument } from './parse.js';
+import { documentBody } from './parse.js';
+import { parseResponseBody } from './response-body.js';
 import { importPlans } from './plan-import.js';
 import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
 import { interpretRobots, isExpired, policyFromBucket, robotsBucket, robotsUrl, type RobotsPolicy } from './robots.js';
+import { requestRobots } from './robots-fetch.js';
 import { Scheduler } from './scheduler.js';
 import { GatherStore, parseQueueAttribute, type Unfinished } from './store.js';
 
@@ -96,8 +96,8 @@ export class Gatherer {
     private readonly store: GatherStore,
   ) {
     this.config = config;
-    this.fetcher = newFetcher(config);
-    this.resolver = newResolver(config);
+    this.fetcher = fetcherFor(config);
+    this.resolver = resolverFor(config);
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0 };
   }
 
@@ -122,8 +122,8 @@ export class Gatherer {
   reload(config: GathererConfig): void {
     const old = this.fetcher;
     this.config = config;
-    this.fetcher = newFetcher(config);
-    this.resolver = newResolver(config);
+    this.fetcher = fetcherFor(config);
+    this.resolver = resolverFor(config);
     void old.close();
     this.poke();
   }
@@ -344,10 +344,8 @@ export class Gatherer {
     let body = new BucketObject();
     let charset: string | undefined;
     if (response.outcome === 'ok' || response.outcome === 'too_large') {
-      const type = contentType(headerValue(response.headers, 'content-type'));
       try {
-        const decoded = await decodeContent(response.body, headerValue(response.headers, 'content-encoding'), this.config.max_decoded_size);
-        const doc = parseDocument({ url: response.url, contentType: type.mime, charsetParam: type.charset, body: decoded.data });
+        const { doc } = await parseResponseBody(response, this.config.max_decoded_size);
         charset = doc.charset;
         body = documentBody(doc);
       } catch (err) {
@@ -399,23 +397,20 @@ export class Gatherer {
   private async fetchRobots(rt: HostRuntime, address: string): Promise<void> {
     const redirect = rt.robotsRedirect;
     const url = redirect?.url ?? robotsUrl(siteOf(rt.host));
-    const target = await this.addressFor(url, rt, address);
-    const response = target.ok
-      ? await this.fetcher.fetch({ url, address: target.address }, this.aborter.signal)
-      : undefined;
+    const { response, fetched } = await requestRobots(url, { host: rt.host.name, address }, this.resolver, this.fetcher, this.aborter.signal);
     if (this.aborter.signal.aborted) return;
     this.counters.robotsFetches += 1;
     const now = Date.now();
-    const failed = { outcome: 'dns' as const, code: CODE.dnsNoHost, message: target.ok ? '' : target.message, headers: [], body: Buffer.alloc(0), truncated: false };
-    const decision = interpretRobots(response ?? failed, { url, userAgent: this.config.user_agent, now, expireMs: this.config.robots_expire, errorRetryMs: this.config.error_backoff }, redirect?.hops ?? 0);
+    const options = { url, userAgent: this.config.user_agent, now, expireMs: this.config.robots_expire, errorRetryMs: this.config.error_backoff };
+    const decision = interpretRobots(response, options, redirect?.hops ?? 0);
     if (decision.kind === 'redirect') {
       rt.robotsRedirect = { url: decision.location, hops: (redirect?.hops ?? 0) + 1 };
       return;
     }
     rt.robotsRedirect = undefined;
     const policy = decision.policy;
-    const bucket = robotsBucket(url, policy, { ...(response?.status === undefined ? {} : { status: response.status }), code: response?.code ?? CODE.dnsNoHost, message: response?.message ?? failed.message });
-    const arc = response?.arcContent === undefined ? undefined : { url, ip: response.address, date: response.startedAt, content: response.arcContent, ...mimeOf(response) };
+    const bucket = robotsBucket(url, policy, { ...(fetched?.status === undefined ? {} : { status: fetched.status }), code: response.code, message: response.message });
+    const arc = fetched?.arcContent === undefined ? undefined : { url, ip: fetched.address, date: fetched.startedAt, content: fetched.arcContent, ...mimeOf(fetched) };
     await this.store.put({ ...bucket, ...(arc === undefined ? {} : { arc }), deflate: false }, (stored) => {
       this.queue.update(rt.host, { robotsOid: stored.oid, robotsTime: Math.floor(now / 1000) });
     });
@@ -423,16 +418,8 @@ export class Gatherer {
     if (policy.kind === 'disallow-all') {
       // RFC 9309 §2.3.1.4: unreachable means disallow all; the host waits and asks again later.
       this.scheduler.set(rt.host.slot, { notBefore: policy.expiresAt }, now);
-      log.notice('robots.txt unreachable; host shut until it is fetched again', { host: rt.host.name, until: new Date(policy.expiresAt).toISOString(), problem: response?.message ?? failed.message });
+      log.notice('robots.txt unreachable; host shut until it is fetched again', { host: rt.host.name, until: new Date(policy.expiresAt).toISOString(), problem: response.message });
     }
-  }
-
-  /** The address for a robots.txt URL: the host's own, or a lookup when a redirect left the host. */
-  private async addressFor(url: string, rt: HostRuntime, own: string): Promise<{ ok: true; address: string } | { ok: false; message: string }> {
-    const parts = urlParts(url);
-    if (parts.host === rt.host.name) return { ok: true, address: own };
-    const result = await this.resolver.resolve(parts.host);
-    return result.ok ? result : { ok: false, message: result.message };
   }
 
   // ------------------------------------------------------------ failures without a request
@@ -506,20 +493,3 @@ function mimeOf(response: FetchResponse): { contentType?: string } {
   const value = headerValue(response.headers, 'content-type');
   return value === undefined ? {} : { contentType: value };
 }
-
-function newFetcher(config: GathererConfig): Fetcher {
-  return new Fetcher({
-    userAgent: config.user_agent,
-    connectTimeoutMs: config.connect_timeout,
-    headersTimeoutMs: config.headers_timeout,
-    bodyTimeoutMs: config.body_timeout,
-    totalTimeoutMs: config.fetch_timeout,
-    maxBodySize: config.max_body_size,
-    maxConnections: config.max_connections,
-  });
-}
-
-function newResolver(config: GathererConfig): Resolver {
-  return new Resolver({ concurrency: config.dns_concurrency, cacheMs: config.dns_cache, allowPrivate: config.allow_private_addresses });
-}
-

@@ -10,7 +10,7 @@
  * themselves. Nothing inside <script>, <style>, <noscript> or <template> is
  * read, not even links. Text in <head> is not document text; as in the HTML
  * parser's "in head" mode, an element that does not belong in a head, or
- * non-blank text, ends the head.
+ * non-blank text, ends the head, and a <head> tag after that is ignored.
  *
  * Links, each resolved with canonicalUrl against the first <base href> seen
  * (the document URL before one is seen, or if it does not parse) and dropped
@@ -110,6 +110,7 @@ function refreshUrl(content: string): string | undefined {
   return url.trim() === '' ? undefined : url;
 }
 
+/** A list separated by whitespace or commas (rel, robots directives), lower case. */
 function tokens(value: string): string[] {
   return value.toLowerCase().split(/[\s,]+/);
 }
@@ -127,6 +128,8 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
   let skipDepth = 0;
   let svgDepth = 0;
   let inHead = false;
+  /** The head is over (closed, or ended by body content): a later <head> tag is stray and ignored, as browsers do. */
+  let headDone = false;
   let titleParts: string[] | undefined;
   let titleLength = 0;
   /** Open elements per word type (indexed by type). */
@@ -134,6 +137,11 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
   let anchorDepth = 0;
   /** The anchorDepth of the <a> whose bracket is open, 0 for none. */
   let bracketOwner = 0;
+
+  const leaveHead = (): void => {
+    inHead = false;
+    headDone = true;
+  };
 
   const currentType = (): WordType => TYPE_PRIORITY.find((type) => typeDepth[type]! > 0) ?? WORD_TYPE.text;
 
@@ -190,7 +198,7 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
   const onOpen = (name: string, attribs: Record<string, string>): void => {
     if (SKIPPED.has(name)) skipDepth++;
     if (skipDepth > 0) return;
-    if (inHead && !HEAD_CONTENT.has(name)) inHead = false;
+    if (inHead && !HEAD_CONTENT.has(name)) leaveHead();
     switch (name) {
       case 'html': {
         const lang = attribs.lang?.trim().toLowerCase().replaceAll('_', '-');
@@ -202,7 +210,7 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
         break;
       }
       case 'head':
-        inHead = true;
+        inHead = !headDone;
         break;
       case 'title':
         if (fields.title === undefined && svgDepth === 0) titleParts = [];
@@ -271,7 +279,7 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
     }
     switch (name) {
       case 'head':
-        inHead = false;
+        leaveHead();
         break;
       case 'title':
         if (titleParts !== undefined) {
@@ -313,7 +321,7 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
     }
     if (inHead) {
       if (!NOT_BLANK.test(data)) return;
-      inHead = false;
+      leaveHead();
     }
     text.append(data);
   };

@@ -36,7 +36,7 @@ import { BucketObject } from '../common/bucket.js';
 import { TextBuilder } from '../common/doc-text.js';
 import { SherlockError } from '../common/errors.js';
 import { chooseCharset, decodeText, type TextKind } from './charset.js';
-import { parseHtml } from './parse-html.js';
+import { parseHtml, type HtmlFields } from './parse-html.js';
 
 export type LinkType = 'R' | 'F' | 'I' | 'Y';
 
@@ -122,7 +122,7 @@ const HTML_PATTERNS = [
   '<!--',
 ].map((pattern) => Buffer.from(pattern, 'latin1'));
 
-export function noRobots(): Robots {
+function noRobots(): Robots {
   return { noindex: false, nofollow: false, noarchive: false };
 }
 
@@ -174,19 +174,16 @@ export function parseDocument(input: ParseInput): ParsedDocument {
   const charset = chooseCharset(input.body, kind, input.charsetParam);
   const decoded = decodeText(input.body, charset.encoding);
   const text = new TextBuilder(MAX_TEXT_BYTES);
-  const problems = charset.problems;
-  let doc: ParsedDocument;
+  let fields: HtmlFields;
   if (kind === 'text') {
     plainTextBody(decoded, text);
-    doc = { kind: 'text', charset: charset.encoding, text: Buffer.alloc(0), metas: [], links: [], robots: noRobots(), problems };
+    fields = { metas: [], links: [], robots: noRobots(), problems: [] };
   } else {
-    const html = parseHtml(decoded, input.url, text);
-    problems.push(...html.problems);
-    doc = { ...html, kind: 'html', charset: charset.encoding, text: Buffer.alloc(0), problems };
+    fields = parseHtml(decoded, input.url, text);
   }
-  doc.text = text.finish();
+  const problems = [...charset.problems, ...fields.problems];
   if (text.cut) problems.push(`text cut at ${MAX_TEXT_BYTES} bytes`);
-  return doc;
+  return { ...fields, kind: kind === 'text' ? 'text' : 'html', charset: charset.encoding, text: text.finish(), problems };
 }
 
 function metaValue(meta: Meta): Buffer {

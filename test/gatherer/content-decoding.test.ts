@@ -74,6 +74,7 @@ test('data that does not decode and unknown codings are SHERLOCK_CORRUPT_GZIP er
   await expectCorrupt(decodeContent(damaged, 'gzip', MiB, url), /gzip content does not decode: invalid block type/);
   await expectCorrupt(decodeContent(page, 'compress', MiB, url), /unsupported content coding "compress"/);
   await expectCorrupt(decodeContent(page, 'gzip, zstd', MiB, url), /unsupported content coding "zstd"/);
+  await expectCorrupt(decodeContent(page, 'constructor', MiB, url), /unsupported content coding "constructor"/);
 });
 
 test('a gzip bomb stops at the cap without allocating what it would inflate to', async () => {
