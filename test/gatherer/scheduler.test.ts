@@ -1,0 +1,361 @@
+/**
+ * The politeness scheduler (gatherer/scheduler.ts), driven with a fake clock:
+ * one request per queue key at a time, keys rest after a request, hosts may
+ * be held back on their own, lower priority numbers first and round robin
+ * among equals.
+ */
+
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import fc from 'fast-check';
+import { Scheduler } from '../../gatherer/scheduler.js';
+
+/** Takes and releases at once (delay 0) n times at `now`, giving the slots handed out. */
+function cycle(s: Scheduler, n: number, now = 0): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const slot = s.take(now);
+    assert.notEqual(slot, undefined, `take ${i} found nothing ready`);
+    out.push(slot!);
+    s.release(slot!, now, 0);
+  }
+  return out;
+}
+
+test('a key is handed out once until released', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1 }, 0);
+  s.set(2, { key: 'K', priority: 1 }, 0);
+  assert.equal(s.take(0), 1);
+  assert.equal(s.busy, 1);
+  assert.equal(s.take(0), undefined, 'the other host shares the busy key');
+  assert.equal(s.take(1000), undefined);
+  s.release(1, 5, 0);
+  assert.equal(s.busy, 0);
+  assert.equal(s.take(5), 2);
+});
+
+test('release with a delay rests the key that long, and wakeAt() says when', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1 }, 0);
+  assert.equal(s.take(0), 1);
+  s.release(1, 100, 500);
+  assert.equal(s.take(100), undefined);
+  assert.equal(s.take(599), undefined);
+  assert.equal(s.wakeAt(), 600);
+  assert.equal(s.take(600), 1);
+});
+
+test('a resting key does not hold back the other keys', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'A', priority: 1 }, 0);
+  s.set(2, { key: 'B', priority: 5 }, 0);
+  assert.equal(s.take(0), 1);
+  s.release(1, 0, 1000);
+  assert.equal(s.take(0), 2);
+  assert.equal(s.busy, 1);
+});
+
+test('release of a host with no request out throws', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1 }, 0);
+  assert.throws(() => s.release(1, 0, 0), /no request/);
+  assert.throws(() => s.release(9, 0, 0), /no request/);
+  assert.equal(s.take(0), 1);
+  s.release(1, 0, 0);
+  assert.throws(() => s.release(1, 0, 0), /no request/);
+});
+
+test('two hosts on one key alternate at equal priority', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 3 }, 0);
+  s.set(2, { key: 'K', priority: 3 }, 0);
+  assert.deepEqual(cycle(s, 6), [1, 2, 1, 2, 1, 2]);
+});
+
+test('within a key the host with the lower priority number goes first', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 9 }, 0);
+  s.set(2, { key: 'K', priority: 3 }, 0);
+  assert.deepEqual(cycle(s, 3), [2, 2, 2]);
+  s.set(2, { priority: undefined }, 0);
+  assert.deepEqual(cycle(s, 2), [1, 1]);
+});
+
+test('across keys the lower priority number goes first, equal ones in turn', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'A', priority: 50 }, 0);
+  s.set(2, { key: 'B', priority: 10 }, 0);
+  s.set(3, { key: 'C', priority: 30 }, 0);
+  assert.deepEqual([s.take(0), s.take(0), s.take(0)], [2, 3, 1]);
+  for (const slot of [1, 2, 3]) s.release(slot, 0, 0);
+  s.set(1, { priority: 10 }, 0);
+  s.set(3, { priority: 10 }, 0);
+  const order = cycle(s, 6);
+  assert.deepEqual(order.slice(3), order.slice(0, 3), 'round robin repeats');
+  assert.deepEqual([...order.slice(0, 3)].sort(), [1, 2, 3]);
+});
+
+test('a priority change of a waiting host reorders the keys', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'A', priority: 1 }, 0);
+  s.set(2, { key: 'B', priority: 2 }, 0);
+  s.set(2, { priority: 0 }, 0);
+  assert.equal(s.take(0), 2);
+});
+
+test('a host with nothing to do is not handed out', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K' }, 0);
+  assert.equal(s.take(0), undefined);
+  s.set(1, { priority: 4 }, 0);
+  assert.equal(s.take(0), 1);
+  s.release(1, 0, 0);
+  s.set(1, { priority: undefined }, 0);
+  assert.equal(s.take(0), undefined);
+  assert.equal(s.wakeAt(), undefined);
+});
+
+test('notBefore holds a host back, wakeAt() reports it, other hosts of its key go meanwhile', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1, notBefore: 1000 }, 0);
+  assert.equal(s.take(0), undefined);
+  assert.equal(s.wakeAt(), 1000);
+  assert.equal(s.take(999), undefined);
+  s.set(2, { key: 'K', priority: 5 }, 999);
+  assert.equal(s.take(999), 2, 'a host of the same key that is not held back');
+  s.release(2, 999, 0);
+  s.set(2, { priority: undefined }, 999);
+  assert.equal(s.take(999), undefined);
+  assert.equal(s.wakeAt(), 1000);
+  assert.equal(s.take(1000), 1);
+});
+
+test('notBefore set while the key rests is kept after the rest', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1 }, 0);
+  assert.equal(s.take(0), 1);
+  s.release(1, 0, 100);
+  s.set(1, { notBefore: 300 }, 50);
+  assert.equal(s.take(100), undefined);
+  assert.ok(s.wakeAt() !== undefined && s.wakeAt()! <= 300);
+  assert.equal(s.take(299), undefined);
+  assert.equal(s.take(300), 1);
+});
+
+test('a host without a key is never handed out', () => {
+  const s = new Scheduler();
+  s.set(1, { priority: 0 }, 0);
+  s.set(2, { priority: 0, key: undefined }, 0);
+  assert.equal(s.take(0), undefined);
+  assert.equal(s.take(1e12), undefined);
+  assert.equal(s.wakeAt(), undefined);
+  s.set(1, { key: 'K' }, 10);
+  assert.equal(s.take(10), 1);
+});
+
+test('a host taken off its key (key undefined) is no longer handed out', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 0 }, 0);
+  s.set(1, { key: undefined }, 0);
+  assert.equal(s.take(0), undefined);
+});
+
+test('a host moved to a new key goes with the new key, and leaves the old one free', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'A', priority: 1 }, 0);
+  s.set(2, { key: 'A', priority: 1 }, 0);
+  s.set(3, { key: 'B', priority: 1 }, 0);
+  assert.equal(s.take(0), 1);
+  s.release(1, 0, 1000); // A rests until 1000
+  s.set(2, { key: 'B' }, 10);
+  assert.equal(s.take(10), 2, 'host 2 shares B now, not the resting A'); // B: 2 and 3, 2 first (inserted... or least served)
+  assert.equal(s.take(10), undefined, 'B is busy, A rests');
+  s.release(2, 10, 0);
+  assert.equal(s.take(10), 3);
+  s.release(3, 10, 0);
+  s.set(1, { key: 'C' }, 20);
+  assert.equal(s.take(20), 1, 'moved off the resting key A, host 1 need not wait for it');
+});
+
+test('a key emptied by a move is not revived by an old timer', { todo: 'Scheduler.file deletes keys by id, so a stale timer of a deleted key deletes its successor (gatherer/scheduler.ts, file())' }, () => {
+  const s = new Scheduler();
+  // Host 1 on K, held back until 1000: K gets a timer for 1000.
+  s.set(1, { key: 'K', priority: 1, notBefore: 1000 }, 0);
+  // Host 1 moves away: K has no host and no rest, so it is forgotten (its timer stays in the heap).
+  s.set(1, { key: 'L' }, 10);
+  // Host 2 comes to K: a new state for K, handed out.
+  s.set(2, { key: 'K', priority: 1 }, 20);
+  assert.equal(s.take(20), 2);
+  // The old timer fires while host 2's request to K is out.
+  s.set(3, { key: 'K', priority: 1 }, 1000);
+  assert.equal(s.take(1000), 1, 'host 1 on L is due');
+  assert.equal(s.take(1000), undefined, 'K is busy with host 2: host 3 must wait');
+  s.release(2, 1001, 0);
+  assert.equal(s.take(1001), 3);
+});
+
+test('a host moved to another key while its request is out releases the key the request went to', { todo: 'release() looks up the host\'s current key, so the old key stays busy forever (gatherer/scheduler.ts, set()/release())' }, () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'A', priority: 1 }, 0);
+  s.set(2, { key: 'A', priority: 1 }, 0);
+  assert.equal(s.take(0), 1);
+  s.set(1, { key: 'B' }, 1);
+  assert.equal(s.take(1), undefined, 'host 1 is still out; A is busy');
+  s.release(1, 2, 0);
+  assert.equal(s.take(2), 2, 'A is free again');
+});
+
+test('with 1,000 hosts on 100 keys, every key is handed out before any key twice, every host before any host twice', () => {
+  const s = new Scheduler();
+  const keyOf = (slot: number): string => `10.0.0.${slot % 100}`;
+  for (let slot = 1; slot <= 1000; slot++) s.set(slot, { key: keyOf(slot), priority: 7 }, 0);
+  const order = cycle(s, 2000);
+  for (let round = 0; round < 20; round++) {
+    const keys = new Set(order.slice(round * 100, round * 100 + 100).map(keyOf));
+    assert.equal(keys.size, 100, `round ${round} handed out ${keys.size} keys`);
+  }
+  assert.equal(new Set(order.slice(0, 1000)).size, 1000);
+  assert.deepEqual(order.slice(1000), order.slice(0, 1000));
+});
+
+test('with 100 keys all busy, take() finds nothing, and each release frees exactly its key', () => {
+  const s = new Scheduler();
+  for (let slot = 1; slot <= 1000; slot++) s.set(slot, { key: `k${slot % 100}`, priority: 1 }, 0);
+  const out = [];
+  for (let slot = s.take(0); slot !== undefined; slot = s.take(0)) out.push(slot);
+  assert.equal(out.length, 100);
+  assert.equal(s.busy, 100);
+  s.release(out[0]!, 0, 0);
+  const next = s.take(0)!;
+  assert.equal(next % 100, out[0]! % 100);
+  assert.equal(s.take(0), undefined);
+});
+
+// ------------------------------------------------------------ property
+
+type Op =
+  | { op: 'set'; slot: number; key?: string | null; priority?: number | null; notBefore?: number }
+  | { op: 'take' }
+  | { op: 'release'; pick: number; delay: number }
+  | { op: 'advance'; by: number };
+
+const KEYS = ['a', 'b', 'c', 'd'];
+
+function opArb(moves: boolean): fc.Arbitrary<Op> {
+  return fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.record(
+        {
+          op: fc.constant('set' as const),
+          slot: fc.integer({ min: 1, max: 8 }),
+          key: moves ? fc.option(fc.constantFrom(...KEYS), { nil: null }) : fc.constantFrom(...KEYS),
+          priority: fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }),
+          notBefore: fc.integer({ min: 0, max: 400 }),
+        },
+        { requiredKeys: ['op', 'slot'] },
+      ),
+    },
+    { weight: 4, arbitrary: fc.constant({ op: 'take' as const }) },
+    { weight: 3, arbitrary: fc.record({ op: fc.constant('release' as const), pick: fc.nat(), delay: fc.constantFrom(0, 0, 10, 50, 200) }) },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant('advance' as const), by: fc.constantFrom(1, 10, 50, 100) }) },
+  );
+}
+
+interface ModelHost {
+  key: string | undefined;
+  priority: number | undefined;
+  notBefore: number;
+}
+
+/**
+ * Runs the operations against a Scheduler and a plain model. Checked at each
+ * take: the host handed out has a key, work and no hold, its key is neither
+ * busy nor resting; when nothing is handed out, nothing is ready and wakeAt()
+ * is no later than the first moment something will be.
+ */
+function runOps(ops: readonly Op[], moves: boolean): void {
+  const s = new Scheduler();
+  const hosts = new Map<number, ModelHost>();
+  const nextAt = new Map<string, number>();
+  /** Slot → the key its request went to. */
+  const out = new Map<number, string>();
+  let now = 0;
+  const busyKeys = (): Set<string> => new Set(out.values());
+  const readyAt = (h: ModelHost): number => Math.max(h.notBefore, nextAt.get(h.key!) ?? 0);
+  const candidates = (): ModelHost[] =>
+    [...hosts.values()].filter((h) => h.key !== undefined && h.priority !== undefined && !busyKeys().has(h.key));
+  for (const op of ops) {
+    switch (op.op) {
+      case 'set': {
+        let host = hosts.get(op.slot);
+        if (host === undefined) hosts.set(op.slot, (host = { key: undefined, priority: undefined, notBefore: 0 }));
+        const work: { key?: string; priority?: number; notBefore?: number } = {};
+        // Without moves a host keeps the first key it is given; never move a host whose request is out.
+        const keyAllowed = op.key !== undefined && (moves ? !out.has(op.slot) : host.key === undefined);
+        if (keyAllowed) work.key = op.key ?? undefined;
+        if (op.priority !== undefined) work.priority = op.priority ?? undefined;
+        if (op.notBefore !== undefined) work.notBefore = now + op.notBefore;
+        s.set(op.slot, work, now);
+        if ('key' in work) host.key = work.key;
+        if ('priority' in work) host.priority = work.priority;
+        if (work.notBefore !== undefined) host.notBefore = work.notBefore;
+        break;
+      }
+      case 'take': {
+        const slot = s.take(now);
+        if (slot !== undefined) {
+          const host = hosts.get(slot);
+          assert.ok(host !== undefined, `take gave unknown slot ${slot}`);
+          assert.ok(host.key !== undefined, `slot ${slot} handed out without a key`);
+          assert.ok(host.priority !== undefined, `slot ${slot} handed out with nothing to do`);
+          assert.ok(!busyKeys().has(host.key), `key ${host.key} handed out while busy (slot ${slot})`);
+          assert.ok(host.notBefore <= now, `slot ${slot} handed out at ${now} before its notBefore ${host.notBefore}`);
+          assert.ok((nextAt.get(host.key) ?? 0) <= now, `key ${host.key} handed out at ${now} before its nextAt ${nextAt.get(host.key)}`);
+          // Lowest priority number among the ready hosts.
+          const best = Math.min(...candidates().filter((h) => readyAt(h) <= now).map((h) => h.priority!));
+          assert.equal(host.priority, best, `slot ${slot} (priority ${host.priority}) taken while priority ${best} was ready`);
+          out.set(slot, host.key);
+        } else {
+          const waiting = candidates();
+          const ready = waiting.filter((h) => readyAt(h) <= now);
+          assert.equal(ready.length, 0, `take found nothing at ${now} while ${ready.length} host(s) were ready`);
+          if (waiting.length > 0) {
+            const first = Math.min(...waiting.map(readyAt));
+            const wake = s.wakeAt();
+            assert.ok(wake !== undefined && wake <= first, `wakeAt() ${wake} but a host is ready at ${first}`);
+          }
+        }
+        break;
+      }
+      case 'release': {
+        if (out.size === 0) break;
+        const slots = [...out.keys()];
+        const slot = slots[op.pick % slots.length]!;
+        s.release(slot, now, op.delay);
+        nextAt.set(out.get(slot)!, now + op.delay);
+        out.delete(slot);
+        break;
+      }
+      case 'advance':
+        now += op.by;
+        break;
+    }
+    assert.equal(s.busy, out.size);
+  }
+}
+
+test('random operations: no key handed out while busy or resting, nothing ready left waiting (property)', () => {
+  fc.assert(
+    fc.property(fc.array(opArb(false), { maxLength: 120 }), (ops) => runOps(ops, false)),
+    { numRuns: 400 },
+  );
+});
+
+test('random operations with hosts moving between idle keys keep the same rules (property)', { todo: 'stale timers of a deleted key delete its successor (see "a key emptied by a move is not revived by an old timer")' }, () => {
+  fc.assert(
+    fc.property(fc.array(opArb(true), { maxLength: 120 }), (ops) => runOps(ops, true)),
+    { numRuns: 400 },
+  );
+});
