@@ -143,20 +143,22 @@ export function readPlan(file: string): PlanEntry[] {
   const body = data.subarray(0, trailerStart);
   const crc = crc32(body).toString(16).padStart(8, '0');
   if (crc !== trailer[2]) throw bad(file, trailerStart, `CRC-32 ${crc} does not match the trailer's ${trailer[2]}`);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch {
-    throw bad(file, 0, 'plan is not valid UTF-8');
-  }
-  const lines = text.split('\n');
-  lines.pop(); // after the last LF
-  if (lines[0] !== PLAN_MAGIC) throw bad(file, 0, `first line is not "${PLAN_MAGIC}"`);
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   const entries: PlanEntry[] = [];
-  let offset = Buffer.byteLength(lines[0]) + 1;
-  for (const line of lines.slice(1)) {
-    entries.push(parseLine(line, file, offset));
-    offset += Buffer.byteLength(line) + 1;
+  for (let offset = 0; offset < body.length; ) {
+    const end = body.indexOf(0x0a, offset);
+    let line: string;
+    try {
+      line = utf8.decode(body.subarray(offset, end));
+    } catch {
+      throw bad(file, offset, 'line is not valid UTF-8');
+    }
+    if (offset === 0) {
+      if (line !== PLAN_MAGIC) throw bad(file, 0, `first line is not "${PLAN_MAGIC}"`);
+    } else {
+      entries.push(parseLine(line, file, offset));
+    }
+    offset = end + 1;
   }
   if (entries.length !== Number(trailer[1])) throw bad(file, trailerStart, `trailer counts ${trailer[1]} entries, the plan holds ${entries.length}`);
   return entries;

@@ -348,6 +348,10 @@ export class Gatherer {
         const { doc } = await parseResponseBody(response, this.config.max_decoded_size);
         charset = doc.charset;
         body = documentBody(doc);
+        if (doc.kind === 'other' && response.code === CODE.ok) {
+          const type = headerValue(response.headers, 'content-type') ?? 'no content type';
+          response = { ...response, outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${type}: stored, not parsed` };
+        }
       } catch (err) {
         log.info('body not parsed', { url: response.url, problem: err instanceof Error ? err.message : String(err) });
       }

@@ -29,6 +29,8 @@ export interface HostWork {
 interface HostState {
   slot: number;
   key: string | undefined;
+  /** The key its request went to, while one is out (the host may have moved since). */
+  out: KeyState | undefined;
   priority: number | undefined;
   notBefore: number;
   served: number;
@@ -122,7 +124,7 @@ export class Scheduler {
   set(slot: number, work: HostWork, now: number): void {
     let host = this.hosts.get(slot);
     if (host === undefined) {
-      host = { slot, key: undefined, priority: undefined, notBefore: 0, served: 0 };
+      host = { slot, key: undefined, out: undefined, priority: undefined, notBefore: 0, served: 0 };
       this.hosts.set(slot, host);
     }
     if ('priority' in work) host.priority = work.priority;
@@ -162,6 +164,7 @@ export class Scheduler {
       if (host === undefined) continue;
       key.busy = true;
       key.version += 1;
+      host.out = key;
       key.served = host.served = ++this.serial;
       this.busyCount += 1;
       return host.slot;
@@ -172,8 +175,9 @@ export class Scheduler {
   /** The request to `slot`'s key is over; the key rests `delayMs` from now. */
   release(slot: number, now: number, delayMs: number): void {
     const host = this.hosts.get(slot);
-    const key = host?.key === undefined ? undefined : this.keys.get(host.key);
-    if (key === undefined || !key.busy) throw new Error(`release(${slot}): no request of this host is out`);
+    const key = host?.out;
+    if (host === undefined || key === undefined) throw new Error(`release(${slot}): no request of this host is out`);
+    host.out = undefined;
     key.busy = false;
     key.nextAt = now + delayMs;
     this.busyCount -= 1;
@@ -190,7 +194,8 @@ export class Scheduler {
     key.version += 1;
     if (key.busy) return;
     if (key.hosts.size === 0) {
-      if (key.nextAt <= now) this.keys.delete(key.id);
+      // Only this very key: a stale timer may name one replaced since under the same id.
+      if (key.nextAt <= now && this.keys.get(key.id) === key) this.keys.delete(key.id);
       return;
     }
     let wake = Infinity;
@@ -207,7 +212,7 @@ export class Scheduler {
   private bestHost(key: KeyState, now: number): HostState | undefined {
     let best: HostState | undefined;
     for (const host of key.hosts) {
-      if (host.priority === undefined || host.notBefore > now) continue;
+      if (host.priority === undefined || host.notBefore > now || host.out !== undefined) continue;
       if (best === undefined || before(host as { priority: number; served: number }, best as { priority: number; served: number })) best = host;
     }
     return best;

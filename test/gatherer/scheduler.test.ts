@@ -165,17 +165,21 @@ test('a host moved to a new key goes with the new key, and leaves the old one fr
   const s = new Scheduler();
   s.set(1, { key: 'A', priority: 1 }, 0);
   s.set(2, { key: 'A', priority: 1 }, 0);
-  s.set(3, { key: 'B', priority: 1 }, 0);
+  s.set(3, { key: 'B', priority: 2 }, 0);
   assert.equal(s.take(0), 1);
   s.release(1, 0, 1000); // A rests until 1000
   s.set(2, { key: 'B' }, 10);
-  assert.equal(s.take(10), 2, 'host 2 shares B now, not the resting A'); // B: 2 and 3, 2 first (inserted... or least served)
+  assert.equal(s.take(10), 2, 'host 2 is on B now, not on the resting A');
   assert.equal(s.take(10), undefined, 'B is busy, A rests');
   s.release(2, 10, 0);
-  assert.equal(s.take(10), 3);
-  s.release(3, 10, 0);
   s.set(1, { key: 'C' }, 20);
   assert.equal(s.take(20), 1, 'moved off the resting key A, host 1 need not wait for it');
+  assert.equal(s.take(20), 2);
+  s.release(1, 20, 0);
+  s.release(2, 20, 0);
+  s.set(1, { priority: undefined }, 20);
+  s.set(2, { priority: undefined }, 20);
+  assert.equal(s.take(20), 3, 'B still hands out its remaining host');
 });
 
 test('a key emptied by a move is not revived by an old timer', { todo: 'Scheduler.file deletes keys by id, so a stale timer of a deleted key deletes its successor (gatherer/scheduler.ts, file())' }, () => {
@@ -348,14 +352,14 @@ function runOps(ops: readonly Op[], moves: boolean): void {
 
 test('random operations: no key handed out while busy or resting, nothing ready left waiting (property)', () => {
   fc.assert(
-    fc.property(fc.array(opArb(false), { maxLength: 120 }), (ops) => runOps(ops, false)),
+    fc.property(fc.array(opArb(false), { maxLength: 150, size: 'max' }), (ops) => runOps(ops, false)),
     { numRuns: 400 },
   );
 });
 
 test('random operations with hosts moving between idle keys keep the same rules (property)', { todo: 'stale timers of a deleted key delete its successor (see "a key emptied by a move is not revived by an old timer")' }, () => {
   fc.assert(
-    fc.property(fc.array(opArb(true), { maxLength: 120 }), (ops) => runOps(ops, true)),
+    fc.property(fc.array(opArb(true), { maxLength: 150, size: 'max' }), (ops) => runOps(ops, true)),
     { numRuns: 400 },
   );
 });
