@@ -143,6 +143,7 @@ export function readPlan(file: string): PlanEntry[] {
   const body = data.subarray(0, trailerStart);
   const crc = crc32(body).toString(16).padStart(8, '0');
   if (crc !== trailer[2]) throw bad(file, trailerStart, `CRC-32 ${crc} does not match the trailer's ${trailer[2]}`);
+  if (!body.subarray(0, PLAN_MAGIC.length + 1).equals(Buffer.from(`${PLAN_MAGIC}\n`))) throw bad(file, 0, `first line is not "${PLAN_MAGIC}"`);
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   const entries: PlanEntry[] = [];
   for (let offset = 0; offset < body.length; ) {

@@ -23,7 +23,7 @@ import { isSherlockError, ioError } from '../common/errors.js';
 import { createFile, syncDirectory } from '../common/files.js';
 import { logger } from '../common/log.js';
 import { inboxDir, listPlans, readPlan, type PlanEntry } from '../common/plan-file.js';
-import type { GatherQueue, Host } from '../common/queue-file.js';
+import { MAX_REST_LENGTH, type GatherQueue, type Host } from '../common/queue-file.js';
 import { urlParts } from '../common/url.js';
 import { encodeQueued } from './queue-entry.js';
 
@@ -114,26 +114,25 @@ function importOne(
   }
   for (const entry of entries) {
     const { key, parts } = hostKey(entry.url);
-    const left = skip.get(key) ?? 0;
-    if (left > 0) {
-      skip.set(key, left - 1);
-      continue;
-    }
-    const host = queue.host(parts.scheme, parts.port, parts.host);
     const rest = encodeQueued({
       rest: parts.rest,
       retries: 0,
       ...(entry.ifModifiedSince === undefined ? {} : { ifModifiedSince: entry.ifModifiedSince }),
       ...(entry.ifNoneMatch === undefined ? {} : { ifNoneMatch: entry.ifNoneMatch }),
     });
-    try {
-      queue.push(host, rest, entry.priority);
-    } catch (err) {
-      if (!isSherlockError(err, 'SHERLOCK_TOO_LARGE')) throw err;
+    // Refused before the skip count: a refused line was never pushed, so it is not among those to skip.
+    if (Buffer.byteLength(rest) > MAX_REST_LENGTH) {
       report.refused += 1;
       log.warning('URL refused: too long for a queue entry', { url: entry.url.slice(0, 200) });
       continue;
     }
+    const left = skip.get(key) ?? 0;
+    if (left > 0) {
+      skip.set(key, left - 1);
+      continue;
+    }
+    const host = queue.host(parts.scheme, parts.port, parts.host);
+    queue.push(host, rest, entry.priority);
     touched.set(host.slot, host);
     report.urls += 1;
   }

@@ -51,7 +51,7 @@ export function decodeQueued(text: string): QueuedUrl {
         q.retries = Number(value) || 0;
         break;
       case 'w=':
-        q.notBefore = Number(value) || undefined;
+        if (/^\d+$/.test(value)) q.notBefore = Number(value);
         break;
       case 'o=':
         if (/^\d+$/.test(value)) q.retryOf = Number(value);

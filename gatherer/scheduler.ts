@@ -182,6 +182,9 @@ export class Scheduler {
     key.nextAt = now + delayMs;
     this.busyCount -= 1;
     this.file(key, now);
+    // A host moved while its request was out was passed over by its new key; file that one again.
+    const current = host.key === undefined ? undefined : this.keys.get(host.key);
+    if (current !== undefined && current !== key) this.file(current, now);
   }
 
   /** The earliest time something may become ready, or undefined when nothing waits on time. */

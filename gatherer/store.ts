@@ -124,7 +124,7 @@ export class GatherStore {
     const buckets = BucketWriter.open(bucketFilePath(state));
     try {
       const checkpoint = readCheckpoint(state);
-      const from = checkpoint === undefined ? 1 : checkpoint.generation === buckets.generation ? checkpoint.oid : buckets.resolveOid(checkpoint.oid, checkpoint.generation);
+      const from = checkpoint === undefined ? 1 : checkpointOid(buckets, checkpoint);
       const unfinished: Unfinished[] = [];
       const referenced = new Map<string, number>();
       if (checkpoint?.arc !== undefined) referenced.set(checkpoint.arc.file, checkpoint.arc.size);
@@ -191,6 +191,22 @@ export class GatherStore {
   }
 }
 
+/**
+ * Where to start scanning: the checkpoint's oid, translated through the oid
+ * map when a shake has renumbered the buckets since. The checkpoint names the
+ * oid after the last bucket, which a shake may have no entry for: then every
+ * bucket is scanned (slower, never wrong).
+ */
+function checkpointOid(buckets: BucketWriter, checkpoint: Checkpoint): number {
+  if (checkpoint.generation === buckets.generation) return checkpoint.oid;
+  try {
+    return buckets.resolveOid(checkpoint.oid, checkpoint.generation);
+  } catch (err) {
+    if (!isSherlockError(err, 'SHERLOCK_NOT_FOUND')) throw err;
+    return 1;
+  }
+}
+
 function readCheckpoint(state: string): Checkpoint | undefined {
   const path = checkpointPath(state);
   let text: string;
@@ -208,7 +224,7 @@ function readCheckpoint(state: string): Checkpoint | undefined {
   }
   const c = value as Partial<Checkpoint> | undefined;
   const whole = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
-  if (c === undefined || c === null || !whole(c.generation) || !whole(c.oid) || (c.arc !== undefined && (typeof c.arc.file !== 'string' || !whole(c.arc.size)))) {
+  if (c === undefined || c === null || !whole(c.generation) || !whole(c.oid) || (c.arc !== undefined && (c.arc === null || typeof c.arc !== 'object' || typeof c.arc.file !== 'string' || !whole(c.arc.size)))) {
     // Written by atomic rename, so damage is outside damage; scanning every bucket is the safe answer.
     log.warning('checkpoint unreadable; checking every bucket against the queues', { file: path });
     return undefined;

@@ -230,10 +230,9 @@ test('a refusal and a failure are cached for negativeCacheMs (default: cacheMs, 
 test('calls for a name already being looked up share the one lookup', async (t) => {
   let calls = 0;
   const answers: Array<() => void> = [];
-  fakeLookup(t, (name) => {
+  fakeLookup(t, () => {
     calls += 1;
     return new Promise((resolve) => answers.push(() => resolve({ address: '93.184.216.34', family: 4 })));
-    void name;
   });
   const r = resolver();
   const first = r.resolve('a.example');
