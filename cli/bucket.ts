@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { bucketTypeName, type Bucket, type BucketObject } from '../common/bucket.js';
 import { BucketReader, BucketWriter, MAX_OID, bucketFilePath } from '../common/bucket-file.js';
 import { SherlockError } from '../common/errors.js';
-import { action, print, printJson, stateDir } from './command.js';
+import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 
 interface StateOptions {
   state?: string;
@@ -17,12 +17,11 @@ interface StateOptions {
 
 export function registerBucket(program: Command): void {
   const bucket = program.command('bucket').description('list, print, verify and compact the bucket file');
-  const stateHelp = 'state directory (default: $STATE_DIRECTORY)';
 
   bucket
     .command('ls')
     .description('list live buckets: oid, type, length, URL')
-    .option('--state <dir>', stateHelp)
+    .option('--state <dir>', STATE_HELP)
     .option('--from <oid>', 'start at this oid')
     .option('--json', 'one JSON document per bucket')
     .action(
@@ -58,7 +57,7 @@ export function registerBucket(program: Command): void {
     .command('cat')
     .description("print one bucket's attributes: header, an empty line, body; children as (x … )")
     .argument('<oid>', 'the bucket')
-    .option('--state <dir>', stateHelp)
+    .option('--state <dir>', STATE_HELP)
     .option('--json', 'print {oid, type, header, body} with values as text, or base64 when not UTF-8')
     .action(
       action((oid: string, opts: StateOptions) => {
@@ -82,7 +81,7 @@ export function registerBucket(program: Command): void {
   bucket
     .command('verify')
     .description('check every bucket (header, trailer, CRC-32, encoding); exit 1 on any problem')
-    .option('--state <dir>', stateHelp)
+    .option('--state <dir>', STATE_HELP)
     .option('--json', 'print the report as one JSON document')
     .action(
       action((opts: StateOptions) => {
@@ -107,7 +106,7 @@ export function registerBucket(program: Command): void {
   bucket
     .command('shake')
     .description('compact the bucket file: drop deleted buckets, write an old → new oid map, bump the generation')
-    .option('--state <dir>', stateHelp)
+    .option('--state <dir>', STATE_HELP)
     .option('--drop-damaged', 'discard damaged buckets instead of refusing')
     .option('--json', 'print the report as one JSON document')
     .action(

@@ -129,20 +129,12 @@ export function registerCheck(program: Command): void {
     .argument('<url>', 'the URL to check')
     .option('--json', 'print the report as one JSON object')
     .action(
-      action(async (url: string, opts: CheckOptions, cmd: Command) => {
-        const config = loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.gatherer;
-        const canonical = usableUrl(url);
-        const fetcher = fetcherFor(config);
-        try {
-          const robots = await checkRobots(canonical, config, fetcher);
-          if (robots === undefined) return EXIT.failure;
+      action((url: string, opts: CheckOptions, cmd: Command) =>
+        afterRobots(url, cmd, async ({ config, robots }) => {
           if (opts.json === true) printJson(robots);
           else printLines(robotsLines(robots, config));
-          return EXIT.ok;
-        } finally {
-          await fetcher.close();
-        }
-      }),
+        }),
+      ),
     );
 
   check
@@ -152,13 +144,8 @@ export function registerCheck(program: Command): void {
     .option('--json', 'print the report as one JSON object')
     .option('--show-text', 'also print the plain text of the document')
     .action(
-      action(async (url: string, opts: CheckOptions & { showText?: boolean }, cmd: Command) => {
-        const config = loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.gatherer;
-        const canonical = usableUrl(url);
-        const fetcher = fetcherFor(config);
-        try {
-          const robots = await checkRobots(canonical, config, fetcher);
-          if (robots === undefined) return EXIT.failure;
+      action((url: string, opts: CheckOptions & { showText?: boolean }, cmd: Command) =>
+        afterRobots(url, cmd, async ({ config, canonical, fetcher, robots }) => {
           let fetch: FetchReport | null = null;
           let document: DocumentReport | null = null;
           if (robots.verdict === 'allowed') {
@@ -169,7 +156,7 @@ export function registerCheck(program: Command): void {
           }
           if (opts.json === true) {
             printJson({ url: canonical, robots, fetch, document });
-            return EXIT.ok;
+            return;
           }
           const lines = robotsLines(robots, config);
           if (fetch === null) lines.push(['fetch', `not made: disallowed by robots.txt (the gatherer records ${CODE.robotsDenied} without a request)`]);
@@ -180,12 +167,31 @@ export function registerCheck(program: Command): void {
             print('');
             for (const line of document.text.split('\n')) if (!print(printable(line))) break;
           }
-          return EXIT.ok;
-        } finally {
-          await fetcher.close();
-        }
-      }),
+        }),
+      ),
     );
+}
+
+interface Checked {
+  config: GathererConfig;
+  canonical: string;
+  fetcher: Fetcher;
+  robots: RobotsReport;
+}
+
+/** What both commands begin with: config, the canonical URL, the robots.txt check; exit 1 if that cannot run. */
+async function afterRobots(url: string, cmd: Command, body: (checked: Checked) => Promise<void>): Promise<number> {
+  const config = loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.gatherer;
+  const canonical = usableUrl(url);
+  const fetcher = fetcherFor(config);
+  try {
+    const robots = await checkRobots(canonical, config, fetcher);
+    if (robots === undefined) return EXIT.failure;
+    await body({ config, canonical, fetcher, robots });
+    return EXIT.ok;
+  } finally {
+    await fetcher.close();
+  }
 }
 
 /** The canonical form of the command-line URL; a bad one is a usage error. */

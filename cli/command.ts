@@ -83,6 +83,9 @@ export function printBytes(parts: readonly Buffer[]): Promise<boolean> {
   return stdout.bytes(parts);
 }
 
+/** Help text of every --state option. */
+export const STATE_HELP = 'state directory (default: $STATE_DIRECTORY)';
+
 /** The state directory: --state, else systemd's STATE_DIRECTORY (its first entry when it lists several). */
 export function stateDir(opts: { state?: string }): string {
   const dir = opts.state ?? process.env['STATE_DIRECTORY']?.split(':')[0];

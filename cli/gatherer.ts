@@ -16,19 +16,18 @@ import { queueKeyText } from '../common/host-file.js';
 import { canonicalUrl } from '../common/url.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { readFileSync } from 'node:fs';
-import { action, print, printJson, stateDir } from './command.js';
+import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('gatherer');
 
 export function registerGatherer(program: Command): void {
   const gatherer = program.command('gatherer').description('the fetch daemon: queues, robots.txt, politeness, ARC and buckets');
-  const stateHelp = 'state directory (default: $STATE_DIRECTORY)';
 
   gatherer
     .command('run')
     .description('fetch what the queues hold until stopped (SIGTERM drains, SIGHUP reloads config)')
-    .option('--state <dir>', stateHelp)
+    .option('--state <dir>', STATE_HELP)
     .option('--until-idle', 'return once nothing is in flight or due soon')
     .option('--max-pages <n>', 'stop after fetching this many pages')
     .action(
@@ -66,7 +65,7 @@ export function registerGatherer(program: Command): void {
   gatherer
     .command('add')
     .description('queue URLs for fetching: writes a plan into the inbox, which a running gatherer picks up')
-    .option('--state <dir>', stateHelp)
+    .option('--state <dir>', STATE_HELP)
     .option('--file <file>', 'read URLs from a file, one per line (# comments)')
     .option('--priority <n>', 'priority, lower is sooner', '1000000000')
     .argument('[url...]', 'URLs')
@@ -96,7 +95,7 @@ export function registerGatherer(program: Command): void {
   gatherer
     .command('status')
     .description('hosts and their queues (needs the gatherer stopped: it holds the queue lock)')
-    .option('--state <dir>', stateHelp)
+    .option('--state <dir>', STATE_HELP)
     .option('--json', 'one JSON document per host')
     .action(
       action((opts: { state?: string; json?: boolean }) => {

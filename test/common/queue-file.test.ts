@@ -7,15 +7,7 @@ import { isSherlockError } from '../../common/errors.js';
 import { HOST_RECORD_SIZE } from '../../common/host-file.js';
 import { GatherQueue, MAX_REST_LENGTH, PAGE_SIZE, gatherPaths, type Host, type QueueEntry } from '../../common/queue-file.js';
 import { scratchDir } from '../helpers/paths.js';
-
-function withQueue<T>(state: string, body: (queue: GatherQueue) => T): T {
-  const queue = GatherQueue.open(state);
-  try {
-    return body(queue);
-  } finally {
-    queue.close();
-  }
-}
+import { withQueue } from '../helpers/queue-entries.js';
 
 function throwsCorrupt(run: () => unknown, file: string, offset: number, message?: RegExp): void {
   assert.throws(run, (err: unknown) => {

@@ -12,22 +12,14 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import test from 'node:test';
 import { inboxDir, writePlan, type PlanEntry } from '../../common/plan-file.js';
-import { GatherQueue, MAX_REST_LENGTH } from '../../common/queue-file.js';
+import { MAX_REST_LENGTH } from '../../common/queue-file.js';
 import { urlParts } from '../../common/url.js';
 import { importPlans } from '../../gatherer/plan-import.js';
 import { decodeQueued, type QueuedUrl } from '../../gatherer/queue-entry.js';
 import { repoRoot, scratchDir } from '../helpers/paths.js';
+import { withQueue } from '../helpers/queue-entries.js';
 
 const crashChild = join(repoRoot, 'dist', 'test', 'helpers', 'gather-crash-child.js');
-
-function withQueue<T>(state: string, body: (queue: GatherQueue) => T): T {
-  const queue = GatherQueue.open(state);
-  try {
-    return body(queue);
-  } finally {
-    queue.close();
-  }
-}
 
 interface Seen {
   url: string;

@@ -5,7 +5,7 @@
  * so pages fill after one or two entries and are allocated and freed often.
  */
 
-import { MAX_REST_LENGTH } from '../../common/queue-file.js';
+import { GatherQueue, MAX_REST_LENGTH } from '../../common/queue-file.js';
 import { random } from './bucket-payload.js';
 
 /** Hosts h0 … h7 of the crash child (queue-writer-child.ts). */
@@ -17,4 +17,14 @@ export function queueEntry(slot: number, seq: number): { rest: string; priority:
   const length = long ? 1000 + Math.floor(next() * (MAX_REST_LENGTH - 1000 + 1)) : 10 + Math.floor(next() * 190);
   const stem = `/h${slot}/${seq}/`;
   return { rest: stem + 'p'.repeat(Math.max(0, length - stem.length)), priority: Math.floor(next() * 0xffffffff) };
+}
+
+/** Runs `body` with the state's queue open, closing it after. */
+export function withQueue<T>(state: string, body: (queue: GatherQueue) => T): T {
+  const queue = GatherQueue.open(state);
+  try {
+    return body(queue);
+  } finally {
+    queue.close();
+  }
 }
