@@ -55,7 +55,7 @@ export const PACKAGES: readonly PackagePlan[] = [
       { name: 'postgresql-catalogs', owns: ['/catalog', '/view-', '/infoschema'], entry: '/catalogs.html', disallow: [] },
       { name: 'postgresql-spi', owns: ['/spi'], entry: '/spi.html', disallow: [], behaviour: 'slow' },
       { name: 'postgresql-clients', owns: ['/libpq', '/ecpg'], entry: '/libpq.html', disallow: [], behaviour: 'flaky' },
-      { name: 'postgresql-indexam', owns: ['/gin', '/gist', '/spgist', '/brin'], entry: '/gin.html', disallow: [], crawlDelay: 0.2 },
+      { name: 'postgresql-indexam', owns: ['/brin'], entry: '/brin.html', disallow: [], crawlDelay: 0.1 },
       { name: 'postgresql-pl', owns: ['/plperl', '/pltcl', '/plpython', '/plpgsql'], entry: '/plpgsql.html', disallow: undefined },
     ],
   },

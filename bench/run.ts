@@ -32,7 +32,7 @@ import { renderReport } from './report.js';
 import type { Column, RatioSpec, Row, Table } from './report.js';
 import { portFree, startServer } from './server-control.js';
 import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
-import { HUB_ADDRESS, hostUrl } from './site.js';
+import { HUB_ADDRESS, SLOW_DELAY_MS, hostUrl } from './site.js';
 import { median, medianOfRuns, percentile } from './stats.js';
 import type { BenchContext, BenchEntry, BenchOptions, EngineEntry, ExportEntry, GatherEntry, PartId, SearchResult, UrlDbEntry } from './parts.js';
 
@@ -142,7 +142,7 @@ async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<T
         special
           .map((h) => `${h.name} (${[h.behaviour !== 'normal' ? h.behaviour : '', h.crawlDelay !== undefined ? `Crawl-delay ${h.crawlDelay}` : '', h.disallow === undefined ? 'no robots.txt' : ''].filter((x) => x !== '').join(', ')})`)
           .join('; ') +
-        '. Every host: robots.txt Disallows, ~1% of pages 404, ~2% of links via a 301; slow = 40 ms per answer; flaky = 6% 500, 3% 503, 3% connection reset.',
+        `. Every host: robots.txt Disallows, ~1% of pages 404, ~2% of links via a 301; slow = ${SLOW_DELAY_MS} ms per answer; flaky = 6% 500, 3% 503, 3% connection reset.`,
     ],
   };
 }

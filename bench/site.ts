@@ -50,7 +50,7 @@ export interface SiteLayout {
 
 export const HUB_ADDRESS = '127.0.0.1';
 /** Milliseconds a slow host waits before answering. */
-export const SLOW_DELAY_MS = 40;
+export const SLOW_DELAY_MS = 10;
 /** Prefix of the redirecting aliases the server puts into a few links. */
 export const REDIRECT_PREFIX = '/_r';
 /** A user agent every robots.txt shuts out completely (parsers must pick the right group). */

@@ -279,7 +279,7 @@ export function encodeBucket(type: BucketType, bucket: Bucket): Buffer {
       const lengths = Buffer.alloc(9);
       lengths.writeUInt32LE(body.length, 1);
       lengths.writeUInt32LE(adler32(body), 5);
-      return Buffer.concat([encodeV33(bucket.header), lengths, deflateRawSync(body)]);
+      return Buffer.concat([encodeV33(bucket.header), lengths, deflateRawSync(body, { level: 1 })]);
     }
   }
 }

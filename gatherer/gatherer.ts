@@ -24,7 +24,7 @@
 import { BucketObject } from '../common/bucket.js';
 import { logger } from '../common/log.js';
 import { listPlans } from '../common/plan-file.js';
-import { GatherQueue, type Host } from '../common/queue-file.js';
+import { GatherQueue, type Host, type QueueEntry } from '../common/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/host-file.js';
 import type { GathererConfig } from './config.js';
 import { documentHeader, headerValue, responseFacts } from './document.js';
@@ -66,6 +66,10 @@ interface HostRuntime {
   resolving: boolean;
   /** After a temporary DNS failure, no new lookup before this time (ms). */
   resolveAfter: number;
+  /** Entries taken (fetched or being fetched) and not yet marked done; they are the head of the queue. */
+  taken: number;
+  /** The host's store steps, chained (see inOrder()). */
+  storing: Promise<void>;
   robots?: RobotsPolicy;
   robotsRedirect?: { url: string; hops: number };
 }
@@ -232,13 +236,13 @@ export class Gatherer {
   private track(host: Host): HostRuntime {
     let rt = this.runtime.get(host.slot);
     if (rt === undefined) {
-      rt = { host, resolving: false, resolveAfter: 0 };
+      rt = { host, resolving: false, resolveAfter: 0, taken: 0, storing: Promise.resolve() };
       this.runtime.set(host.slot, rt);
     }
     const fresh = this.queue.get(host);
     rt.host = fresh;
     const notBefore = fresh.backoffUntil * 1000;
-    this.scheduler.set(fresh.slot, { priority: fresh.queued > 0 ? fresh.priority : undefined, notBefore }, Date.now());
+    this.scheduler.set(fresh.slot, { priority: fresh.queued > rt.taken ? fresh.priority : undefined, notBefore }, Date.now());
     return rt;
   }
 
@@ -263,17 +267,28 @@ export class Gatherer {
 
   // ------------------------------------------------------------ one unit of work
 
+  /**
+   * One unit of work for a host whose key the scheduler handed out. The key is
+   * released as soon as the request is over (or at once when none is made);
+   * parsing and storing go on while the key rests, and the host may already
+   * fetch its next entry: `rt.taken` entries are out, stored in take order.
+   */
   private async work(rt: HostRuntime): Promise<void> {
     const slot = rt.host.slot;
-    let delay = 0;
-    let end = Date.now();
+    let released = false;
+    const release = (delay: number): void => {
+      if (released) return;
+      released = true;
+      this.refresh(rt);
+      this.scheduler.release(slot, Date.now(), delay);
+      this.poke();
+    };
     try {
       if (rt.address === undefined) return;
       if (rt.robots === undefined) rt.robots = this.cachedRobots(rt);
       if (rt.robots === undefined || isExpired(rt.robots, Date.now())) {
-        await this.fetchRobots(rt, rt.address);
-        end = Date.now();
-        delay = this.restAfter(rt);
+        await this.inOrder(rt, () => this.fetchRobots(rt, rt.address!));
+        release(this.restAfter(rt));
         return;
       }
       if (rt.robots.kind === 'disallow-all') {
@@ -282,7 +297,7 @@ export class Gatherer {
         return;
       }
       const host = this.queue.get(rt.host);
-      const entry = this.queue.take(host);
+      const entry = this.nextEntry(rt, host);
       if (entry === undefined) return;
       const queued = decodeQueued(entry.rest);
       if (queued.notBefore !== undefined && queued.notBefore * 1000 > Date.now()) {
@@ -290,21 +305,52 @@ export class Gatherer {
         return;
       }
       const url = `${siteOf(host)}${queued.rest}`;
+      rt.taken += 1;
       if (!rt.robots.allowed(url)) {
+        release(0);
         this.counters.robotsDenied += 1;
         this.count('robots_denied');
         const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message: 'disallowed by robots.txt' });
-        await this.store.put({ header, body: new BucketObject(), from: { slot, seq: entry.seq } }, () => this.queue.done(host, entry.seq));
+        await this.inOrder(rt, () => this.store.put({ header, body: new BucketObject(), from: { slot, seq: entry.seq } }, () => this.finish(rt, host, entry.seq)));
         this.counters.stored += 1;
         return;
       }
-      await this.fetchEntry(rt, host, entry.seq, queued, url, rt.address);
-      end = Date.now();
-      delay = this.restAfter(rt);
+      const request = { url, address: rt.address, ...(queued.ifModifiedSince === undefined ? {} : { ifModifiedSince: queued.ifModifiedSince }), ...(queued.ifNoneMatch === undefined ? {} : { ifNoneMatch: queued.ifNoneMatch }) };
+      const response = await this.fetcher.fetch(request, this.aborter.signal);
+      if (this.aborter.signal.aborted) {
+        rt.taken -= 1; // stays queued; fetched again after the restart
+        return;
+      }
+      release(this.restAfter(rt));
+      await this.inOrder(rt, () => this.storeResponse(rt, host, entry.seq, queued, url, response));
     } finally {
+      release(0);
       this.refresh(rt);
-      this.scheduler.release(slot, end, delay);
     }
+  }
+
+  /** The host's first entry not yet out. */
+  private nextEntry(rt: HostRuntime, host: Host): QueueEntry | undefined {
+    if (rt.taken === 0) return this.queue.take(host);
+    let skip = rt.taken;
+    for (const entry of this.queue.entries(host)) if (skip-- === 0) return entry;
+    return undefined;
+  }
+
+  /** Runs a host's store steps one after another, so its entries are marked done in queue order. */
+  private inOrder<T>(rt: HostRuntime, step: () => Promise<T>): Promise<T> {
+    const run = rt.storing.then(step);
+    rt.storing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** The entry is stored: mark it done (the queue's head, as entries are stored in order). */
+  private finish(rt: HostRuntime, host: Host, seq: number): void {
+    this.queue.done(host, seq);
+    rt.taken -= 1;
   }
 
   private restAfter(rt: HostRuntime): number {
@@ -315,13 +361,10 @@ export class Gatherer {
   private refresh(rt: HostRuntime): void {
     const host = this.queue.get(rt.host);
     rt.host = host;
-    this.scheduler.set(host.slot, { priority: host.queued > 0 ? host.priority : undefined }, Date.now());
+    this.scheduler.set(host.slot, { priority: host.queued > rt.taken ? host.priority : undefined }, Date.now());
   }
 
-  private async fetchEntry(rt: HostRuntime, host: Host, seq: number, queued: QueuedUrl, url: string, address: string): Promise<void> {
-    const request = { url, address, ...(queued.ifModifiedSince === undefined ? {} : { ifModifiedSince: queued.ifModifiedSince }), ...(queued.ifNoneMatch === undefined ? {} : { ifNoneMatch: queued.ifNoneMatch }) };
-    const response = await this.fetcher.fetch(request, this.aborter.signal);
-    if (this.aborter.signal.aborted) return; // stays queued; fetched again after the restart
+  private async storeResponse(rt: HostRuntime, host: Host, seq: number, queued: QueuedUrl, url: string, response: FetchResponse): Promise<void> {
     this.counters.fetches += 1;
     this.counters.bytes += response.body.length;
     this.count(response.outcome);
@@ -332,7 +375,7 @@ export class Gatherer {
     const arc = response.arcContent === undefined ? undefined : { url, ip: response.address, date: response.startedAt, content: response.arcContent, ...mimeOf(response) };
     await this.store.put({ header, body, ...(arc === undefined ? {} : { arc }), from: { slot: host.slot, seq, ...(retry ? { retry: true } : {}) } }, () => {
       if (retry) this.queueRetry(host, seq, queued, response.retryAfter);
-      this.queue.done(host, seq);
+      this.finish(rt, host, seq);
       this.noteHostResult(host, isTemporary(code) || response.outcome === 'http_5xx');
     });
     this.counters.stored += 1;

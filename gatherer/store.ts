@@ -136,7 +136,7 @@ export class GatherStore {
         if (ref !== undefined) unfinished.push({ ...ref, oid: stored.oid, header: bucket.header });
       }
       cutUnreferencedArcTails(arcDir(state), referenced);
-      const arc = await ArcWriter.open({ dir: arcDir(state), prefix: ARC_PREFIX, maxFileSize: options.arcMaxSize });
+      const arc = await ArcWriter.open({ dir: arcDir(state), prefix: ARC_PREFIX, maxFileSize: options.arcMaxSize, level: 1 });
       return new GatherStore(state, buckets, arc, unfinished, arc.recovered);
     } catch (err) {
       buckets.close();
