@@ -113,6 +113,24 @@ async function gatherRow(ctx: BenchContext, entry: GatherEntry): Promise<Row> {
   return rowFrom(entry.name, runs);
 }
 
+/** One untimed GET of every page, so the server answers from memory when the crawlers come (site-server.ts render()). */
+async function warmSite(ctx: BenchContext): Promise<void> {
+  const urls = readFileSync(ctx.corpus.textFile, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.split('\t')[1]!);
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < urls.length) {
+      const url = urls[next++]!;
+      await fetch(url, { headers: { 'User-Agent': 'sherlock-bench-warmup' } }).then((r) => r.arrayBuffer()).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  log(`site warmed: ${urls.length} pages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
 async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
   const peers: Row[] = [];
   for (const entry of [wget(), crawlee()]) {
@@ -468,7 +486,10 @@ async function main(): Promise<void> {
       ctx.server = await startServer(layout, workDir, distDir, bound);
       log(`site server pid ${ctx.server.pid}: ${layout.hosts.length} hosts on 127.0.0.2–${layout.hosts[layout.hosts.length - 1]!.address}:${layout.port}, hub http://${HUB_ADDRESS}:${layout.port}/`);
     }
-    if (selected('gather')) tables.push(await gatheringTable(ctx, footnotes));
+    if (selected('gather')) {
+      await warmSite(ctx);
+      tables.push(await gatheringTable(ctx, footnotes));
+    }
     if (selected('urldb')) tables.push(await urlDbTable(ctx, footnotes));
     if (selected('index') || selected('search')) tables.push(...(await engineTables(ctx, selected('index'), selected('search'), footnotes)));
     if (selected('export')) tables.push(await exportTable(ctx, footnotes));

@@ -31,8 +31,7 @@ import { documentHeader, headerValue, responseFacts } from './document.js';
 import { Resolver, resolverFor } from './dns.js';
 import { Fetcher, fetcherFor, type FetchResponse } from './fetch.js';
 import { CODE, givenUp, isTemporary } from './outcome.js';
-import { documentBody } from './parse.js';
-import { parseResponseBody } from './response-body.js';
+import { ParsePool, autoParseWorkers } from './parse-pool.js';
 import { importPlans } from './plan-import.js';
 import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
 import { interpretRobots, isExpired, policyFromBucket, robotsBucket, robotsUrl, type RobotsPolicy } from './robots.js';
@@ -85,6 +84,7 @@ export class Gatherer {
   private config: GathererConfig;
   private fetcher: Fetcher;
   private resolver: Resolver;
+  private parser: ParsePool;
   private readonly scheduler = new Scheduler();
   private readonly runtime = new Map<number, HostRuntime>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -102,6 +102,7 @@ export class Gatherer {
     this.config = config;
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
+    this.parser = new ParsePool(parseWorkers(config));
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0 };
   }
 
@@ -125,6 +126,11 @@ export class Gatherer {
   /** Takes new config values (SIGHUP); politeness and limits apply to the next requests. */
   reload(config: GathererConfig): void {
     const old = this.fetcher;
+    if (parseWorkers(config) !== parseWorkers(this.config)) {
+      const pool = this.parser;
+      this.parser = new ParsePool(parseWorkers(config));
+      void pool.close();
+    }
     this.config = config;
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
@@ -176,6 +182,7 @@ export class Gatherer {
       await this.store.close(() => this.queue.sync());
       this.queue.close();
       await this.fetcher.close();
+      await this.parser.close();
     }
   }
 
@@ -388,10 +395,11 @@ export class Gatherer {
     let charset: string | undefined;
     if (response.outcome === 'ok' || response.outcome === 'too_large') {
       try {
-        const { doc } = await parseResponseBody(response, this.config.max_decoded_size);
-        charset = doc.charset;
-        body = documentBody(doc);
-        if (doc.kind === 'other' && response.code === CODE.ok) {
+        const input = { url: response.url, headers: response.headers, body: response.body };
+        const parsed = await this.parser.parse({ input, maxDecodedSize: this.config.max_decoded_size });
+        charset = parsed.charset;
+        body = parsed.body;
+        if (parsed.kind === 'other' && response.code === CODE.ok) {
           const type = headerValue(response.headers, 'content-type') ?? 'no content type';
           response = { ...response, outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${type}: stored, not parsed` };
         }
@@ -539,4 +547,8 @@ function siteOf(host: Host): string {
 function mimeOf(response: FetchResponse): { contentType?: string } {
   const value = headerValue(response.headers, 'content-type');
   return value === undefined ? {} : { contentType: value };
+}
+
+function parseWorkers(config: GathererConfig): number {
+  return config.parse_workers === 'auto' ? autoParseWorkers() : config.parse_workers;
 }

@@ -1,16 +1,22 @@
 /**
  * From a fetched body to a parsed document: content decoding under the
  * decoded-size cap, then parse.ts. The daemon stores the result as bucket
- * attributes; `sherlock check fetch` prints it; both go through here so they
- * always agree.
+ * attributes (through parse-pool.ts, in worker threads); `sherlock check
+ * fetch` prints it; both go through here so they always agree.
  */
 
 import { decodeContent, type Decoded } from './content-decoding.js';
 import { contentType, headerValue } from './document.js';
-import type { FetchResponse } from './fetch.js';
 import { parseDocument, type ParsedDocument } from './parse.js';
 
-export async function parseResponseBody(response: FetchResponse, maxDecodedSize: number): Promise<{ doc: ParsedDocument; decoded: Decoded }> {
+/** What parsing needs of a response. */
+export interface BodyInput {
+  url: string;
+  headers: readonly (readonly [string, string])[];
+  body: Buffer;
+}
+
+export async function parseResponseBody(response: BodyInput, maxDecodedSize: number): Promise<{ doc: ParsedDocument; decoded: Decoded }> {
   const type = contentType(headerValue(response.headers, 'content-type'));
   const decoded = await decodeContent(response.body, headerValue(response.headers, 'content-encoding'), maxDecodedSize, response.url);
   const doc = parseDocument({ url: response.url, contentType: type.mime, charsetParam: type.charset, body: decoded.data });
