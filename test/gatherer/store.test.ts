@@ -95,6 +95,15 @@ for (const [n, sync, arcMax] of [
   });
 }
 
+
+/** Deletes one bucket and compacts the file, as `sherlock bucket shake` does with the gatherer stopped. */
+function deleteAndShake(state: string, oid: number): void {
+  const writer = BucketWriter.open(bucketFilePath(state));
+  writer.delete(oid);
+  writer.close();
+  BucketWriter.shake(bucketFilePath(state));
+}
+
 test('a bucket appended whose `after` never ran is listed in unfinished with its slot and seq', async (t) => {
   const state = scratchDir(t);
   killedStore(state, 'store-after', '2');
@@ -247,10 +256,7 @@ test('after a shake, open translates the checkpoint oid and lists the buckets af
   await store.close(() => {});
   // As if the last two puts came after the last checkpoint (a crash instead of the close).
   copyFileSync(saved, checkpointPath(state));
-  const writer = BucketWriter.open(bucketFilePath(state));
-  writer.delete(stored[0]!.oid);
-  writer.close();
-  BucketWriter.shake(bucketFilePath(state));
+  deleteAndShake(state, stored[0]!.oid);
 
   const reopened = await openStore(state);
   try {
@@ -277,10 +283,7 @@ test(
     const stored = [];
     for (let i = 0; i < 3; i++) stored.push(await store.put(crashInput(i, { slot: 1, seq: i })));
     await store.close(() => {});
-    const writer = BucketWriter.open(bucketFilePath(state));
-    writer.delete(stored[0]!.oid);
-    writer.close();
-    BucketWriter.shake(bucketFilePath(state));
+    deleteAndShake(state, stored[0]!.oid);
 
     const reopened = await openStore(state);
     try {
