@@ -249,7 +249,7 @@ export class Gatherer {
     const fresh = this.queue.get(host);
     rt.host = fresh;
     const notBefore = fresh.backoffUntil * 1000;
-    this.scheduler.set(fresh.slot, { priority: fresh.queued > rt.taken ? fresh.priority : undefined, notBefore }, Date.now());
+    this.scheduler.set(fresh.slot, { priority: hasWork(fresh, rt) ? fresh.priority : undefined, notBefore }, Date.now());
     return rt;
   }
 
@@ -368,7 +368,7 @@ export class Gatherer {
   private refresh(rt: HostRuntime): void {
     const host = this.queue.get(rt.host);
     rt.host = host;
-    this.scheduler.set(host.slot, { priority: host.queued > rt.taken ? host.priority : undefined }, Date.now());
+    this.scheduler.set(host.slot, { priority: hasWork(host, rt) ? host.priority : undefined }, Date.now());
   }
 
   private async storeResponse(rt: HostRuntime, host: Host, seq: number, queued: QueuedUrl, url: string, response: FetchResponse): Promise<void> {
@@ -547,6 +547,19 @@ function siteOf(host: Host): string {
 function mimeOf(response: FetchResponse): { contentType?: string } {
   const value = headerValue(response.headers, 'content-type');
   return value === undefined ? {} : { contentType: value };
+}
+
+/**
+ * Entries of one host fetched and not yet stored, at most: parsing and
+ * storing lag behind fetching at times, and one fast host must neither fill
+ * memory with bodies nor take every connection slot (each unstored entry
+ * holds one of max_connections).
+ */
+const MAX_UNSTORED_PER_HOST = 4;
+
+/** Whether a host has an entry to fetch now: some not yet out, and room for one more. */
+function hasWork(host: Host, rt: HostRuntime): boolean {
+  return host.queued > rt.taken && rt.taken < MAX_UNSTORED_PER_HOST;
 }
 
 function parseWorkers(config: GathererConfig): number {
