@@ -273,15 +273,29 @@ export function encodeBucket(type: BucketType, bucket: Bucket): Buffer {
       return Buffer.concat([encodeText(bucket.header), Buffer.of(LF), encodeText(bucket.body)]);
     case BUCKET_TYPE.V33:
       return Buffer.concat([encodeV33(bucket.header), Buffer.of(0), encodeV33(bucket.body)]);
-    case BUCKET_TYPE.V33_DEFLATE: {
-      const body = encodeV33(bucket.body);
-      if (body.length > MAX_BODY_LENGTH) throw new RangeError(`body of ${body.length} bytes over the limit of ${MAX_BODY_LENGTH}`);
-      const lengths = Buffer.alloc(9);
-      lengths.writeUInt32LE(body.length, 1);
-      lengths.writeUInt32LE(adler32(body), 5);
-      return Buffer.concat([encodeV33(bucket.header), lengths, deflateRawSync(body, { level: 1 })]);
-    }
+    case BUCKET_TYPE.V33_DEFLATE:
+      return encodeDeflatedBucket(bucket.header, deflatedBody(bucket.body));
   }
+}
+
+/**
+ * The part of a V3.3-deflate bucket after the header: the 0x00 separator,
+ * the body's length and Adler-32, then the body raw-deflated (zlib level 1:
+ * the original used the fast Lizard for the same reason). Separate so that a
+ * worker thread can prepare it; encodeDeflatedBucket() adds the header.
+ */
+export function deflatedBody(body: BucketObject): Buffer {
+  const plain = encodeV33(body);
+  if (plain.length > MAX_BODY_LENGTH) throw new RangeError(`body of ${plain.length} bytes over the limit of ${MAX_BODY_LENGTH}`);
+  const lengths = Buffer.alloc(9);
+  lengths.writeUInt32LE(plain.length, 1);
+  lengths.writeUInt32LE(adler32(plain), 5);
+  return Buffer.concat([lengths, deflateRawSync(plain, { level: 1 })]);
+}
+
+/** A V3.3-deflate bucket from its header and a body made by deflatedBody(). */
+export function encodeDeflatedBucket(header: BucketObject, body: Buffer): Buffer {
+  return Buffer.concat([encodeV33(header), body]);
 }
 
 // ---------------------------------------------------------------- decoding

@@ -390,8 +390,8 @@ export class Gatherer {
   }
 
   /** Header and body attributes of a response; HTML and text are parsed. */
-  private async describe(response: FetchResponse): Promise<{ header: BucketObject; body: BucketObject }> {
-    let body = new BucketObject();
+  private async describe(response: FetchResponse): Promise<{ header: BucketObject; body: BucketObject | Buffer }> {
+    let body: BucketObject | Buffer = new BucketObject();
     let charset: string | undefined;
     if (response.outcome === 'ok' || response.outcome === 'too_large') {
       try {
@@ -407,7 +407,7 @@ export class Gatherer {
         log.info('body not parsed', { url: response.url, problem: err instanceof Error ? err.message : String(err) });
       }
     }
-    if (response.outcome === 'redirect' && response.location !== undefined) body.add('Y', response.location);
+    if (response.outcome === 'redirect' && response.location !== undefined) body = new BucketObject().add('Y', response.location);
     return { header: documentHeader(responseFacts(response, charset)), body };
   }
 

@@ -6,15 +6,14 @@
  * inline, as in `sherlock check fetch`.
  *
  * What crosses the thread boundary is plain data (structured clone): the
- * body bytes in, the body attributes out as (name, bytes) pairs. The body is
+ * response body in, the deflated bucket body out. The response body is
  * copied, not transferred: it may share its ArrayBuffer with Node's pool.
  */
 
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { BucketObject } from '../common/bucket.js';
 import type { ParsedDocument } from './parse.js';
-import { parseToAttributes, type ParseResult, type ParseTask } from './parse-worker.js';
+import { parseToBody, type ParseResult, type ParseTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */
 export function autoParseWorkers(): number {
@@ -31,10 +30,10 @@ export class ParsePool {
         : new Piscina({ filename: new URL('./parse-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
   }
 
-  async parse(task: ParseTask): Promise<{ kind: ParsedDocument['kind']; charset?: string; body: BucketObject }> {
-    const result = this.pool === undefined ? await parseToAttributes(task) : ((await this.pool.run(task)) as ParseResult);
-    const body = new BucketObject();
-    for (const [name, value] of result.items) body.add(name, Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  /** The document's kind, charset and deflated bucket body (store.ts takes it as is). */
+  async parse(task: ParseTask): Promise<{ kind: ParsedDocument['kind']; charset?: string; body: Buffer }> {
+    const result = this.pool === undefined ? await parseToBody(task) : ((await this.pool.run(task)) as ParseResult);
+    const body = Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength);
     return { kind: result.kind, ...(result.charset === undefined ? {} : { charset: result.charset }), body };
   }
 

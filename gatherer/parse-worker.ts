@@ -1,8 +1,10 @@
 /**
  * The worker side of parse-pool.ts (and its inline path): parse one body and
- * flatten the document to bucket body attributes.
+ * turn the document into the deflated body part of its bucket, so that the
+ * main thread only adds the header.
  */
 
+import { deflatedBody } from '../common/bucket.js';
 import { documentBody, type ParsedDocument } from './parse.js';
 import { parseResponseBody, type BodyInput } from './response-body.js';
 
@@ -14,18 +16,13 @@ export interface ParseTask {
 export interface ParseResult {
   kind: ParsedDocument['kind'];
   charset?: string;
-  /** Body attributes, in order. */
-  items: Array<[string, Uint8Array]>;
+  /** bucket.ts deflatedBody() of the body attributes. */
+  body: Uint8Array;
 }
 
-export async function parseToAttributes(task: ParseTask): Promise<ParseResult> {
+export async function parseToBody(task: ParseTask): Promise<ParseResult> {
   const { doc } = await parseResponseBody(task.input, task.maxDecodedSize);
-  const items: Array<[string, Uint8Array]> = [];
-  for (const item of documentBody(doc).items) {
-    if (item.value === undefined) throw new Error(`parse produced a child object ${item.name}; flat attributes expected`);
-    items.push([item.name, item.value]);
-  }
-  return { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), items };
+  return { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) };
 }
 
-export default parseToAttributes;
+export default parseToBody;

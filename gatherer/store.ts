@@ -28,7 +28,7 @@ import { readFileSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArcReader } from '../common/arc-read.js';
 import { ArcWriter, type ArcRecordInput, type ArcWritten, type RecoveredArc } from '../common/arc-write.js';
-import { BUCKET_TYPE, BucketObject, encodeBucket, type Bucket } from '../common/bucket.js';
+import { BUCKET_TYPE, BucketObject, encodeBucket, encodeDeflatedBucket, type Bucket } from '../common/bucket.js';
 import { BucketWriter, bucketFilePath } from '../common/bucket-file.js';
 import { ioError, isSherlockError } from '../common/errors.js';
 import { createFile } from '../common/files.js';
@@ -70,7 +70,8 @@ export interface Unfinished extends QueueRef {
 
 export interface StoreInput {
   header: BucketObject;
-  body: BucketObject;
+  /** The body attributes, or the body already deflated (bucket.ts deflatedBody(), made by a parse worker). */
+  body: BucketObject | Buffer;
   /** The response to archive; its place is added to the header as `a`. */
   arc?: ArcRecordInput;
   /** The queue entry, added as `q`. */
@@ -157,8 +158,10 @@ export class GatherStore {
         header.add('a', arcAttribute(written));
       }
       if (input.from !== undefined) header.add('q', queueAttribute(input.from));
-      const type = input.deflate === false ? BUCKET_TYPE.V33 : BUCKET_TYPE.V33_DEFLATE;
-      const oid = this.buckets.append(type, encodeBucket(type, { header, body: input.body }));
+      const { body } = input;
+      const type = input.deflate === false && !Buffer.isBuffer(body) ? BUCKET_TYPE.V33 : BUCKET_TYPE.V33_DEFLATE;
+      const data = Buffer.isBuffer(body) ? encodeDeflatedBucket(header, body) : encodeBucket(type, { header, body });
+      const oid = this.buckets.append(type, data);
       const stored: Stored = written === undefined ? { oid } : { oid, arc: written };
       after?.(stored);
       return stored;
