@@ -36,7 +36,7 @@ import { fetcherFor, type Fetcher, type FetchResponse } from '../gatherer/fetch.
 import { CODE, type Outcome } from '../gatherer/outcome.js';
 import { parseResponseBody } from '../gatherer/response-body.js';
 import { requestRobots } from '../gatherer/robots-fetch.js';
-import type { LinkType } from '../gatherer/parse.js';
+import type { LinkType } from '../common/doc-body.js';
 import { interpretRobots, robotsUrl, type PolicyKind, type RobotsPolicy } from '../gatherer/robots.js';
 import { action, print, printJson } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';

@@ -36,7 +36,7 @@ import { Parser } from 'htmlparser2';
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/doc-text.js';
 import { isSherlockError } from '../common/errors.js';
 import { canonicalUrl } from '../common/url.js';
-import type { Link, LinkType, Meta, Robots } from './parse.js';
+import type { Link, LinkType, Meta, Robots } from '../common/doc-body.js';
 
 /** Links stored per type; R indexes must fit a bracket. */
 export const MAX_LINKS = 1000;

@@ -5,7 +5,8 @@
  */
 
 import { deflatedBody } from '../common/bucket.js';
-import { documentBody, type ParsedDocument } from './parse.js';
+import { documentBody } from '../common/doc-body.js';
+import type { ParsedDocument } from './parse.js';
 import { parseResponseBody, type BodyInput } from './response-body.js';
 
 export interface ParseTask {

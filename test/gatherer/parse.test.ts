@@ -5,15 +5,8 @@ import { BUCKET_TYPE, BucketObject, decodeBucket, encodeBucket } from '../../com
 import { plainText, readDocText, TextBuilder, WORD_TYPE, type DocTextToken } from '../../common/doc-text.js';
 import { SherlockError } from '../../common/errors.js';
 import { MAX_LINKS } from '../../gatherer/parse-html.js';
-import {
-  documentBody,
-  MAX_TEXT_BYTES,
-  META_TYPES,
-  parseBody,
-  parseDocument,
-  type DocumentBody,
-  type ParsedDocument,
-} from '../../gatherer/parse.js';
+import { documentBody, META_TYPES, parseBody, type DocumentBody } from '../../common/doc-body.js';
+import { MAX_TEXT_BYTES, parseDocument, type ParsedDocument } from '../../gatherer/parse.js';
 
 const URL_ = 'http://example.com/dir/page.html';
 /** 'Příliš žluťoučký kůň' in windows-1250, byte by byte from the code page table. */
