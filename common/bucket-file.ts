@@ -139,6 +139,11 @@ export interface StoredBucket {
 }
 
 /** A damaged stretch of the file: from `offset` up to `end`, where reading resumed (or the file ended). */
+/** The oid of the bucket after this one: where a reader that stopped here continues. */
+export function oidAfter(stored: StoredBucket): number {
+  return alignUp(stored.offset + BUCKET_HEADER_SIZE + stored.data.length + BUCKET_TAIL_SIZE) / ALIGN;
+}
+
 export interface Damage {
   offset: number;
   end: number;
