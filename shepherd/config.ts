@@ -3,6 +3,8 @@
  */
 
 import { z } from 'zod';
+import { MAX_URL_LENGTH } from '../common/url.js';
+import { hostPatternProblem, paramNameProblem, urlPatternProblem } from './scope.js';
 
 export const shepherdConfig = z
   .object({
@@ -12,7 +14,38 @@ export const shepherdConfig = z
     max_urls_per_site: z.number().int().min(1).default(100_000),
     /** Which links are followed: same host as the seed, same registrable domain, or any. */
     scope: z.enum(['host', 'domain', 'any']).default('host'),
+    /** Longer URLs (after normalising) are traps or garbage and are not taken; seeds included. */
+    max_url_length: z.number().int().min(64).max(MAX_URL_LENGTH).default(1024),
+    /** A link whose path holds one segment more than this many times (/a/b/a/b/a/b/a/b) is a trap. */
+    max_path_repeats: z.number().int().min(1).max(1000).default(3),
+    /** A link with more query parameters than this (after stripping) is a trap (endless facet combinations). */
+    max_query_params: z.number().int().min(0).max(1000).default(12),
+    /** Hosts in scope whatever `scope` says: "docs.example.org", or "*.example.net" for a domain and its subdomains. */
+    allow: z
+      .array(z.string())
+      .superRefine((list, ctx) => problem(ctx, hostPatternProblem(list)))
+      .default([]),
+    /** Hosts never taken, seeds and allow included; same patterns as allow. */
+    deny: z
+      .array(z.string())
+      .superRefine((list, ctx) => problem(ctx, hostPatternProblem(list)))
+      .default([]),
+    /** URLs never taken: JavaScript regular expressions, unanchored, tested against the normalised URL. */
+    deny_patterns: z
+      .array(z.string())
+      .superRefine((list, ctx) => problem(ctx, urlPatternProblem(list)))
+      .default([]),
+    /** Query and `;path` parameters removed before a URL is judged or stored (session IDs, tracking); "name*" is a prefix. */
+    strip_params: z
+      .array(z.string())
+      .superRefine((list, ctx) => problem(ctx, paramNameProblem(list)))
+      .default(['jsessionid', 'phpsessid', 'sid', 'sessionid', 'session_id', 'aspsessionid*', 'cfid', 'cftoken', 'utm_*']),
   })
   .strict();
 
 export type ShepherdConfig = z.output<typeof shepherdConfig>;
+
+/** Reports a list entry's problem (scope.ts describes it, naming the entry's index) as a zod issue. */
+function problem(ctx: z.RefinementCtx, message: string | undefined): void {
+  if (message !== undefined) ctx.addIssue({ code: 'custom', message });
+}

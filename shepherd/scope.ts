@@ -1,0 +1,360 @@
+/**
+ * Crawl scope and trap defence: which URLs the shepherd remembers and plans,
+ * and the one spelling each is remembered under (DESIGN §5; issue 5). Pure: no
+ * files, no clock, no network; the URL database calls it for every seed and
+ * every link it merges, and `sherlock check url` can show its verdict.
+ *
+ * Normalising — `normalise(url, base?)`:
+ *  1. canonicalUrl (common/url.ts, DESIGN §3) of the input.
+ *  2. Session and tracking parameters named in `strip_params` are removed from
+ *     the query (`?sid=…&a=1` → `?a=1`) and from path parameters
+ *     (`/page;jsessionid=…` → `/page`). Names match case-insensitively
+ *     (`PHPSESSID` = `phpsessid`); an entry ending in `*` matches by prefix
+ *     (`utm_*`, `aspsessionid*`). Only parameters whose name matches go; other
+ *     `;params` and the order of the rest are kept.
+ *  3. Empty query pieces (`a=1&&b=2`, a trailing `&`) are dropped: the URL
+ *     Standard's urlencoded parser skips them, so they name nothing.
+ *  4. canonicalUrl again, so the result is canonical (a query left empty goes).
+ * Why: a site that puts a session ID in every link (`;jsessionid=`, `?sid=`)
+ * otherwise offers a new URL for each page view, forever. Stripped, all those
+ * variants are one URL, one footprint, one row. The cost: a site that really
+ * uses `sid` for something else (a story id) loses that distinction — remove
+ * the name from strip_params for such crawls. normalise is idempotent.
+ *
+ * Judging — `judge(url, from)`, in this order; the first failing rule names the
+ * reason, and every rule sees the normalised URL:
+ *  - scheme   the URL has no canonical form: not http or https, or unparseable.
+ *  - length   longer than max_url_length (the raw input longer than
+ *             MAX_URL_LENGTH, 8192, counts too). Checked before the patterns,
+ *             so a regular expression never runs on more than that.
+ *  - denied   the host matches a `deny` host pattern. Deny beats everything,
+ *             seeds and allow included: it is the operator's last word.
+ *  - pattern  the URL matches one of `deny_patterns`.
+ *  Seeds (`from = {seed: true}`) stop here: they are depth 0 and in scope by
+ *  definition. Links (`from = {url, depth}`, `url` resolved against `from.url`
+ *  when relative) go on:
+ *  - scope    the host is outside the crawl (see below).
+ *  - depth    from.depth + 1 > max_depth.
+ *  - repeats  one path segment occurs more than max_path_repeats times
+ *             (`/a/b/a/b/a/b/a/b`), the classic relative-link loop of a page
+ *             that links `a/b/` from inside itself. Empty segments count too
+ *             (`/x//x//x//x//`); segments compare as written, path parameters
+ *             left after stripping included.
+ *  - params   more than max_query_params query parameters after stripping:
+ *             faceted-search pages combine filters without end.
+ *
+ * Scope — which hosts a link may lead to:
+ *  - host     the link's host equals a seed's host. Port and scheme do not
+ *             matter: http://h/ and https://h:8443/ are different sites (own
+ *             footprint, own budget in the URL database) but the same host, so
+ *             both are in scope; the operator named the host, not a port.
+ *  - domain   the link's registrable domain equals a seed's: a.example.co.uk and
+ *             b.example.co.uk are both example.co.uk (tldts getDomain over the
+ *             Public Suffix List). The PSL's private section is honoured
+ *             (allowPrivateDomains): x.github.io and y.github.io belong to
+ *             different people, so they are different domains, as browsers treat
+ *             them for cookies. A host without a registrable domain (an IPv4 or
+ *             IPv6 address, `localhost`, a bare public suffix) is compared
+ *             exactly, as under host scope.
+ *  - any      every host.
+ *  `allow` host patterns widen the scope (a link to an allowed host is in
+ *  scope whatever `scope` says); `deny` narrows it (above). `inScope(url)`
+ *  answers this alone (no depth or trap rules): the URLs of a sitemap named
+ *  in robots.txt are extra seeds, but only those inScope, so a sitemap cannot
+ *  widen the crawl; they are then judged with `{seed: true}`.
+ *
+ * Host patterns (allow, deny): `docs.example.org` is that host only;
+ * `*.example.net` is example.net and every host under it, at any depth. Hosts
+ * are written as in a URL: an IDN is mapped to punycode, an IPv6 address needs
+ * its brackets (`[::1]`); no port, path or other wildcard. Validated at config
+ * load (hostPatternProblem).
+ *
+ * URL patterns (deny_patterns): JavaScript regular expressions, unanchored and
+ * case-sensitive, tested against the normalised URL (so against
+ * `https://example.com/a?b`, without session parameters, at most
+ * max_url_length long). Validated at config load (urlPatternProblem); an
+ * operator's pattern with catastrophic backtracking is the operator's to fix.
+ *
+ * Traps that are not this module's: a calendar (`/cal?d=N` linking to
+ * `d=N+1` forever) has a short, clean URL at every step, so nothing here can
+ * tell it from a real archive. It is bounded twice elsewhere: by depth (each
+ * step is one hop deeper, so a chain from a seed stops after max_depth hops)
+ * and by the URL database's per-site budget (max_urls_per_site), which caps
+ * however many branches such pages offer. Session IDs in the host or in
+ * path segments themselves (ASP.NET's `/(S(…))/`) are left to the same budget
+ * and to deny_patterns.
+ *
+ * A Scope is immutable; build a new one when the config or the seeds change.
+ */
+
+import { getDomain } from 'tldts';
+import { isSherlockError, SherlockError } from '../common/errors.js';
+import { canonicalUrl, MAX_URL_LENGTH, urlParts } from '../common/url.js';
+import type { ShepherdConfig } from './config.js';
+
+/** The keys of [shepherd] a Scope reads (the parsed config, defaults filled in). */
+export type ScopeConfig = Pick<
+  ShepherdConfig,
+  | 'scope'
+  | 'max_depth'
+  | 'max_url_length'
+  | 'max_path_repeats'
+  | 'max_query_params'
+  | 'allow'
+  | 'deny'
+  | 'deny_patterns'
+  | 'strip_params'
+>;
+
+/** Why a URL is not taken: a closed set, also the label of the shepherd's rejection counters. */
+export type RejectReason = 'scope' | 'depth' | 'length' | 'repeats' | 'params' | 'denied' | 'pattern' | 'scheme';
+
+export const REJECT_REASONS: readonly RejectReason[] = [
+  'scheme',
+  'length',
+  'denied',
+  'pattern',
+  'scope',
+  'depth',
+  'repeats',
+  'params',
+];
+
+/** Where a URL was found: it is a seed, or a link on the page `url` at `depth` hops from a seed. */
+export type JudgeFrom = { seed: true } | { url: string; depth: number };
+
+export type Verdict = { ok: true; url: string; depth: number } | { ok: false; reason: RejectReason };
+
+/** tldts options: the PSL's private section counts (x.github.io ≠ y.github.io). */
+const PSL = { allowPrivateDomains: true } as const;
+
+/** A host pattern compiled: the exact host, or a domain whose subdomains match too. */
+interface HostPattern {
+  host: string;
+  subdomains: boolean;
+}
+
+const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/;
+const HOST_TEXT = /^[^\s/\\?#@:[\]*%]+$/;
+
+/**
+ * The compiled form of a host pattern, or the reason it is not one. The host is
+ * put through the URL parser so it compares with canonical hosts (lower case,
+ * punycode, normalised IP addresses).
+ */
+function compileHostPattern(entry: string): HostPattern | string {
+  const subdomains = entry.startsWith('*.');
+  const text = subdomains ? entry.slice(2) : entry;
+  if (!HOST_TEXT.test(text) && !IPV6_LITERAL.test(text.toLowerCase())) {
+    return 'expected a host ("docs.example.org", "[::1]") or "*." and a domain ("*.example.net"), without port or path';
+  }
+  let host: string;
+  try {
+    host = new URL(`http://${text}/`).hostname;
+  } catch {
+    return 'not a valid host name';
+  }
+  if (host === '') return 'not a valid host name';
+  if (subdomains && (host.startsWith('[') || /^[\d.]+$/.test(host))) return '"*." goes only before a domain name, not an address';
+  return { host, subdomains };
+}
+
+function matchesHost(pattern: HostPattern, host: string): boolean {
+  return host === pattern.host || (pattern.subdomains && host.endsWith(`.${pattern.host}`));
+}
+
+/** For the config schema: the first entry of `entries` that is not a host pattern, described; undefined when all are. */
+export function hostPatternProblem(entries: readonly string[]): string | undefined {
+  for (const [index, entry] of entries.entries()) {
+    const compiled = compileHostPattern(entry);
+    if (typeof compiled === 'string') return `entry ${index} (${JSON.stringify(entry)}): ${compiled}`;
+  }
+  return undefined;
+}
+
+/** For the config schema: the first entry that is not a valid regular expression, described; undefined when all are. */
+export function urlPatternProblem(entries: readonly string[]): string | undefined {
+  for (const [index, entry] of entries.entries()) {
+    try {
+      new RegExp(entry);
+    } catch (err) {
+      return `entry ${index} (${JSON.stringify(entry)}) is not a valid regular expression: ${(err as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+const PARAM_NAME = /^[^\s&=;#?/*]+\*?$/;
+
+/** For the config schema: the first strip_params entry that is not a parameter name (or prefix*), described. */
+export function paramNameProblem(entries: readonly string[]): string | undefined {
+  for (const [index, entry] of entries.entries()) {
+    if (!PARAM_NAME.test(entry)) {
+      return `entry ${index} (${JSON.stringify(entry)}): expected a parameter name, optionally ending in "*" for a prefix`;
+    }
+  }
+  return undefined;
+}
+
+/** Compiled strip_params: exact names and prefixes, all lower case. */
+class ParamNames {
+  private readonly exact = new Set<string>();
+  private readonly prefixes: string[] = [];
+
+  constructor(entries: readonly string[]) {
+    for (const entry of entries) {
+      const name = entry.toLowerCase();
+      if (name.endsWith('*')) this.prefixes.push(name.slice(0, -1));
+      else this.exact.add(name);
+    }
+  }
+
+  /** Whether a `name=value` (or bare `name`) piece is one to strip. */
+  matches(piece: string): boolean {
+    const eq = piece.indexOf('=');
+    const name = (eq < 0 ? piece : piece.slice(0, eq)).toLowerCase();
+    return this.exact.has(name) || this.prefixes.some((prefix) => name.startsWith(prefix));
+  }
+}
+
+/** The path and query of a canonical URL's rest (`/path?query`). */
+function splitRest(rest: string): { path: string; query: string | undefined } {
+  const q = rest.indexOf('?');
+  return q < 0 ? { path: rest, query: undefined } : { path: rest.slice(0, q), query: rest.slice(q + 1) };
+}
+
+/** The registrable domain of a canonical host, or the host itself when it has none (IP, localhost, bare suffix). */
+function siteDomain(host: string): string {
+  if (host.startsWith('[')) return host;
+  return getDomain(host, PSL) ?? host;
+}
+
+export class Scope {
+  private readonly config: ScopeConfig;
+  private readonly strip: ParamNames;
+  private readonly allow: HostPattern[];
+  private readonly deny: HostPattern[];
+  private readonly patterns: RegExp[];
+  private readonly seedHosts = new Set<string>();
+  private readonly seedDomains = new Set<string>();
+
+  /**
+   * A scope for `config` around `seeds` (URLs; their hosts and domains are what
+   * host and domain scope compare with). A seed or pattern that does not parse
+   * is a SherlockError (SHERLOCK_BAD_URL with the URL, SHERLOCK_BAD_CONFIG with the key).
+   */
+  constructor(config: ScopeConfig, seeds: readonly string[]) {
+    this.config = config;
+    this.strip = new ParamNames(config.strip_params);
+    this.allow = compileHostPatterns(config.allow, 'shepherd.allow');
+    this.deny = compileHostPatterns(config.deny, 'shepherd.deny');
+    const badPattern = urlPatternProblem(config.deny_patterns);
+    if (badPattern !== undefined) {
+      throw new SherlockError('SHERLOCK_BAD_CONFIG', `shepherd.deny_patterns: ${badPattern}`, { key: 'shepherd.deny_patterns' });
+    }
+    this.patterns = config.deny_patterns.map((pattern) => new RegExp(pattern));
+    for (const seed of seeds) {
+      const { host } = urlParts(this.normalise(seed));
+      this.seedHosts.add(host);
+      this.seedDomains.add(siteDomain(host));
+    }
+  }
+
+  /**
+   * The canonical URL of `url` (resolved against `base` when relative) with
+   * session and tracking parameters stripped (module comment, "Normalising").
+   * Throws SHERLOCK_BAD_URL when it has no canonical form.
+   */
+  normalise(url: string, base?: string): string {
+    const { site, rest } = urlParts(canonicalUrl(url, base));
+    const { path, query } = splitRest(rest);
+    const strippedPath = path.includes(';') ? path.split('/').map((segment) => this.stripSegment(segment)).join('/') : path;
+    const pieces = query === undefined ? [] : query.split('&').filter((piece) => piece !== '' && !this.strip.matches(piece));
+    const strippedQuery = pieces.length === 0 ? '' : `?${pieces.join('&')}`;
+    return canonicalUrl(`${site}${strippedPath}${strippedQuery}`);
+  }
+
+  /** One path segment without its stripped `;name=value` parameters. */
+  private stripSegment(segment: string): string {
+    if (!segment.includes(';')) return segment;
+    const [name, ...params] = segment.split(';');
+    return [name!, ...params.filter((param) => !this.strip.matches(param))].join(';');
+  }
+
+  /** Whether a link to this URL's host is inside the crawl: scope and allow, minus deny. */
+  inScope(url: string): boolean {
+    let host: string;
+    try {
+      host = urlParts(this.normalise(url)).host;
+    } catch (err) {
+      if (isSherlockError(err, 'SHERLOCK_BAD_URL')) return false;
+      throw err;
+    }
+    return !this.deny.some((p) => matchesHost(p, host)) && this.hostInScope(host);
+  }
+
+  private hostInScope(host: string): boolean {
+    if (this.allow.some((p) => matchesHost(p, host))) return true;
+    switch (this.config.scope) {
+      case 'any':
+        return true;
+      case 'host':
+        return this.seedHosts.has(host);
+      case 'domain':
+        return this.seedDomains.has(siteDomain(host));
+    }
+  }
+
+  /**
+   * Whether the shepherd takes `url`, found as a seed or as a link on `from.url`
+   * (module comment, "Judging"); when it does, the normalised URL and its depth.
+   */
+  judge(url: string, from: JudgeFrom): Verdict {
+    if (url.length > MAX_URL_LENGTH) return reject('length');
+    let normal: string;
+    try {
+      normal = this.normalise(url, 'seed' in from ? undefined : from.url);
+    } catch (err) {
+      if (isSherlockError(err, 'SHERLOCK_BAD_URL')) return reject('scheme');
+      throw err;
+    }
+    if (normal.length > this.config.max_url_length) return reject('length');
+    const { host, rest } = urlParts(normal);
+    if (this.deny.some((p) => matchesHost(p, host))) return reject('denied');
+    if (this.patterns.some((pattern) => pattern.test(normal))) return reject('pattern');
+    if ('seed' in from) return { ok: true, url: normal, depth: 0 };
+
+    if (!this.hostInScope(host)) return reject('scope');
+    const depth = from.depth + 1;
+    if (depth > this.config.max_depth) return reject('depth');
+    const { path, query } = splitRest(rest);
+    if (repeatsTooOften(path, this.config.max_path_repeats)) return reject('repeats');
+    if (query !== undefined && query.split('&').length > this.config.max_query_params) return reject('params');
+    return { ok: true, url: normal, depth };
+  }
+}
+
+function reject(reason: RejectReason): Verdict {
+  return { ok: false, reason };
+}
+
+function compileHostPatterns(entries: readonly string[], key: string): HostPattern[] {
+  return entries.map((entry, index) => {
+    const compiled = compileHostPattern(entry);
+    if (typeof compiled === 'string') {
+      throw new SherlockError('SHERLOCK_BAD_CONFIG', `${key}: entry ${index} (${JSON.stringify(entry)}): ${compiled}`, { key });
+    }
+    return compiled;
+  });
+}
+
+/** Whether any segment of `path` (after its leading `/`) occurs more than `limit` times. */
+function repeatsTooOften(path: string, limit: number): boolean {
+  const counts = new Map<string, number>();
+  for (const segment of path.slice(1).split('/')) {
+    const count = (counts.get(segment) ?? 0) + 1;
+    if (count > limit) return true;
+    counts.set(segment, count);
+  }
+  return false;
+}
