@@ -138,10 +138,9 @@ async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<T
     peers.push(await gatherRow(ctx, entry));
     footnotes.push(entry.how);
   }
-  const ours = sherlockGather(ctx);
-  log(`gathering: ${ours.name}`);
-  const sherlock = await gatherRow(ctx, ours);
-  footnotes.push(ours.how);
+  log(`gathering: ${sherlockGather.name}`);
+  const sherlock = await gatherRow(ctx, sherlockGather);
+  footnotes.push(sherlockGather.how);
   const special = ctx.layout.hosts.filter((h) => h.behaviour !== 'normal' || h.crawlDelay !== undefined || h.disallow === undefined);
   return {
     id: 'gather',

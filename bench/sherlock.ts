@@ -16,7 +16,7 @@
  */
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { check, run, trackChild, untrackChild } from './measure.js';
@@ -86,12 +86,15 @@ export function stateDir(ctx: BenchContext): string {
   return join(ctx.workDir, 'sherlock', 'state');
 }
 
+/** The benchmark's gatherer settings, as wget runs: no wait between requests, one immediate retry. */
+const GATHERER_SETS = ['gatherer.min_delay=0s', 'gatherer.retry_delay=0s', 'gatherer.max_retries=1'];
+
 async function crawlInto(ctx: BenchContext, state: string): Promise<GatherResult> {
   rmSync(state, { recursive: true, force: true });
   mkdirSync(state, { recursive: true });
   const r = check(
     'sherlock crawl',
-    await run(process.execPath, [cliPath(ctx), 'crawl', '--state', state, '--seeds', ctx.seedsFile, '--until-idle', ...sets(ctx)], {
+    await run(process.execPath, [cliPath(ctx), 'crawl', '--state', state, '--seeds', ctx.seedsFile, '--until-idle', ...sets(ctx), ...GATHERER_SETS.flatMap((s) => ['--set', s])], {
       timeoutMs: 3_600_000,
       keepOutput: 20_000,
     }),
@@ -99,9 +102,12 @@ async function crawlInto(ctx: BenchContext, state: string): Promise<GatherResult
   return { wallMs: r.wallMs, peakRss: r.peakRss };
 }
 
-const crawlEntry: GatherEntry = {
+export const sherlockGather: GatherEntry = {
   name: 'sherlock crawl',
-  how: 'sherlock: `sherlock crawl --state DIR --seeds FILE --until-idle` with the seeds every peer gets (one entry page per host).',
+  how:
+    'sherlock: `sherlock crawl --state DIR --seeds FILE --until-idle` with the seeds every peer gets (one entry page per host) and ' +
+    GATHERER_SETS.map((s) => `--set ${s}`).join(' ') +
+    ' (as wget: no wait, one immediate retry); robots.txt, Crawl-delay, ARC and bucket writing, parsing and the URL database on.',
   async available(ctx) {
     return hasCommand(ctx, ['crawl']) ? true : notBuilt('crawl');
   },
@@ -110,43 +116,6 @@ const crawlEntry: GatherEntry = {
   },
 };
 
-/** Until the shepherd follows links, the gatherer alone fetches the site's page list (no discovery). */
-const GATHERER_SETS = ['gatherer.min_delay=0s', 'gatherer.retry_delay=0s', 'gatherer.max_retries=1'];
-
-const gathererEntry: GatherEntry = {
-  name: 'sherlock gatherer (page list)',
-  how:
-    'sherlock gatherer: every page URL of the site (the corpus list) queued with `sherlock gatherer add --file`, then timed ' +
-    '`sherlock gatherer run --until-idle` with ' + GATHERER_SETS.map((s) => `--set ${s}`).join(' ') + ' (as wget: no wait, one immediate retry); ' +
-    'robots.txt, Crawl-delay, ARC and bucket writing and parsing on. No link discovery until `sherlock crawl` exists (issue 5), so it may fetch ' +
-    'pages no link leads to.',
-  async available(ctx) {
-    return hasCommand(ctx, ['gatherer', 'run']) && hasCommand(ctx, ['gatherer', 'add']) ? true : notBuilt('gatherer run');
-  },
-  async crawl(ctx) {
-    const state = join(ctx.workDir, 'sherlock', 'gather-state');
-    rmSync(state, { recursive: true, force: true });
-    mkdirSync(state, { recursive: true });
-    const list = join(ctx.workDir, 'sherlock', 'pages.txt');
-    const urls = readFileSync(ctx.corpus.textFile, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => line.split('\t')[1]!);
-    writeFileSync(list, urls.join('\n') + '\n');
-    const extra = GATHERER_SETS.flatMap((s) => ['--set', s]);
-    check('sherlock gatherer add', await run(process.execPath, [cliPath(ctx), 'gatherer', 'add', '--state', state, '--file', list, ...sets(ctx)], { timeoutMs: 600_000, keepOutput: 20_000 }));
-    const r = check(
-      'sherlock gatherer run',
-      await run(process.execPath, [cliPath(ctx), 'gatherer', 'run', '--state', state, '--until-idle', ...sets(ctx), ...extra], { timeoutMs: 3_600_000, keepOutput: 20_000 }),
-    );
-    return { wallMs: r.wallMs, peakRss: r.peakRss };
-  },
-};
-
-/** `sherlock crawl` once it exists, the gatherer on the page list before. */
-export function sherlockGather(ctx: BenchContext): GatherEntry {
-  return hasCommand(ctx, ['crawl']) ? crawlEntry : gathererEntry;
-}
 
 /** Makes sure a crawled state exists (an untimed crawl when the gathering part was skipped). */
 async function ensureState(ctx: BenchContext): Promise<string> {

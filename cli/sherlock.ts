@@ -9,6 +9,7 @@ import { EXIT } from '../common/errors.js';
 import { registerArc } from './arc.js';
 import { registerBucket } from './bucket.js';
 import { registerConfig } from './config.js';
+import { registerCrawl } from './crawl.js';
 import { registerGatherer } from './gatherer.js';
 import { registerCheck } from './check.js';
 
@@ -29,6 +30,7 @@ registerConfig(program);
 registerArc(program);
 registerBucket(program);
 registerGatherer(program);
+registerCrawl(program);
 registerCheck(program);
 
 try {

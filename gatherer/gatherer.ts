@@ -91,6 +91,7 @@ export class Gatherer {
   private readonly aborter = new AbortController();
   private stopping: 'drain' | 'abort' | undefined;
   private wake: (() => void) | undefined;
+  private inboxDue = false;
   private readonly counters: GathererStatus;
 
   private constructor(
@@ -148,6 +149,17 @@ export class Gatherer {
     return { ...this.counters, outcomes: { ...this.counters.outcomes }, inFlight: this.inFlight.size, queued, hosts };
   }
 
+  /** Nothing in flight, no plan waiting, nothing due within retry_delay (what --until-idle waits for). */
+  isIdle(): boolean {
+    return this.idle(Date.now());
+  }
+
+  /** A plan was just written: import it now rather than at the next poll. */
+  plansWritten(): void {
+    this.inboxDue = true;
+    this.poke();
+  }
+
   stop(mode: 'drain' | 'abort'): void {
     if (this.stopping !== 'abort') this.stopping = mode;
     if (mode === 'abort') this.aborter.abort();
@@ -161,8 +173,9 @@ export class Gatherer {
     try {
       for (;;) {
         const now = Date.now();
-        if (now - lastInbox >= INBOX_POLL_MS) {
+        if (this.inboxDue || now - lastInbox >= INBOX_POLL_MS) {
           lastInbox = now;
+          this.inboxDue = false;
           this.importInbox();
         }
         if (now - lastSync >= this.config.sync_interval) {

@@ -3,6 +3,7 @@
  */
 
 import { z } from 'zod';
+import { duration, size } from '../common/config.js';
 import { MAX_URL_LENGTH } from '../common/url.js';
 import { hostPatternProblem, paramNameProblem, urlPatternProblem } from './scope.js';
 
@@ -40,6 +41,19 @@ export const shepherdConfig = z
       .array(z.string())
       .superRefine((list, ctx) => problem(ctx, paramNameProblem(list)))
       .default(['jsessionid', 'phpsessid', 'sid', 'sessionid', 'session_id', 'aspsessionid*', 'cfid', 'cftoken', 'utm_*']),
+    /** A page fetched for the first time is fetched again after this long. */
+    initial_refetch: duration({ min: '1m' }).prefault('1d'),
+    /** Bounds of the adaptive refetch interval (halved when a page changed, × 1.5 when it did not). */
+    min_refetch: duration({ min: '1m' }).prefault('1h'),
+    max_refetch: duration({ min: '1m' }).prefault('30d'),
+    /** After a temporary error (the gatherer has retried already) the URL is planned again after this, doubling each time. */
+    retry_delay: duration({ min: '1s' }).prefault('1h'),
+    /** Temporary errors in a row before the shepherd gives up until max_refetch. */
+    max_retries: z.number().int().min(0).max(100).default(3),
+    /** A URL handed to the gatherer whose result has not come back after this long is planned again. */
+    requeue_after: duration({ min: '1m' }).prefault('7d'),
+    /** Memory SQLite may use to cache pages of the URL database. */
+    db_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
   })
   .strict();
 

@@ -1,0 +1,130 @@
+/**
+ * `sherlock crawl --state DIR --seeds FILE [--max-pages N] [--until-idle]`:
+ * the shepherd and the gatherer in one process (DESIGN §2). The gatherer runs
+ * on its own; every CYCLE_MS the shepherd merges what it stored and plans
+ * what is due. With --until-idle the crawl ends once the shepherd has nothing
+ * due and the gatherer nothing in flight or due soon; --max-pages ends it
+ * after that many fetches. SIGTERM/SIGINT end it as --until-idle would, at
+ * once. Either way the gatherer drains, a last merge runs, and a summary is
+ * printed (stdout; --json for scripts). Run again, it continues where it
+ * stopped: both parts keep their state in DIR.
+ */
+
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { SherlockError, ioError } from '../common/errors.js';
+import { logger } from '../common/log.js';
+import { Gatherer } from '../gatherer/gatherer.js';
+import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js';
+import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
+import { loadSettings, type GlobalOptions } from './settings.js';
+
+const log = logger('crawl');
+
+/** How often the shepherd merges and plans. */
+const CYCLE_MS = 200;
+const PLAN = { limit: 20_000, perSite: 2_000 };
+
+interface CrawlOptions {
+  state?: string;
+  seeds: string;
+  maxPages?: string;
+  untilIdle?: boolean;
+  json?: boolean;
+}
+
+export function registerCrawl(program: Command): void {
+  program
+    .command('crawl')
+    .description('shepherd and gatherer in one process: crawl from the seeds')
+    .option('--state <dir>', STATE_HELP)
+    .requiredOption('--seeds <file>', 'seed URLs, one per line (# comments); - for standard input')
+    .option('--max-pages <n>', 'stop after this many fetches')
+    .option('--until-idle', 'stop once nothing is due')
+    .option('--json', 'print the summary as one JSON object')
+    .action(action((opts: CrawlOptions, cmd: Command) => crawl(opts, cmd.optsWithGlobals<GlobalOptions>())));
+}
+
+function readSeeds(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw ioError(err, file, 'reading the seeds');
+  }
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number> {
+  const state = stateDir(opts);
+  const maxPages = opts.maxPages === undefined ? undefined : Number(opts.maxPages);
+  if (maxPages !== undefined && !(Number.isSafeInteger(maxPages) && maxPages > 0)) {
+    throw new SherlockError('SHERLOCK_USAGE', `--max-pages: a positive whole number expected, not ${JSON.stringify(opts.maxPages)}`);
+  }
+  const config = loadSettings(globals).config;
+  const seeds = readSeeds(opts.seeds);
+  const started = Date.now();
+  const shepherd = Shepherd.open(state, config.shepherd);
+  let gatherer: Gatherer | undefined;
+  const total: CycleReport = emptyReport();
+  let stopRequested = false;
+  const onSignal = (): void => {
+    stopRequested = true;
+  };
+  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  let running: Promise<void> | undefined;
+  try {
+    const injected = shepherd.inject(seeds, seconds());
+    log.notice('seeds injected', { added: injected.added, known: injected.known, refused: injected.refused + injected.outOfScope });
+    gatherer = await Gatherer.open(state, config.gatherer);
+    running = gatherer.run();
+    const tty = process.stderr.isTTY;
+    for (;;) {
+      const round = emptyReport();
+      shepherd.merge(seconds(), round);
+      shepherd.plan(seconds(), PLAN, round);
+      add(total, round);
+      if (round.planned > 0) gatherer.plansWritten();
+      if (tty) process.stderr.write(`\r${progress(total, started)}\x1b[K`);
+      if (stopRequested) break;
+      if (maxPages !== undefined && total.fetched >= maxPages) break;
+      if (opts.untilIdle === true && round.planned === 0 && round.merged === 0 && gatherer.isIdle() && !shepherd.plansWaiting()) break;
+      await new Promise((resolve) => setTimeout(resolve, CYCLE_MS));
+    }
+    gatherer.stop('drain');
+    await running;
+    shepherd.merge(seconds(), total);
+    if (tty) process.stderr.write('\n');
+  } finally {
+    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+    // After a failure of ours, the gatherer still closes its files cleanly.
+    gatherer?.stop('abort');
+    await running?.catch(() => undefined);
+    shepherd.close();
+  }
+  const summary = { seconds: (Date.now() - started) / 1000, fetched: total.fetched, newUrls: total.newUrls, refusedLinks: total.refusedLinks, outcomes: total.outcomes };
+  if (opts.json === true) printJson(summary);
+  else print(`crawled ${summary.fetched} pages in ${summary.seconds.toFixed(1)} s: ${Object.entries(summary.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}; ${summary.newUrls} new URLs`);
+  return 0;
+}
+
+function seconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+function add(total: CycleReport, round: CycleReport): void {
+  total.merged += round.merged;
+  total.fetched += round.fetched;
+  total.newUrls += round.newUrls;
+  total.refusedLinks += round.refusedLinks;
+  total.planned += round.planned;
+  for (const [k, v] of Object.entries(round.outcomes)) total.outcomes[k] = (total.outcomes[k] ?? 0) + v;
+}
+
+function progress(total: CycleReport, started: number): string {
+  const s = (Date.now() - started) / 1000;
+  return `${total.fetched} fetched, ${total.planned} planned, ${total.newUrls} new URLs, ${(total.fetched / Math.max(s, 0.001)).toFixed(0)} pages/s`;
+}

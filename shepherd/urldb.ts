@@ -1,0 +1,894 @@
+/**
+ * The shepherd's URL database, `<state>/shepherd/urls.sqlite` (DESIGN §5;
+ * sherlock-original §2 "Refetch", §3): every URL the crawl knows, keyed by its
+ * 16-byte footprint, with its state, depth, refetch schedule and what the last
+ * fetch said; the sites with their budgets; checkpoints. The table layout and
+ * the migrations are in schema.ts.
+ *
+ * Access. One writer: open() takes `urls.sqlite.lock` (common/lock.ts) and
+ * holds it until close(); the site counts cached here are right only because
+ * no other process writes. SQLite in WAL mode, synchronous=NORMAL, foreign keys
+ * on. Every bulk operation (inject, addLinks, recordResults, markQueued,
+ * feedback) is one transaction of prepared statements; `transaction(fn)` makes
+ * one around several calls, and calls inside it join it. So a merge step writes
+ * its rows and its checkpoint together:
+ *
+ *   db.transaction(() => { db.recordResults(results, now); db.setMeta('bucket_checkpoint', next); });
+ *
+ * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
+ * power loss may lose the last commits (synchronous=NORMAL syncs the WAL at
+ * checkpoints), never half of one: data and checkpoint go back together, and
+ * the merge reads the buckets after the checkpoint again. A transaction that
+ * throws is rolled back and the site cache dropped.
+ *
+ * States (column `state`; the name is the API's):
+ *   0 new           known, never fetched, not yet planned
+ *   1 queued        handed to the gatherer (in a plan); planned again after
+ *                   requeue_after if no result comes back (a lost plan)
+ *   2 ok            last fetch 2xx (code 0)
+ *   3 not_modified  last fetch 304 (code 3; 4 "unchanged" too)
+ *   4 redirect      last fetch 3xx (code 1); `redirect` holds the target
+ *   5 error         last fetch failed; due again at next_fetch
+ *   6 gone          404 or 410 twice in a row; never fetched again
+ *   7 duplicate     the indexer says another URL has this content; not fetched
+ *   8 disallowed    robots.txt forbids it (code 2304); not fetched again
+ *
+ * Results (recordResult; codes as in gatherer/outcome.ts, times of the fetch):
+ *   code               state         next_fetch                 interval
+ *   0                  ok            time + interval            none yet: initial_refetch;
+ *                                                               checksum same: × 1.5;
+ *                                                               checksum changed: × 0.5;
+ *                                                               no checksum to compare: kept
+ *   3, 4               not_modified  time + interval            × 1.5 (initial when none)
+ *   1                  redirect      time + interval            same target: × 1.5;
+ *                                                               other or first: × 0.5 (initial)
+ *   2404, 2410 (first) error         time + retry_delay         kept
+ *   2404, 2410 after   gone          never                      kept
+ *     2404 or 2410
+ *   2304               disallowed    never                      kept
+ *   1000–1999          error         retries + 1 ≤ max_retries: kept
+ *                                    time + max(retry_delay × 2^(retries − 1), Retry-After);
+ *                                    beyond: given up, code + 1000 recorded,
+ *                                    time + max_refetch
+ *   any other          error         time + max_refetch         kept
+ * Intervals stay within [min_refetch, max_refetch]. A success resets retries;
+ * errors keep the copy we have (oid, checksum, validators) so a refetch can
+ * still be conditional. A result older than the row's last fetch is ignored. A
+ * result for a URL not in the database (fetched by `gatherer add`) adds it at
+ * depth 0, outside the site's budget: it has been fetched already.
+ *
+ * Planning (due): two priority bands, the original's refresh band before the
+ * normal one; plan priorities are band × 10^9 + rank.
+ *   refresh  rows with next_fetch ≤ now (ok, not_modified, redirect, error
+ *            with retries left or given up long enough ago, lost queued ones),
+ *            taken most overdue first in windows of max(2 × limit, 1024) rows,
+ *            each window ranked by weight (descending), depth, lateness.
+ *            After a long stop the oldest are refreshed first and planning
+ *            costs one window, not a sort of everything due.
+ *   new      state new, by weight (descending), depth, first seen, then a
+ *            hash (sites of a batch interleaved), read from the urls_new
+ *            index in that order until the batch is full.
+ * At most `perSite` URLs of one site are taken in one call. Rows not taken
+ * stay as they are; markQueued(footprints) after the plan file is written
+ * takes them out of the bands (a crash between the two plans them twice,
+ * which the gatherer survives; the other order could lose them until
+ * requeue_after).
+ *
+ * Errors: SHERLOCK_BAD_URL for an unusable result URL; SHERLOCK_LOCKED when
+ * another process has the database open; SHERLOCK_IO for SQLite failures, and
+ * for a file that is not a sherlock URL database or was written by a newer
+ * sherlock (no code names "format from the future": the bucket, queue and
+ * plan files say SHERLOCK_CORRUPT_* for an unknown version, and there is no
+ * SHERLOCK_CORRUPT_* for this file, so SHERLOCK_IO with the reason).
+ */
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SherlockError, ioError } from '../common/errors.js';
+import { acquireLock, type Lock } from '../common/lock.js';
+import { logger } from '../common/log.js';
+import type { PlanEntry } from '../common/plan-file.js';
+import { canonicalUrl, footprint as footprintOf, urlParts } from '../common/url.js';
+import { shepherdConfig, type ShepherdConfig } from './config.js';
+import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
+
+const log = logger('shepherd');
+
+export const URL_STATES = ['new', 'queued', 'ok', 'not_modified', 'redirect', 'error', 'gone', 'duplicate', 'disallowed'] as const;
+export type UrlState = (typeof URL_STATES)[number];
+
+const NEW = 0;
+const QUEUED = 1;
+const OK = 2;
+const NOT_MODIFIED = 3;
+const REDIRECT = 4;
+const ERROR = 5;
+const GONE = 6;
+const DUPLICATE = 7;
+const DISALLOWED = 8;
+
+/** Gatherer codes that steer the state machine (gatherer/outcome.ts; numbers only, parts do not import each other). */
+const CODE_OK = 0;
+const CODE_REDIRECT = 1;
+const CODE_NOT_MODIFIED = 3;
+const CODE_UNCHANGED = 4;
+const CODE_ROBOTS = 2304;
+const CODE_NOT_FOUND = 2404;
+const CODE_GONE = 2410;
+
+const GROW = 1.5;
+const SHRINK = 0.5;
+const BAND = 1_000_000_000;
+/** Above this many cached sites the cache is emptied between transactions (memory stays bounded). */
+const SITE_CACHE_LIMIT = 200_000;
+
+/** The [shepherd] keys the database uses; durations in ms and sizes in bytes, as the config gives them. */
+export type UrlDbSettings = Pick<
+  ShepherdConfig,
+  'max_depth' | 'max_urls_per_site' | 'initial_refetch' | 'min_refetch' | 'max_refetch' | 'retry_delay' | 'max_retries' | 'requeue_after' | 'db_cache'
+>;
+
+export interface InjectEntry {
+  url: string;
+  /** Hops from a seed; 0 when absent. */
+  depth?: number;
+  /** A base URL a relative `url` is resolved against (a sitemap's, say). */
+  source?: string;
+}
+
+export interface InjectCounts {
+  added: number;
+  /** Already in the database. */
+  known: number;
+  /** Not added: no canonical form, or over the site's max_urls or max_depth. */
+  refused: number;
+}
+
+/** What one fetch came to; shepherd/results.ts's FetchResult fits. */
+export interface FetchOutcome {
+  url: string;
+  /** When fetched, Unix seconds. */
+  time: number;
+  /** Gatherer code: 0 ok, 1 redirect, 3 not modified, 1000–1999 temporary, ≥ 2000 permanent. */
+  code: number;
+  status?: number;
+  /** MD5 of the body, 32 hex digits (anything else is ignored). */
+  checksum?: string;
+  oid?: number;
+  /** Last-Modified, Unix seconds. */
+  lastModified?: number;
+  etag?: string;
+  /** Where a redirect points; resolved against `url`. */
+  redirect?: string;
+  /** Retry-After, seconds: the least wait before a temporary error is retried. */
+  retryAfter?: number;
+}
+
+export interface DueUrl extends PlanEntry {
+  footprint: Buffer;
+  siteId: number;
+  depth: number;
+  weight: number;
+  band: 'refresh' | 'new';
+  /** The state before planning. */
+  state: UrlState;
+}
+
+export interface UrlRecord {
+  footprint: Buffer;
+  url: string;
+  site: string;
+  siteId: number;
+  state: UrlState;
+  depth: number;
+  firstSeen: number;
+  lastFetch?: number;
+  nextFetch?: number;
+  interval?: number;
+  retries: number;
+  status?: number;
+  error?: number;
+  /** Hex. */
+  checksum?: string;
+  oid?: number;
+  lastModified?: number;
+  etag?: string;
+  weight: number;
+  redirect?: string;
+}
+
+export interface SiteRecord {
+  id: number;
+  site: string;
+  footprint: Buffer;
+  urls: number;
+  /** null: the config's value applies. */
+  maxUrls: number | null;
+  maxDepth: number | null;
+  delayMs: number | null;
+  created: number;
+}
+
+export interface SiteBudget {
+  /** undefined: unchanged; null: back to the config's value. */
+  maxUrls?: number | null;
+  maxDepth?: number | null;
+  delayMs?: number | null;
+}
+
+export interface Feedback {
+  footprint: Buffer;
+  weight?: number;
+  duplicate?: boolean;
+}
+
+export interface UrlDbStats {
+  urls: Record<UrlState, number>;
+  total: number;
+  sites: number;
+}
+
+interface SiteEntry {
+  id: number;
+  urls: number;
+  maxUrls: number | null;
+  maxDepth: number | null;
+  dirty: boolean;
+}
+
+interface SiteRow {
+  id: number;
+  site: string;
+  footprint: Buffer;
+  urls: number;
+  max_urls: number | null;
+  max_depth: number | null;
+  delay_ms: number | null;
+  created: number;
+}
+
+interface UrlRow {
+  footprint: Buffer;
+  url: string;
+  site: string;
+  site_id: number;
+  state: number;
+  depth: number;
+  first_seen: number;
+  last_fetch: number | null;
+  next_fetch: number | null;
+  interval: number | null;
+  retries: number;
+  status: number | null;
+  error: number | null;
+  checksum: Buffer | null;
+  oid: number | null;
+  last_modified: number | null;
+  etag: string | null;
+  weight: number;
+  redirect: string | null;
+}
+
+/** The columns a result reads and writes. */
+interface ResultRow {
+  state: number;
+  last_fetch: number | null;
+  next_fetch: number | null;
+  interval: number | null;
+  retries: number;
+  status: number | null;
+  error: number | null;
+  checksum: Buffer | null;
+  oid: number | null;
+  last_modified: number | null;
+  etag: string | null;
+  redirect: string | null;
+}
+
+interface Candidate {
+  footprint: Buffer;
+  next_fetch?: number;
+  weight: number;
+  depth: number;
+}
+
+/** Schedule bounds in seconds. */
+interface Schedule {
+  initial: number;
+  min: number;
+  max: number;
+  retryDelay: number;
+  maxRetries: number;
+  requeueAfter: number;
+}
+
+function seconds(ms: number): number {
+  return Math.max(1, Math.round(ms / 1000));
+}
+
+function whole(value: number, what: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${what} must be a whole number ≥ 0, not ${value}`);
+}
+
+/** SQLite's failures as SHERLOCK_IO naming the file; anything else unchanged. */
+function dbError(err: unknown, file: string, doing: string): unknown {
+  if (err instanceof Database.SqliteError) {
+    return new SherlockError('SHERLOCK_IO', `${doing} failed: ${err.code}: ${err.message}`, { file }, { cause: err });
+  }
+  return err;
+}
+
+const HEX_MD5 = /^[0-9a-f]{32}$/i;
+
+function md5Bytes(hex: string | undefined): Buffer | null {
+  return hex !== undefined && HEX_MD5.test(hex) ? Buffer.from(hex, 'hex') : null;
+}
+
+function httpDate(unixSeconds: number): string {
+  return new Date(unixSeconds * 1000).toUTCString();
+}
+
+function prepareAll(db: Database.Database) {
+  return {
+    siteGet: db.prepare<[string], SiteRow>(`SELECT * FROM sites WHERE site = ?`),
+    siteAdd: db.prepare<[string, Buffer, number]>(`INSERT INTO sites (site, footprint, created) VALUES (?, ?, ?)`),
+    siteCount: db.prepare<[number, number]>(`UPDATE sites SET urls = ? WHERE id = ?`),
+    siteBudget: db.prepare<[number | null, number | null, number | null, number]>(
+      `UPDATE sites SET max_urls = ?, max_depth = ?, delay_ms = ? WHERE id = ?`,
+    ),
+    sitesTotal: db.prepare<[], number>(`SELECT count(*) FROM sites`).pluck(),
+    insert: db.prepare<[Buffer, string, number, number, number]>(
+      `INSERT OR IGNORE INTO urls (footprint, url, site_id, state, depth, first_seen) VALUES (?, ?, ?, ${NEW}, ?, ?)`,
+    ),
+    exists: db.prepare<[Buffer], number>(`SELECT 1 FROM urls WHERE footprint = ?`).pluck(),
+    lowerDepth: db.prepare<[number, Buffer, number]>(`UPDATE urls SET depth = ? WHERE footprint = ? AND depth > ?`),
+    origin: db.prepare<[Buffer], { url: string; depth: number }>(`SELECT url, depth FROM urls WHERE footprint = ?`),
+    resultGet: db.prepare<[Buffer], ResultRow>(
+      `SELECT state, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, redirect FROM urls WHERE footprint = ?`,
+    ),
+    resultSet: db.prepare<[ResultRow & { footprint: Buffer }]>(
+      `UPDATE urls SET state = @state, last_fetch = @last_fetch, next_fetch = @next_fetch, interval = @interval, retries = @retries,
+         status = @status, error = @error, checksum = @checksum, oid = @oid, last_modified = @last_modified, etag = @etag, redirect = @redirect
+       WHERE footprint = @footprint`,
+    ),
+    queue: db.prepare<[number, Buffer]>(
+      `UPDATE urls SET state = ${QUEUED}, next_fetch = ? WHERE footprint = ? AND state NOT IN (${GONE}, ${DUPLICATE}, ${DISALLOWED})`,
+    ),
+    weigh: db.prepare<[number, Buffer]>(`UPDATE urls SET weight = ? WHERE footprint = ?`),
+    duplicate: db.prepare<[Buffer]>(`UPDATE urls SET state = ${DUPLICATE}, next_fetch = NULL WHERE footprint = ?`),
+    dueRefresh: db.prepare<[number], Candidate>(DUE_REFRESH_SQL),
+    dueNew: db.prepare<[], Candidate>(DUE_NEW_SQL),
+    dueDetail: db.prepare<[Buffer], { url: string; site_id: number; state: number; last_modified: number | null; etag: string | null }>(
+      `SELECT url, site_id, state, last_modified, etag FROM urls WHERE footprint = ?`,
+    ),
+    get: db.prepare<[Buffer], UrlRow>(`SELECT urls.*, sites.site FROM urls JOIN sites ON sites.id = urls.site_id WHERE urls.footprint = ?`),
+    counts: db.prepare<[], { state: number; n: number }>(`SELECT state, count(*) AS n FROM urls GROUP BY state`),
+    metaGet: db.prepare<[string], string | number | null>(`SELECT value FROM meta WHERE key = ?`).pluck(),
+    metaSet: db.prepare<[string, string | number]>(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+  };
+}
+
+type Statements = ReturnType<typeof prepareAll>;
+
+export class UrlDb {
+  readonly file: string;
+  private readonly s: Statements;
+  private readonly schedule: Schedule;
+  private readonly maxDepth: number;
+  private readonly maxUrls: number;
+  private readonly runTx: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly sites = new Map<string, SiteEntry>();
+  private readonly dirty = new Set<SiteEntry>();
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database.Database,
+    file: string,
+    private readonly lock: Lock,
+    settings: UrlDbSettings,
+  ) {
+    this.file = file;
+    this.s = prepareAll(db);
+    this.maxDepth = settings.max_depth;
+    this.maxUrls = settings.max_urls_per_site;
+    const min = seconds(settings.min_refetch);
+    const max = Math.max(min, seconds(settings.max_refetch));
+    this.schedule = {
+      min,
+      max,
+      initial: Math.min(max, Math.max(min, seconds(settings.initial_refetch))),
+      retryDelay: seconds(settings.retry_delay),
+      maxRetries: settings.max_retries,
+      requeueAfter: seconds(settings.requeue_after),
+    };
+    this.runTx = db.transaction((fn: () => unknown) => {
+      const out = fn();
+      this.flushSites();
+      return out;
+    });
+  }
+
+  /**
+   * Opens (creating or upgrading) `<state>/shepherd/urls.sqlite` as its one
+   * writer. Settings not given take the [shepherd] defaults.
+   */
+  static open(state: string, settings: Partial<UrlDbSettings> = {}): UrlDb {
+    const dir = join(state, 'shepherd');
+    const file = join(dir, 'urls.sqlite');
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      throw ioError(err, dir, 'creating directory');
+    }
+    const all: UrlDbSettings = { ...shepherdConfig.parse({}), ...settings };
+    const lock = acquireLock(`${file}.lock`);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(file, { timeout: 5000 });
+      db.pragma('foreign_keys = ON');
+      db.pragma('synchronous = NORMAL');
+      db.pragma(`cache_size = ${-Math.max(1024, Math.floor(all.db_cache / 1024))}`);
+      // Version checks come first, so a refused file is not changed (not even its journal mode).
+      const found = migrate(db, file);
+      if (db.pragma('journal_mode = WAL', { simple: true }) !== 'wal') {
+        throw new SherlockError('SHERLOCK_IO', 'cannot switch the URL database to WAL mode', { file });
+      }
+      db.pragma(`journal_size_limit = ${64 * 2 ** 20}`);
+      if (found === 0) log.info('URL database created', { file, version: SCHEMA_VERSION });
+      else if (found !== SCHEMA_VERSION) log.notice('URL database schema upgraded', { file, from: found, to: SCHEMA_VERSION });
+      return new UrlDb(db, file, lock, all);
+    } catch (err) {
+      db?.close();
+      lock.release();
+      throw dbError(err, file, 'opening the URL database');
+    }
+  }
+
+  /** Closes the database and releases the lock; idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      try {
+        this.db.pragma('optimize');
+      } catch {
+        // Only statistics for the query planner; closing matters more.
+      }
+      this.db.close();
+    } catch (err) {
+      throw dbError(err, this.file, 'closing the URL database');
+    } finally {
+      this.lock.release();
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction (BEGIN IMMEDIATE … COMMIT), or inside the
+   * transaction already open. If it throws, everything it wrote is rolled back.
+   */
+  transaction<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    if (this.sites.size > SITE_CACHE_LIMIT) this.sites.clear();
+    try {
+      return this.runTx.immediate(fn) as T;
+    } catch (err) {
+      // The rows behind cached counts may have been rolled back.
+      this.sites.clear();
+      this.dirty.clear();
+      throw dbError(err, this.file, 'URL database transaction');
+    }
+  }
+
+  // ------------------------------------------------------------ adding URLs
+
+  /** Adds seeds (or imported URLs): canonicalised, deduplicated, within each site's budget. */
+  inject(entries: readonly InjectEntry[], now: number): InjectCounts {
+    whole(now, 'now');
+    const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
+    this.transaction(() => {
+      for (const entry of entries) {
+        const depth = entry.depth ?? 0;
+        const canonical = this.canonical(entry.url, entry.source);
+        if (canonical === undefined || !Number.isSafeInteger(depth) || depth < 0) counts.refused++;
+        else this.add(canonical, depth, now, counts);
+      }
+    });
+    return counts;
+  }
+
+  /**
+   * Adds the links of the page with footprint `from` at depth + 1 (`depth`:
+   * the page's; its row's when undefined). Scope is the caller's business;
+   * here only duplicates and the site's max_urls and max_depth. Relative links
+   * are resolved against the page's URL.
+   */
+  addLinks(from: Buffer, links: readonly string[], depth: number | undefined, now: number): InjectCounts {
+    whole(now, 'now');
+    const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
+    this.transaction(() => {
+      const origin = this.s.origin.get(from);
+      const linkDepth = (depth ?? origin?.depth ?? 0) + 1;
+      for (const link of links) {
+        const canonical = this.canonical(link, origin?.url);
+        if (canonical === undefined) counts.refused++;
+        else this.add(canonical, linkDepth, now, counts);
+      }
+    });
+    return counts;
+  }
+
+  private canonical(url: string, base: string | undefined): string | undefined {
+    try {
+      return canonicalUrl(url, base);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** One URL into the database, counted; inside a transaction. */
+  private add(canonical: string, depth: number, now: number, counts: InjectCounts): void {
+    const fp = footprintOf(canonical);
+    const site = this.siteFor(canonical, fp, now);
+    if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
+      if (this.s.exists.get(fp) === undefined) {
+        counts.refused++;
+        return;
+      }
+    } else if (this.s.insert.run(fp, canonical, site.id, depth, now).changes === 1) {
+      counts.added++;
+      this.countUrl(site);
+      return;
+    }
+    counts.known++;
+    this.s.lowerDepth.run(depth, fp, depth);
+  }
+
+  private countUrl(site: SiteEntry): void {
+    site.urls++;
+    if (!site.dirty) {
+      site.dirty = true;
+      this.dirty.add(site);
+    }
+  }
+
+  /** The cached entry of the canonical URL's site, created when new. */
+  private siteFor(canonical: string, fp: Buffer, now: number): SiteEntry {
+    const name = urlParts(canonical).site;
+    let entry = this.sites.get(name);
+    if (entry !== undefined) return entry;
+    const row = this.s.siteGet.get(name);
+    if (row !== undefined) {
+      entry = { id: row.id, urls: row.urls, maxUrls: row.max_urls, maxDepth: row.max_depth, dirty: false };
+    } else {
+      const id = Number(this.s.siteAdd.run(name, fp.subarray(0, 8), now).lastInsertRowid);
+      entry = { id, urls: 0, maxUrls: null, maxDepth: null, dirty: false };
+    }
+    this.sites.set(name, entry);
+    return entry;
+  }
+
+  /** Writes the cached counts that changed; runs at the end of every transaction. */
+  private flushSites(): void {
+    for (const site of this.dirty) {
+      this.s.siteCount.run(site.urls, site.id);
+      site.dirty = false;
+    }
+    this.dirty.clear();
+  }
+
+  // ------------------------------------------------------------ sites
+
+  /** The site of `url` (any URL of it), or undefined when it has no URLs yet. */
+  getSite(url: string): SiteRecord | undefined {
+    const name = urlParts(canonicalUrl(url)).site;
+    const row = this.guard('reading a site', () => this.s.siteGet.get(name));
+    if (row === undefined) return undefined;
+    const cached = this.sites.get(name);
+    return {
+      id: row.id,
+      site: row.site,
+      footprint: row.footprint,
+      urls: cached?.urls ?? row.urls,
+      maxUrls: row.max_urls,
+      maxDepth: row.max_depth,
+      delayMs: row.delay_ms,
+      created: row.created,
+    };
+  }
+
+  /** Sets the budgets of the site of `url`, creating the site if need be. */
+  setSite(url: string, budget: SiteBudget, now: number): SiteRecord {
+    for (const [name, value] of Object.entries(budget)) {
+      if (value !== undefined && value !== null && (!Number.isSafeInteger(value) || value < 0)) {
+        throw new RangeError(`site budget ${name} must be a whole number ≥ 0 or null, not ${String(value)}`);
+      }
+    }
+    const canonical = canonicalUrl(url);
+    this.transaction(() => {
+      const site = this.siteFor(canonical, footprintOf(canonical), now);
+      const row = this.s.siteGet.get(urlParts(canonical).site)!;
+      const pick = (value: number | null | undefined, old: number | null) => (value === undefined ? old : value);
+      site.maxUrls = pick(budget.maxUrls, row.max_urls);
+      site.maxDepth = pick(budget.maxDepth, row.max_depth);
+      this.s.siteBudget.run(site.maxUrls, site.maxDepth, pick(budget.delayMs, row.delay_ms), site.id);
+    });
+    return this.getSite(canonical)!;
+  }
+
+  // ------------------------------------------------------------ fetch results
+
+  /**
+   * Applies one fetch result (state machine in the module comment). Returns
+   * the URL's new state, or undefined when the result is older than what the
+   * row already has. Throws SHERLOCK_BAD_URL when `r.url` has no canonical form.
+   */
+  recordResult(r: FetchOutcome, now: number): UrlState | undefined {
+    whole(now, 'now');
+    whole(r.time, 'result time');
+    if (!Number.isSafeInteger(r.code) || r.code < 0) throw new RangeError(`result code must be a whole number ≥ 0, not ${r.code}`);
+    const canonical = canonicalUrl(r.url);
+    const fp = footprintOf(canonical);
+    return this.transaction(() => {
+      let prev = this.s.resultGet.get(fp);
+      if (prev === undefined) {
+        const site = this.siteFor(canonical, fp, now);
+        this.s.insert.run(fp, canonical, site.id, 0, now);
+        this.countUrl(site);
+        prev = this.s.resultGet.get(fp)!;
+      }
+      if (prev.last_fetch !== null && r.time < prev.last_fetch) return undefined;
+      const next = this.transition(prev, r, canonical);
+      this.s.resultSet.run({ ...next, footprint: fp });
+      return URL_STATES[next.state];
+    });
+  }
+
+  /** recordResult for a batch in one transaction; counts the new states (and `stale` results ignored). */
+  recordResults(results: readonly FetchOutcome[], now: number): Partial<Record<UrlState | 'stale', number>> {
+    const counts: Partial<Record<UrlState | 'stale', number>> = {};
+    this.transaction(() => {
+      for (const r of results) {
+        const state = this.recordResult(r, now) ?? 'stale';
+        counts[state] = (counts[state] ?? 0) + 1;
+      }
+    });
+    return counts;
+  }
+
+  private bounded(interval: number): number {
+    return Math.round(Math.min(this.schedule.max, Math.max(this.schedule.min, interval)));
+  }
+
+  private transition(prev: ResultRow, r: FetchOutcome, url: string): ResultRow {
+    const { initial, max, retryDelay, maxRetries } = this.schedule;
+    const next: ResultRow = { ...prev, last_fetch: r.time, status: r.status ?? null };
+    const code = r.code;
+    const settle = (state: number, interval: number) => {
+      next.state = state;
+      next.interval = interval;
+      next.next_fetch = r.time + interval;
+      next.retries = 0;
+      next.error = null;
+    };
+    if (code === CODE_OK) {
+      const sum = md5Bytes(r.checksum);
+      let interval = prev.interval;
+      if (interval === null) interval = initial;
+      else if (sum !== null && prev.checksum !== null) interval = this.bounded(interval * (sum.equals(prev.checksum) ? GROW : SHRINK));
+      settle(OK, interval);
+      next.checksum = sum;
+      next.oid = r.oid ?? null;
+      next.last_modified = r.lastModified ?? null;
+      next.etag = r.etag ?? null;
+      next.redirect = null;
+    } else if (code === CODE_NOT_MODIFIED || code === CODE_UNCHANGED) {
+      settle(NOT_MODIFIED, prev.interval === null ? initial : this.bounded(prev.interval * GROW));
+      if (r.lastModified !== undefined) next.last_modified = r.lastModified;
+      if (r.etag !== undefined) next.etag = r.etag;
+    } else if (code === CODE_REDIRECT) {
+      const target = r.redirect === undefined ? null : (this.canonical(r.redirect, url) ?? null);
+      const same = target !== null && target === prev.redirect;
+      settle(REDIRECT, prev.interval === null ? initial : this.bounded(prev.interval * (same ? GROW : SHRINK)));
+      next.redirect = target;
+      next.checksum = md5Bytes(r.checksum);
+      next.oid = r.oid ?? null;
+      next.last_modified = r.lastModified ?? null;
+      next.etag = r.etag ?? null;
+    } else if (code === CODE_ROBOTS) {
+      next.state = DISALLOWED;
+      next.next_fetch = null;
+      next.retries = 0;
+      next.error = code;
+    } else if (code === CODE_NOT_FOUND || code === CODE_GONE) {
+      const again = prev.error === CODE_NOT_FOUND || prev.error === CODE_GONE;
+      next.state = again ? GONE : ERROR;
+      next.next_fetch = again ? null : r.time + retryDelay;
+      next.retries = 0;
+      next.error = code;
+    } else if (code >= 1000 && code < 2000) {
+      next.state = ERROR;
+      next.retries = prev.retries + 1;
+      if (next.retries > maxRetries) {
+        next.error = code + 1000;
+        next.next_fetch = r.time + max;
+      } else {
+        next.error = code;
+        const wait = Math.max(retryDelay * 2 ** (next.retries - 1), r.retryAfter ?? 0);
+        next.next_fetch = r.time + Math.round(Math.min(max, wait));
+      }
+    } else {
+      next.state = ERROR;
+      next.next_fetch = r.time + max;
+      next.retries = 0;
+      next.error = code;
+    }
+    return next;
+  }
+
+  // ------------------------------------------------------------ planning
+
+  /**
+   * Up to `limit` URLs to fetch now, at most `perSite` per site, in plan order
+   * with plan priorities and conditional-GET validators (bands in the module
+   * comment). Reads only; markQueued takes them out once planned.
+   */
+  due(now: number, limit: number, perSite: number = Number.POSITIVE_INFINITY): DueUrl[] {
+    whole(now, 'now');
+    whole(limit, 'limit');
+    if (limit >= BAND) throw new RangeError(`limit must be below ${BAND}`);
+    if (!(perSite >= 0)) throw new RangeError(`perSite must be ≥ 0, not ${perSite}`);
+    return this.guard('planning', () => {
+      const taken = new Map<string, number>();
+      const picks: Array<{ row: Candidate; band: 'refresh' | 'new' }> = [];
+      const take = (row: Candidate, band: 'refresh' | 'new') => {
+        const site = row.footprint.toString('latin1', 0, 8);
+        const n = taken.get(site) ?? 0;
+        if (n >= perSite) return;
+        taken.set(site, n + 1);
+        picks.push({ row, band });
+      };
+      const window = Math.max(2 * limit, 1024);
+      let chunk: Candidate[] = [];
+      const rank = () => {
+        chunk.sort(
+          (a, b) =>
+            b.weight - a.weight ||
+            a.depth - b.depth ||
+            a.next_fetch! - b.next_fetch! ||
+            a.footprint.compare(b.footprint, 8, 16, 8, 16),
+        );
+        for (const row of chunk) {
+          if (picks.length >= limit) break;
+          take(row, 'refresh');
+        }
+        chunk = [];
+      };
+      if (limit > 0) {
+        for (const row of this.s.dueRefresh.iterate(now)) {
+          chunk.push(row);
+          if (chunk.length >= window) {
+            rank();
+            if (picks.length >= limit) break;
+          }
+        }
+        rank();
+      }
+      if (picks.length < limit) {
+        for (const row of this.s.dueNew.iterate()) {
+          take(row, 'new');
+          if (picks.length >= limit) break;
+        }
+      }
+      let refreshRank = 0;
+      let newRank = 0;
+      return picks.map(({ row, band }): DueUrl => {
+        const d = this.s.dueDetail.get(row.footprint)!;
+        const priority = band === 'refresh' ? refreshRank++ : BAND + newRank++;
+        const out: DueUrl = {
+          url: d.url,
+          priority,
+          footprint: row.footprint,
+          siteId: d.site_id,
+          depth: row.depth,
+          weight: row.weight,
+          band,
+          state: URL_STATES[d.state]!,
+        };
+        if (d.last_modified !== null) out.ifModifiedSince = httpDate(d.last_modified);
+        if (d.etag !== null && d.etag !== '' && !/[\t\n\r]/.test(d.etag)) out.ifNoneMatch = d.etag;
+        return out;
+      });
+    });
+  }
+
+  /** Marks planned URLs queued; returns how many rows changed. */
+  markQueued(footprints: readonly Buffer[], now: number): number {
+    whole(now, 'now');
+    const until = now + this.schedule.requeueAfter;
+    let changed = 0;
+    this.transaction(() => {
+      for (const fp of footprints) changed += this.s.queue.run(until, fp).changes;
+    });
+    return changed;
+  }
+
+  /** The indexer's word on URLs: static weights, duplicates (which are not fetched again). */
+  feedback(entries: readonly Feedback[]): number {
+    let changed = 0;
+    this.transaction(() => {
+      for (const e of entries) {
+        if (e.weight !== undefined && Number.isFinite(e.weight)) changed += this.s.weigh.run(e.weight, e.footprint).changes;
+        if (e.duplicate === true) changed += this.s.duplicate.run(e.footprint).changes;
+      }
+    });
+    return changed;
+  }
+
+  // ------------------------------------------------------------ reading
+
+  /** The row of `url` (canonicalised), or undefined. */
+  get(url: string): UrlRecord | undefined {
+    const fp = footprintOf(canonicalUrl(url));
+    const row = this.guard('reading a URL', () => this.s.get.get(fp));
+    if (row === undefined) return undefined;
+    const out: UrlRecord = {
+      footprint: row.footprint,
+      url: row.url,
+      site: row.site,
+      siteId: row.site_id,
+      state: URL_STATES[row.state]!,
+      depth: row.depth,
+      firstSeen: row.first_seen,
+      retries: row.retries,
+      weight: row.weight,
+    };
+    if (row.last_fetch !== null) out.lastFetch = row.last_fetch;
+    if (row.next_fetch !== null) out.nextFetch = row.next_fetch;
+    if (row.interval !== null) out.interval = row.interval;
+    if (row.status !== null) out.status = row.status;
+    if (row.error !== null) out.error = row.error;
+    if (row.checksum !== null) out.checksum = row.checksum.toString('hex');
+    if (row.oid !== null) out.oid = row.oid;
+    if (row.last_modified !== null) out.lastModified = row.last_modified;
+    if (row.etag !== null) out.etag = row.etag;
+    if (row.redirect !== null) out.redirect = row.redirect;
+    return out;
+  }
+
+  /** URLs per state, their total and the number of sites. Scans the whole table: for status pages, not loops. */
+  stats(): UrlDbStats {
+    return this.guard('counting', () => {
+      const urls = Object.fromEntries(URL_STATES.map((s) => [s, 0])) as Record<UrlState, number>;
+      let total = 0;
+      for (const { state, n } of this.s.counts.iterate()) {
+        const name = URL_STATES[state];
+        if (name !== undefined) urls[name] = n;
+        total += n;
+      }
+      return { urls, total, sites: this.s.sitesTotal.get()! };
+    });
+  }
+
+  // ------------------------------------------------------------ checkpoints
+
+  getMeta(key: string): string | number | undefined {
+    return this.guard('reading meta', () => this.s.metaGet.get(key) ?? undefined);
+  }
+
+  /** Sets a checkpoint; call it inside the transaction that writes what it covers. */
+  setMeta(key: string, value: string | number): void {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new RangeError(`meta ${key} must be finite, not ${value}`);
+    this.transaction(() => {
+      this.s.metaSet.run(key, value);
+    });
+  }
+
+  private guard<T>(doing: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw dbError(err, this.file, doing);
+    }
+  }
+}
