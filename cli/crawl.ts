@@ -22,7 +22,7 @@ import { loadSettings, type GlobalOptions } from './settings.js';
 const log = logger('crawl');
 
 /** How often the shepherd merges and plans. */
-const CYCLE_MS = 200;
+const CYCLE_MS = 100;
 const PLAN = { limit: 20_000, perSite: 2_000 };
 
 interface CrawlOptions {
