@@ -93,6 +93,7 @@ import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeBucket, type Bucket } from './bucket.js';
 import { SherlockError, ioError } from './errors.js';
+import { checkFileHeader, encodeFileHeader } from './file-header.js';
 import { acquireLock, type Lock } from './lock.js';
 import { readAt, syncDirectory } from './files.js';
 import { logger } from './log.js';
@@ -192,27 +193,17 @@ function u32(value: number): Buffer {
   return out;
 }
 
+const FILE_HEADER = { magic: FILE_MAGIC, version: FORMAT_VERSION, fields: 3, size: FILE_HEADER_SIZE, what: 'bucket file', code: 'SHERLOCK_CORRUPT_BUCKET' } as const;
+
 function fileHeader(generation: number): Buffer {
-  const out = Buffer.alloc(FILE_HEADER_SIZE);
-  out.write(FILE_MAGIC, 0, 'latin1');
-  out.writeUInt32LE(FORMAT_VERSION, 16);
-  out.writeUInt32LE(ALIGN_SHIFT, 20);
-  out.writeUInt32LE(generation, 24);
-  out.writeUInt32LE(crc32(out.subarray(0, 28)), 28);
-  return out;
+  return encodeFileHeader(FILE_HEADER_SIZE, FILE_MAGIC, [FORMAT_VERSION, ALIGN_SHIFT, generation]);
 }
 
 /** Checks the file header; returns the generation. */
 function readFileHeader(src: Source): number {
-  const head = pread(src, FILE_HEADER_SIZE, 0);
-  if (head.length < FILE_HEADER_SIZE) throw corrupt(src.file, head.length, 'file header cut short');
-  if (head.toString('latin1', 0, 16) !== FILE_MAGIC) throw corrupt(src.file, 0, 'not a bucket file (bad magic)');
-  if (head.readUInt32LE(28) !== crc32(head.subarray(0, 28))) throw corrupt(src.file, 28, 'file header CRC-32 mismatch');
-  const version = head.readUInt32LE(16);
-  if (version !== FORMAT_VERSION) throw corrupt(src.file, 16, `unsupported format version ${version}`);
-  const shift = head.readUInt32LE(20);
+  const [, shift, generation] = checkFileHeader(pread(src, FILE_HEADER_SIZE, 0), src.file, FILE_HEADER) as [number, number, number];
   if (shift !== ALIGN_SHIFT) throw corrupt(src.file, 20, `unsupported alignment shift ${shift}`);
-  return head.readUInt32LE(24);
+  return generation;
 }
 
 function bucketHeader(magic: number, oid: number, length: number, type: number): Buffer {

@@ -68,6 +68,7 @@ import { closeSync, fdatasyncSync, fstatSync, ftruncateSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from './errors.js';
+import { checkFileHeader, encodeFileHeader } from './file-header.js';
 import { createFile, openForUpdate, readAt, writeAt } from './files.js';
 import { logger } from './log.js';
 import type { Scheme } from './url.js';
@@ -196,14 +197,10 @@ function validName(name: string): boolean {
   return name.length >= 1 && name.length <= MAX_HOST_NAME && /^[\x21-\x7e]+$/.test(name);
 }
 
+const FILE_HEADER = { magic: MAGIC, version: FORMAT_VERSION, fields: 3, what: 'host file', code: 'SHERLOCK_CORRUPT_QUEUE' } as const;
+
 function fileHeader(): Buffer {
-  const out = Buffer.alloc(HOST_RECORD_SIZE);
-  out.write(MAGIC, 0, 'latin1');
-  out.writeUInt32LE(FORMAT_VERSION, 16);
-  out.writeUInt32LE(HOST_RECORD_SIZE, 20);
-  out.writeUInt32LE(OBJECT_SECTIONS, 24);
-  out.writeUInt32LE(crc32(out.subarray(0, 28)), 28);
-  return out;
+  return encodeFileHeader(HOST_RECORD_SIZE, MAGIC, [FORMAT_VERSION, HOST_RECORD_SIZE, OBJECT_SECTIONS]);
 }
 
 /**
@@ -241,13 +238,8 @@ export class HostFile {
   }
 
   private load(): number {
-    const head = readAt(this.fd, this.path, 32, 0);
-    if (head.length < 32) throw corrupt(this.path, head.length, 'host file header cut short');
-    if (head.toString('latin1', 0, 16) !== MAGIC) throw corrupt(this.path, 0, 'not a host file (bad magic)');
-    if (head.readUInt32LE(28) !== crc32(head.subarray(0, 28))) throw corrupt(this.path, 28, 'host file header CRC-32 mismatch');
-    const version = head.readUInt32LE(16);
-    if (version !== FORMAT_VERSION) throw corrupt(this.path, 16, `unsupported format version ${version}`);
-    if (head.readUInt32LE(20) !== HOST_RECORD_SIZE || head.readUInt32LE(24) !== OBJECT_SECTIONS) {
+    const [, recordSize, sections] = checkFileHeader(readAt(this.fd, this.path, 32, 0), this.path, FILE_HEADER);
+    if (recordSize !== HOST_RECORD_SIZE || sections !== OBJECT_SECTIONS) {
       throw corrupt(this.path, 20, 'unsupported record size or section count');
     }
     const size = fstatSync(this.fd).size;

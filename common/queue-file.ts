@@ -110,6 +110,7 @@ import { closeSync, existsSync, fdatasyncSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from './errors.js';
+import { checkFileHeader, encodeFileHeader } from './file-header.js';
 import { createFile, openForUpdate, readAt, writeAt } from './files.js';
 import {
   HOST_RECORD_SIZE,
@@ -212,13 +213,11 @@ interface Page {
   data: Buffer;
 }
 
+const FILE_HEADER = { magic: MAGIC, version: FORMAT_VERSION, fields: 8, what: 'queue file', code: 'SHERLOCK_CORRUPT_QUEUE' } as const;
+
 function encodeHeader(header: Header): Buffer {
-  const out = Buffer.alloc(HEADER_SIZE);
-  out.write(MAGIC, 0, 'latin1');
   const fields = [FORMAT_VERSION, PAGE_SIZE, header.pages, header.freeHead, header.freeCount, header.intent, header.intentPage, header.intentHost];
-  fields.forEach((value, i) => out.writeUInt32LE(value, 16 + 4 * i));
-  out.writeUInt32LE(crc32(out.subarray(0, 48)), 48);
-  return out;
+  return encodeFileHeader(HEADER_SIZE, MAGIC, fields);
 }
 
 function pageCrc(data: Buffer, used: number): number {
@@ -526,16 +525,10 @@ export class GatherQueue {
 
   private readHeader(): Header {
     const file = this.paths.queue;
-    const head = readAt(this.fd, file, HEADER_SIZE, 0);
-    if (head.length < HEADER_SIZE) throw corrupt(file, head.length, 'queue file header cut short');
-    if (head.toString('latin1', 0, 16) !== MAGIC) throw corrupt(file, 0, 'not a queue file (bad magic)');
-    if (head.readUInt32LE(48) !== crc32(head.subarray(0, 48))) throw corrupt(file, 48, 'queue file header CRC-32 mismatch');
-    const version = head.readUInt32LE(16);
-    if (version !== FORMAT_VERSION) throw corrupt(file, 16, `unsupported format version ${version}`);
-    if (head.readUInt32LE(20) !== PAGE_SIZE) throw corrupt(file, 20, `unsupported page size ${head.readUInt32LE(20)}`);
-    const [pages, freeHead, freeCount, intent, intentPage, intentHost] = [24, 28, 32, 36, 40, 44].map((at) => head.readUInt32LE(at)) as [
-      number, number, number, number, number, number,
+    const [, pageSize, pages, freeHead, freeCount, intent, intentPage, intentHost] = checkFileHeader(readAt(this.fd, file, HEADER_SIZE, 0), file, FILE_HEADER) as [
+      number, number, number, number, number, number, number, number,
     ];
+    if (pageSize !== PAGE_SIZE) throw corrupt(file, 20, `unsupported page size ${pageSize}`);
     if (pages < 1) throw corrupt(file, 24, 'page count 0');
     if (freeHead >= pages) throw corrupt(file, 28, `free-list head ${freeHead} past the last page ${pages - 1}`);
     if (freeCount >= pages) throw corrupt(file, 32, `${freeCount} free pages in a file of ${pages - 1}`);

@@ -87,6 +87,8 @@ export class Gatherer {
   private parser: ParsePool;
   private readonly scheduler = new Scheduler();
   private readonly runtime = new Map<number, HostRuntime>();
+  /** Hosts without an address yet (awaiting DNS, or failed): the only ones startWork looks at for lookups. */
+  private readonly unresolved = new Set<HostRuntime>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly aborter = new AbortController();
   private stopping: 'drain' | 'abort' | undefined;
@@ -220,7 +222,7 @@ export class Gatherer {
 
   private idle(now: number): boolean {
     if (this.inFlight.size > 0 || listPlans(this.state).length > 0) return false;
-    for (const rt of this.runtime.values()) {
+    for (const rt of this.unresolved) {
       if (rt.resolving) return false;
     }
     const due = this.scheduler.wakeAt();
@@ -230,8 +232,8 @@ export class Gatherer {
   }
 
   private startWork(now: number): void {
-    for (const rt of this.runtime.values()) {
-      if (rt.address === undefined && !rt.resolving && rt.resolveAfter <= now && this.queue.get(rt.host).queued > 0) this.resolve(rt);
+    for (const rt of this.unresolved) {
+      if (!rt.resolving && rt.resolveAfter <= now && rt.host.queued > 0) this.resolve(rt);
     }
     while (this.inFlight.size < this.config.max_connections) {
       const slot = this.scheduler.take(now);
@@ -258,6 +260,7 @@ export class Gatherer {
     if (rt === undefined) {
       rt = { host, resolving: false, resolveAfter: 0, taken: 0, storing: Promise.resolve() };
       this.runtime.set(host.slot, rt);
+      this.unresolved.add(rt);
     }
     const fresh = this.queue.get(host);
     rt.host = fresh;
@@ -273,6 +276,7 @@ export class Gatherer {
       const now = Date.now();
       if (result.ok) {
         rt.address = result.address;
+        this.unresolved.delete(rt);
         this.queue.update(rt.host, { queueKey: queueKeyOf(result.address) });
         this.scheduler.set(rt.host.slot, { key: queueKeyText(queueKeyOf(result.address)) }, now);
       } else {

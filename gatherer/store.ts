@@ -249,14 +249,8 @@ function cutUnreferencedArcTails(dir: string, referenced: ReadonlyMap<string, nu
   }
   for (const name of names.filter((n) => n.startsWith(`${ARC_PREFIX}-`) && n.endsWith(OPEN_SUFFIX))) {
     const path = join(dir, name);
-    const keep = Math.max(referenced.get(name.slice(0, -OPEN_SUFFIX.length)) ?? 0, versionBlockEnd(path));
-    let size: number;
-    const reader = ArcReader.open(path);
-    try {
-      size = reader.size;
-    } finally {
-      reader.close();
-    }
+    const { end, size } = versionBlock(path);
+    const keep = Math.max(referenced.get(name.slice(0, -OPEN_SUFFIX.length)) ?? 0, end);
     if (keep >= size) continue;
     try {
       truncateSync(path, keep);
@@ -267,14 +261,15 @@ function cutUnreferencedArcTails(dir: string, referenced: ReadonlyMap<string, nu
   }
 }
 
-/** Where the version block (first record) of an ARC file ends; 0 when even it is unreadable. */
-function versionBlockEnd(path: string): number {
+/** The file's size and where its version block (first record) ends; 0 when even that is unreadable. */
+function versionBlock(path: string): { end: number; size: number } {
   const reader = ArcReader.open(path);
+  const size = reader.size;
   try {
-    for (const record of reader.records()) return record.offset + record.length;
-    return 0;
+    for (const record of reader.records()) return { end: record.offset + record.length, size };
+    return { end: 0, size };
   } catch (err) {
-    if (isSherlockError(err) && err.code !== 'SHERLOCK_IO') return 0;
+    if (isSherlockError(err) && err.code !== 'SHERLOCK_IO') return { end: 0, size };
     throw err;
   } finally {
     reader.close();

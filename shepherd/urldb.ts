@@ -259,26 +259,14 @@ interface SiteRow {
   created: number;
 }
 
-interface UrlRow {
+interface UrlRow extends ResultRow {
   footprint: Buffer;
   url: string;
   site: string;
   site_id: number;
-  state: number;
   depth: number;
   first_seen: number;
-  last_fetch: number | null;
-  next_fetch: number | null;
-  interval: number | null;
-  retries: number;
-  status: number | null;
-  error: number | null;
-  checksum: Buffer | null;
-  oid: number | null;
-  last_modified: number | null;
-  etag: string | null;
   weight: number;
-  redirect: string | null;
 }
 
 /** The columns a result reads and writes. */

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { check, run } from '../measure.js';
 import { sizeOf } from './engines.js';
+import { WGET_OK, wgetArgs } from './gather.js';
 import type { Availability, BenchContext, ExportEntry, ExportResult } from '../parts.js';
 
 function warcioCli(): { cli: string; version: string } | undefined {
@@ -49,29 +50,13 @@ async function warcFiles(ctx: BenchContext): Promise<string[]> {
       const out = join(dir, `files-${i}`);
       return run(
         'wget',
-        [
-          '--recursive',
-          '--level=inf',
-          '--no-parent',
-          '-e',
-          'robots=on',
-          '--tries=2',
-          '--waitretry=0',
-          '--timeout=20',
-          '--no-verbose',
-          '--no-host-directories',
-          '--user-agent=wget-sherlock-bench',
-          `--directory-prefix=${out}`,
-          `--output-file=${join(dir, `wget-${i}.log`)}`,
-          `--warc-file=${join(dir, `host-${i}`)}`,
-          seed,
-        ],
+        wgetArgs(seed, out, join(dir, `wget-${i}.log`), [`--warc-file=${join(dir, `host-${i}`)}`]),
         { timeoutMs: 1_800_000, measureRss: false, keepOutput: 2000 },
       );
     }),
   );
   results.forEach((r, i) => {
-    if (r.timedOut || r.status === null || ![0, 4, 8].includes(r.status)) throw new Error(`wget --warc-file ${ctx.seeds[i]}: exit ${r.status ?? r.signal}`);
+    if (r.timedOut || r.status === null || !WGET_OK.has(r.status)) throw new Error(`wget --warc-file ${ctx.seeds[i]}: exit ${r.status ?? r.signal}`);
   });
   for (let i = 0; i < ctx.seeds.length; i++) rmSync(join(dir, `files-${i}`), { recursive: true, force: true });
   made = list();

@@ -18,7 +18,29 @@ function wgetVersion(): string | undefined {
 }
 
 /** wget's exit statuses that still mean "crawled": 4 network failure (our resets), 8 server error responses (our 404/500s). */
-const WGET_OK = new Set([0, 4, 8]);
+export const WGET_OK = new Set([0, 4, 8]);
+
+/** One recursive wget crawl of the host of `seed` into `dir`, as every wget run of the bench makes it. */
+export function wgetArgs(seed: string, dir: string, logFile: string, extra: readonly string[] = []): string[] {
+  return [
+    '--recursive',
+    '--level=inf',
+    '--no-parent',
+    '-e',
+    'robots=on',
+    '--wait=0',
+    '--tries=2',
+    '--waitretry=0',
+    '--timeout=20',
+    '--no-host-directories',
+    '--no-verbose',
+    '--user-agent=wget-sherlock-bench',
+    `--directory-prefix=${dir}`,
+    `--output-file=${logFile}`,
+    ...extra,
+    seed,
+  ];
+}
 
 /** A factory, so that the version is read after the harness has installed wget. */
 export const wget = (): GatherEntry => ({
@@ -36,27 +58,7 @@ export const wget = (): GatherEntry => ({
     const jobs = ctx.seeds.map((seed, i) => {
       const dir = join(runDir, `host-${i}`);
       mkdirSync(dir, { recursive: true });
-      return run(
-        'wget',
-        [
-          '--recursive',
-          '--level=inf',
-          '--no-parent',
-          '-e',
-          'robots=on',
-          '--wait=0',
-          '--tries=2',
-          '--waitretry=0',
-          '--timeout=20',
-          '--no-host-directories',
-          '--no-verbose',
-          '--user-agent=wget-sherlock-bench',
-          `--directory-prefix=${dir}`,
-          `--output-file=${join(dir, 'wget.log')}`,
-          seed,
-        ],
-        { timeoutMs: 1_800_000, keepOutput: 4000 },
-      );
+      return run('wget', wgetArgs(seed, dir, join(dir, 'wget.log')), { timeoutMs: 1_800_000, keepOutput: 4000 });
     });
     const results = await Promise.all(jobs);
     const wallMs = performance.now() - start;
