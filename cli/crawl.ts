@@ -10,20 +10,20 @@
  * stopped: both parts keep their state in DIR.
  */
 
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { SherlockError, ioError } from '../common/errors.js';
+import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { Gatherer } from '../gatherer/gatherer.js';
+import { spoolSeeds } from '../shepherd/seed-inbox.js';
 import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
+import { describeInject, seedInput } from './inject.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('crawl');
 
 /** How often the shepherd merges and plans. */
 const CYCLE_MS = 100;
-const PLAN = { limit: 20_000, perSite: 2_000 };
 
 interface CrawlOptions {
   state?: string;
@@ -45,19 +45,6 @@ export function registerCrawl(program: Command): void {
     .action(action((opts: CrawlOptions, cmd: Command) => crawl(opts, cmd.optsWithGlobals<GlobalOptions>())));
 }
 
-function readSeeds(file: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw ioError(err, file, 'reading the seeds');
-  }
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-}
-
 async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number> {
   const state = stateDir(opts);
   const maxPages = opts.maxPages === undefined ? undefined : Number(opts.maxPages);
@@ -65,9 +52,10 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
     throw new SherlockError('SHERLOCK_USAGE', `--max-pages: a positive whole number expected, not ${JSON.stringify(opts.maxPages)}`);
   }
   const config = loadSettings(globals).config;
-  const seeds = readSeeds(opts.seeds);
+  await spoolSeeds(state, seedInput(opts.seeds), opts.seeds);
   const started = Date.now();
   const shepherd = Shepherd.open(state, config.shepherd);
+  const plan = { limit: config.shepherd.plan_batch, perSite: config.shepherd.plan_per_site };
   let gatherer: Gatherer | undefined;
   const total: CycleReport = emptyReport();
   let stopRequested = false;
@@ -77,15 +65,13 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   let running: Promise<void> | undefined;
   try {
-    const injected = shepherd.inject(seeds, seconds());
-    log.notice('seeds injected', { added: injected.added, known: injected.known, refused: injected.refused + injected.outOfScope });
+    const injected = shepherd.takeInbox(seconds());
+    log.notice('seeds injected', { summary: describeInject(injected) });
     gatherer = await Gatherer.open(state, config.gatherer);
     running = gatherer.run();
     const tty = process.stderr.isTTY;
     for (;;) {
-      const round = emptyReport();
-      shepherd.merge(seconds(), round);
-      shepherd.plan(seconds(), PLAN, round);
+      const round = shepherd.cycle(seconds(), plan);
       add(total, round);
       if (round.planned > 0) gatherer.plansWritten();
       if (tty) process.stderr.write(`\r${progress(total, started)}\x1b[K`);

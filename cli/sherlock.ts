@@ -11,6 +11,8 @@ import { registerBucket } from './bucket.js';
 import { registerConfig } from './config.js';
 import { registerCrawl } from './crawl.js';
 import { registerGatherer } from './gatherer.js';
+import { registerInject } from './inject.js';
+import { registerShepherd } from './shepherd.js';
 import { registerCheck } from './check.js';
 
 const program = new Command('sherlock')
@@ -30,6 +32,8 @@ registerConfig(program);
 registerArc(program);
 registerBucket(program);
 registerGatherer(program);
+registerInject(program);
+registerShepherd(program);
 registerCrawl(program);
 registerCheck(program);
 

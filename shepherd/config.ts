@@ -52,6 +52,11 @@ export const shepherdConfig = z
     max_retries: z.number().int().min(0).max(100).default(3),
     /** A URL handed to the gatherer whose result has not come back after this long is planned again. */
     requeue_after: duration({ min: '1m' }).prefault('7d'),
+    /** How often `sherlock shepherd run` takes the inbox, merges what the gatherer stored and plans. */
+    cycle_interval: duration({ min: '100ms', max: '1h' }).prefault('10s'),
+    /** URLs planned per cycle at most (one plan file), and at most this many of one site. */
+    plan_batch: z.number().int().min(1).max(1_000_000).default(20_000),
+    plan_per_site: z.number().int().min(1).max(1_000_000).default(2_000),
     /** Memory SQLite may use to cache pages of the URL database. */
     db_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
   })

@@ -239,11 +239,11 @@ export class Scope {
   private readonly seedDomains = new Set<string>();
 
   /**
-   * A scope for `config` around `seeds` (URLs; their hosts and domains are what
-   * host and domain scope compare with). A seed or pattern that does not parse
-   * is a SherlockError (SHERLOCK_BAD_URL with the URL, SHERLOCK_BAD_CONFIG with the key).
+   * A scope for `config` around the seeds' hosts (seedHost of each seed URL;
+   * host and domain scope compare with them and their domains). A pattern that
+   * does not parse is a SherlockError (SHERLOCK_BAD_CONFIG with the key).
    */
-  constructor(config: ScopeConfig, seeds: readonly string[]) {
+  constructor(config: ScopeConfig, seedHosts: Iterable<string>) {
     this.config = config;
     this.strip = new ParamNames(config.strip_params);
     this.allow = compileHostPatterns(config.allow, 'shepherd.allow');
@@ -253,8 +253,7 @@ export class Scope {
       throw new SherlockError('SHERLOCK_BAD_CONFIG', `shepherd.deny_patterns: ${badPattern}`, { key: 'shepherd.deny_patterns' });
     }
     this.patterns = config.deny_patterns.map((pattern) => new RegExp(pattern));
-    for (const seed of seeds) {
-      const { host } = urlParts(this.normalise(seed));
+    for (const host of seedHosts) {
       this.seedHosts.add(host);
       this.seedDomains.add(siteDomain(host));
     }
@@ -332,6 +331,11 @@ export class Scope {
     if (query !== undefined && query.split('&').length > this.config.max_query_params) return reject('params');
     return { ok: true, url: normal, depth };
   }
+}
+
+/** The host a seed puts in scope (canonical: lower case, punycode); SHERLOCK_BAD_URL when the URL has no canonical form. */
+export function seedHost(url: string): string {
+  return urlParts(canonicalUrl(url)).host;
 }
 
 function reject(reason: RejectReason): Verdict {

@@ -15,8 +15,10 @@
  *          times. URLs queued whose result never comes back (a gatherer
  *          state lost) are due again after shepherd.requeue_after.
  *
- * Scope: the seeds (kept in the database, meta `seeds`) and the [shepherd]
- * rules (scope.ts) judge every link before it is added.
+ * Scope: the seeds' hosts (kept in the database, meta `seed_hosts`) and the
+ * [shepherd] rules (scope.ts) judge every link before it is added. Seeds come
+ * through the inbox (seed-inbox.ts): `sherlock inject` and `sherlock crawl`
+ * put a file there, and whoever holds the database takes it.
  */
 
 import { BucketReader, bucketFilePath } from '../common/bucket-file.js';
@@ -26,7 +28,8 @@ import { listPlans, writePlan } from '../common/plan-file.js';
 import { footprint } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
 import { readReports, type FetchResult } from './results.js';
-import { Scope } from './scope.js';
+import { Scope, seedHost, type RejectReason } from './scope.js';
+import { listSeedFiles, removeSeedFile, seedBatches } from './seed-inbox.js';
 import { UrlDb, type InjectCounts } from './urldb.js';
 import { existsSync } from 'node:fs';
 
@@ -35,9 +38,12 @@ const log = logger('shepherd');
 /** Reports merged per transaction. */
 const MERGE_BATCH = 2000;
 const CHECKPOINT = 'bucket_checkpoint';
-const SEEDS = 'seeds';
+const SEED_HOSTS = 'seed_hosts';
+const LAST_CYCLE = 'last_cycle';
 
 export interface CycleReport {
+  /** Seed URLs taken from the inbox: added, already known, over a site's budget, refused by scope.ts (by reason). */
+  injected: InjectReport;
   merged: number;
   fetched: number;
   newUrls: number;
@@ -47,6 +53,10 @@ export interface CycleReport {
   outcomes: Record<string, number>;
 }
 
+export interface InjectReport extends InjectCounts {
+  rejected: Partial<Record<RejectReason, number>>;
+}
+
 export interface PlanOptions {
   /** URLs per plan file. */
   limit: number;
@@ -54,15 +64,21 @@ export interface PlanOptions {
   perSite: number;
 }
 
+/** Seeds injected per transaction. */
+const INJECT_BATCH = 50_000;
+
 export class Shepherd {
   private scope: Scope;
+  private readonly seedHosts: Set<string>;
 
   private constructor(
     readonly state: string,
     private config: ShepherdConfig,
     readonly db: UrlDb,
   ) {
-    this.scope = new Scope(config, this.seeds());
+    const stored = db.getMeta(SEED_HOSTS);
+    this.seedHosts = new Set(typeof stored === 'string' ? (JSON.parse(stored) as string[]) : []);
+    this.scope = new Scope(config, this.seedHosts);
   }
 
   static open(state: string, config: ShepherdConfig): Shepherd {
@@ -73,28 +89,60 @@ export class Shepherd {
     this.db.close();
   }
 
-  /** Adds seed URLs (depth 0); they also define the scope. */
-  inject(urls: readonly string[], now: number): InjectCounts & { outOfScope: number } {
-    const seeds = new Set(this.seeds());
+  /** Adds seed URLs (depth 0) in one transaction; their hosts join the scope. */
+  inject(urls: readonly string[], now: number, report: InjectReport = emptyInject()): InjectReport {
     const accepted: string[] = [];
-    let outOfScope = 0;
-    const candidate = new Scope(this.config, [...seeds, ...urls.flatMap((u) => this.normalised(u))]);
+    const hosts = new Set(this.seedHosts);
     for (const url of urls) {
-      const verdict = candidate.judge(url, { seed: true });
-      if (verdict.ok) accepted.push(verdict.url);
-      else outOfScope += 1;
+      const verdict = this.scope.judge(url, { seed: true });
+      if (!verdict.ok) {
+        report.rejected[verdict.reason] = (report.rejected[verdict.reason] ?? 0) + 1;
+        continue;
+      }
+      accepted.push(verdict.url);
+      hosts.add(seedHost(verdict.url));
     }
-    for (const url of accepted) seeds.add(url);
-    let counts: InjectCounts = { added: 0, known: 0, refused: 0 };
     this.db.transaction(() => {
-      counts = this.db.inject(
+      const counts = this.db.inject(
         accepted.map((url) => ({ url, depth: 0 })),
         now,
       );
-      this.db.setMeta(SEEDS, JSON.stringify([...seeds]));
+      report.added += counts.added;
+      report.known += counts.known;
+      report.refused += counts.refused;
+      if (hosts.size > this.seedHosts.size) this.db.setMeta(SEED_HOSTS, JSON.stringify([...hosts]));
     });
-    this.scope = new Scope(this.config, [...seeds]);
-    return { ...counts, outOfScope };
+    if (hosts.size > this.seedHosts.size) {
+      for (const host of hosts) this.seedHosts.add(host);
+      this.scope = new Scope(this.config, this.seedHosts);
+    }
+    return report;
+  }
+
+  /** Injects every seed file waiting in the inbox (seed-inbox.ts), removing each once it is committed. */
+  takeInbox(now: number, report: InjectReport = emptyInject()): InjectReport {
+    for (const file of listSeedFiles(this.state)) {
+      for (const urls of seedBatches(file, INJECT_BATCH)) this.inject(urls, now, report);
+      removeSeedFile(file);
+      log.info('seed file injected', { file });
+    }
+    return report;
+  }
+
+  /** One whole cycle: the inbox, then merge, then (unless `plan` is false) plan; its report is kept in meta for `sherlock status`. */
+  cycle(now: number, options: PlanOptions & { plan?: boolean }): CycleReport {
+    const report = emptyReport();
+    this.takeInbox(now, report.injected);
+    this.merge(now, report);
+    if (options.plan !== false) this.plan(now, options, report);
+    this.db.setMeta(LAST_CYCLE, JSON.stringify({ time: now, ...report }));
+    return report;
+  }
+
+  /** The report of the last cycle and when it ran, as `cycle` stored it. */
+  lastCycle(): (CycleReport & { time: number }) | undefined {
+    const text = this.db.getMeta(LAST_CYCLE);
+    return typeof text === 'string' ? (JSON.parse(text) as CycleReport & { time: number }) : undefined;
   }
 
   /** Merges every report stored since the checkpoint, in batches of one transaction each. */
@@ -116,6 +164,7 @@ export class Shepherd {
           for (const r of reports) {
             report.merged += 1;
             if (r.kind === 'fetch') this.mergeFetch(r.result, now, report);
+            else this.mergeSitemaps(r.result.sitemaps, now, report);
           }
           this.db.setMeta(CHECKPOINT, next);
         });
@@ -152,6 +201,28 @@ export class Shepherd {
     report.refusedLinks += counts.refused;
   }
 
+  /**
+   * Sitemaps named in a robots.txt become seeds when their host is in scope
+   * (scope.ts: a sitemap cannot widen the crawl); the URLs they list come
+   * back as their links. A robots.txt fetched again names them again, which
+   * changes nothing.
+   */
+  private mergeSitemaps(sitemaps: readonly string[], now: number, report: CycleReport): void {
+    const urls: string[] = [];
+    for (const url of sitemaps) {
+      const verdict = this.scope.inScope(url) ? this.scope.judge(url, { seed: true }) : undefined;
+      if (verdict?.ok === true) urls.push(verdict.url);
+      else report.refusedLinks += 1;
+    }
+    if (urls.length === 0) return;
+    const counts = this.db.inject(
+      urls.map((url) => ({ url, depth: 0 })),
+      now,
+    );
+    report.newUrls += counts.added;
+    report.refusedLinks += counts.refused;
+  }
+
   /** Writes the URLs due now into a plan in the gatherer's inbox, then marks them queued. */
   plan(now: number, options: PlanOptions, report: CycleReport = emptyReport()): CycleReport {
     const due = this.db.due(now, options.limit, options.perSite);
@@ -177,23 +248,14 @@ export class Shepherd {
   plansWaiting(): boolean {
     return listPlans(this.state).length > 0;
   }
-
-  private seeds(): string[] {
-    const text = this.db.getMeta(SEEDS);
-    return typeof text === 'string' ? (JSON.parse(text) as string[]) : [];
-  }
-
-  private normalised(url: string): string[] {
-    try {
-      return [this.scope.normalise(url)];
-    } catch {
-      return [];
-    }
-  }
 }
 
 export function emptyReport(): CycleReport {
-  return { merged: 0, fetched: 0, newUrls: 0, refusedLinks: 0, planned: 0, outcomes: {} };
+  return { injected: emptyInject(), merged: 0, fetched: 0, newUrls: 0, refusedLinks: 0, planned: 0, outcomes: {} };
+}
+
+export function emptyInject(): InjectReport {
+  return { added: 0, known: 0, refused: 0, rejected: {} };
 }
 
 /** The class of a gatherer code, for summaries. */

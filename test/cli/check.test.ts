@@ -5,37 +5,16 @@
  */
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import test from 'node:test';
 import type { TestContext } from 'node:test';
 import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
-import { cliPath } from '../helpers/paths.js';
+import { runCli } from '../helpers/cli.js';
 
 const PRIVATE_OK = ['--set', 'gatherer.allow_private_addresses=true'];
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function sherlock(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [cliPath, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env['PATH'], CONFIGURATION_DIRECTORY: '/nonexistent' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [status] = (await once(child, 'close')) as [number | null];
-  return { status, stdout, stderr };
-}
-
 async function json(args: string[]): Promise<Record<string, unknown>> {
-  const run = await sherlock([...PRIVATE_OK, ...args, '--json']);
+  const run = await runCli([...PRIVATE_OK, ...args, '--json']);
   assert.equal(run.status, 0, run.stderr);
   return JSON.parse(run.stdout) as Record<string, unknown>;
 }
@@ -71,7 +50,7 @@ test('check robots: allowed and disallowed verdicts, Crawl-delay, effective dela
   assert.equal(capped['verdict'], 'disallowed');
   assert.equal(capped['delayMs'], 3000, 'Crawl-delay capped at max_crawl_delay');
 
-  const people = await sherlock([...PRIVATE_OK, 'check', 'robots', `${site.origin}/private/x`]);
+  const people = await runCli([...PRIVATE_OK, 'check', 'robots', `${site.origin}/private/x`]);
   assert.equal(people.status, 0, people.stderr);
   assert.match(people.stdout, /^verdict +disallowed$/m);
   assert.match(people.stdout, /^crawl-delay +7s$/m);
@@ -108,7 +87,7 @@ test('check robots: a 503 robots.txt means disallow-all, until error_backoff', a
 test('check robots with the default config refuses 127.0.0.x: exit 1, no request made', async (t) => {
   const site = await fixture(t, '127.0.0.44', { '/robots.txt': text(ROBOTS) });
   for (const command of ['robots', 'fetch']) {
-    const run = await sherlock(['check', command, `${site.origin}/page`]);
+    const run = await runCli(['check', command, `${site.origin}/page`]);
     assert.equal(run.status, 1, command);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /refused: address 127\.0\.0\.44 is private or reserved \(gatherer\.allow_private_addresses is false\)/);
@@ -141,7 +120,7 @@ test('check fetch of an HTML page: status, charset, title, links and text', asyn
   assert.equal(doc['canonical'], `${site.origin}/canon`);
   assert.match(doc['text'] as string, /Hello\nSee a, b and c\./);
 
-  const people = await sherlock([...PRIVATE_OK, 'check', 'fetch', url]);
+  const people = await runCli([...PRIVATE_OK, 'check', 'fetch', url]);
   assert.equal(people.status, 0, people.stderr);
   assert.match(people.stdout, /^fetch +ok 0, HTTP 200 OK$/m);
   assert.match(people.stdout, /^title +The Title$/m);
@@ -158,7 +137,7 @@ test('check fetch of a disallowed URL reports it and does not request it', async
   assert.equal((report['robots'] as Record<string, unknown>)['verdict'], 'disallowed');
   assert.equal(report['fetch'], null);
   assert.equal(report['document'], null);
-  const people = await sherlock([...PRIVATE_OK, 'check', 'fetch', `${site.origin}/private/x`]);
+  const people = await runCli([...PRIVATE_OK, 'check', 'fetch', `${site.origin}/private/x`]);
   assert.equal(people.status, 0, people.stderr);
   assert.match(people.stdout, /^fetch +not made: disallowed by robots\.txt/m);
   assert.deepEqual(
@@ -180,18 +159,18 @@ test('check fetch of a redirect prints its location and does not follow it', asy
   assert.equal(report['document'], null);
   const robots = report['robots'] as Record<string, unknown>;
   assert.equal(robots['policy'], 'allow-all', 'a 404 robots.txt allows everything');
-  const people = await sherlock([...PRIVATE_OK, 'check', 'fetch', `${site.origin}/old`]);
+  const people = await runCli([...PRIVATE_OK, 'check', 'fetch', `${site.origin}/old`]);
   assert.match(people.stdout, new RegExp(`^location +${site.origin}/new \\(not followed\\)$`, 'm'));
   assert.ok(!site.requests.some((r) => r.path === '/new'), 'the redirect was followed');
 });
 
 test('check with a bad URL exits 2 naming the problem', async () => {
   for (const url of ['not a url', 'ftp://example.com/']) {
-    const run = await sherlock(['check', 'robots', url]);
+    const run = await runCli(['check', 'robots', url]);
     assert.equal(run.status, 2, url);
     assert.equal(run.stdout, '');
   }
-  const run = await sherlock(['check', 'fetch', 'ftp://example.com/']);
+  const run = await runCli(['check', 'fetch', 'ftp://example.com/']);
   assert.equal(run.status, 2);
   assert.equal(run.stderr, 'sherlock: ftp://example.com/: not an http or https URL (scheme ftp:)\n');
 });

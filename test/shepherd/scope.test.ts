@@ -16,7 +16,7 @@ import { loadConfig, type ConfigInputs } from '../../common/config.js';
 import { isSherlockError, SherlockError } from '../../common/errors.js';
 import { canonicalUrl, MAX_URL_LENGTH } from '../../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from '../../shepherd/config.js';
-import { Scope, type JudgeFrom, type RejectReason } from '../../shepherd/scope.js';
+import { Scope, seedHost, type JudgeFrom, type RejectReason } from '../../shepherd/scope.js';
 import { scratchDir } from '../helpers/paths.js';
 
 const RUNS = { numRuns: 300 };
@@ -27,7 +27,7 @@ function config(overrides: Record<string, unknown> = {}): ShepherdConfig {
 }
 
 function scope(seeds: string[], overrides: Record<string, unknown> = {}): Scope {
-  return new Scope(config(overrides), seeds);
+  return new Scope(config(overrides), seeds.map(seedHost));
 }
 
 /** A link found on `from` at `depth`. */

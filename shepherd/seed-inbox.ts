@@ -1,0 +1,160 @@
+/**
+ * The shepherd's inbox, `<state>/shepherd/inbox/*.urls`: how seed URLs reach
+ * the URL database while a shepherd holds it. `sherlock inject` (and
+ * `sherlock crawl`) copy their input here first, whole (temporary name, fsync,
+ * rename), then take the inbox themselves when the database is free; a running
+ * shepherd takes it at its next cycle instead. A file is removed only after
+ * every URL in it is committed, so a crash mid-file injects it again from the
+ * start, which changes nothing: a URL already known stays as it is.
+ *
+ * Format: UTF-8 text, one URL per line (LF or CRLF); blank lines and lines
+ * starting with `#` are skipped, and so is a line longer than any URL may be
+ * (common/url.ts MAX_URL_LENGTH). Nothing else is checked here: each URL is
+ * judged as a seed when it is injected, and a bad one is counted, not fatal.
+ */
+
+import { once } from 'node:events';
+import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ioError } from '../common/errors.js';
+import { syncDirectory } from '../common/files.js';
+import { logger } from '../common/log.js';
+import { MAX_URL_LENGTH } from '../common/url.js';
+
+const log = logger('shepherd');
+
+const SUFFIX = '.urls';
+const CHUNK = 1 << 20;
+let serial = 0;
+
+export function seedInboxDir(state: string): string {
+  return join(state, 'shepherd', 'inbox');
+}
+
+/** Seed files waiting, oldest first (full paths). */
+export function listSeedFiles(state: string): string[] {
+  const dir = seedInboxDir(state);
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(SUFFIX))
+      .sort()
+      .map((name) => join(dir, name));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw ioError(err, dir, 'listing');
+  }
+}
+
+/** Copies `input` into the inbox as one new seed file; returns its path. */
+export async function spoolSeeds(state: string, input: Readable, source: string): Promise<string> {
+  const dir = seedInboxDir(state);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw ioError(err, dir, 'creating the directory');
+  }
+  const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${String(serial++).padStart(6, '0')}`;
+  const temp = join(dir, `${name}.tmp`);
+  const path = join(dir, name + SUFFIX);
+  const fd = openFile(temp);
+  try {
+    const out = createWriteStream('', { fd, autoClose: false });
+    try {
+      for await (const chunk of input) {
+        if (!out.write(chunk as Buffer)) await once(out, 'drain');
+      }
+    } catch (err) {
+      throw ioError(err, source, 'reading the seeds');
+    }
+    out.end();
+    await finished(out).catch((err: unknown) => {
+      throw ioError(err, temp, 'writing');
+    });
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, path);
+  } catch (err) {
+    throw ioError(err, path, 'renaming');
+  }
+  syncDirectory(dir);
+  return path;
+}
+
+function openFile(path: string): number {
+  try {
+    return openSync(path, 'wx');
+  } catch (err) {
+    throw ioError(err, path, 'creating');
+  }
+}
+
+/** The URLs of a seed file in batches of at most `batch`, read a chunk at a time (files may hold millions). */
+export function* seedBatches(path: string, batch: number): Generator<string[]> {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw ioError(err, path, 'opening');
+  }
+  try {
+    let urls: string[] = [];
+    let carry = Buffer.alloc(0);
+    let overlong = false;
+    let position = 0;
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      let n: number;
+      try {
+        n = readSync(fd, buffer, 0, CHUNK, position);
+      } catch (err) {
+        throw ioError(err, path, 'reading');
+      }
+      position += n;
+      let bytes = Buffer.concat([carry, buffer.subarray(0, n)]);
+      if (overlong) {
+        // The rest of a line too long to be a URL (MAX_URL_LENGTH): dropped, not held in memory.
+        const lf = bytes.indexOf(10);
+        overlong = lf < 0 && n > 0;
+        bytes = lf < 0 ? Buffer.alloc(0) : bytes.subarray(lf + 1);
+      }
+      // Decode up to the last LF only: a chunk may end inside a UTF-8 sequence, never inside an LF.
+      const cut = n === 0 ? bytes.length : bytes.lastIndexOf(10) + 1;
+      carry = bytes.subarray(cut);
+      if (carry.length > MAX_URL_LENGTH) {
+        log.warning('seed line longer than any URL skipped', { file: path, offset: position - carry.length });
+        overlong = true;
+        carry = Buffer.alloc(0);
+      }
+      for (const raw of bytes.toString('utf8', 0, cut).split('\n')) {
+        const line = raw.trim();
+        if (line === '' || line.startsWith('#')) continue;
+        urls.push(line);
+        if (urls.length >= batch) {
+          yield urls;
+          urls = [];
+        }
+      }
+      if (n === 0) break;
+    }
+    if (urls.length > 0) yield urls;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Removes a seed file whose URLs are all committed. */
+export function removeSeedFile(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch (err) {
+    throw ioError(err, path, 'removing');
+  }
+}
