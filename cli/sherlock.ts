@@ -13,6 +13,7 @@ import { registerCrawl } from './crawl.js';
 import { registerGatherer } from './gatherer.js';
 import { registerInject } from './inject.js';
 import { registerShepherd } from './shepherd.js';
+import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
 
 const program = new Command('sherlock')
@@ -36,6 +37,7 @@ registerInject(program);
 registerShepherd(program);
 registerCrawl(program);
 registerCheck(program);
+registerStatus(program);
 
 try {
   await program.parseAsync(process.argv);

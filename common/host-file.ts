@@ -64,7 +64,7 @@
  * failing its checks is damage, reported with the slot's offset.
  */
 
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from './errors.js';
@@ -345,6 +345,27 @@ export class HostFile {
 }
 
 // ---------------------------------------------------------------- queue keys
+
+/**
+ * The records as they are on disk now, read without the lock, for a status
+ * page while the gatherer runs: a slot being written at this moment (its CRC
+ * not matching yet) is left out, and nothing is repaired.
+ */
+export function readHostRecords(path: string): HostRecord[] {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw ioError(err, path, 'reading');
+  }
+  checkFileHeader(bytes.subarray(0, 32), path, FILE_HEADER);
+  const records: HostRecord[] = [];
+  for (let slot = 1; (slot + 1) * HOST_RECORD_SIZE <= bytes.length; slot++) {
+    const record = decodeRecord(bytes.subarray(slot * HOST_RECORD_SIZE, (slot + 1) * HOST_RECORD_SIZE), slot);
+    if (typeof record !== 'string') records.push(record);
+  }
+  return records;
+}
 
 export type QueueKeyKind = 'awaiting-dns' | 'not-ip' | 'unresolvable' | 'ip';
 

@@ -53,6 +53,13 @@ export function acquireLock(path: string): Lock {
   throw new SherlockError('SHERLOCK_LOCKED', 'lock keeps changing hands', { file: path });
 }
 
+/** The PID of the live process holding the lock at `path`, or undefined when none does (no lock, or a stale one). */
+export function lockHolder(path: string): number | undefined {
+  const text = readLock(path);
+  const holder = text === undefined ? undefined : parseHolder(text);
+  return holder !== undefined && isAlive(holder) ? holder.pid : undefined;
+}
+
 function ownedLock(path: string, content: string): Lock {
   let held = true;
   return {

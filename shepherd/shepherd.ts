@@ -37,9 +37,15 @@ const log = logger('shepherd');
 
 /** Reports merged per transaction. */
 const MERGE_BATCH = 2000;
-const CHECKPOINT = 'bucket_checkpoint';
-const SEED_HOSTS = 'seed_hosts';
-const LAST_CYCLE = 'last_cycle';
+/** The shepherd's keys in the database's meta table. */
+export const META = {
+  /** The oid the next merge reads from. */
+  checkpoint: 'bucket_checkpoint',
+  /** JSON: the hosts the seeds put in scope. */
+  seedHosts: 'seed_hosts',
+  /** JSON: the last cycle's report and time. */
+  lastCycle: 'last_cycle',
+} as const;
 
 export interface CycleReport {
   /** Seed URLs taken from the inbox: added, already known, over a site's budget, refused by scope.ts (by reason). */
@@ -76,7 +82,7 @@ export class Shepherd {
     private config: ShepherdConfig,
     readonly db: UrlDb,
   ) {
-    const stored = db.getMeta(SEED_HOSTS);
+    const stored = db.getMeta(META.seedHosts);
     this.seedHosts = new Set(typeof stored === 'string' ? (JSON.parse(stored) as string[]) : []);
     this.scope = new Scope(config, this.seedHosts);
   }
@@ -110,7 +116,7 @@ export class Shepherd {
       report.added += counts.added;
       report.known += counts.known;
       report.refused += counts.refused;
-      if (hosts.size > this.seedHosts.size) this.db.setMeta(SEED_HOSTS, JSON.stringify([...hosts]));
+      if (hosts.size > this.seedHosts.size) this.db.setMeta(META.seedHosts, JSON.stringify([...hosts]));
     });
     if (hosts.size > this.seedHosts.size) {
       for (const host of hosts) this.seedHosts.add(host);
@@ -129,20 +135,14 @@ export class Shepherd {
     return report;
   }
 
-  /** One whole cycle: the inbox, then merge, then (unless `plan` is false) plan; its report is kept in meta for `sherlock status`. */
+  /** One whole cycle: the inbox, then merge, then (unless `plan` is false) plan; its report is kept in meta (shepherd/status.ts). */
   cycle(now: number, options: PlanOptions & { plan?: boolean }): CycleReport {
     const report = emptyReport();
     this.takeInbox(now, report.injected);
     this.merge(now, report);
     if (options.plan !== false) this.plan(now, options, report);
-    this.db.setMeta(LAST_CYCLE, JSON.stringify({ time: now, ...report }));
+    this.db.setMeta(META.lastCycle, JSON.stringify({ time: now, ...report }));
     return report;
-  }
-
-  /** The report of the last cycle and when it ran, as `cycle` stored it. */
-  lastCycle(): (CycleReport & { time: number }) | undefined {
-    const text = this.db.getMeta(LAST_CYCLE);
-    return typeof text === 'string' ? (JSON.parse(text) as CycleReport & { time: number }) : undefined;
   }
 
   /** Merges every report stored since the checkpoint, in batches of one transaction each. */
@@ -152,12 +152,12 @@ export class Shepherd {
     const reader = BucketReader.open(file);
     try {
       for (;;) {
-        const from = Number(this.db.getMeta(CHECKPOINT) ?? 1);
+        const from = Number(this.db.getMeta(META.checkpoint) ?? 1);
         const onBad = (oid: number, err: SherlockError) => log.warning('bucket skipped', { oid, problem: err.message });
         const onDamage = (d: { offset: number; message: string }) => log.warning('damaged stretch of the bucket file skipped', { offset: d.offset, problem: d.message });
         const { reports, next } = readReports(reader, { from, limit: MERGE_BATCH, onBad, onDamage });
         if (reports.length === 0) {
-          if (next !== from) this.db.transaction(() => this.db.setMeta(CHECKPOINT, next));
+          if (next !== from) this.db.transaction(() => this.db.setMeta(META.checkpoint, next));
           return report;
         }
         this.db.transaction(() => {
@@ -166,7 +166,7 @@ export class Shepherd {
             if (r.kind === 'fetch') this.mergeFetch(r.result, now, report);
             else this.mergeSitemaps(r.result.sitemaps, now, report);
           }
-          this.db.setMeta(CHECKPOINT, next);
+          this.db.setMeta(META.checkpoint, next);
         });
       }
     } finally {

@@ -3,7 +3,8 @@
  * from a file or standard input with bad lines counted, not fatal; an inject
  * while the daemon holds the database goes through its inbox; the shepherd
  * and gatherer daemons, as two processes, crawl a site to the end between
- * them; SIGTERM stops the shepherd cleanly.
+ * them, and `sherlock status` reads their state while they run; SIGTERM
+ * stops the shepherd cleanly.
  */
 
 import assert from 'node:assert/strict';
@@ -83,6 +84,13 @@ test('shepherd run and gatherer run, two daemons, crawl a site to the end betwee
   const gatherer = startCli(t, [...sets, 'gatherer', 'run', '--state', state]);
   const pages = () => site.requests.filter((r) => r.path.startsWith('/p'));
   await until('every page to be fetched', () => pages().length === PAGES, 60_000);
+  const live = await runCli(['status', '--state', state, '--json']);
+  assert.equal(live.status, 0, live.stderr);
+  const running = JSON.parse(live.stdout) as { shepherd: { runningPid: number; total: number }; gatherer: { runningPid: number; hosts: number } };
+  assert.equal(running.shepherd.runningPid, shepherd.child.pid);
+  assert.equal(running.gatherer.runningPid, gatherer.child.pid);
+  assert.equal(running.gatherer.hosts, 1);
+  assert.ok(running.shepherd.total >= PAGES);
   for (const daemon of [gatherer, shepherd]) {
     daemon.child.kill('SIGTERM');
     assert.equal(await daemon.exited, 0, daemon.stderr);
@@ -97,4 +105,9 @@ test('shepherd run and gatherer run, two daemons, crawl a site to the end betwee
   assert.equal(stats.total, 2 * PAGES, 'every page and every /private link known');
   // A /private link is refused by the gatherer (robots.txt) once planned; the last ones may not be yet.
   assert.equal(stats.urls.disallowed + stats.urls.queued + stats.urls.new, PAGES);
+  const after = await runCli(['status', '--state', state]);
+  assert.equal(after.status, 0, after.stderr);
+  assert.match(after.stdout, /^shepherd {2}not running; last cycle .* merged /m);
+  assert.match(after.stdout, new RegExp(`^URLs {6}${2 * PAGES} on 1 sites: .*ok ${PAGES}`, 'm'));
+  assert.match(after.stdout, /^gatherer {2}not running; 1 hosts/m);
 });
