@@ -4,7 +4,7 @@
  * play a different host or IP) and an ephemeral port, recording every request.
  *
  * Routes are matched on the path without the query; a path with no route gets
- * 404. A handler owns the response: it may answer, stall (never end), stream
+ * the `*` route if there is one, else 404. A handler owns the response: it may answer, stall (never end), stream
  * lazily, or break the connection (`req.socket.resetAndDestroy()`). close()
  * destroys every open connection, stalled ones included, then waits for the
  * server to shut.
@@ -59,7 +59,7 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const path = req.url ?? '/';
     requests.push({ at: Date.now(), method: req.method ?? '', path, headers: pairs(req.rawHeaders) });
-    const route = options.routes[path.split('?')[0]!];
+    const route = options.routes[path.split('?')[0]!] ?? options.routes['*'];
     if (route === undefined) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no route\n');
       return;
