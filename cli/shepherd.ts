@@ -12,10 +12,13 @@
  */
 
 import type { Command } from 'commander';
+import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import type { ShepherdConfig } from '../shepherd/config.js';
 import { Shepherd, type CycleReport } from '../shepherd/shepherd.js';
-import { STATE_HELP, action, stateDir } from './command.js';
+import { readUrls } from '../shepherd/status.js';
+import { URL_STATES } from '../shepherd/urldb.js';
+import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('shepherd');
@@ -78,6 +81,29 @@ export function registerShepherd(program: Command): void {
         log.notice('shepherd stopped');
       }),
     );
+
+  shepherd
+    .command('dump')
+    .description('every URL: state, depth, HTTP status, last and next fetch (readable while the shepherd runs)')
+    .option('--state <dir>', STATE_HELP)
+    .option('--only <states>', 'only these URL states, comma-separated (new,queued,ok,…)')
+    .option('--json', 'one JSON object per URL')
+    .action(action(listUrls));
+}
+
+function listUrls(opts: { state?: string; json?: boolean; only?: string }): void {
+  const only = opts.only?.split(',');
+  const unknown = only?.find((name) => !(URL_STATES as readonly string[]).includes(name));
+  if (unknown !== undefined) throw new SherlockError('SHERLOCK_USAGE', `--only: no URL state ${JSON.stringify(unknown)}; states: ${URL_STATES.join(', ')}`);
+  const time = (t: number | null) => (t === null ? '-' : new Date(t * 1000).toISOString().replace('.000', ''));
+  for (const row of readUrls(stateDir(opts))) {
+    if (only !== undefined && !only.includes(row.state)) continue;
+    const ok =
+      opts.json === true
+        ? printJson(row)
+        : print([row.state, row.depth, row.status ?? '-', time(row.lastFetch), time(row.nextFetch), row.url, ...(row.redirect === null ? [] : [`-> ${row.redirect}`])].join(' '));
+    if (!ok) break;
+  }
 }
 
 function logCycle(report: CycleReport): void {

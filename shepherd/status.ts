@@ -3,6 +3,7 @@
  * (`sherlock status`): a read-only SQLite connection, which WAL lets run
  * beside the one writer without the writer's lock, and sees the last commit.
  * Counting scans the whole table, a second or two at ten million URLs.
+ * readUrls lists every row (`sherlock shepherd dump`, Nutch's readdb -dump).
  */
 
 import { existsSync } from 'node:fs';
@@ -24,13 +25,67 @@ export interface ShepherdStatus {
   lastCycle?: CycleReport & { time: number };
 }
 
+/** One URL as `sherlock shepherd dump` prints it. */
+export interface UrlListing {
+  url: string;
+  state: UrlState;
+  depth: number;
+  /** Unix seconds; null when never fetched, or (next) never again. */
+  lastFetch: number | null;
+  nextFetch: number | null;
+  status: number | null;
+  /** MD5 of the body, hex. */
+  checksum: string | null;
+  redirect: string | null;
+}
+
+function openReadOnly(file: string): Database.Database {
+  try {
+    return new Database(file, { readonly: true, fileMustExist: true, timeout: 5000 });
+  } catch (err) {
+    throw ioError(err, file, 'opening the URL database');
+  }
+}
+
+function urlDbFile(state: string): string {
+  return join(state, 'shepherd', 'urls.sqlite');
+}
+
+/** Every URL of the database, in URL order (SHERLOCK_IO when there is no database). */
+export function* readUrls(state: string): Generator<UrlListing> {
+  const file = urlDbFile(state);
+  const db = openReadOnly(file);
+  try {
+    const rows = db
+      .prepare<[], { url: string; state: number; depth: number; last_fetch: number | null; next_fetch: number | null; status: number | null; checksum: Buffer | null; redirect: string | null }>(
+        `SELECT url, state, depth, last_fetch, next_fetch, status, checksum, redirect FROM urls ORDER BY url`,
+      )
+      .iterate();
+    for (const row of rows) {
+      yield {
+        url: row.url,
+        state: URL_STATES[row.state]!, // the table's CHECK keeps it in range
+        depth: row.depth,
+        lastFetch: row.last_fetch,
+        nextFetch: row.next_fetch,
+        status: row.status,
+        checksum: row.checksum === null ? null : row.checksum.toString('hex'),
+        redirect: row.redirect,
+      };
+    }
+  } catch (err) {
+    throw ioError(err, file, 'reading the URL database');
+  } finally {
+    db.close();
+  }
+}
+
 /** The status, or undefined when the state has no URL database yet. */
 export function readShepherdStatus(state: string): ShepherdStatus | undefined {
-  const file = join(state, 'shepherd', 'urls.sqlite');
+  const file = urlDbFile(state);
   if (!existsSync(file)) return undefined;
-  let db: Database.Database | undefined;
+  const db = openReadOnly(file);
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true, timeout: 5000 });
     const urls = Object.fromEntries(URL_STATES.map((s) => [s, 0])) as Record<UrlState, number>;
     let total = 0;
     for (const { state: index, n } of db.prepare<[], { state: number; n: number }>(`SELECT state, count(*) AS n FROM urls GROUP BY state`).iterate()) {
@@ -53,6 +108,6 @@ export function readShepherdStatus(state: string): ShepherdStatus | undefined {
   } catch (err) {
     throw ioError(err, file, 'reading the URL database');
   } finally {
-    db?.close();
+    db.close();
   }
 }
