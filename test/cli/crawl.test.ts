@@ -1,7 +1,8 @@
 /**
- * `sherlock crawl` end to end on a generated site of three loopback hosts:
- * every page reachable from the seeds is fetched exactly once, robots.txt is
- * obeyed, links to other hosts stay out of scope, and the crawl stops by itself.
+ * `sherlock crawl` end to end on a generated site of three loopback hosts
+ * (3,000 pages): every page reachable from the seeds is fetched exactly once,
+ * robots.txt is obeyed, links to other hosts stay out of scope, and the crawl
+ * stops by itself.
  */
 
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { test } from 'node:test';
 import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { cliPath, scratchDir } from '../helpers/paths.js';
 
-const PAGES = 60;
+const PAGES = 1000;
 
 /** Page i links to 2i+1 and 2i+2 (a binary tree), to a disallowed page, and to the next host's page i. */
 function site(next: () => string): Record<string, RouteHandler> {
