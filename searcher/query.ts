@@ -1,0 +1,356 @@
+/**
+ * The query language (DESIGN §7, issue 7; after the original's, sherlock-
+ * original §5, in the spelling web users know):
+ *
+ *   word            cards containing the word (accent-insensitive: "cafe"
+ *                   finds "café"; an accented query word prefers cards with
+ *                   the accents as typed)
+ *   word*           any word starting so (at least MIN_PREFIX characters),
+ *                   expanded through the lexicon when evaluated
+ *   "a phrase"      the words next to each other, in order
+ *   -x              cards without x (a word, phrase, group or filter)
+ *   a OR b          either; binds looser than the implicit AND of neighbours
+ *   ( … )           grouping
+ *   a NEAR/n b      a and b at most n words apart, either order (NEAR alone: 10)
+ *   title:x         x (a word, prefix or phrase) in the title
+ *   url:x           x among the words of the URL
+ *   site:host       cards on that host or below it (site:example.org takes
+ *                   www.example.org too)
+ *   type:t          cards of that type: a MIME type (text/html) or a short
+ *                   name (html, text, pdf, …)
+ *
+ * OR and NEAR are operators only in capitals; "or" is a word. A term that
+ * cuts into several words ("e-mail", "node.js", CJK text) is a phrase of
+ * them, as common/words.ts cuts the indexed text the same way.
+ *
+ * Bounds, so that no query makes the server work without end: at most
+ * MAX_QUERY_LENGTH characters, MAX_TERMS words, MAX_DEPTH nested groups;
+ * NEAR distance 1–MAX_NEAR; a query must match something by itself (a
+ * query of exclusions only is refused). The evaluator bounds prefix
+ * expansions and work per query.
+ *
+ * Errors are QueryError with a stable code and the offset in the query
+ * (UTF-16 code units) where the problem is; the WebSocket API passes both
+ * on (docs/api.md).
+ */
+
+import { words, type Word } from '../common/words.js';
+
+export const MAX_QUERY_LENGTH = 1024;
+export const MAX_TERMS = 32;
+export const MAX_DEPTH = 8;
+export const MAX_NEAR = 100;
+export const DEFAULT_NEAR = 10;
+export const MIN_PREFIX = 3;
+
+export type QueryErrorCode = 'too_long' | 'too_many_terms' | 'too_deep' | 'syntax' | 'empty' | 'only_excluded' | 'bad_filter';
+
+export class QueryError extends Error {
+  constructor(
+    readonly code: QueryErrorCode,
+    message: string,
+    /** Offset in the query where the problem is. */
+    readonly position: number,
+  ) {
+    super(`${message} (at character ${position + 1})`);
+    this.name = 'QueryError';
+  }
+}
+
+export type Field = 'title' | 'url';
+
+/** One word as the index looks it up. */
+export interface QueryWord {
+  exact: string;
+  plain: string;
+}
+
+export type QueryNode =
+  | { kind: 'word'; word: QueryWord; prefix: boolean; field?: Field; start: number; end: number }
+  | { kind: 'phrase'; words: QueryWord[]; field?: Field; start: number; end: number }
+  | { kind: 'near'; left: TermNode; right: TermNode; distance: number }
+  | { kind: 'site'; host: string; start: number; end: number }
+  | { kind: 'type'; types: string[]; start: number; end: number }
+  | { kind: 'and'; children: QueryNode[] }
+  | { kind: 'or'; children: QueryNode[] }
+  | { kind: 'not'; child: QueryNode };
+
+export type TermNode = Extract<QueryNode, { kind: 'word' | 'phrase' }>;
+
+/** Short names for type:, as a user types them. */
+const TYPE_NAMES: Record<string, string[]> = {
+  html: ['text/html', 'application/xhtml+xml'],
+  text: ['text/plain'],
+  txt: ['text/plain'],
+  pdf: ['application/pdf'],
+  xml: ['application/xml', 'text/xml'],
+};
+const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
+
+// ------------------------------------------------------------------- tokens
+
+type Token =
+  | { t: 'text'; text: string; start: number; end: number; field?: string }
+  | { t: 'phrase'; text: string; start: number; end: number; field?: string }
+  | { t: 'or' | 'open' | 'close' | 'minus'; start: number; end: number }
+  | { t: 'near'; distance: number; start: number; end: number };
+
+const SPACE = /\s/u;
+const FIELDS = new Set(['title', 'url', 'site', 'type']);
+
+function tokenize(q: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  while (i < q.length) {
+    const c = q[i]!;
+    if (SPACE.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '(' || c === ')') {
+      out.push({ t: c === '(' ? 'open' : 'close', start: i, end: i + 1 });
+      i++;
+      continue;
+    }
+    if (c === '-' && i + 1 < q.length && !SPACE.test(q[i + 1]!) && (i === 0 || SPACE.test(q[i - 1]!) || q[i - 1] === '(')) {
+      out.push({ t: 'minus', start: i, end: i + 1 });
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      out.push(quoted(q, i));
+      i = out[out.length - 1]!.end;
+      continue;
+    }
+    let end = i;
+    while (end < q.length && !SPACE.test(q[end]!) && q[end] !== '(' && q[end] !== ')' && q[end] !== '"') end++;
+    const text = q.slice(i, end);
+    const colon = text.indexOf(':');
+    const field = colon > 0 ? text.slice(0, colon) : undefined;
+    if (field !== undefined && FIELDS.has(field)) {
+      if (colon + 1 === text.length) {
+        if (q[end] !== '"') throw new QueryError('syntax', `${field}: needs a value right after the colon`, end);
+        const phrase = quoted(q, end);
+        out.push({ ...phrase, start: i, field });
+        i = phrase.end;
+        continue;
+      }
+      out.push({ t: 'text', text: text.slice(colon + 1), start: i, end, field });
+    } else if (text === 'OR') {
+      out.push({ t: 'or', start: i, end });
+    } else if (text === 'NEAR' || text.startsWith('NEAR/')) {
+      out.push({ t: 'near', distance: nearDistance(text, i), start: i, end });
+    } else {
+      out.push({ t: 'text', text, start: i, end });
+    }
+    i = end;
+  }
+  return out;
+}
+
+function quoted(q: string, at: number): Extract<Token, { t: 'phrase' }> {
+  const close = q.indexOf('"', at + 1);
+  if (close < 0) throw new QueryError('syntax', 'a quotation mark is not closed', at);
+  return { t: 'phrase', text: q.slice(at + 1, close), start: at, end: close + 1 };
+}
+
+function nearDistance(text: string, at: number): number {
+  if (text === 'NEAR') return DEFAULT_NEAR;
+  const n = text.slice(5);
+  if (!/^\d{1,3}$/.test(n) || Number(n) < 1 || Number(n) > MAX_NEAR) {
+    throw new QueryError('syntax', `NEAR/n takes a distance from 1 to ${MAX_NEAR}, not ${JSON.stringify(n)}`, at);
+  }
+  return Number(n);
+}
+
+// ------------------------------------------------------------------- parser
+
+class Parser {
+  private i = 0;
+  private terms = 0;
+
+  constructor(
+    private readonly q: string,
+    private readonly tokens: Token[],
+  ) {}
+
+  parse(): QueryNode {
+    if (this.tokens.length === 0) throw new QueryError('empty', 'the query has no words', 0);
+    const node = this.or(0);
+    const extra = this.tokens[this.i];
+    if (extra !== undefined) throw new QueryError('syntax', extra.t === 'close' ? 'a closing parenthesis has no opening one' : 'unexpected text', extra.start);
+    return node;
+  }
+
+  private peek(): Token | undefined {
+    return this.tokens[this.i];
+  }
+
+  private or(depth: number): QueryNode {
+    const children = [this.and(depth)];
+    while (this.peek()?.t === 'or') {
+      const op = this.tokens[this.i++]!;
+      if (this.startsOperand() === false) throw new QueryError('syntax', 'OR needs something on both sides', op.start);
+      children.push(this.and(depth));
+    }
+    return children.length === 1 ? children[0]! : { kind: 'or', children };
+  }
+
+  private startsOperand(): boolean {
+    const next = this.peek();
+    return next !== undefined && (next.t === 'text' || next.t === 'phrase' || next.t === 'open' || next.t === 'minus');
+  }
+
+  private and(depth: number): QueryNode {
+    const children: QueryNode[] = [];
+    while (this.startsOperand()) children.push(this.unary(depth));
+    if (children.length === 0) {
+      const at = this.peek();
+      throw new QueryError('syntax', at === undefined ? 'the query ends where a word was expected' : `${describe(at)} where a word was expected`, at?.start ?? this.q.length);
+    }
+    return children.length === 1 ? children[0]! : { kind: 'and', children };
+  }
+
+  private unary(depth: number): QueryNode {
+    const token = this.peek()!;
+    if (token.t === 'minus') {
+      this.i++;
+      if (!this.startsOperand() || this.peek()!.t === 'minus') throw new QueryError('syntax', 'a minus needs a word, phrase or group right after it', token.start);
+      return { kind: 'not', child: this.near(depth) };
+    }
+    return this.near(depth);
+  }
+
+  /** A primary, or two terms joined by NEAR (chains: a NEAR b NEAR c = both pairs). */
+  private near(depth: number): QueryNode {
+    const first = this.primary(depth);
+    if (this.peek()?.t !== 'near') return first;
+    const pairs: QueryNode[] = [];
+    let left = first;
+    while (this.peek()?.t === 'near') {
+      const op = this.tokens[this.i++] as Extract<Token, { t: 'near' }>;
+      const right = this.startsOperand() && this.peek()!.t !== 'minus' ? this.primary(depth) : undefined;
+      if (!isTerm(left) || right === undefined || !isTerm(right)) {
+        throw new QueryError('syntax', 'NEAR joins two words or phrases', op.start);
+      }
+      pairs.push({ kind: 'near', left, right, distance: op.distance });
+      left = right;
+    }
+    return pairs.length === 1 ? pairs[0]! : { kind: 'and', children: pairs };
+  }
+
+  private primary(depth: number): QueryNode {
+    const token = this.tokens[this.i++]!;
+    if (token.t === 'open') {
+      if (depth + 1 > MAX_DEPTH) throw new QueryError('too_deep', `groups nest at most ${MAX_DEPTH} deep`, token.start);
+      if (this.peek()?.t === 'close') throw new QueryError('syntax', 'empty parentheses', token.start);
+      const inner = this.or(depth + 1);
+      if (this.peek()?.t !== 'close') throw new QueryError('syntax', 'a parenthesis is not closed', token.start);
+      this.i++;
+      return inner;
+    }
+    if (token.t !== 'text' && token.t !== 'phrase') throw new QueryError('syntax', `${describe(token)} where a word was expected`, token.start);
+    if (token.field === 'site') return this.site(token);
+    if (token.field === 'type') return this.type(token);
+    const field = token.field as Field | undefined;
+    return token.t === 'phrase' ? this.phrase(token, field) : this.term(token, field);
+  }
+
+  private term(token: Extract<Token, { t: 'text' }>, field: Field | undefined): QueryNode {
+    const prefix = token.text.endsWith('*');
+    const text = prefix ? token.text.slice(0, -1) : token.text;
+    const found = [...words(text)];
+    if (found.length === 0) {
+      throw new QueryError('syntax', prefix && text === '' ? 'a * needs a word before it' : `${JSON.stringify(token.text)} has no letters or digits to search for`, token.start);
+    }
+    if (prefix) {
+      if (found.length !== 1 || found[0]!.kind !== 'word') throw new QueryError('syntax', 'a * goes at the end of one word', token.end - 1);
+      if ([...found[0]!.plain].length < MIN_PREFIX) throw new QueryError('syntax', `a prefix needs at least ${MIN_PREFIX} letters before the *`, token.start);
+    }
+    this.count(found.length, token.start);
+    const span = { start: token.start, end: token.end, ...(field === undefined ? {} : { field }) };
+    if (found.length === 1) return { kind: 'word', word: queryWord(found[0]!), prefix, ...span };
+    return { kind: 'phrase', words: found.map(queryWord), ...span };
+  }
+
+  private phrase(token: Extract<Token, { t: 'phrase' }>, field: Field | undefined): QueryNode {
+    const found = [...words(token.text)];
+    if (found.length === 0) throw new QueryError('syntax', 'the quotation holds no words', token.start);
+    this.count(found.length, token.start);
+    const span = { start: token.start, end: token.end, ...(field === undefined ? {} : { field }) };
+    if (found.length === 1) return { kind: 'word', word: queryWord(found[0]!), prefix: false, ...span };
+    return { kind: 'phrase', words: found.map(queryWord), ...span };
+  }
+
+  private site(token: Extract<Token, { t: 'text' | 'phrase' }>): QueryNode {
+    let host: string;
+    try {
+      host = new URL(`http://${token.text}/`).hostname;
+    } catch {
+      host = '';
+    }
+    if (token.text === '' || host === '' || /[/?#@]/.test(token.text)) throw new QueryError('bad_filter', `site: takes a host name, not ${JSON.stringify(token.text)}`, token.start);
+    return { kind: 'site', host: host.startsWith('www.') ? host.slice(4) : host, start: token.start, end: token.end };
+  }
+
+  private type(token: Extract<Token, { t: 'text' | 'phrase' }>): QueryNode {
+    const value = token.text.toLowerCase();
+    const types = TYPE_NAMES[value] ?? (MIME.test(value) ? [value] : undefined);
+    if (types === undefined) {
+      throw new QueryError('bad_filter', `type: takes a MIME type or one of ${Object.keys(TYPE_NAMES).join(', ')}, not ${JSON.stringify(token.text)}`, token.start);
+    }
+    return { kind: 'type', types, start: token.start, end: token.end };
+  }
+
+  private count(n: number, at: number): void {
+    this.terms += n;
+    if (this.terms > MAX_TERMS) throw new QueryError('too_many_terms', `a query has at most ${MAX_TERMS} words`, at);
+  }
+}
+
+function isTerm(node: QueryNode): node is TermNode {
+  return node.kind === 'word' || node.kind === 'phrase';
+}
+
+function queryWord(w: Word): QueryWord {
+  return { exact: w.exact, plain: w.plain };
+}
+
+function describe(token: Token): string {
+  switch (token.t) {
+    case 'or':
+      return 'OR';
+    case 'near':
+      return 'NEAR';
+    case 'close':
+      return 'a closing parenthesis';
+    case 'open':
+      return 'an opening parenthesis';
+    case 'minus':
+      return 'a minus';
+    default:
+      return JSON.stringify(token.text);
+  }
+}
+
+/** Whether a node can match cards by itself (not only exclude or filter them). */
+function positive(node: QueryNode): boolean {
+  switch (node.kind) {
+    case 'not':
+      return false;
+    case 'and':
+      return node.children.some(positive);
+    case 'or':
+      return node.children.every(positive);
+    default:
+      return true;
+  }
+}
+
+/** Parses a query; a QueryError names what is wrong and where. */
+export function parseQuery(q: string): QueryNode {
+  if (q.length > MAX_QUERY_LENGTH) throw new QueryError('too_long', `a query has at most ${MAX_QUERY_LENGTH} characters`, MAX_QUERY_LENGTH);
+  const node = new Parser(q, tokenize(q)).parse();
+  if (!positive(node)) throw new QueryError('only_excluded', 'a query needs something to find, not only words to exclude', 0);
+  return node;
+}
