@@ -11,6 +11,7 @@ import { registerBucket } from './bucket.js';
 import { registerConfig } from './config.js';
 import { registerCrawl } from './crawl.js';
 import { registerGatherer } from './gatherer.js';
+import { registerIndex } from './index.js';
 import { registerInject } from './inject.js';
 import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
@@ -37,6 +38,7 @@ registerInject(program);
 registerShepherd(program);
 registerCrawl(program);
 registerCheck(program);
+registerIndex(program);
 registerStatus(program);
 
 try {

@@ -1,0 +1,180 @@
+/**
+ * `sherlock index dump FILE`: print any file of an index version readably,
+ * one record per line, the format told by the file's magic, not its name;
+ * `--json` prints one JSON object per record. The whole file is read and
+ * checked (framing, every record, the body CRC): damage stops the dump with
+ * exit 1 and a message naming the file and offset.
+ *
+ * Lines, per file:
+ *   CardInfo      <card id> pos=<position> site=<hex> date=<unix> weight=<w> flags=<a,b|-> type=<t>
+ *   Cards         <position> <card id> <URL> <MIME> <size> <date> <ARC file>:<offset>+<length> <title>
+ *   Lex*          <id> <class> <frequency> <context> <word>
+ *   Lexicon       <word> <id> <class> ref_pos=<p> chain=<bytes> freq=<f> context=<c>
+ *   WordIndex     <word id> <card id> <refs>    (one line per chain)
+ *   StringIndex   <key hex> <card id> <refs>
+ *   Fingerprints  <fingerprint hex> <card id>
+ *   Links         <target fingerprint hex> <source card id> <R|Y|F|I>
+ *   Manifest      format, version, created, then "count NAME N" and "file NAME SIZE CRC" lines
+ * Refs print as `<word type>@<position>` (`@edge` past the last position) and
+ * `<meta type>/<weight>@<position>`. Free text that could break a line or a
+ * column is printed as a JSON string.
+ */
+
+import type { Command } from 'commander';
+import { META_TYPES } from '../common/doc-body.js';
+import { plainText, WORD_TYPE } from '../common/doc-text.js';
+import { CARD_FLAG, CardInfoReader } from '../common/index-cardinfo.js';
+import { CardsReader } from '../common/index-cards.js';
+import { StringIndexReader, WordIndexReader, type ChainEntry } from '../common/index-chains.js';
+import { corruptIndex, readMagic } from '../common/index-file.js';
+import { Fingerprints, readLinks } from '../common/index-fingerprints.js';
+import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, Lexicon, readLexList, wordClass, type LexListFormat } from '../common/index-lexicon.js';
+import { readManifest } from '../common/index-manifest.js';
+import { WORD_EDGE, type Ref } from '../common/index-refs.js';
+import { action, print, printJson } from './command.js';
+
+export function registerIndex(program: Command): void {
+  const index = program.command('index').description('index versions: look into their files');
+
+  index
+    .command('dump')
+    .description('print a file of an index version (CardInfo, Cards, Lexicon, WordIndex, …), one record per line')
+    .argument('<file>', 'index file')
+    .option('--json', 'one JSON object per record')
+    .action(
+      action((file: string, opts: { json?: boolean }) => {
+        for (const record of dump(file)) {
+          if (!(opts.json === true ? printJson(record.json) : print(record.line))) break;
+        }
+      }),
+    );
+}
+
+interface DumpRecord {
+  line: string;
+  json: unknown;
+}
+
+type Dumper = (file: string) => Iterable<DumpRecord>;
+
+const DUMPERS: Record<string, Dumper> = {
+  'SHERLOCK-CARDINF': dumpCardInfo,
+  'SHERLOCK-CARDS': dumpCards,
+  'SHERLOCK-LEXRAW': (file) => dumpLexList(file, LEXRAW_FORMAT),
+  'SHERLOCK-LEXFREQ': (file) => dumpLexList(file, LEXBYFREQ_FORMAT),
+  'SHERLOCK-LEXORD': (file) => dumpLexList(file, LEXORDER_FORMAT),
+  'SHERLOCK-LEXICON': dumpLexicon,
+  'SHERLOCK-WORDIDX': (file) => dumpChains(WordIndexReader.open(file), String),
+  'SHERLOCK-STRIDX': (file) => dumpChains(StringIndexReader.open(file), (key) => key.toString('hex')),
+  'SHERLOCK-FPRINTS': dumpFingerprints,
+  'SHERLOCK-LINKS': dumpLinks,
+  'SHERLOCK-MANIFST': dumpManifest,
+};
+
+function dump(file: string): Iterable<DumpRecord> {
+  const magic = readMagic(file);
+  const dumper = DUMPERS[magic];
+  if (dumper === undefined) throw corruptIndex(file, 0, `not an index file (magic ${JSON.stringify(magic)})`);
+  return dumper(file);
+}
+
+/** Text as one column: bare when it is one run of visible characters, else a JSON string. */
+function column(text: string): string {
+  return /^[^\s\p{C}"\\]+$/u.test(text) ? text : JSON.stringify(text);
+}
+
+const WORD_TYPE_NAMES = Object.keys(WORD_TYPE);
+
+function showRef(ref: Ref): string {
+  if (ref.kind === 'meta') return `${META_TYPES[ref.type]}/${ref.weight}@${ref.position}`;
+  return `${WORD_TYPE_NAMES[ref.type]}@${ref.position === WORD_EDGE ? 'edge' : ref.position}`;
+}
+
+function* dumpCardInfo(file: string): Iterable<DumpRecord> {
+  let id = 0;
+  for (const info of CardInfoReader.open(file)) {
+    const flags = Object.entries(CARD_FLAG).flatMap(([name, bit]) => ((info.flags & bit) !== 0 ? [name] : []));
+    const site = info.site.toString(16).padStart(8, '0');
+    yield {
+      line: `${id} pos=${info.position} site=${site} date=${info.date} weight=${info.weight} flags=${flags.join(',') || '-'} type=${info.type}`,
+      json: { id, ...info, site, flags },
+    };
+    id += 1;
+  }
+}
+
+function* dumpCards(file: string): Iterable<DumpRecord> {
+  const reader = CardsReader.open(file);
+  try {
+    for (const { position, card } of reader) {
+      const { arc } = card;
+      yield {
+        line: [position, card.cardId, column(card.url), card.type, card.size, card.date, `${arc.file}:${arc.offset}+${arc.length}`, JSON.stringify(card.title ?? '')].join(' '),
+        json: { position, ...card, text: plainText(card.text) },
+      };
+    }
+  } finally {
+    reader.close();
+  }
+}
+
+function* dumpLexList(file: string, format: LexListFormat): Iterable<DumpRecord> {
+  for (const entry of readLexList(file, format)) {
+    const kind = wordClass(entry.id)!;
+    yield { line: `${entry.id} ${kind} ${entry.frequency} ${entry.context} ${column(entry.word)}`, json: { ...entry, class: kind } };
+  }
+}
+
+function* dumpLexicon(file: string): Iterable<DumpRecord> {
+  for (const entry of Lexicon.open(file).entries) {
+    const kind = wordClass(entry.id)!;
+    yield {
+      line: `${column(entry.word)} ${entry.id} ${kind} ref_pos=${entry.refPos} chain=${entry.chainSize} freq=${entry.frequency} context=${entry.context}`,
+      json: { ...entry, class: kind },
+    };
+  }
+}
+
+function* dumpChains<K>(reader: Iterable<ChainEntry<K>> & { close(): void }, show: (key: K) => string): Iterable<DumpRecord> {
+  try {
+    for (const entry of reader) {
+      const key = show(entry.key);
+      for (const chain of entry.chains) {
+        yield {
+          line: `${key} ${chain.cardId} ${chain.refs.map(showRef).join(' ')}`,
+          json: { key, refPos: entry.refPos, cardId: chain.cardId, refs: chain.refs },
+        };
+      }
+    }
+  } finally {
+    reader.close();
+  }
+}
+
+function* dumpFingerprints(file: string): Iterable<DumpRecord> {
+  for (const { fingerprint, cardId } of Fingerprints.open(file)) {
+    const hex = fingerprint.toString('hex');
+    yield { line: `${hex} ${cardId}`, json: { fingerprint: hex, cardId } };
+  }
+}
+
+function* dumpLinks(file: string): Iterable<DumpRecord> {
+  for (const { target, source, type } of readLinks(file)) {
+    const hex = target.toString('hex');
+    yield { line: `${hex} ${source} ${type}`, json: { target: hex, source, type } };
+  }
+}
+
+function* dumpManifest(file: string): Iterable<DumpRecord> {
+  const manifest = readManifest(file);
+  const lines = [
+    `format ${manifest.format}`,
+    `version ${column(manifest.version)}`,
+    `created ${manifest.created}`,
+    ...Object.entries(manifest.counts).map(([name, n]) => `count ${column(name)} ${n}`),
+    ...manifest.files.map((f) => `file ${f.name} ${f.size} ${f.crc32}`),
+  ];
+  // The manifest is one record: its lines for people, one object for scripts.
+  yield { line: lines.join('\n'), json: manifest };
+}
+

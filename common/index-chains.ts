@@ -1,0 +1,201 @@
+/**
+ * WordIndex and StringIndex: per word (or string) the reference chains of
+ * every card it occurs in (index-refs.ts). Written by the WordIndex stage
+ * from its k-way merge, one word at a time; read by the searcher at the
+ * ref_pos the Lexicon gives. Layout after the seed (seeds/003 "WordIndex",
+ * "StringIndex"):
+ *
+ *   Header fields (index-file.ts): 0 entry count N
+ *   Body: N entries, keys strictly increasing
+ *     0   K  key: WordIndex a u32 word id (K = 4), StringIndex a 12-byte
+ *            fingerprint of the string (K = 12, byte order; stringKey())
+ *     K   4  size S: bytes of the chains that follow
+ *     K+4 S  chains, card ids strictly increasing
+ *
+ * A word's ref_pos is the body offset of its entry. The writer holds one
+ * entry's chains at a time; the size field limits them to 4 GiB per word.
+ * The seed's StringMap (fingerprint → ref_pos) is not written: the
+ * StringIndex reader walks the entry headers once when it opens.
+ */
+
+import { createHash } from 'node:crypto';
+import { CountingWriter, INDEX_HEADER_SIZE, IndexFileReader, type IndexFormat } from './index-file.js';
+import { ChainDecoder, encodeChains, type Chain } from './index-refs.js';
+
+export const WORDINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-WORDIDX', version: 1, fields: ['words'], what: 'WordIndex' };
+export const STRINGINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-STRIDX', version: 1, fields: ['strings'], what: 'StringIndex' };
+
+/** What a StringIndex string is: the searcher's `url:`, `site:` and domain restrictions. */
+export const STRING_KINDS = ['url', 'host', 'domain'] as const;
+export type StringKind = (typeof STRING_KINDS)[number];
+const FINGERPRINT_SIZE = 12;
+
+/** A StringIndex key: the first 12 bytes of MD5 of "<kind> <value>". */
+export function stringKey(kind: StringKind, value: string): Buffer {
+  return createHash('md5').update(`${kind} ${value}`, 'utf8').digest().subarray(0, FINGERPRINT_SIZE);
+}
+
+interface KeyCodec<K> {
+  size: number;
+  write(key: K, out: Buffer): void;
+  read(data: Buffer): K;
+  compare(a: K, b: K): number;
+  show(key: K): string;
+}
+
+const WORD_KEY: KeyCodec<number> = {
+  size: 4,
+  write: (key, out) => out.writeUInt32LE(key, 0),
+  read: (data) => data.readUInt32LE(0),
+  compare: (a, b) => a - b,
+  show: (key) => `word ${key}`,
+};
+
+const STRING_KEY: KeyCodec<Buffer> = {
+  size: FINGERPRINT_SIZE,
+  write: (key, out) => {
+    if (key.length !== FINGERPRINT_SIZE) throw new RangeError(`a StringIndex key has ${FINGERPRINT_SIZE} bytes, not ${key.length}`);
+    key.copy(out, 0);
+  },
+  read: (data) => Buffer.from(data.subarray(0, FINGERPRINT_SIZE)),
+  compare: (a, b) => Buffer.compare(a, b),
+  show: (key) => `string ${key.toString('hex')}`,
+};
+
+/** Where an entry was written: what the Lexicon records for a word. */
+export interface EntryPlace {
+  refPos: number;
+  chainSize: number;
+}
+
+class ChainFileWriter<K> extends CountingWriter {
+  private last: K | undefined;
+
+  constructor(
+    file: string,
+    format: IndexFormat,
+    private readonly codec: KeyCodec<K>,
+  ) {
+    super(file, format);
+  }
+
+  /** Appends the entry of `key` (keys increasing) with its chains (card ids increasing). */
+  add(key: K, chains: Iterable<Chain>): EntryPlace {
+    const { codec } = this;
+    const head = Buffer.alloc(codec.size + 4);
+    codec.write(key, head);
+    if (this.last !== undefined && codec.compare(this.last, key) >= 0) throw new RangeError(`${codec.show(key)} after ${codec.show(this.last)}: keys must increase`);
+    const data = encodeChains(chains);
+    if (data.length === 0) throw new RangeError(`${codec.show(key)} has no chains`);
+    if (data.length > 0xffffffff) throw new RangeError(`${codec.show(key)}: chains of ${data.length} bytes over the 4 GiB an entry holds`);
+    head.writeUInt32LE(data.length, codec.size);
+    const refPos = this.out.length;
+    this.out.write(head);
+    this.out.write(data);
+    this.last = key;
+    this.count += 1;
+    return { refPos, chainSize: data.length };
+  }
+}
+
+export interface ChainEntry<K> {
+  key: K;
+  refPos: number;
+  chains: Chain[];
+}
+
+class ChainFileReader<K> {
+  readonly count: number;
+
+  constructor(
+    protected readonly file: IndexFileReader,
+    private readonly codec: KeyCodec<K>,
+  ) {
+    this.count = file.fields[0]!;
+  }
+
+  /** The key and chain size of the entry at `refPos`. */
+  protected head(refPos: number): { key: K; size: number } {
+    const data = this.file.read(refPos, this.codec.size + 4, 'entry header');
+    return { key: this.codec.read(data), size: data.readUInt32LE(this.codec.size) };
+  }
+
+  /** The entry at `refPos`; when `key` is given it must be that entry's key (as the Lexicon says). */
+  entryAt(refPos: number, key?: K): ChainEntry<K> & { next: number } {
+    const { codec } = this;
+    const head = this.head(refPos);
+    if (key !== undefined && codec.compare(head.key, key) !== 0) throw this.file.corrupt(refPos, `${codec.show(head.key)} found where ${codec.show(key)} should be`);
+    if (head.size === 0) throw this.file.corrupt(refPos + codec.size, `${codec.show(head.key)} has no chains`);
+    const start = refPos + codec.size + 4;
+    const data = this.file.read(start, head.size, `chains of ${codec.show(head.key)}`);
+    const chains = new ChainDecoder(data, { file: this.file.file, offset: INDEX_HEADER_SIZE + start }).chains();
+    return { key: head.key, refPos, chains, next: start + head.size };
+  }
+
+  /** Every entry in file order, keys checked to increase, the body CRC checked at the end. */
+  *[Symbol.iterator](): IterableIterator<ChainEntry<K>> {
+    let pos = 0;
+    let seen = 0;
+    let last: K | undefined;
+    while (pos < this.file.bodyLength) {
+      const { next, ...entry } = this.entryAt(pos);
+      if (last !== undefined && this.codec.compare(last, entry.key) >= 0) throw this.file.corrupt(pos, `${this.codec.show(entry.key)} after ${this.codec.show(last)}: keys must increase`);
+      yield entry;
+      last = entry.key;
+      pos = next;
+      seen += 1;
+    }
+    if (seen !== this.count) throw this.file.corrupt(pos, `${seen} entries found, the header says ${this.count}`);
+    this.file.verify();
+  }
+
+  close(): void {
+    this.file.close();
+  }
+}
+
+export class WordIndexWriter extends ChainFileWriter<number> {
+  constructor(file: string) {
+    super(file, WORDINDEX_FORMAT, WORD_KEY);
+  }
+}
+
+export class WordIndexReader extends ChainFileReader<number> {
+  static open(file: string): WordIndexReader {
+    return new WordIndexReader(IndexFileReader.open(file, WORDINDEX_FORMAT), WORD_KEY);
+  }
+
+  /** The chains of word `wordId`, whose entry the Lexicon places at `refPos`. */
+  chains(wordId: number, refPos: number): Chain[] {
+    return this.entryAt(refPos, wordId).chains;
+  }
+}
+
+export class StringIndexWriter extends ChainFileWriter<Buffer> {
+  constructor(file: string) {
+    super(file, STRINGINDEX_FORMAT, STRING_KEY);
+  }
+}
+
+export class StringIndexReader extends ChainFileReader<Buffer> {
+  private readonly places = new Map<string, number>();
+
+  private constructor(file: IndexFileReader) {
+    super(file, STRING_KEY);
+    for (let pos = 0; pos < file.bodyLength; ) {
+      const { key, size } = this.head(pos);
+      this.places.set(key.toString('hex'), pos);
+      pos += FINGERPRINT_SIZE + 4 + size;
+    }
+  }
+
+  static open(file: string): StringIndexReader {
+    return IndexFileReader.openWith(file, STRINGINDEX_FORMAT, (reader) => new StringIndexReader(reader));
+  }
+
+  /** The chains of a string, none if it does not occur. */
+  chains(key: Buffer): Chain[] {
+    const refPos = this.places.get(key.toString('hex'));
+    return refPos === undefined ? [] : this.entryAt(refPos, key).chains;
+  }
+}

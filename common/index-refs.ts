@@ -1,0 +1,272 @@
+/**
+ * Reference chains: where a word (WordIndex) or a string (StringIndex) occurs
+ * in one card. The seed's encoding (seeds/003 "WordIndex", "ref:";
+ * sherlock-original §4 item 11), which the chewer writes and the searcher
+ * reads for every query.
+ *
+ * A chain:
+ *   u32   card id in bits 0–27, length in bits 28–31 (little-endian, so the
+ *         length is the high nibble of the fourth byte): the byte size of the
+ *         refs, 1–15; 0 means a varint follows holding it (then ≥ 16)
+ *   varint  only when the length field is 0: libucw's utf8_32 (bucket.ts)
+ *   refs  exactly that many bytes
+ *
+ * A ref, by its first byte. p: position bits, t: type bits, w: weight bits;
+ * where a field is split, the bits in the earlier byte are the higher ones;
+ * u8 is one more byte, u16 two more, little-endian, the lowest bits.
+ *
+ *   form  size  bits                         fields
+ *   W1    1     0tpp pppp                    word type t (0 text or 1 emphasised, the
+ *                                            two most frequent), delta 0–63
+ *   W2    2     10pp pttt, u8                word type, delta 0–2,047
+ *   W3    3     110p pttt, u16               word type, delta 1–262,143
+ *   M2    2     1110 tttt wwpp pppp          meta type, weight, position 0–63
+ *   M3    3     1111 0tww pppp pttt, u8      meta type (high bit, then the low 3),
+ *                                            weight, position 0–8,191
+ *   W4    4     1111 10tt tppp pppp, u16     word type, delta 1–8,388,607
+ *   M4    4     1111 110w wppp tttt, u16     weight, meta type, position 0–524,287
+ *   —           1111 111x                    reserved: rejected
+ *
+ * Word refs are delta-coded: a chain starts at position −1 and each word ref
+ * adds its delta, so the first word at position 0 has delta 1 and a delta is
+ * never 0 for a real position. Delta 0, which the seed reserves as "behind the
+ * edge" in W1 and W2, marks an occurrence past the last position a card keeps
+ * (the card has the word, the position is lost); it reads as WORD_EDGE, and
+ * only more edge refs may follow it. Meta refs carry absolute positions, so
+ * they may stand anywhere among the word refs.
+ *
+ * Limits (sherlock-original §4): word positions 0–32,767, meta positions
+ * 0–2,047, card ids below 2^28. Types are doc-text.ts's word types (0 text,
+ * 1 emphasised, 2 small, 3 heading 1, 4 heading 2, 5 alt) and doc-body.ts's
+ * meta types (0 title, 1 keywords, 2 meta/description, 3 URL words, 4 file
+ * name, 5 anchor text); weights are 0–3.
+ *
+ * The encoder writes the shortest form (W4 and M4 are never needed within the
+ * limits) and refuses values outside the limits with RangeError: those are
+ * the caller's bugs. The decoder accepts every form, but distrusts each byte:
+ * a chain cut short, a ref running past its chain's length, a varint length
+ * that the short field could have held, a reserved byte, an undefined type,
+ * a position past its limit and card ids not increasing within a sequence are
+ * SherlockError SHERLOCK_CORRUPT_INDEX naming the file and the offset.
+ */
+
+import { decodeVarint, putVarint, varintSize } from './bucket.js';
+import { META_TYPES } from './doc-body.js';
+import { WORD_TYPE } from './doc-text.js';
+import { SherlockError, type ErrorPlace } from './errors.js';
+
+export const MAX_CARD_ID = 2 ** 28 - 1;
+export const MAX_WORD_POSITION = 32_767;
+export const MAX_META_POSITION = 2_047;
+/** The position of an occurrence past MAX_WORD_POSITION ("behind the edge"). */
+export const WORD_EDGE = MAX_WORD_POSITION + 1;
+export const MAX_WEIGHT = 3;
+const WORD_TYPES = Object.keys(WORD_TYPE).length;
+const SHORT_LENGTH_LIMIT = 15;
+
+export interface WordRef {
+  kind: 'word';
+  /** doc-text.ts WORD_TYPE. */
+  type: number;
+  /** 0–MAX_WORD_POSITION, or WORD_EDGE. */
+  position: number;
+}
+
+export interface MetaRef {
+  kind: 'meta';
+  /** Index into doc-body.ts META_TYPES. */
+  type: number;
+  weight: number;
+  position: number;
+}
+
+export type Ref = WordRef | MetaRef;
+
+export interface Chain {
+  cardId: number;
+  refs: Ref[];
+}
+
+// ---------------------------------------------------------------- encoding
+
+function checkRange(value: number, max: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value > max) throw new RangeError(`${what} ${value} outside 0–${max}`);
+}
+
+/** Appends one ref's bytes; `previous` is the last word position (−1 at the start). */
+function encodeRef(ref: Ref, previous: number, out: number[]): void {
+  if (ref.kind === 'meta') {
+    const { type, weight, position } = ref;
+    checkRange(type, META_TYPES.length - 1, 'meta type');
+    checkRange(weight, MAX_WEIGHT, 'meta weight');
+    checkRange(position, MAX_META_POSITION, 'meta position');
+    if (position < 64) out.push(0xe0 | type, (weight << 6) | position);
+    else out.push(0xf0 | ((type >> 3) << 2) | weight, ((position >> 8) << 3) | (type & 7), position & 0xff);
+    return;
+  }
+  const { type, position } = ref;
+  checkRange(type, WORD_TYPES - 1, 'word type');
+  if (position !== WORD_EDGE) checkRange(position, MAX_WORD_POSITION, 'word position');
+  if (previous === WORD_EDGE ? position !== WORD_EDGE : position <= previous) {
+    throw new RangeError(`word position ${position} after ${previous}: positions must increase, edge refs come last`);
+  }
+  const delta = position === WORD_EDGE ? 0 : position - previous;
+  if (delta < 64 && type < 2) out.push((type << 6) | delta);
+  else if (delta < 2048) out.push(0x80 | ((delta >> 8) << 3) | type, delta & 0xff);
+  else out.push(0xc0 | ((delta >> 16) << 3) | type, delta & 0xff, (delta >> 8) & 0xff);
+}
+
+/** One chain's bytes: card id and length, then the refs (at least one). */
+export function encodeChain(chain: Chain): Buffer {
+  checkRange(chain.cardId, MAX_CARD_ID, 'card id');
+  if (chain.refs.length === 0) throw new RangeError(`card ${chain.cardId}: a chain holds at least one ref`);
+  const refs: number[] = [];
+  let previous = -1;
+  for (const ref of chain.refs) {
+    encodeRef(ref, previous, refs);
+    if (ref.kind === 'word') previous = ref.position;
+  }
+  const short = refs.length <= SHORT_LENGTH_LIMIT;
+  const head = 4 + (short ? 0 : varintSize(refs.length));
+  const out = Buffer.allocUnsafe(head + refs.length);
+  out.writeUInt32LE((chain.cardId | ((short ? refs.length : 0) << 28)) >>> 0, 0);
+  if (!short) putVarint(out, 4, refs.length);
+  out.set(refs, head);
+  return out;
+}
+
+// ---------------------------------------------------------------- decoding
+
+/** Decodes chains from bytes placed at `at` (file and offset of data[0]). */
+export class ChainDecoder {
+  constructor(
+    private readonly data: Buffer,
+    private readonly at: ErrorPlace = {},
+  ) {}
+
+  private corrupt(pos: number, message: string): SherlockError {
+    return new SherlockError('SHERLOCK_CORRUPT_INDEX', message, { ...this.at, offset: (this.at.offset ?? 0) + pos });
+  }
+
+  /** The chain at `pos`, not past `end`, and the position after it. */
+  chainAt(pos: number, end = this.data.length): { chain: Chain; next: number } {
+    const { data } = this;
+    if (pos + 4 > end) throw this.corrupt(pos, `chain cut short: ${end - pos} of the 4 bytes of its card id and length`);
+    const head = data.readUInt32LE(pos);
+    const cardId = head & MAX_CARD_ID;
+    let length = head >>> 28;
+    let start = pos + 4;
+    if (length === 0) {
+      if (start >= end) throw this.corrupt(start, 'chain cut short before its length varint');
+      let varint;
+      try {
+        varint = decodeVarint(data, start, end);
+      } catch (err) {
+        throw this.corrupt((err as SherlockError).place.offset ?? start, `chain length: ${(err as Error).message}`);
+      }
+      if (varint.value <= SHORT_LENGTH_LIMIT) throw this.corrupt(start, `chain length ${varint.value} in a varint, where the 4-bit field holds it`);
+      length = varint.value;
+      start = varint.next;
+    }
+    if (start + length > end) throw this.corrupt(pos, `chain cut short: its refs take ${length} bytes, ${end - start} remain`);
+    return { chain: { cardId, refs: this.refs(start, start + length) }, next: start + length };
+  }
+
+  private refs(pos: number, end: number): Ref[] {
+    const { data } = this;
+    const refs: Ref[] = [];
+    let previous = -1;
+    const need = (at: number, size: number) => {
+      if (at + size > end) throw this.corrupt(at, `ref of ${size} bytes runs past its chain's end (${end - at} bytes left)`);
+    };
+    while (pos < end) {
+      const at = pos;
+      const b0 = data[pos]!;
+      let word: { type: number; delta: number; edgeAllowed: boolean } | undefined;
+      let meta: { type: number; weight: number; position: number } | undefined;
+      if (b0 < 0x80) {
+        word = { type: b0 >> 6, delta: b0 & 0x3f, edgeAllowed: true };
+        pos += 1;
+      } else if (b0 < 0xc0) {
+        need(pos, 2);
+        word = { type: b0 & 7, delta: (((b0 >> 3) & 7) << 8) | data[pos + 1]!, edgeAllowed: true };
+        pos += 2;
+      } else if (b0 < 0xe0) {
+        need(pos, 3);
+        word = { type: b0 & 7, delta: (((b0 >> 3) & 3) << 16) | data.readUInt16LE(pos + 1), edgeAllowed: false };
+        pos += 3;
+      } else if (b0 < 0xf0) {
+        need(pos, 2);
+        const b1 = data[pos + 1]!;
+        meta = { type: b0 & 15, weight: b1 >> 6, position: b1 & 0x3f };
+        pos += 2;
+      } else if (b0 < 0xf8) {
+        need(pos, 3);
+        const b1 = data[pos + 1]!;
+        meta = { type: (((b0 >> 2) & 1) << 3) | (b1 & 7), weight: b0 & 3, position: ((b1 >> 3) << 8) | data[pos + 2]! };
+        pos += 3;
+      } else if (b0 < 0xfc) {
+        need(pos, 4);
+        const b1 = data[pos + 1]!;
+        word = { type: ((b0 & 3) << 1) | (b1 >> 7), delta: ((b1 & 0x7f) << 16) | data.readUInt16LE(pos + 2), edgeAllowed: false };
+        pos += 4;
+      } else if (b0 < 0xfe) {
+        need(pos, 4);
+        const b1 = data[pos + 1]!;
+        meta = { type: b1 & 15, weight: ((b0 & 1) << 1) | (b1 >> 7), position: (((b1 >> 4) & 7) << 16) | data.readUInt16LE(pos + 2) };
+        pos += 4;
+      } else {
+        throw this.corrupt(at, `reserved ref byte 0x${b0.toString(16)}`);
+      }
+      if (meta !== undefined) {
+        if (meta.type >= META_TYPES.length) throw this.corrupt(at, `undefined meta type ${meta.type}`);
+        if (meta.position > MAX_META_POSITION) throw this.corrupt(at, `meta position ${meta.position} beyond the limit ${MAX_META_POSITION}`);
+        refs.push({ kind: 'meta', ...meta });
+        continue;
+      }
+      const { type, delta, edgeAllowed } = word!;
+      if (type >= WORD_TYPES) throw this.corrupt(at, `undefined word type ${type}`);
+      let position: number;
+      if (delta === 0) {
+        if (!edgeAllowed) throw this.corrupt(at, 'word delta 0 in a long form (only the 1- and 2-byte forms mark the edge)');
+        position = WORD_EDGE;
+      } else {
+        if (previous === WORD_EDGE) throw this.corrupt(at, 'word position after the edge');
+        position = previous + delta;
+        if (position > MAX_WORD_POSITION) throw this.corrupt(at, `word position ${position} beyond the limit ${MAX_WORD_POSITION}`);
+      }
+      previous = position;
+      refs.push({ kind: 'word', type, position });
+    }
+    return refs;
+  }
+
+  /** Every chain from `pos` to `end`; card ids must increase. */
+  chains(pos = 0, end = this.data.length): Chain[] {
+    const out: Chain[] = [];
+    while (pos < end) {
+      const { chain, next } = this.chainAt(pos, end);
+      const last = out[out.length - 1];
+      if (last !== undefined && chain.cardId <= last.cardId) throw this.corrupt(pos, `card id ${chain.cardId} after ${last.cardId}: chains must be in card order`);
+      out.push(chain);
+      pos = next;
+    }
+    return out;
+  }
+}
+
+/** A sequence of chains, as WordIndex and StringIndex hold them per word or string. */
+export function encodeChains(chains: Iterable<Chain>): Buffer {
+  const parts: Buffer[] = [];
+  let last = -1;
+  for (const chain of chains) {
+    if (chain.cardId <= last) throw new RangeError(`card id ${chain.cardId} after ${last}: chains must be in card order`);
+    last = chain.cardId;
+    parts.push(encodeChain(chain));
+  }
+  return Buffer.concat(parts);
+}
+
+export function decodeChains(data: Buffer, at: ErrorPlace = {}): Chain[] {
+  return new ChainDecoder(data, at).chains();
+}
