@@ -17,6 +17,7 @@ import { canonicalUrl } from '../common/url.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { readFileSync } from 'node:fs';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
+import { daemon } from './daemon.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('gatherer');
@@ -36,28 +37,24 @@ export function registerGatherer(program: Command): void {
         const state = stateDir(opts);
         const maxPages = opts.maxPages === undefined ? undefined : count(opts.maxPages, '--max-pages');
         const g = await Gatherer.open(state, loadSettings(globals).config.gatherer);
-        let signals = 0;
-        const onStop = (signal: string) => {
-          signals += 1;
-          log.notice(signals === 1 ? 'stopping: finishing fetches in flight' : 'stopping now: aborting fetches in flight', { signal });
-          g.stop(signals === 1 ? 'drain' : 'abort');
-        };
-        const onHup = () => {
-          try {
+        const d = daemon({
+          stop(signal, count) {
+            log.notice(count === 1 ? 'stopping: finishing fetches in flight' : 'stopping now: aborting fetches in flight', { signal });
+            g.stop(count === 1 ? 'drain' : 'abort');
+          },
+          reload() {
             g.reload(loadSettings(globals).config.gatherer);
-            log.notice('config reloaded');
-          } catch (err) {
-            log.err('config not reloaded; keeping the old one', { problem: err instanceof Error ? err.message : String(err) });
-          }
-        };
-        process.on('SIGTERM', onStop).on('SIGINT', onStop).on('SIGHUP', onHup);
+          },
+        });
         try {
           log.notice('gatherer running', { state });
-          await g.run({ ...(opts.untilIdle === true ? { untilIdle: true } : {}), ...(maxPages === undefined ? {} : { maxPages }) });
+          const running = g.run({ ...(opts.untilIdle === true ? { untilIdle: true } : {}), ...(maxPages === undefined ? {} : { maxPages }) });
+          d.ready('fetching');
+          await running;
           const status = g.status();
           log.notice('gatherer stopped', { fetches: status.fetches, stored: status.stored, queued: status.queued });
         } finally {
-          process.off('SIGTERM', onStop).off('SIGINT', onStop).off('SIGHUP', onHup);
+          d.close();
         }
       }),
     );

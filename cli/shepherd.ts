@@ -19,6 +19,7 @@ import { Shepherd, type CycleReport } from '../shepherd/shepherd.js';
 import { readUrls } from '../shepherd/status.js';
 import { URL_STATES } from '../shepherd/urldb.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
+import { daemon } from './daemon.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('shepherd');
@@ -40,22 +41,19 @@ export function registerShepherd(program: Command): void {
         let stopping = false;
         let wake: (() => void) | undefined;
         let reload: ShepherdConfig | undefined;
-        const onStop = (signal: string) => {
-          stopping = true;
-          log.notice('stopping after the step in progress', { signal });
-          wake?.();
-        };
-        const onHup = () => {
-          try {
+        const d = daemon({
+          stop(signal) {
+            stopping = true;
+            log.notice('stopping after the cycle in progress', { signal });
+            wake?.();
+          },
+          reload() {
             reload = loadSettings(globals).config.shepherd;
-            log.notice('config reloaded; in effect from the next cycle');
-          } catch (err) {
-            log.err('config not reloaded; keeping the old one', { problem: err instanceof Error ? err.message : String(err) });
-          }
-        };
-        process.on('SIGTERM', onStop).on('SIGINT', onStop).on('SIGHUP', onHup);
+          },
+        });
         try {
           log.notice('shepherd running', { state });
+          d.ready('cycling');
           for (;;) {
             if (reload !== undefined) {
               // The URL database takes its budgets and schedule at open.
@@ -75,7 +73,7 @@ export function registerShepherd(program: Command): void {
             if (stopping) break;
           }
         } finally {
-          process.off('SIGTERM', onStop).off('SIGINT', onStop).off('SIGHUP', onHup);
+          d.close();
           s.close();
         }
         log.notice('shepherd stopped');

@@ -1,0 +1,64 @@
+/**
+ * What every daemon command (`gatherer run`, `shepherd run`, …) does the same
+ * way under systemd: signals and the notification protocol
+ * (common/sd-notify.ts). SIGTERM and SIGINT ask the daemon to stop (a second
+ * one, to stop at once) and send STOPPING=1; SIGHUP sends RELOADING=1, lets
+ * the daemon re-read its config and sends READY=1 again; the watchdog pings
+ * while the daemon says it is alive.
+ */
+
+import { logger } from '../common/log.js';
+import { Notifier } from '../common/sd-notify.js';
+
+const log = logger('daemon');
+
+export interface DaemonHooks {
+  /** Stop: the first signal (count 1) drains, a second one may abort. */
+  stop(signal: string, count: number): void;
+  /** Re-read the config and apply it; throw to keep the old one. */
+  reload(): void;
+  /** The daemon's own liveness check, asked before each watchdog ping. */
+  alive?(): boolean;
+}
+
+export interface Daemon {
+  /** READY=1 (and a STATUS line): call once the daemon really serves. */
+  ready(status: string): void;
+  status(text: string): void;
+  /** Removes the signal handlers and closes the notifier; call when the daemon has stopped. */
+  close(): void;
+}
+
+export function daemon(hooks: DaemonHooks): Daemon {
+  const notifier = new Notifier();
+  let stops = 0;
+  const onStop = (signal: string): void => {
+    stops += 1;
+    notifier.stopping();
+    hooks.stop(signal, stops);
+  };
+  const onHup = (): void => {
+    notifier.reloading();
+    try {
+      hooks.reload();
+      log.notice('config reloaded');
+    } catch (err) {
+      log.err('config not reloaded; keeping the old one', { problem: err instanceof Error ? err.message : String(err) });
+    }
+    notifier.ready();
+  };
+  process.on('SIGTERM', onStop).on('SIGINT', onStop).on('SIGHUP', onHup);
+  return {
+    ready(status) {
+      notifier.ready(status);
+      notifier.startWatchdog(hooks.alive ?? (() => true));
+    },
+    status(text) {
+      notifier.status(text);
+    },
+    close() {
+      process.off('SIGTERM', onStop).off('SIGINT', onStop).off('SIGHUP', onHup);
+      notifier.close();
+    },
+  };
+}
