@@ -13,6 +13,7 @@ import { registerCrawl } from './crawl.js';
 import { registerGatherer } from './gatherer.js';
 import { registerIndex } from './index.js';
 import { registerInject } from './inject.js';
+import { registerSearcher } from './searcher.js';
 import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
@@ -40,6 +41,7 @@ registerCrawl(program);
 registerCheck(program);
 registerIndex(program);
 registerStatus(program);
+registerSearcher(program);
 
 try {
   await program.parseAsync(process.argv);

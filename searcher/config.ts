@@ -1,18 +1,65 @@
 /**
- * The [searcher] table of sherlock.toml: where it listens and who may ask.
+ * The [searcher] table of sherlock.toml: where it listens, who may ask, and
+ * how much one client may ask. Defaults live here; `etc/sherlock.toml`
+ * documents them and a test checks both agree. A reload (SIGHUP) applies
+ * everything but `listen` at once, to connections already open too.
  */
 
 import { z } from 'zod';
+import { duration, size } from '../common/config.js';
+
+/** A browser origin ("https://search.example.org"), normalised as browsers send it. */
+const origin = z.string().transform((text, ctx) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.href !== `${url.origin}/`) {
+    ctx.addIssue({ code: 'custom', message: 'expected an origin like "https://search.example.org" (scheme, host, optional port; no path)' });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
+/** Requests a second, fractions allowed; 0 turns the limit off. */
+const rate = z.number().min(0).max(1_000_000);
+const burst = z.number().int().min(1).max(1_000_000);
 
 export const searcherConfig = z
   .object({
-    /** HOST:PORT for the WebSocket API, the search page and /metrics. */
+    /** HOST:PORT for the WebSocket API, the search page and /healthz. */
     listen: z
       .string()
       .regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'expected HOST:PORT such as "127.0.0.1:8080"')
       .default('127.0.0.1:8080'),
     /** File holding the bearer token clients must send; empty means no token is asked for. */
     token_file: z.string().default(''),
+    /** Browser origins allowed besides the searcher's own (the Origin naming the Host asked). */
+    allowed_origins: z.array(origin).default([]),
+    /** Open WebSocket connections over all clients; more are refused with HTTP 503. */
+    max_connections: z.number().int().min(1).max(1_000_000).default(1024),
+    /** Open WebSocket connections from one IP address. */
+    max_connections_per_ip: z.number().int().min(1).max(1_000_000).default(64),
+    /** Searches one connection may have running at once. */
+    max_in_flight: z.number().int().min(1).max(1000).default(4),
+    /** Messages a second one connection may send (token bucket); 0: no limit. */
+    message_rate: rate.default(20),
+    /** Messages one connection may send at once before message_rate applies. */
+    message_burst: burst.default(40),
+    /** Searches a second from one IP address, WebSocket and /search together; 0: no limit. */
+    ip_search_rate: rate.default(50),
+    /** Searches from one IP address at once before ip_search_rate applies. */
+    ip_search_burst: burst.default(100),
+    /** A search running longer is aborted and answered TIMEOUT. */
+    query_timeout: duration({ min: '10ms' }).prefault('10s'),
+    /** Bytes queued to one slow client above which the server stops reading its requests and drops its status events. */
+    send_high_water: size({ min: '1KiB', max: '1GiB' }).prefault('1MiB'),
+    /** A WebSocket ping this often; a client that has not answered the previous one is cut off. */
+    heartbeat_interval: duration({ min: '100ms' }).prefault('30s'),
+    /** How often subscribers of the status topic get an event. */
+    status_interval: duration({ min: '100ms' }).prefault('1s'),
   })
   .strict();
 

@@ -34,6 +34,7 @@ function notifySocket(t: TestContext): { path: string; messages: string[] } {
 for (const command of [
   ['shepherd', 'run'],
   ['gatherer', 'run'],
+  ['searcher', 'run', '--listen', '127.0.0.1:0'],
 ]) {
   test(`${command.join(' ')}: READY, WATCHDOG, RELOADING then READY on SIGHUP, STOPPING on SIGTERM`, async (t) => {
     const state = scratchDir(t);

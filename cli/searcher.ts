@@ -1,0 +1,74 @@
+/**
+ * `sherlock searcher run --state DIR [--listen HOST:PORT]`: the searcher
+ * daemon: the WebSocket API, the search page and /healthz on one port.
+ *
+ * Until the query evaluator exists the searcher runs without an index: every
+ * search is answered NO_INDEX and /healthz is 503, which is the truth.
+ *
+ * SIGTERM (or SIGINT) stops listening, answers searches in flight
+ * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file
+ * and the token file; everything but `listen` takes effect at once.
+ */
+
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { SherlockError } from '../common/errors.js';
+import { logger } from '../common/log.js';
+import { readToken } from '../searcher/auth.js';
+import { searcherConfig } from '../searcher/config.js';
+import { noIndexEngine } from '../searcher/engine.js';
+import { SearchServer } from '../searcher/server.js';
+import { STATE_HELP, action, stateDir } from './command.js';
+import { daemon } from './daemon.js';
+import { loadSettings, type GlobalOptions } from './settings.js';
+
+const log = logger('searcher');
+
+export function registerSearcher(program: Command): void {
+  const searcher = program.command('searcher').description('the search daemon: WebSocket API (sherlock.v1), search page, /healthz');
+
+  searcher
+    .command('run')
+    .description('answer searches until stopped (SIGTERM stops, SIGHUP reloads config)')
+    .option('--state <dir>', STATE_HELP)
+    .option('--listen <host:port>', 'where to listen (default: searcher.listen); port 0 takes a free one')
+    .action(
+      action(async (opts: { state?: string; listen?: string }, cmd: Command) => {
+        const globals = cmd.optsWithGlobals<GlobalOptions>();
+        const state = stateDir(opts);
+        if (!statSync(state, { throwIfNoEntry: false })?.isDirectory()) throw new SherlockError('SHERLOCK_USAGE', `--state: no directory ${state}`);
+        const listen = opts.listen === undefined ? undefined : checkListen(opts.listen);
+        const settings = () => {
+          const config = loadSettings(globals).config.searcher;
+          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file) };
+        };
+        const { config, token } = settings();
+        const server = await SearchServer.listen({ config, token, engine: noIndexEngine() });
+        let stop: (signal: string) => void = () => undefined;
+        const stopped = new Promise<string>((resolve) => (stop = resolve));
+        const d = daemon({
+          stop,
+          reload() {
+            const next = settings();
+            server.reload(next.config, next.token);
+          },
+        });
+        // Logged once the signal handlers are in place: whoever waits for this line may signal at once.
+        log.notice('searcher listening', { address: server.address, token: token !== undefined, index: 'none: every search answers NO_INDEX' });
+        try {
+          d.ready(`listening on ${server.address}; no index`);
+          log.notice('stopping', { signal: await stopped });
+          await server.close();
+        } finally {
+          d.close();
+        }
+        log.notice('searcher stopped');
+      }),
+    );
+}
+
+function checkListen(text: string): string {
+  const checked = searcherConfig.shape.listen.safeParse(text);
+  if (!checked.success) throw new SherlockError('SHERLOCK_USAGE', `--listen: ${checked.error.issues[0]?.message ?? 'expected HOST:PORT'}, not ${JSON.stringify(text)}`);
+  return checked.data;
+}

@@ -1,0 +1,88 @@
+/**
+ * The seam between the network layer and the query evaluator. The server
+ * (WebSocket and HTTP alike) parses and bounds every request, then calls
+ * `Engine.search` once per query; the evaluator over an index version plugs in
+ * here, and everything around it (limits, cancelling, rendering) stays as it is.
+ *
+ * Contract of an Engine:
+ * - `search` honours `signal`: once it aborts, the call settles soon (it
+ *   rejects with the signal's reason or anything else; the server has already
+ *   answered the client). The server caps `limit` at 100 and `offset` at 1000.
+ * - It rejects with NoIndexError while no index version is loaded; any other
+ *   rejection is a bug the client sees as INTERNAL and the log keeps.
+ * - `snippet` is HTML: text escaped, matches inside `<mark>…</mark>` and
+ *   nothing else; the renderer neutralises any other markup all the same.
+ * - `version` names the loaded index version (undefined: none), read anew on
+ *   every health check and welcome, so a live swap shows at once.
+ */
+
+import type { QueryNode } from './query.js';
+
+export interface SearchFilters {
+  /** Hosts, as `site:` takes them (a host takes its subdomains too); any of them matches. */
+  site?: string[];
+  /** MIME types, short names already expanded (`html` → text/html, application/xhtml+xml); any of them matches. */
+  type?: string[];
+}
+
+export interface SearchRequest {
+  query: QueryNode;
+  offset: number;
+  limit: number;
+  filters: SearchFilters;
+}
+
+export interface SearchHit {
+  url: string;
+  title: string;
+  /** HTML-escaped text with <mark> around matches, … between fragments. */
+  snippet: string;
+  score: number;
+  /** The host the card is on. */
+  site: string;
+  /** MIME type. */
+  type: string;
+  /** Size of the document in bytes. */
+  size: number;
+  /** When it was fetched, ISO 8601. */
+  date: string;
+  /** Where the raw response lies in the archive, for a "cached copy" link. */
+  archive?: { file: string; offset: number; length: number };
+}
+
+export interface FacetCount {
+  value: string;
+  count: number;
+}
+
+export interface SearchResult {
+  /** Matching cards; `gte` when the count is a lower bound (evaluation stopped early). */
+  total: { value: number; relation: 'eq' | 'gte' };
+  hits: SearchHit[];
+  facets: { site: FacetCount[]; type: FacetCount[] };
+}
+
+export interface Engine {
+  search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult>;
+  /** The index version searched, undefined while there is none. */
+  readonly version: string | undefined;
+  /** What the `status` topic and the status page show about the index; JSON-safe. */
+  status(): Record<string, unknown>;
+}
+
+/** No index version is loaded: the client sees NO_INDEX, /healthz answers 503. */
+export class NoIndexError extends Error {
+  constructor(message = 'no index version is loaded yet') {
+    super(message);
+    this.name = 'NoIndexError';
+  }
+}
+
+/** The engine of a searcher without an index: every search is refused, honestly. */
+export function noIndexEngine(): Engine {
+  return {
+    version: undefined,
+    search: () => Promise.reject(new NoIndexError()),
+    status: () => ({ index: null }),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The HTTP routes beside the WebSocket API, on the same port:
+ *
+ *   GET /healthz          200 "ok VERSION" with an index loaded, else 503
+ *   GET /                 the search page
+ *   GET /search?q=…       the same page with results rendered on the server
+ *                         (&site=…&type=… filters, &page=N), for browsers
+ *                         without JavaScript, shared links, curl and tests
+ *   GET /page.css, /page.js, /render.js   the page's assets
+ *
+ * /search obeys the same per-IP search bucket and query timeout as the
+ * socket, and the bearer token (Authorization header) when one is set.
+ * HTML answers carry a strict Content-Security-Policy (scripts and styles
+ * only from here) and no Referer leaves for the sites a result links to,
+ * since the query is in the address.
+ */
+
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { bearerToken, tokenMatches } from './auth.js';
+import type { Shared } from './connection.js';
+import { MessageError, checkSearchFields, type ErrorCode } from './protocol.js';
+import { PAGE_SIZE, renderPage, stateFromParams, type Answer } from './render.js';
+import { runSearch } from './search.js';
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+/** Source files of the page (no build step), and the renderer as tsc compiled it beside this module. */
+const ASSET_FILES: Record<string, { url: URL; type: string }> = {
+  '/page.css': { url: new URL('../../searcher/page/page.css', import.meta.url), type: 'text/css; charset=utf-8' },
+  '/page.js': { url: new URL('../../searcher/page/page.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  '/render.js': { url: new URL('./render.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+};
+
+/** Reads the page's assets once, at start: a missing file fails the start, not a visitor. */
+export function loadAssets(): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const [path, { url, type }] of Object.entries(ASSET_FILES)) {
+    const body = readFileSync(fileURLToPath(url));
+    assets.set(path, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+  }
+  return assets;
+}
+
+const HTML_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+};
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  BAD_MESSAGE: 400,
+  BAD_QUERY: 400,
+  UNAUTHORIZED: 401,
+  TOO_MANY_REQUESTS: 429,
+  CANCELLED: 499,
+  TIMEOUT: 504,
+  NO_INDEX: 503,
+  UNAVAILABLE: 503,
+  INTERNAL: 500,
+};
+
+export function handleHttp(req: IncomingMessage, res: ServerResponse, shared: Shared, assets: Map<string, Asset>): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
+    return;
+  }
+  const url = new URL(req.url ?? '/', 'http://searcher');
+  if (url.pathname === '/healthz') {
+    const version = shared.engine.version;
+    res.writeHead(version === undefined ? 503 : 200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(version === undefined ? 'no index\n' : `ok ${version}\n`);
+    return;
+  }
+  if (url.pathname === '/') {
+    res.writeHead(200, HTML_HEADERS).end(renderPage(stateFromParams(url.searchParams), undefined));
+    return;
+  }
+  if (url.pathname === '/search') {
+    void searchPage(req, res, url.searchParams, shared);
+    return;
+  }
+  const asset = assets.get(url.pathname);
+  if (asset === undefined) {
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+    return;
+  }
+  const headers = { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
+  if (req.headers['if-none-match'] === asset.etag) res.writeHead(304, headers).end();
+  else res.writeHead(200, headers).end(asset.body);
+}
+
+async function searchPage(req: IncomingMessage, res: ServerResponse, params: URLSearchParams, shared: Shared): Promise<void> {
+  const state = stateFromParams(params);
+  const page = (status: number, answer: Answer | undefined, headers: Record<string, string> = {}) => {
+    if (!res.destroyed) res.writeHead(status, { ...HTML_HEADERS, ...headers }).end(renderPage(state, answer));
+  };
+  const refuse = (code: ErrorCode, message: string, headers: Record<string, string> = {}) => page(STATUS_OF[code], { code, message }, headers);
+  if (state.q === '') return page(200, undefined);
+  const { config, token } = shared;
+  if (token !== undefined) {
+    const given = bearerToken(req.headers.authorization);
+    if (given === undefined || !tokenMatches(token, given)) {
+      return refuse('UNAUTHORIZED', 'This searcher asks for an access token (Authorization: Bearer).', { 'www-authenticate': 'Bearer' });
+    }
+  }
+  const wait = shared.ipSearches.take(req.socket.remoteAddress ?? '', config.ip_search_rate, config.ip_search_burst, performance.now());
+  if (wait > 0) {
+    shared.counters.rate_limited++;
+    return refuse('TOO_MANY_REQUESTS', 'Too many searches from this address.', { 'retry-after': String(Math.ceil(wait / 1000)) });
+  }
+  let fields;
+  try {
+    fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters: { site: state.site, type: state.type } });
+  } catch (err) {
+    if (!(err instanceof MessageError)) throw err;
+    return refuse('BAD_MESSAGE', err.message);
+  }
+  const controller = new AbortController();
+  res.on('close', () => controller.abort());
+  const outcome = await runSearch(shared.engine, fields, controller.signal, config.query_timeout, shared.counters);
+  if (outcome.ok) page(200, { ...outcome.result, took_ms: outcome.took_ms });
+  else page(STATUS_OF[outcome.error.code], outcome.error);
+}

@@ -1,0 +1,84 @@
+/**
+ * One search from checked fields to an outcome, shared by the WebSocket
+ * connection and the HTTP /search route: parse the query, call the engine
+ * under the caller's signal and the query timeout, and turn every failure
+ * into the protocol's error fields. It always settles, and as soon as the
+ * signal or the timeout fires, whether or not the engine has noticed yet.
+ */
+
+import { logger } from '../common/log.js';
+import { NoIndexError, type Engine, type SearchResult } from './engine.js';
+import { queryErrorFields, type ErrorCode, type ErrorFields, type SearchFields } from './protocol.js';
+import { QueryError, parseQuery } from './query.js';
+
+const log = logger('searcher');
+
+export type Outcome = { ok: true; result: SearchResult; took_ms: number } | { ok: false; error: ErrorFields };
+
+/** What the searcher has done since it started, for the status topic. */
+export interface Counters {
+  searches: number;
+  /** Answers by outcome: "result" or an error code. */
+  answers: Partial<Record<'result' | ErrorCode, number>>;
+  rate_limited: number;
+  events_dropped: number;
+}
+
+export function newCounters(): Counters {
+  return { searches: 0, answers: {}, rate_limited: 0, events_dropped: 0 };
+}
+
+export function count(counters: Counters, outcome: 'result' | ErrorCode): void {
+  counters.answers[outcome] = (counters.answers[outcome] ?? 0) + 1;
+}
+
+/** Runs one search; `signal` is the caller's (cancel, client gone), `timeoutMs` the query timeout. */
+export async function runSearch(engine: Engine, fields: SearchFields, signal: AbortSignal, timeoutMs: number, counters: Counters): Promise<Outcome> {
+  counters.searches++;
+  const outcome = await attempt(engine, fields, signal, timeoutMs);
+  count(counters, outcome.ok ? 'result' : outcome.error.code);
+  return outcome;
+}
+
+async function attempt(engine: Engine, fields: SearchFields, signal: AbortSignal, timeoutMs: number): Promise<Outcome> {
+  let query;
+  try {
+    query = parseQuery(fields.q);
+  } catch (err) {
+    return err instanceof QueryError ? { ok: false, error: queryErrorFields(err) } : internal(err, fields.q);
+  }
+  // One signal for the engine: the caller's abort or the timeout, whichever comes first.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('query timeout'));
+  }, timeoutMs);
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+  const stopped = new Promise<never>((_, reject) => {
+    if (controller.signal.aborted) reject(controller.signal.reason);
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  const started = performance.now();
+  try {
+    // The race hears a late rejection of either promise, so an engine slow to notice the abort is no unhandled rejection.
+    const result = await Promise.race([engine.search({ query, offset: fields.offset, limit: fields.limit, filters: fields.filters }, controller.signal), stopped]);
+    return { ok: true, result, took_ms: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (err) {
+    if (signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'the search was cancelled' } };
+    if (timedOut) return { ok: false, error: { code: 'TIMEOUT', message: `the search took longer than ${timeoutMs} ms` } };
+    if (err instanceof NoIndexError) return { ok: false, error: { code: 'NO_INDEX', message: err.message } };
+    return internal(err, fields.q);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** A bug: the client learns only that it failed, the log gets the details. */
+function internal(err: unknown, q: string): Outcome {
+  log.err('search failed', { q, problem: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  return { ok: false, error: { code: 'INTERNAL', message: 'the search failed on the server; its log has the details' } };
+}

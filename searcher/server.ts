@@ -1,0 +1,202 @@
+/**
+ * The searcher's one port: an HTTP server (pages.ts) whose upgrade requests
+ * become WebSocket connections speaking sherlock.v1 (connection.ts).
+ *
+ * The upgrade is checked before ws sees it (ws runs in noServer mode, as its
+ * docs advise for authentication): path `/`, the subprotocol offered, the
+ * Origin (auth.ts), the connection caps. A refusal is a plain HTTP answer
+ * (400, 403, 404, 503) and no socket is made. The bearer token, if any, comes
+ * afterwards, in the first message (never in the URL, which ends up in logs).
+ *
+ * Timers: every heartbeat_interval each client is pinged (and cut off when it
+ * missed the previous ping) and idle IP buckets are forgotten; every
+ * status_interval subscribers get one status event, made once for all.
+ *
+ * close(): stops listening, answers searches in flight UNAVAILABLE, closes
+ * every socket with 1001 and ends them after a grace period if they linger.
+ */
+
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { logger } from '../common/log.js';
+import { originAllowed } from './auth.js';
+import type { SearcherConfig } from './config.js';
+import { Connection, type Shared } from './connection.js';
+import type { Engine } from './engine.js';
+import { KeyedBuckets } from './limits.js';
+import { handleHttp, loadAssets } from './pages.js';
+import { MAX_PAYLOAD, SUBPROTOCOL } from './protocol.js';
+import { newCounters, type Counters } from './search.js';
+
+const log = logger('searcher');
+
+/** How long close() lets sockets finish their closing handshake. */
+const CLOSE_GRACE_MS = 2000;
+
+export interface ServerOptions {
+  config: SearcherConfig;
+  engine: Engine;
+  /** The bearer token clients must send (read from token_file by the caller); undefined: none. */
+  token: string | undefined;
+}
+
+export class SearchServer {
+  private config: SearcherConfig;
+  private token: string | undefined;
+  private readonly engine: Engine;
+  private readonly http: Server;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD, perMessageDeflate: false, clientTracking: false, handleProtocols: () => SUBPROTOCOL });
+  private readonly connections = new Set<Connection>();
+  private readonly perIp = new Map<string, number>();
+  private readonly ipSearches = new KeyedBuckets();
+  private readonly counters: Counters = newCounters();
+  private readonly shared: Shared;
+  private readonly started = Date.now();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+
+  private constructor(options: ServerOptions) {
+    this.config = options.config;
+    this.token = options.token;
+    this.engine = options.engine;
+    const server = this;
+    this.shared = {
+      engine: this.engine,
+      ipSearches: this.ipSearches,
+      counters: this.counters,
+      get config() {
+        return server.config;
+      },
+      get token() {
+        return server.token;
+      },
+      status: () => this.status(),
+      closed: (connection) => this.forget(connection),
+    };
+    const assets = loadAssets();
+    this.http = createServer((req, res) => handleHttp(req, res, this.shared, assets));
+    this.http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+  }
+
+  /** Starts listening on config.listen (port 0: any free port; see `address`). */
+  static async listen(options: ServerOptions): Promise<SearchServer> {
+    const server = new SearchServer(options);
+    const { host, port } = splitListen(options.config.listen);
+    await new Promise<void>((resolve, reject) => {
+      server.http.once('error', reject);
+      server.http.listen(port, host, () => {
+        server.http.off('error', reject);
+        resolve();
+      });
+    });
+    server.startTimers();
+    return server;
+  }
+
+  /** HOST:PORT actually bound. */
+  get address(): string {
+    const bound = this.http.address();
+    if (bound === null || typeof bound === 'string') return String(bound);
+    return bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`;
+  }
+
+  /** A new config and token, in effect at once; `listen` is only read at start. */
+  reload(config: SearcherConfig, token: string | undefined): void {
+    if (config.listen !== this.config.listen) log.warning('searcher.listen changes only on restart', { listen: this.config.listen });
+    this.config = config;
+    this.token = token;
+    this.stopTimers();
+    this.startTimers();
+  }
+
+  /** What the status topic carries. */
+  status(): Record<string, unknown> {
+    let inFlight = 0;
+    let buffered = 0;
+    for (const c of this.connections) {
+      inFlight += c.inFlight;
+      buffered += c.buffered;
+    }
+    return {
+      time: new Date().toISOString(),
+      uptime_s: Math.round((Date.now() - this.started) / 1000),
+      index: this.engine.version ?? null,
+      connections: this.connections.size,
+      in_flight: inFlight,
+      buffered_bytes: buffered,
+      ...this.counters,
+      engine: this.engine.status(),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.stopTimers();
+    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
+    this.http.closeIdleConnections();
+    for (const c of this.connections) c.shutdown();
+    const grace = setTimeout(() => {
+      for (const c of this.connections) c.terminate();
+      this.http.closeAllConnections();
+    }, CLOSE_GRACE_MS);
+    await closed;
+    clearTimeout(grace);
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const ip = req.socket.remoteAddress ?? '';
+    const path = new URL(req.url ?? '/', 'http://searcher').pathname;
+    if (path !== '/') return refuse(socket, 404, 'the WebSocket API is at /');
+    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+    if (!offered.includes(SUBPROTOCOL)) return refuse(socket, 400, `offer the subprotocol ${SUBPROTOCOL}`);
+    if (!originAllowed(req.headers.origin, req.headers.host, this.config.allowed_origins)) {
+      log.info('WebSocket from a foreign origin refused', { ip, origin: req.headers.origin });
+      return refuse(socket, 403, 'origin not allowed');
+    }
+    if (this.connections.size >= this.config.max_connections || (this.perIp.get(ip) ?? 0) >= this.config.max_connections_per_ip) {
+      return refuse(socket, 503, 'too many connections', { 'retry-after': '10' });
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+      this.connections.add(new Connection(ws, ip, this.shared));
+    });
+  }
+
+  private forget(connection: Connection): void {
+    if (!this.connections.delete(connection)) return;
+    const left = (this.perIp.get(connection.ip) ?? 1) - 1;
+    if (left === 0) this.perIp.delete(connection.ip);
+    else this.perIp.set(connection.ip, left);
+  }
+
+  private startTimers(): void {
+    this.heartbeat = setInterval(() => {
+      for (const c of this.connections) c.heartbeat();
+      this.ipSearches.sweep(this.config.ip_search_rate, this.config.ip_search_burst, performance.now());
+    }, this.config.heartbeat_interval);
+    this.ticker = setInterval(() => {
+      const listening = [...this.connections].filter((c) => c.subscribed);
+      if (listening.length === 0) return;
+      const data = this.status();
+      for (const c of listening) c.event(data);
+    }, this.config.status_interval);
+  }
+
+  private stopTimers(): void {
+    clearInterval(this.heartbeat);
+    clearInterval(this.ticker);
+  }
+}
+
+function refuse(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
+  const reason = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error';
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const body = `${message}\n`;
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`);
+}
+
+function splitListen(listen: string): { host: string; port: number } {
+  const colon = listen.lastIndexOf(':');
+  return { host: listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(listen.slice(colon + 1)) };
+}
