@@ -17,6 +17,7 @@ import { registerSearcher } from './searcher.js';
 import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
+import { registerExport } from './export.js';
 
 const program = new Command('sherlock')
   .description('a self-hosted web search-engine appliance: crawl, archive, index, search, export')
@@ -39,6 +40,7 @@ registerInject(program);
 registerShepherd(program);
 registerCrawl(program);
 registerCheck(program);
+registerExport(program);
 registerIndex(program);
 registerStatus(program);
 registerSearcher(program);

@@ -1,0 +1,173 @@
+/**
+ * CDX and CDXJ index lines for ARC records (spec/arc-cdx.md §2), the lines
+ * pywb and OpenWayback binary-search to find a capture, and reading a line
+ * back (`cdxKey`, `parseCdxLine`) for the ZipNum lookup.
+ *
+ * 11-field CDX, after the legend ` CDX N b a m s k r M S V g`:
+ *
+ *   field  value for an ARC record                                   `-` when
+ *   N      SURT key of the URL (`surt.ts`); the URL itself (as `a`)   never
+ *          when the library refuses it, as IA does
+ *   b      the archive date as 14 digits (IA's normalisation)          it is not a date
+ *   a      the URL as stored, SP LF FF BS as %20 %0A %0C %08, CR       never
+ *          dropped, other bytes as stored (IA)
+ *   m      the ARC content-type cut at `;`/whitespace; `unk` for       never
+ *          `no-type`, empty or non-printable values (IA)
+ *   s      status of an `HTTP/x.y NNN` first line                     the content is not HTTP
+ *   k      base32 SHA-1 of the payload (`digest.ts`)                  never
+ *   r      redirect                                                   always (pywb and IA write `-`)
+ *   M      robot flags A (noarchive) F (nofollow) I (noindex) from    none found or not text/html
+ *          `<meta name=robots>` and X-Robots-Tag (IA)
+ *   S V    the record's length and offset as the reader gives them    never
+ *   g      the ARC file's base name                                   never
+ *
+ * CDXJ (§2.5): `N b {json}` with the same values, in cdxj-indexer's layout
+ * (`", "` separators, digest with `sha1:`, every value a string, non-ASCII as
+ * `\u00XX`), leaving out fields that are `-` and an `unk` MIME type.
+ *
+ * Lines are byte strings (one character per byte) without their LF: the `a`
+ * field keeps an old URL's raw bytes, and byte order is what sorting and
+ * lookups compare (§2.4). Write them with `Buffer.from(line, 'latin1')`.
+ * The version block (`filedesc://`) gets no line, as in pywb and IA's default.
+ */
+
+import type { ArcRecord } from './arc-read.js';
+import { normalizeArcDate } from './arc.js';
+import { httpPayloadOffset, httpStatus, payloadDigest } from './digest.js';
+import { surt } from './surt.js';
+
+export const CDX_LEGEND = ' CDX N b a m s k r M S V g';
+
+export interface CdxFields {
+  key: string;
+  timestamp: string;
+  original: string;
+  mime: string;
+  status: string;
+  digest: string;
+  redirect: string;
+  robots: string;
+  length: string;
+  offset: string;
+  filename: string;
+}
+
+/** The `a` field: IA's CDX-Writer escapes SP, LF, FF and BS and drops CR, so that the URL is one field. */
+export function cdxOriginal(url: string): string {
+  return /[ \n\f\b\r]/.test(url) ? url.replace(/\r/g, '').replace(/[ \n\f\b]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')) : url;
+}
+
+/** The `m` field from the ARC content-type field. */
+export function cdxMime(arcMime: string): string {
+  const type = arcMime.split(/[;\s]/, 1)[0]!;
+  return type === '' || type === 'no-type' || !/^[\x21-\x7e]+$/.test(type) ? 'unk' : type;
+}
+
+// IA looks at the HTML head; a page that hides its robots meta deeper than this is rare.
+const ROBOTS_SCAN = 64 * 1024;
+const META = /<meta\b[^>]*>/gi;
+const ATTRIBUTE = /([a-z-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi;
+const ROBOTS_HEADER = /^x-robots-tag:[ \t]*([^\r\n]*)/gim;
+
+function robotDirectives(content: Buffer): string {
+  const payloadAt = httpPayloadOffset(content);
+  const head = content.toString('latin1', 0, payloadAt);
+  let directives = '';
+  if (/x-robots-tag/i.test(head)) for (const m of head.matchAll(ROBOTS_HEADER)) directives += ' ' + m[1]!;
+  const body = content.toString('latin1', payloadAt, Math.min(content.length, payloadAt + ROBOTS_SCAN));
+  if (!/robots/i.test(body)) return directives;
+  for (const tag of body.matchAll(META)) {
+    let name = '';
+    let value = '';
+    for (const attr of tag[0].matchAll(ATTRIBUTE)) {
+      const text = attr[2]!.replace(/^["']|["']$/g, '');
+      const attrName = attr[1]!.toLowerCase();
+      if (attrName === 'name') name = text.toLowerCase();
+      else if (attrName === 'content') value = text;
+    }
+    if (name === 'robots') directives += ' ' + value;
+  }
+  return directives;
+}
+
+/** The `M` field: A, F, I in that order, for HTML only. */
+export function cdxRobotFlags(content: Buffer, mime: string): string {
+  if (mime !== 'text/html') return '-';
+  const directives = robotDirectives(content).toLowerCase();
+  if (directives === '') return '-';
+  const none = directives.includes('none');
+  const flags =
+    (directives.includes('noarchive') ? 'A' : '') +
+    (none || directives.includes('nofollow') ? 'F' : '') +
+    (none || directives.includes('noindex') ? 'I' : '');
+  return flags === '' ? '-' : flags;
+}
+
+/** The fields of one ARC record's line; undefined for the version block, which gets none. */
+export function cdxFields(record: ArcRecord, filename: string): CdxFields | undefined {
+  const { header, content } = record;
+  if (header.url.startsWith('filedesc:')) return undefined;
+  const original = cdxOriginal(header.url);
+  const mime = cdxMime(header.mime);
+  const status = httpStatus(content);
+  return {
+    key: surt(header.url) ?? original,
+    timestamp: normalizeArcDate(header.date) ?? '-',
+    original,
+    mime,
+    status: status === undefined ? '-' : String(status),
+    digest: payloadDigest(content),
+    redirect: '-',
+    robots: cdxRobotFlags(content, mime),
+    length: String(record.length),
+    offset: String(record.offset),
+    filename,
+  };
+}
+
+/** One 11-field CDX line, without its LF. */
+export function formatCdx(f: CdxFields): string {
+  return `${f.key} ${f.timestamp} ${f.original} ${f.mime} ${f.status} ${f.digest} ${f.redirect} ${f.robots} ${f.length} ${f.offset} ${f.filename}`;
+}
+
+/** JSON string as Python's json.dumps writes it (ensure_ascii): everything outside SP…~ escaped. */
+function jsonString(s: string): string {
+  return JSON.stringify(s).replace(/[\x7f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+}
+
+/** One CDXJ line, without its LF. */
+export function formatCdxj(f: CdxFields): string {
+  const entries: Array<[string, string]> = [['url', f.original]];
+  // cdxj-indexer leaves out a MIME type it does not know rather than writing `unk`.
+  if (f.mime !== '-' && f.mime !== 'unk') entries.push(['mime', f.mime]);
+  if (f.status !== '-') entries.push(['status', f.status]);
+  entries.push(['digest', 'sha1:' + f.digest]);
+  if (f.redirect !== '-') entries.push(['redirect', f.redirect]);
+  if (f.robots !== '-') entries.push(['robotflags', f.robots]);
+  entries.push(['length', f.length], ['offset', f.offset], ['filename', f.filename]);
+  return `${f.key} ${f.timestamp} {${entries.map(([name, value]) => `"${name}": ${jsonString(value)}`).join(', ')}}`;
+}
+
+/** The sort and lookup key of a CDX or CDXJ line: its first two fields (urlkey and timestamp), as the ZipNum summary holds them. */
+export function cdxKey(line: string): string {
+  const first = line.indexOf(' ');
+  if (first === -1) return line;
+  const second = line.indexOf(' ', first + 1);
+  return second === -1 ? line : line.slice(0, second);
+}
+
+/** The urlkey (first field) of a CDX or CDXJ line. */
+export function cdxUrlKey(line: string): string {
+  const space = line.indexOf(' ');
+  return space === -1 ? line : line.slice(0, space);
+}
+
+const FIELD_NAMES = ['key', 'timestamp', 'original', 'mime', 'status', 'digest', 'redirect', 'robots', 'length', 'offset', 'filename'] as const;
+
+/** An 11-field CDX line read back; undefined for the legend or a line with another field count. */
+export function parseCdxLine(line: string): CdxFields | undefined {
+  if (line.startsWith(' CDX')) return undefined;
+  const values = line.split(' ');
+  if (values.length !== FIELD_NAMES.length) return undefined;
+  return Object.fromEntries(FIELD_NAMES.map((name, i) => [name, values[i]!])) as unknown as CdxFields;
+}

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import test from 'node:test';
+import { promisify } from 'node:util';
+import { readArc } from '../../common/arc-read.js';
+import { CDX_LEGEND, cdxFields, cdxUrlKey, formatCdx, parseCdxLine } from '../../common/cdx.js';
+import { ZipNumCluster } from '../../common/zipnum.js';
+import { runCli } from '../helpers/cli.js';
+import { scratchDir, testdata } from '../helpers/paths.js';
+import { warcioBin, writeSampleArc } from '../helpers/sample-arc.js';
+
+const execFileAsync = promisify(execFile);
+
+/** A state directory whose gather/arc holds the sample crawl in several files, plus a file still being written. */
+async function sampleState(dir: string): Promise<{ state: string; arcs: string[] }> {
+  const state = join(dir, 'state');
+  const arcDir = join(state, 'gather', 'arc');
+  const names = await writeSampleArc(arcDir, { maxFileSize: 600 });
+  assert.ok(names.length > 1);
+  copyFileSync(join(arcDir, names[0]!), join(arcDir, 'crawl-20240301095959-00099.arc.gz.open'));
+  return { state, arcs: names.sort().map((n) => join(arcDir, n)) };
+}
+
+function ourLines(paths: string[]): string[] {
+  return paths.flatMap((path) => [...readArc(path)].flatMap((r) => {
+    const f = cdxFields(r, path.slice(path.lastIndexOf('/') + 1));
+    return f === undefined ? [] : [formatCdx(f)];
+  }));
+}
+
+/** `LC_ALL=C sort`, the order the issue asks for. */
+async function cSort(lines: string[], dir: string): Promise<string[]> {
+  const file = join(dir, 'unsorted');
+  writeFileSync(file, lines.join('\n') + '\n', 'latin1');
+  const { stdout } = await execFileAsync('sort', [file], { env: { LC_ALL: 'C' }, encoding: 'latin1' });
+  return stdout.split('\n').filter((l) => l !== '');
+}
+
+test('export cdx --state indexes the finished ARC files of the crawl, skips .open, and sorts as LC_ALL=C sort', async (t) => {
+  const dir = scratchDir(t);
+  const { state, arcs } = await sampleState(dir);
+  const out = join(dir, 'index.cdx');
+  const r = await runCli(['export', 'cdx', '--state', state, '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = readFileSync(out, 'latin1').split('\n');
+  assert.equal(lines.pop(), '');
+  assert.equal(lines[0], CDX_LEGEND);
+  assert.equal(lines.length, 7);
+  assert.deepEqual(lines.slice(1), await cSort(ourLines(arcs), dir));
+  assert.deepEqual(readdirSync(dir).filter((n) => n.endsWith('.tmp')), []);
+  const keys = lines.slice(1).map(cdxUrlKey);
+  assert.deepEqual(keys, ['1,0,0,127:8080)/x?a=1&b=2', 'com,example)/', 'com,example)/a%20b?a=1&q=%c3%a9', 'com,example)/img.png', 'com,example)/missing', 'com,example)/old']);
+  assert.equal(parseCdxLine(lines.find((l) => l.startsWith('com,example)/ '))!)!.robots, 'A');
+});
+
+test('export cdx --arc over many testdata files: one legend, every line, byte order, stdout as --out -', async (t) => {
+  const dir = scratchDir(t);
+  const files = ['pywb/example.arc', 'pywb/example.arc.gz', 'ukwa/IAH-20080430204825-00000-blackbook-truncated.arc.gz', 'cdx-writer/uncompressed.arc', 'cdx-writer/non_ascii_url.arc.gz', 'cdx-writer/chardet_failure_url.arc.gz', 'cdx-writer/formfeed_in_url.arc.gz', 'cdx-writer/bad_url_with_colon_1.arc.gz'].map((f) => testdata('arc', ...f.split('/')));
+  const r = await runCli(['export', 'cdx', '--arc', ...files, '--out', '-', '--sort-memory', '2KiB']);
+  assert.equal(r.status, 0, r.stderr);
+  // runCli decodes stdout as UTF-8; compare through a file to keep raw bytes.
+  const out = join(dir, 'all.cdx');
+  assert.equal((await runCli(['export', 'cdx', '--arc', ...files, '--out', out])).status, 0);
+  const lines = readFileSync(out, 'latin1').split('\n').filter((l) => l !== '');
+  assert.equal(lines[0], CDX_LEGEND);
+  assert.deepEqual(lines.slice(1), await cSort(ourLines(files), dir));
+  assert.equal(r.stdout.split('\n').filter((l) => l !== '').length, lines.length);
+});
+
+test('export cdx --format cdxj --zipnum: a cluster whose lookups equal the plain index', async (t) => {
+  const dir = scratchDir(t);
+  const { state } = await sampleState(dir);
+  const out = join(dir, 'index.cdxj');
+  const zip = join(dir, 'zipnum');
+  const r = await runCli(['export', 'cdx', '--state', state, '--out', out, '--format', 'cdxj', '--zipnum', zip, '--block-lines', '2']);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = readFileSync(out, 'latin1').split('\n').filter((l) => l !== '');
+  assert.equal(lines.length, 6);
+  assert.match(lines[1]!, /^com,example\)\/ 20240301100000 \{"url": "http:\/\/example.com\/", "mime": "text\/html", "status": "200", "digest": "sha1:[A-Z2-7]{32}", "robotflags": "A", "length": "\d+", "offset": "\d+", "filename": "crawl-20240301095959-0000\d.arc.gz"\}$/);
+  const cluster = ZipNumCluster.open(join(zip, 'index.idx'));
+  t.after(() => cluster.close());
+  assert.equal(cluster.blocks.length, 3);
+  for (const line of lines) assert.deepEqual([...cluster.lookup(cdxUrlKey(line))], [line]);
+});
+
+test('export warc: warcio indexes our WARC files with the URLs, digests and statuses of our CDX of the ARC files', async (t) => {
+  const dir = scratchDir(t);
+  const { state, arcs } = await sampleState(dir);
+  const out = join(dir, 'warc');
+  mkdirSync(out);
+  const r = await runCli(['export', 'warc', '--state', state, '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const warcs = readdirSync(out).sort();
+  assert.deepEqual(warcs, arcs.map((a) => a.slice(a.lastIndexOf('/') + 1).replace(/\.arc\.gz$/, '.warc.gz')));
+  const { stdout } = await execFileAsync(process.execPath, [warcioBin, 'cdx-index', '--format', 'cdx', ...warcs.map((w) => join(out, w))]);
+  const triple = (line: string): string => {
+    const f = parseCdxLine(line)!;
+    return `${f.original} ${f.digest} ${f.status}`;
+  };
+  const theirs = stdout.split('\n').filter((l) => l !== '').map(triple).sort();
+  assert.deepEqual(theirs, ourLines(arcs).map(triple).sort());
+  // A re-export writes the same bytes (record ids are name-based).
+  const again = join(dir, 'again');
+  mkdirSync(again);
+  assert.equal((await runCli(['export', 'warc', '--state', state, '--out', again])).status, 0);
+  for (const w of warcs) assert.deepEqual(readFileSync(join(again, w)), readFileSync(join(out, w)));
+});
+
+test('damage: strictly exit 1 naming file and offset and no output file; --lenient exports the rest and still exits 1', async (t) => {
+  const dir = scratchDir(t);
+  const arc = testdata('arc', 'cdx-writer', 'negative_content_length.arc.gz');
+  const out = join(dir, 'index.cdx');
+  const strict = await runCli(['export', 'cdx', '--arc', arc, '--out', out]);
+  assert.equal(strict.status, 1);
+  assert.match(strict.stderr, /negative_content_length\.arc\.gz: offset 399: .*negative length/);
+  assert.deepEqual(readdirSync(dir), []);
+  const lenient = await runCli(['export', 'cdx', '--lenient', '--arc', arc, '--out', out]);
+  assert.equal(lenient.status, 1);
+  assert.match(lenient.stderr, /offset 399/);
+  assert.equal(readFileSync(out, 'latin1').split('\n').filter((l) => l !== '').length, 3);
+});
+
+test('usage: --state and --arc together, or neither --out nor --zipnum, exit 2', async () => {
+  assert.equal((await runCli(['export', 'cdx', '--state', '/x', '--arc', '/y', '--out', '-'])).status, 2);
+  assert.equal((await runCli(['export', 'cdx', '--arc', '/y'])).status, 2);
+  assert.equal((await runCli(['export', 'cdx', '--arc', '/y', '--out', '-', '--format', 'json'])).status, 2);
+});
