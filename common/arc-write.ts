@@ -256,7 +256,7 @@ export class ArcWriter {
 
   /** A whole record (header line, content, separator) as stored: one gzip member, or as is. */
   private frame(record: Buffer): Promise<Buffer> {
-    return this.options.compress ? compressMember(record, this.options.level) : Promise.resolve(record);
+    return Promise.resolve(this.options.compress ? compressMember(record, this.options.level) : record);
   }
 
   private async fileForNext(): Promise<OpenArc> {

@@ -36,8 +36,7 @@
  */
 
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { promisify } from 'node:util';
-import { crc32, gzip, inflateRawSync, type Zlib } from 'node:zlib';
+import { crc32, gzipSync, inflateRawSync, type Zlib } from 'node:zlib';
 import { ioError, SherlockError } from './errors.js';
 import { readAt } from './files.js';
 
@@ -251,9 +250,13 @@ export function findGzipMagic(source: FileWindow, from: number): number | undefi
 }
 const MEMBER_START = Buffer.from([0x1f, 0x8b, 0x08]);
 
-const gzipAsync = promisify(gzip);
-
-/** Compresses `data` as one complete gzip member (header, deflate, CRC32/ISIZE trailer), off the main thread. */
-export function compressMember(data: Buffer, level?: number): Promise<Buffer> {
-  return gzipAsync(data, level === undefined ? {} : { level });
+/**
+ * Compresses `data` as one complete gzip member (header, deflate, CRC32/ISIZE
+ * trailer). Synchronous: zlib's async form costs more in stream set-up and
+ * thread hand-overs than a level-1 member of a web page takes to compress;
+ * the gatherer runs this in its parse workers instead (arc-write.ts
+ * frameArcRecord).
+ */
+export function compressMember(data: Uint8Array, level?: number): Buffer {
+  return gzipSync(data, level === undefined ? {} : { level });
 }
