@@ -1,4 +1,9 @@
 /**
+ * `sherlock index build --state DIR [--keep-work] [--json]`: one index
+ * version from the buckets, published atomically (indexer/build.ts); progress
+ * on stderr when it is a terminal, a summary on stdout at the end (cards,
+ * words, postings, bytes, seconds per stage), one JSON object with --json.
+ *
  * `sherlock index dump FILE`: print any file of an index version readably,
  * one record per line, the format told by the file's magic, not its name;
  * `--json` prints one JSON object per record. The whole file is read and
@@ -15,6 +20,10 @@
  *   Fingerprints  <fingerprint hex> <card id>
  *   Links         <target fingerprint hex> <source card id> <R|Y|F|I>
  *   Manifest      format, version, created, then "count NAME N" and "file NAME SIZE CRC" lines
+ *   Attributes    <card id> oid=<oid> fp=<fingerprint hex> flags=<a,b|->      (the build's working files)
+ *   Postings      <LexRaw id> <card id> <refs>
+ *   Checksums     <MD5 hex> <card id>
+ *   RefTexts      <source card id> <target fingerprint hex> <anchor text>
  * Refs print as `<word type>@<position>` (`@edge` past the last position) and
  * `<meta type>/<weight>@<position>`. Free text that could break a line or a
  * column is printed as a JSON string.
@@ -30,11 +39,22 @@ import { corruptIndex, readMagic } from '../common/index-file.js';
 import { Fingerprints, readLinks } from '../common/index-fingerprints.js';
 import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, Lexicon, readLexList, wordClass, type LexListFormat } from '../common/index-lexicon.js';
 import { readManifest } from '../common/index-manifest.js';
-import { WORD_EDGE, type Ref } from '../common/index-refs.js';
-import { action, print, printJson } from './command.js';
+import { ChainDecoder, WORD_EDGE, type Ref } from '../common/index-refs.js';
+import { buildIndex, STAGES, type BuildReport, type Stage } from '../indexer/build.js';
+import { readAttributes, readChecksums, readPostings, readRefTexts } from '../indexer/work-files.js';
+import { action, print, printJson, STATE_HELP, stateDir } from './command.js';
+import { loadSettings, type GlobalOptions } from './settings.js';
 
 export function registerIndex(program: Command): void {
-  const index = program.command('index').description('index versions: look into their files');
+  const index = program.command('index').description('index versions: build one, look into their files');
+
+  index
+    .command('build')
+    .description('build an index version from the buckets and publish it as state/index/current')
+    .option('--state <dir>', STATE_HELP)
+    .option('--keep-work', "keep the stages' working files (Postings, LexRaw, …) in the version")
+    .option('--json', 'print the summary as one JSON object')
+    .action(action((opts: BuildOptions, cmd: Command) => build(opts, cmd.optsWithGlobals<GlobalOptions>())));
 
   index
     .command('dump')
@@ -48,6 +68,38 @@ export function registerIndex(program: Command): void {
         }
       }),
     );
+}
+
+interface BuildOptions {
+  state?: string;
+  keepWork?: boolean;
+  json?: boolean;
+}
+
+async function build(opts: BuildOptions, globals: GlobalOptions): Promise<number> {
+  const state = stateDir(opts);
+  const config = loadSettings(globals).config;
+  const tty = process.stderr.isTTY;
+  let shown = 0;
+  const onProgress = (stage: Stage, done: number, total: number): void => {
+    const now = Date.now();
+    if (now - shown < 100) return;
+    shown = now;
+    process.stderr.write(`\r${stage} ${done}${total > done ? `/${total}` : ''}\x1b[K`);
+  };
+  const report = await buildIndex({ state, config: config.indexer, keepWork: opts.keepWork === true, ...(tty ? { onProgress } : {}) });
+  if (tty) process.stderr.write('\r\x1b[K');
+  if (opts.json === true) printJson(report);
+  else print(summary(report));
+  return 0;
+}
+
+function summary(report: BuildReport): string {
+  const stages = STAGES.map((stage) => `${stage} ${(report.stages.find((s) => s.stage === stage)?.seconds ?? 0).toFixed(2)}`).join(', ');
+  return (
+    `index ${report.version}: ${report.cards} cards (${report.emptyCards} empty), ${report.words} words, ${report.postings} postings, ` +
+    `${report.strings} strings, ${(report.bytes / 1e6).toFixed(1)} MB in ${report.seconds.toFixed(2)} s (${stages} s)`
+  );
 }
 
 interface DumpRecord {
@@ -69,6 +121,10 @@ const DUMPERS: Record<string, Dumper> = {
   'SHERLOCK-FPRINTS': dumpFingerprints,
   'SHERLOCK-LINKS': dumpLinks,
   'SHERLOCK-MANIFST': dumpManifest,
+  'SHERLOCK-ATTRS': dumpAttributes,
+  'SHERLOCK-POSTING': dumpPostings,
+  'SHERLOCK-CHKSUMS': dumpChecksums,
+  'SHERLOCK-REFTEXT': dumpRefTexts,
 };
 
 function dump(file: string): Iterable<DumpRecord> {
@@ -90,10 +146,14 @@ function showRef(ref: Ref): string {
   return `${WORD_TYPE_NAMES[ref.type]}@${ref.position === WORD_EDGE ? 'edge' : ref.position}`;
 }
 
+function flagNames(flags: number): string[] {
+  return Object.entries(CARD_FLAG).flatMap(([name, bit]) => ((flags & bit) !== 0 ? [name] : []));
+}
+
 function* dumpCardInfo(file: string): Iterable<DumpRecord> {
   let id = 0;
   for (const info of CardInfoReader.open(file)) {
-    const flags = Object.entries(CARD_FLAG).flatMap(([name, bit]) => ((info.flags & bit) !== 0 ? [name] : []));
+    const flags = flagNames(info.flags);
     const site = info.site.toString(16).padStart(8, '0');
     yield {
       line: `${id} pos=${info.position} site=${site} date=${info.date} weight=${info.weight} flags=${flags.join(',') || '-'} type=${info.type}`,
@@ -178,3 +238,33 @@ function* dumpManifest(file: string): Iterable<DumpRecord> {
   yield { line: lines.join('\n'), json: manifest };
 }
 
+
+function* dumpAttributes(file: string): Iterable<DumpRecord> {
+  const { oids, fingerprints, flags } = readAttributes(file);
+  for (let id = 0; id < oids.length; id++) {
+    const fp = fingerprints.toString('hex', 12 * id, 12 * (id + 1));
+    const names = flagNames(flags[id]!);
+    yield { line: `${id} oid=${oids[id]} fp=${fp} flags=${names.join(',') || '-'}`, json: { id, oid: oids[id], fingerprint: fp, flags: names } };
+  }
+}
+
+function* dumpPostings(file: string): Iterable<DumpRecord> {
+  for (const { word, chain: bytes } of readPostings(file)) {
+    const { chain } = new ChainDecoder(bytes, { file }).chainAt(0);
+    yield { line: `${word} ${chain.cardId} ${chain.refs.map(showRef).join(' ')}`, json: { word, cardId: chain.cardId, refs: chain.refs } };
+  }
+}
+
+function* dumpChecksums(file: string): Iterable<DumpRecord> {
+  for (const { checksum, cardId } of readChecksums(file)) {
+    const hex = checksum.toString('hex');
+    yield { line: `${hex} ${cardId}`, json: { checksum: hex, cardId } };
+  }
+}
+
+function* dumpRefTexts(file: string): Iterable<DumpRecord> {
+  for (const { source, target, text } of readRefTexts(file)) {
+    const hex = target.toString('hex');
+    yield { line: `${source} ${hex} ${column(text)}`, json: { source, target: hex, text } };
+  }
+}

@@ -432,6 +432,21 @@ export function decodeBucket(type: number, data: Uint8Array, at: ErrorPlace = {}
   }
 }
 
+/**
+ * The header object alone, the body left undecoded (not inflated): for
+ * readers that choose buckets by their header before reading bodies.
+ */
+export function decodeBucketHeader(type: number, data: Uint8Array, at: ErrorPlace = {}): BucketObject {
+  if (type !== BUCKET_TYPE.V33 && type !== BUCKET_TYPE.V33_DEFLATE) return decodeBucket(type, data, at).header;
+  const buffer = toBuffer(data);
+  try {
+    return decodeSequence(buffer, 0, buffer.length, false, true).object;
+  } catch (err) {
+    if (!(err instanceof SherlockError)) throw err;
+    throw new SherlockError(err.code, err.message, { ...at, offset: (at.offset ?? 0) + (err.place.offset ?? 0) }, { cause: err.cause });
+  }
+}
+
 // ---------------------------------------------------------------- linearized objects
 
 /**

@@ -68,6 +68,11 @@ function cardObject(card: Card): BucketObject {
     .add('a', `${file} ${decimal(offset, 'ARC offset')} ${decimal(length, 'ARC length')}`);
 }
 
+/** A card as Cards stores it (without the length): the linearized, deflated object. Workers make these; CardsWriter.addEncoded() stores them. */
+export function encodeCard(card: Card): Buffer {
+  return linearize(BUCKET_TYPE.V33_DEFLATE, cardObject(card));
+}
+
 /** Streams cards; positions come back from add() for CardInfo. */
 export class CardsWriter extends CountingWriter {
   constructor(file: string) {
@@ -76,7 +81,11 @@ export class CardsWriter extends CountingWriter {
 
   /** Appends a card; returns its position (body offset >> CARD_POS_SHIFT). */
   add(card: Card): number {
-    const data = linearize(BUCKET_TYPE.V33_DEFLATE, cardObject(card));
+    return this.addEncoded(encodeCard(card));
+  }
+
+  /** Appends a card made by encodeCard(); returns its position. */
+  addEncoded(data: Uint8Array): number {
     const position = this.out.length / CARD_ALIGN;
     if (position > 0xffffffff) throw new RangeError('Cards is full: positions are u32');
     const length = Buffer.alloc(4);

@@ -13,14 +13,18 @@
  *     K+4 S  chains, card ids strictly increasing
  *
  * A word's ref_pos is the body offset of its entry. The writer holds one
- * entry's chains at a time; the size field limits them to 4 GiB per word.
+ * entry's chains at a time (add), or none when the caller knows the size
+ * and streams them (beginEntry, writeChains); the size field limits them
+ * to 4 GiB per word.
  * The seed's StringMap (fingerprint → ref_pos) is not written: the
  * StringIndex reader walks the entry headers once when it opens.
  */
 
 import { createHash } from 'node:crypto';
+import { getDomain } from 'tldts';
 import { CountingWriter, INDEX_HEADER_SIZE, IndexFileReader, type IndexFormat } from './index-file.js';
 import { ChainDecoder, encodeChains, type Chain } from './index-refs.js';
+import { urlParts } from './url.js';
 
 export const WORDINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-WORDIDX', version: 1, fields: ['words'], what: 'WordIndex' };
 export const STRINGINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-STRIDX', version: 1, fields: ['strings'], what: 'StringIndex' };
@@ -29,6 +33,20 @@ export const STRINGINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-STRIDX', versi
 export const STRING_KINDS = ['url', 'host', 'domain'] as const;
 export type StringKind = (typeof STRING_KINDS)[number];
 const FINGERPRINT_SIZE = 12;
+
+/** tldts options: the PSL's private section counts (x.github.io and y.github.io are two domains), as for the shepherd's scope. */
+const PSL = { allowPrivateDomains: true } as const;
+
+/**
+ * The strings a card is found by: its canonical URL, its host, and the
+ * host's registrable domain (the host itself when it has none: an IP
+ * address, localhost). The indexer and the searcher's `url:`/`site:` agree
+ * through this.
+ */
+export function urlStrings(canonical: string): Record<StringKind, string> {
+  const { host } = urlParts(canonical);
+  return { url: canonical, host, domain: host.startsWith('[') ? host : (getDomain(host, PSL) ?? host) };
+}
 
 /** A StringIndex key: the first 12 bytes of MD5 of "<kind> <value>". */
 export function stringKey(kind: StringKind, value: string): Buffer {
@@ -70,6 +88,8 @@ export interface EntryPlace {
 
 class ChainFileWriter<K> extends CountingWriter {
   private last: K | undefined;
+  /** Bytes of chains the entry begun last still expects. */
+  private pending = 0;
 
   constructor(
     file: string,
@@ -81,20 +101,45 @@ class ChainFileWriter<K> extends CountingWriter {
 
   /** Appends the entry of `key` (keys increasing) with its chains (card ids increasing). */
   add(key: K, chains: Iterable<Chain>): EntryPlace {
+    const data = encodeChains(chains);
+    const place = this.beginEntry(key, data.length);
+    this.writeChains(data);
+    return place;
+  }
+
+  /**
+   * Begins the entry of `key` (keys increasing) whose chains, already
+   * encoded (index-refs.ts, card ids increasing), take `size` bytes in all;
+   * writeChains() must then give exactly that many. For a writer that streams
+   * a word's chains from several sorted runs without holding them.
+   */
+  beginEntry(key: K, size: number): EntryPlace {
     const { codec } = this;
     const head = Buffer.alloc(codec.size + 4);
     codec.write(key, head);
+    if (this.pending !== 0) throw new RangeError(`${codec.show(this.last!)}: ${this.pending} bytes of its chains never came`);
     if (this.last !== undefined && codec.compare(this.last, key) >= 0) throw new RangeError(`${codec.show(key)} after ${codec.show(this.last)}: keys must increase`);
-    const data = encodeChains(chains);
-    if (data.length === 0) throw new RangeError(`${codec.show(key)} has no chains`);
-    if (data.length > 0xffffffff) throw new RangeError(`${codec.show(key)}: chains of ${data.length} bytes over the 4 GiB an entry holds`);
-    head.writeUInt32LE(data.length, codec.size);
+    if (size === 0) throw new RangeError(`${codec.show(key)} has no chains`);
+    if (!Number.isInteger(size) || size < 0 || size > 0xffffffff) throw new RangeError(`${codec.show(key)}: chains of ${size} bytes, not 1 byte to the 4 GiB an entry holds`);
+    head.writeUInt32LE(size, codec.size);
     const refPos = this.out.length;
     this.out.write(head);
-    this.out.write(data);
     this.last = key;
     this.count += 1;
-    return { refPos, chainSize: data.length };
+    this.pending = size;
+    return { refPos, chainSize: size };
+  }
+
+  /** The next bytes of the chains of the entry begun last. */
+  writeChains(data: Uint8Array): void {
+    if (data.length > this.pending) throw new RangeError(`${this.last === undefined ? 'no entry' : this.codec.show(this.last)}: ${data.length} bytes of chains where ${this.pending} remain`);
+    this.out.write(data);
+    this.pending -= data.length;
+  }
+
+  override finish(): void {
+    if (this.pending !== 0) throw new RangeError(`${this.codec.show(this.last!)}: ${this.pending} bytes of its chains never came`);
+    super.finish();
   }
 }
 

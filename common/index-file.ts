@@ -106,9 +106,14 @@ export class IndexFileWriter {
   private flushed = 0;
   private crc = 0;
 
+  /**
+   * `scratch`: a working file of the indexer, removed or fsynced by the
+   * publish step, so finish() skips its own fdatasync and directory fsync.
+   */
   constructor(
     readonly file: string,
     private readonly format: IndexFormat,
+    private readonly options: { scratch?: boolean } = {},
   ) {
     headerFormat(format);
     this.temp = `${file}.tmp`;
@@ -166,7 +171,7 @@ export class IndexFileWriter {
     const header = encodeFileHeader(INDEX_HEADER_SIZE, magic, [this.format.version, length % TWO_32, Math.floor(length / TWO_32), ...fields]);
     writeAt(fd, this.temp, header, 0);
     try {
-      fdatasyncSync(fd);
+      if (this.options.scratch !== true) fdatasyncSync(fd);
       closeSync(fd);
       this.fd = undefined;
       renameSync(this.temp, this.file);
@@ -174,7 +179,7 @@ export class IndexFileWriter {
       this.abort();
       throw ioError(err, this.file, 'finishing');
     }
-    syncDirectory(dirname(this.file));
+    if (this.options.scratch !== true) syncDirectory(dirname(this.file));
   }
 
   /** Gives the file up: closes and removes the temporary file. */

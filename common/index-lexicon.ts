@@ -35,13 +35,16 @@
  * lexiconOrder is the seed's: by length in characters, then without accents,
  * then with accents; the length counted is that of the accent-free form, so
  * that the accent variants of a word are always adjacent (for precomposed
- * letters the two lengths agree). Strings compare by code point.
+ * letters the two lengths agree). The accent-free form is words.ts's plain
+ * form, the one queries are matched on (so "straße" and "strasse" are
+ * variants). Strings compare by code point.
  *
  * Readers hold the whole body (its CRC checked) and check every record:
  * class, length, UTF-8, and the order the file promises.
  */
 
 import { IndexFileWriter, readIndexFile, type IndexFormat, type WholeIndexFile } from './index-file.js';
+import { plainForm } from './words.js';
 
 /** The original's word classes (sherlock-original §4 item 8), by their number in an id's low 3 bits. */
 export const WORD_CLASSES = ['normal', 'ignored', 'garbage', 'context', 'complex', 'break'] as const;
@@ -79,11 +82,6 @@ export function wordClass(id: number): WordClass | undefined {
   return WORD_CLASSES[id & 7];
 }
 
-/** The word without accents: NFD, combining marks removed. */
-export function stripAccents(word: string): string {
-  return word.normalize('NFD').replace(/\p{M}+/gu, '');
-}
-
 interface OrderKey {
   length: number;
   stripped: Buffer;
@@ -91,7 +89,7 @@ interface OrderKey {
 }
 
 function orderKey(word: string): OrderKey {
-  const stripped = stripAccents(word);
+  const stripped = plainForm(word);
   return { length: [...stripped].length, stripped: Buffer.from(stripped, 'utf8'), bytes: Buffer.from(word, 'utf8') };
 }
 

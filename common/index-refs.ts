@@ -93,45 +93,108 @@ function checkRange(value: number, max: number, what: string): void {
   if (!Number.isInteger(value) || value < 0 || value > max) throw new RangeError(`${what} ${value} outside 0–${max}`);
 }
 
-/** Appends one ref's bytes; `previous` is the last word position (−1 at the start). */
-function encodeRef(ref: Ref, previous: number, out: number[]): void {
-  if (ref.kind === 'meta') {
-    const { type, weight, position } = ref;
+/**
+ * One chain's refs, built occurrence by occurrence in a reusable buffer: no
+ * Ref object per occurrence, for the chewer's hot loop. Checks what
+ * encodeChain checks (RangeError); positions of word refs must increase.
+ */
+export class ChainBuilder {
+  private refs = new Uint8Array(64);
+  private used = 0;
+  /** The last word position, −1 at the start. */
+  private previous = -1;
+
+  /** Forgets the refs: the builder starts a new chain. */
+  reset(): void {
+    this.used = 0;
+    this.previous = -1;
+  }
+
+  /** Bytes of the refs so far. */
+  get length(): number {
+    return this.used;
+  }
+
+  private room(n: number): void {
+    if (this.used + n <= this.refs.length) return;
+    const grown = new Uint8Array(Math.max(2 * this.refs.length, this.used + n));
+    grown.set(this.refs.subarray(0, this.used));
+    this.refs = grown;
+  }
+
+  meta(type: number, weight: number, position: number): void {
     checkRange(type, META_TYPES.length - 1, 'meta type');
     checkRange(weight, MAX_WEIGHT, 'meta weight');
     checkRange(position, MAX_META_POSITION, 'meta position');
-    if (position < 64) out.push(0xe0 | type, (weight << 6) | position);
-    else out.push(0xf0 | ((type >> 3) << 2) | weight, ((position >> 8) << 3) | (type & 7), position & 0xff);
-    return;
+    this.room(3);
+    const { refs } = this;
+    if (position < 64) {
+      refs[this.used++] = 0xe0 | type;
+      refs[this.used++] = (weight << 6) | position;
+    } else {
+      refs[this.used++] = 0xf0 | ((type >> 3) << 2) | weight;
+      refs[this.used++] = ((position >> 8) << 3) | (type & 7);
+      refs[this.used++] = position & 0xff;
+    }
   }
-  const { type, position } = ref;
-  checkRange(type, WORD_TYPES - 1, 'word type');
-  if (position !== WORD_EDGE) checkRange(position, MAX_WORD_POSITION, 'word position');
-  if (previous === WORD_EDGE ? position !== WORD_EDGE : position <= previous) {
-    throw new RangeError(`word position ${position} after ${previous}: positions must increase, edge refs come last`);
+
+  /** A word ref at `position` (0–MAX_WORD_POSITION, or WORD_EDGE). */
+  word(type: number, position: number): void {
+    const { previous } = this;
+    checkRange(type, WORD_TYPES - 1, 'word type');
+    if (position !== WORD_EDGE) checkRange(position, MAX_WORD_POSITION, 'word position');
+    if (previous === WORD_EDGE ? position !== WORD_EDGE : position <= previous) {
+      throw new RangeError(`word position ${position} after ${previous}: positions must increase, edge refs come last`);
+    }
+    const delta = position === WORD_EDGE ? 0 : position - previous;
+    this.previous = position;
+    this.room(3);
+    const { refs } = this;
+    if (delta < 64 && type < 2) {
+      refs[this.used++] = (type << 6) | delta;
+    } else if (delta < 2048) {
+      refs[this.used++] = 0x80 | ((delta >> 8) << 3) | type;
+      refs[this.used++] = delta & 0xff;
+    } else {
+      refs[this.used++] = 0xc0 | ((delta >> 16) << 3) | type;
+      refs[this.used++] = delta & 0xff;
+      refs[this.used++] = (delta >> 8) & 0xff;
+    }
   }
-  const delta = position === WORD_EDGE ? 0 : position - previous;
-  if (delta < 64 && type < 2) out.push((type << 6) | delta);
-  else if (delta < 2048) out.push(0x80 | ((delta >> 8) << 3) | type, delta & 0xff);
-  else out.push(0xc0 | ((delta >> 16) << 3) | type, delta & 0xff, (delta >> 8) & 0xff);
+
+  /** Bytes of the whole chain: card id and length, the varint if needed, the refs. */
+  get chainSize(): number {
+    return 4 + (this.used <= SHORT_LENGTH_LIMIT ? 0 : varintSize(this.used)) + this.used;
+  }
+
+  /** Writes the chain of card `cardId` (at least one ref) at `out[pos]`; returns the offset after it. */
+  writeTo(cardId: number, out: Uint8Array, pos: number): number {
+    checkRange(cardId, MAX_CARD_ID, 'card id');
+    const length = this.used;
+    if (length === 0) throw new RangeError(`card ${cardId}: a chain holds at least one ref`);
+    const short = length <= SHORT_LENGTH_LIMIT;
+    const head = (cardId | ((short ? length : 0) << 28)) >>> 0;
+    out[pos] = head & 0xff;
+    out[pos + 1] = (head >>> 8) & 0xff;
+    out[pos + 2] = (head >>> 16) & 0xff;
+    out[pos + 3] = head >>> 24;
+    pos += 4;
+    if (!short) pos = putVarint(out, pos, length);
+    out.set(this.refs.subarray(0, length), pos);
+    return pos + length;
+  }
 }
 
 /** One chain's bytes: card id and length, then the refs (at least one). */
 export function encodeChain(chain: Chain): Buffer {
   checkRange(chain.cardId, MAX_CARD_ID, 'card id');
-  if (chain.refs.length === 0) throw new RangeError(`card ${chain.cardId}: a chain holds at least one ref`);
-  const refs: number[] = [];
-  let previous = -1;
+  const builder = new ChainBuilder();
   for (const ref of chain.refs) {
-    encodeRef(ref, previous, refs);
-    if (ref.kind === 'word') previous = ref.position;
+    if (ref.kind === 'meta') builder.meta(ref.type, ref.weight, ref.position);
+    else builder.word(ref.type, ref.position);
   }
-  const short = refs.length <= SHORT_LENGTH_LIMIT;
-  const head = 4 + (short ? 0 : varintSize(refs.length));
-  const out = Buffer.allocUnsafe(head + refs.length);
-  out.writeUInt32LE((chain.cardId | ((short ? refs.length : 0) << 28)) >>> 0, 0);
-  if (!short) putVarint(out, 4, refs.length);
-  out.set(refs, head);
+  const out = Buffer.allocUnsafe(builder.chainSize);
+  builder.writeTo(chain.cardId, out, 0);
   return out;
 }
 

@@ -43,9 +43,6 @@ export interface Word {
   position: number;
 }
 
-const RUN = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
-const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
-const DIGITS = /^\p{Nd}+$/u;
 const MARKS = /\p{M}/gu;
 
 /** Letters that carry no combining mark under NFD but are, to a reader, accented or ligatures. */
@@ -81,63 +78,147 @@ export function hasAccents(word: Pick<Word, 'exact' | 'plain'>): boolean {
   return word.exact !== word.plain;
 }
 
-/** The words of `text`, in order. */
-export function* words(text: string): Generator<Word> {
+/** A word as written in the text (case and accents kept); garbage words are reported too, as they take a position. */
+export interface RawWord {
+  text: string;
+  kind: RawKind;
+  start: number;
+  end: number;
+  position: number;
+}
+
+export type RawKind = WordKind | 'garbage';
+
+/** Called by cutWords for each word: its offsets in the text, kind and position. */
+export type WordVisitor = (start: number, end: number, kind: RawKind, position: number) => void;
+
+// Character classes, one byte per code point: a run starts with LETTER (\p{L}, \p{N}) and goes on
+// with letters and MARKs (\p{M}); CJK is Han, Hiragana or Katakana; DIGIT is \p{Nd}.
+const LETTER = 1;
+const MARK = 2;
+const CJK = 4;
+const DIGIT = 8;
+const CLASS_TESTS: readonly [RegExp, number][] = [
+  [/^[\p{L}\p{N}]$/u, LETTER],
+  [/^\p{M}$/u, MARK],
+  [/^[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]$/u, CJK],
+  [/^\p{Nd}$/u, DIGIT],
+];
+/** Classes of the BMP, filled 256 code points at a time on first use; astral code points as met. */
+const bmp = new Uint8Array(0x10000);
+const blockDone = new Uint8Array(0x100);
+const astral = new Map<number, number>();
+
+function classify(codePoint: number): number {
+  const c = String.fromCodePoint(codePoint);
+  let bits = 0;
+  for (const [test, bit] of CLASS_TESTS) if (test.test(c)) bits |= bit;
+  return bits;
+}
+
+function fillBlock(block: number): void {
+  for (let c = block << 8; c < (block + 1) << 8; c++) bmp[c] = c >= 0xd800 && c < 0xe000 ? 0 : classify(c);
+  blockDone[block] = 1;
+}
+
+/** Classes of the code point at `i` (a lone surrogate is nothing); its width in UTF-16 units in bit 8. */
+function classAt(text: string, i: number, end: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0xd800 || c >= 0xe000) {
+    if (blockDone[c >> 8] === 0) fillBlock(c >> 8);
+    return bmp[c]!;
+  }
+  const low = i + 1 < end ? text.charCodeAt(i + 1) : 0;
+  if (c >= 0xdc00 || low < 0xdc00 || low >= 0xe000) return 0;
+  const codePoint = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+  let bits = astral.get(codePoint);
+  if (bits === undefined) {
+    bits = classify(codePoint);
+    astral.set(codePoint, bits);
+  }
+  return bits | 0x100;
+}
+
+/**
+ * Cuts `text` from `from` to `to` into words without making strings: calls
+ * `visit` for each word, garbage words included, with its offsets, kind and
+ * position; returns the number of positions used. A character class table
+ * makes this the fast path (the indexer cuts all text through it);
+ * rawWords() and words() are built on it.
+ */
+export function cutWords(text: string, visit: WordVisitor, from = 0, to = text.length): number {
   let position = 0;
-  for (const match of text.matchAll(RUN)) {
-    const run = match[0];
-    const start = match.index;
-    if (!CJK.test(run)) {
-      if ([...run].length <= MAX_WORD_CHARS) yield word(run, start, start + run.length, position, DIGITS.test(run) ? 'number' : 'word');
-      position += 1;
+  let i = from;
+  while (i < to) {
+    let bits = classAt(text, i, to);
+    if ((bits & LETTER) === 0) {
+      i += bits >> 8 === 1 ? 2 : 1;
       continue;
     }
-    // Split the run into CJK and other stretches; CJK stretches become pairs.
-    for (const piece of cjkPieces(run)) {
-      const at = start + piece.offset;
-      if (!piece.cjk) {
-        if ([...piece.text].length <= MAX_WORD_CHARS) yield word(piece.text, at, at + piece.text.length, position, DIGITS.test(piece.text) ? 'number' : 'word');
-        position += 1;
-        continue;
-      }
-      const chars = [...piece.text];
-      const offsets: number[] = [];
-      let o = at;
-      for (const c of chars) {
-        offsets.push(o);
-        o += c.length;
-      }
-      offsets.push(o);
-      if (chars.length === 1) {
-        yield word(chars[0]!, at, o, position++, 'cjk');
-        continue;
-      }
-      for (let i = 0; i + 1 < chars.length; i++) yield word(chars[i]! + chars[i + 1]!, offsets[i]!, offsets[i + 2]!, position++, 'cjk');
+    const start = i;
+    let points = 0;
+    let all = DIGIT;
+    let cjk = 0;
+    while (i < to) {
+      bits = classAt(text, i, to);
+      if ((bits & (LETTER | MARK)) === 0) break;
+      cjk |= bits & CJK;
+      all &= bits;
+      points += 1;
+      i += bits >> 8 === 1 ? 2 : 1;
     }
+    if (cjk === 0) visit(start, i, points > MAX_WORD_CHARS ? 'garbage' : (all & DIGIT) !== 0 ? 'number' : 'word', position++);
+    else position = cutCjkRun(text, start, i, visit, position);
+  }
+  return position;
+}
+
+/**
+ * A run holding CJK, cut where it switches between CJK and other characters
+ * (a combining mark stays with what it follows); CJK stretches become
+ * overlapping pairs of code points, a lone one a word of its own.
+ */
+function cutCjkRun(text: string, start: number, end: number, visit: WordVisitor, position: number): number {
+  let i = start;
+  while (i < end) {
+    const pieceStart = i;
+    const cjk = (classAt(text, i, end) & CJK) !== 0;
+    const offsets: number[] = [];
+    let all = DIGIT;
+    while (i < end) {
+      const bits = classAt(text, i, end);
+      if (cjk ? (bits & (CJK | MARK)) === 0 : (bits & CJK) !== 0) break;
+      offsets.push(i);
+      all &= bits;
+      i += bits >> 8 === 1 ? 2 : 1;
+    }
+    offsets.push(i);
+    const points = offsets.length - 1;
+    if (!cjk) visit(pieceStart, i, points > MAX_WORD_CHARS ? 'garbage' : (all & DIGIT) !== 0 ? 'number' : 'word', position++);
+    else if (points === 1) visit(pieceStart, i, 'cjk', position++);
+    else for (let k = 0; k + 1 < points; k++) visit(offsets[k]!, offsets[k + 2]!, 'cjk', position++);
+  }
+  return position;
+}
+
+/**
+ * The words of `text` before their forms are made, garbage words included:
+ * what words() is built on.
+ */
+export function rawWords(text: string): RawWord[] {
+  const out: RawWord[] = [];
+  cutWords(text, (start, end, kind, position) => out.push({ text: text.slice(start, end), kind, start, end, position }));
+  return out;
+}
+
+/** The words of `text`, in order. */
+export function* words(text: string): Generator<Word> {
+  for (const raw of rawWords(text)) {
+    if (raw.kind !== 'garbage') yield word(raw.text, raw.start, raw.end, raw.position, raw.kind);
   }
 }
 
 function word(text: string, start: number, end: number, position: number, kind: WordKind): Word {
   const exact = exactForm(text);
   return { exact, plain: plainForm(exact), kind, start, end, position };
-}
-
-interface Piece {
-  text: string;
-  offset: number;
-  cjk: boolean;
-}
-
-/** A run cut where it switches between CJK and other characters (combining marks stay with what they follow). */
-function cjkPieces(run: string): Piece[] {
-  const pieces: Piece[] = [];
-  let offset = 0;
-  for (const c of run) {
-    const cjk = CJK.test(c) || (pieces.length > 0 && pieces[pieces.length - 1]!.cjk && /\p{M}/u.test(c));
-    const last = pieces[pieces.length - 1];
-    if (last !== undefined && last.cjk === cjk) last.text += c;
-    else pieces.push({ text: c, offset, cjk });
-    offset += c.length;
-  }
-  return pieces;
 }

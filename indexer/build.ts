@@ -1,0 +1,144 @@
+/**
+ * One index version from the buckets (`sherlock index build`, DESIGN §6):
+ * the stages in order, each writing its named files into the version
+ * directory being built (docs/indexer.md "Build"):
+ *
+ *   scan      buckets → Attributes
+ *   chew      Attributes, buckets → Cards, Postings, Checksums, Links, RefTexts
+ *   lexicon   the chewer's words → LexRaw, LexByFreq, LexOrder
+ *   wordindex Postings, LexOrder → WordIndex, Lexicon, StringIndex
+ *   cards     → CardInfo, Fingerprints
+ *   publish   → Manifest; `<version>.tmp/` → `<version>/`, `current` switched
+ *
+ * Stages hand each other their results in memory as well (the vocabulary,
+ * per-card facts): the files are there to be inspected with `sherlock index
+ * dump` and read by the stages that come next (merging, links). One build
+ * runs at a time per state (`state/index/build.lock`). A build that fails
+ * removes its directory; one that is killed leaves it for the next build
+ * to remove, and `current` untouched (publish.ts).
+ */
+
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { bucketFilePath } from '../common/bucket-file.js';
+import { CARD_FLAG } from '../common/index-cardinfo.js';
+import { acquireLock } from '../common/lock.js';
+import { logger } from '../common/log.js';
+import { writeCardInfo, writeFingerprints } from './cards.js';
+import { chew, workerCount } from './chew.js';
+import type { IndexerConfig } from './config.js';
+import { writeLexiconFile, writeLexLists } from './lexicon.js';
+import { beginVersion, indexDirectory, publishVersion } from './publish.js';
+import { scan } from './scan.js';
+import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
+
+const log = logger('indexer');
+
+/** The files of a version: what the searcher reads, and the stages' working files. */
+export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints'] as const;
+export const WORK_FILES = ['Attributes', 'Postings', 'Checksums', 'Links', 'RefTexts', 'LexRaw', 'LexByFreq', 'LexOrder'] as const;
+
+export const STAGES = ['scan', 'chew', 'lexicon', 'wordindex', 'cards', 'publish'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export interface BuildOptions {
+  state: string;
+  config: IndexerConfig;
+  /** Publish the working files too (listed in the Manifest). */
+  keepWork?: boolean;
+  /** How far a stage is: `done` of `total` (buckets for the scan, cards for chewing). */
+  onProgress?: (stage: Stage, done: number, total: number) => void;
+}
+
+export interface BuildReport {
+  version: string;
+  dir: string;
+  buckets: number;
+  cards: number;
+  /** Cards with nothing to index: redirects, noindex, undecodable. */
+  emptyCards: number;
+  words: number;
+  postings: number;
+  strings: number;
+  links: number;
+  /** Sorted runs of postings, and how many of them went to disk. */
+  runs: number;
+  spilled: number;
+  /** Bytes of the published version. */
+  bytes: number;
+  seconds: number;
+  stages: { stage: Stage; seconds: number }[];
+}
+
+export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
+  const { state, config } = options;
+  const started = performance.now();
+  const indexDir = indexDirectory(state);
+  mkdirSync(indexDir, { recursive: true });
+  const lock = acquireLock(join(indexDir, 'build.lock'));
+  const stages: BuildReport['stages'] = [];
+  let dir: string | undefined;
+  let published = false;
+  async function stage<T>(name: Stage, body: () => T | Promise<T>): Promise<T> {
+    log.info('stage begins', { stage: name });
+    const t0 = performance.now();
+    const result = await body();
+    stages.push({ stage: name, seconds: (performance.now() - t0) / 1000 });
+    return result;
+  }
+  try {
+    const now = new Date();
+    const begun = beginVersion(indexDir, now);
+    const { version } = begun;
+    dir = begun.dir;
+    const at = (name: string) => join(begun.dir, name);
+    const buckets = bucketFilePath(state);
+    const scanned = await stage('scan', () => scan(buckets, at('Attributes'), (read) => options.onProgress?.('scan', read, read)));
+    const chewed = await stage('chew', () =>
+      chew(
+        buckets,
+        scanned,
+        { cards: at('Cards'), postings: at('Postings'), checksums: at('Checksums'), links: at('Links'), refTexts: at('RefTexts') },
+        workerCount(config.workers),
+        (done) => options.onProgress?.('chew', done, scanned.cards),
+      ),
+    );
+    const { vocabulary } = chewed;
+    const order = await stage('lexicon', () => writeLexLists(vocabulary, { raw: at('LexRaw'), byFreq: at('LexByFreq'), order: at('LexOrder') }));
+    const { wordIndex, strings } = await stage('wordindex', () => {
+      const wordIndex = writeWordIndex(at('Postings'), at('WordIndex'), order, config.memory_budget, runDirectory(begun.dir));
+      writeLexiconFile(at('Lexicon'), vocabulary, order, wordIndex.places);
+      return { wordIndex, strings: writeStringIndex(at('StringIndex'), chewed.strings) };
+    });
+    await stage('cards', () => {
+      writeCardInfo(at('CardInfo'), chewed.facts);
+      writeFingerprints(at('Fingerprints'), scanned.fingerprints);
+    });
+    const emptyCards = chewed.facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
+    const counts = { cards: scanned.cards, empty_cards: emptyCards, words: vocabulary.size, postings: wordIndex.postings, strings, links: chewed.links };
+    const files = [...INDEX_FILES, ...(options.keepWork === true ? WORK_FILES : [])];
+    const publishedVersion = await stage('publish', () => publishVersion(indexDir, version, begun.dir, { files, counts, now, graceMs: config.grace_period }));
+    published = true;
+    const report: BuildReport = {
+      version,
+      dir: publishedVersion.dir,
+      buckets: scanned.buckets,
+      cards: scanned.cards,
+      emptyCards,
+      words: vocabulary.size,
+      postings: wordIndex.postings,
+      strings,
+      links: chewed.links,
+      runs: wordIndex.runs,
+      spilled: wordIndex.spilled,
+      bytes: publishedVersion.bytes,
+      seconds: (performance.now() - started) / 1000,
+      stages,
+    };
+    log.info('index version published', { version, cards: report.cards, words: report.words, bytes: report.bytes, seconds: report.seconds.toFixed(2) });
+    return report;
+  } finally {
+    if (!published && dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    lock.release();
+  }
+}

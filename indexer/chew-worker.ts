@@ -1,0 +1,633 @@
+/**
+ * Stage 2, chew, the worker side (a piscina worker of chew.ts): turns a batch
+ * of cards into what the later stages need, in flat buffers that are
+ * transferred, not cloned, to the main thread. The worker opens the bucket
+ * file read-only itself and gets only oids, so bucket bytes never cross
+ * threads.
+ *
+ * Per card, one pass over its text:
+ *   - words (common/words.ts, the query parser's rule) of the title, the
+ *     metas, the URL (meta type urlword) and the text with its word types;
+ *     meta positions count over all metas with a gap of one between two
+ *     metas, word positions over the text with a gap of one at each block
+ *     break, so phrases never join across either; per card the limits of
+ *     index-refs.ts: words past MAX_WORD_POSITION keep one edge ref, metas
+ *     past MAX_META_POSITION are dropped; a word of more than 255 bytes in
+ *     UTF-8 (the Lexicon's limit) is garbage, like one of too many characters;
+ *   - one reference chain per distinct word (exact form), encoded as it goes
+ *     into WordIndex, card id included;
+ *   - the card for Cards, encoded (deflated) here;
+ *   - the MD5 of its words (Checksums), its links (Links records) and the
+ *     anchor text of each link bracket (RefTexts records);
+ *   - the StringIndex keys of its URL, host and domain.
+ * An empty card (a redirect, or a page whose robots meta says noindex) gets
+ * its card and links but no words. A bucket that does not decode becomes an
+ * empty card and a problem the main thread logs.
+ *
+ * Words are numbered per worker: each result lists the words the worker
+ * met for the first time (since it last forgot them: `epoch`), postings name
+ * words by that number, and the main thread keeps one table per worker
+ * from those numbers to its vocabulary. So a word crosses threads as a
+ * string once per worker, not once per batch. The forms (exact, plain) of
+ * each spelling are made once per worker too, and the text is cut without
+ * making a string per word (words.ts cutWords, a hash table of spellings
+ * over the text's characters): cutting is most of the cost of chewing.
+ */
+
+import { createHash } from 'node:crypto';
+import { threadId } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { decodeBucketHeader, type BucketObject } from '../common/bucket.js';
+import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket-file.js';
+import { META_TYPES, parseBody, type DocumentBody } from '../common/doc-body.js';
+import { readDocText, type DocTextToken } from '../common/doc-text.js';
+import { isSherlockError, SherlockError } from '../common/errors.js';
+import { CARD_FLAG, CARD_TYPES, type CardType } from '../common/index-cardinfo.js';
+import { encodeCard } from '../common/index-cards.js';
+import { STRING_KINDS, stringKey, urlStrings } from '../common/index-chains.js';
+import { LINK_TYPES } from '../common/index-fingerprints.js';
+import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
+import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index-refs.js';
+import { fingerprint, siteFootprint, urlParts } from '../common/url.js';
+import { cutWords, exactForm, plainForm, type RawKind } from '../common/words.js';
+import { FINGERPRINT_SIZE, MAX_REFTEXT_BYTES, POSTING_HEAD, REFTEXT_HEAD } from './work-files.js';
+
+export interface ChewTask {
+  /** The bucket file, and the generation the oids belong to (a shake in between is an error). */
+  buckets: string;
+  generation: number;
+  /** Card id of the first oid; the others follow. */
+  first: number;
+  oids: Uint32Array;
+  /** Scan flags per card (CARD_FLAG.empty for redirects). */
+  flags: Uint8Array;
+}
+
+/**
+ * Per card, SUMMARY_SIZE bytes:
+ *   0  4  date (Last-Modified, else download time)   8  1  CARD_FLAG bits
+ *   4  4  site (first 4 bytes of the site footprint)  9  1  type (CARD_TYPES index)
+ *   12 4  bytes of its encoded card in `cards`        16 16 MD5 of its words (zero when empty)
+ */
+export const SUMMARY_SIZE = 32;
+/** Per card: the StringIndex keys of its URL, host and domain (zero when empty). */
+export const STRING_KEYS_SIZE = STRING_KINDS.length * FINGERPRINT_SIZE;
+/** Bytes of a Links record (index-fingerprints.ts). */
+export const LINK_RECORD = 16;
+
+export interface ChewResult {
+  summaries: Uint8Array;
+  /** Encoded cards (index-cards.ts encodeCard), back to back. */
+  cards: Uint8Array;
+  strings: Uint8Array;
+  /** The worker thread and its vocabulary epoch: word numbers are the worker's, until its epoch changes. */
+  thread: number;
+  epoch: number;
+  /** Number of the first word in `words`; the others follow. */
+  firstWord: number;
+  /** Words the worker met for the first time, exact forms, each followed by '\n' (words hold no control characters). */
+  words: string;
+  /** Their plain forms, each followed by '\n', empty where the same as the exact form. */
+  plains: string;
+  /** Pairs: a word used in this batch, its occurrences in it. */
+  usage: Uint32Array;
+  /** Postings records (work-files.ts) naming the worker's words. */
+  postings: Uint8Array;
+  links: Uint8Array;
+  /** RefTexts records (work-files.ts). */
+  refTexts: Uint8Array;
+  /** "oid N: message" for buckets that became empty cards because they do not decode. */
+  problems: string[];
+}
+
+/** A byte buffer that grows; take() hands out an exact copy with its own ArrayBuffer (transferable). */
+class Bytes {
+  data = Buffer.allocUnsafeSlow(1 << 16);
+  length = 0;
+
+  /** Makes room for `n` more bytes; returns where they go. */
+  reserve(n: number): number {
+    if (this.length + n > this.data.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.data.length, this.length + n));
+      this.data.copy(grown, 0, 0, this.length);
+      this.data = grown;
+    }
+    return this.length;
+  }
+
+  append(bytes: Uint8Array): void {
+    const at = this.reserve(bytes.length);
+    this.data.set(bytes, at);
+    this.length += bytes.length;
+  }
+
+  take(): Uint8Array {
+    const out = new Uint8Array(this.length);
+    out.set(this.data.subarray(0, this.length));
+    this.length = 0;
+    return out;
+  }
+}
+
+type Growable = Int32Array | Uint32Array | Uint8Array;
+
+/** The array itself when it holds `size` elements, else a copy at least twice as long. */
+function grow<T extends Growable>(array: T, size: number): T {
+  if (size <= array.length) return array;
+  const grown = new (array.constructor as new (length: number) => T)(Math.max(2 * array.length, size));
+  grown.set(array);
+  return grown;
+}
+
+/** Past this many spellings the worker forgets its forms (bounded memory on any corpus). */
+const MAX_SPELLINGS = 1 << 21;
+const GARBAGE = -1;
+const META_BIT = 1 << 22;
+const META_TYPE = Object.fromEntries(META_TYPES.map((name, i) => [name, i])) as Record<(typeof META_TYPES)[number], number>;
+const LINK_TYPE_NUMBER = new Map(LINK_TYPES.map((type, i) => [type, i]));
+const NO_TEXT = Buffer.alloc(0);
+
+/** The coarse type of a MIME type (CardInfo, `type:` queries). */
+export function cardType(mime: string): CardType {
+  if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
+  if (mime === 'text/plain') return 'text';
+  if (mime === 'application/pdf') return 'pdf';
+  if (mime.startsWith('image/')) return 'image';
+  if (mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml')) return 'xml';
+  return 'other';
+}
+
+function whole(value: string | undefined): number | undefined {
+  return value !== undefined && /^\d{1,10}$/.test(value) && Number(value) <= 0xffffffff ? Number(value) : undefined;
+}
+
+/** The `a` attribute; a bucket without one (never written so by the gatherer) gets a place that names nothing. */
+function arcPlace(value: string | undefined): { file: string; offset: number; length: number } {
+  const m = value === undefined ? null : /^(\S+) (\d{1,15}) (\d{1,15})$/.exec(value);
+  return m === null ? { file: '-', offset: 0, length: 0 } : { file: m[1]!, offset: Number(m[2]), length: Number(m[3]) };
+}
+
+/** The words of a URL worth finding it by: host and decoded path and query. */
+function urlText(url: string): string {
+  const { host, rest } = urlParts(url);
+  try {
+    return `${host} ${decodeURIComponent(rest)}`;
+  } catch {
+    return `${host} ${rest}`;
+  }
+}
+
+const EMPTY_SLOT = '';
+const ABSENT = -2;
+
+/**
+ * Spellings met → worker word, looked up by a stretch of a text (no string
+ * made for the lookup): open addressing on an FNV-1a hash of the UTF-16 units.
+ */
+class Spellings {
+  private keys: string[] = new Array<string>(1 << 16).fill(EMPTY_SLOT);
+  private hashes = new Int32Array(1 << 16);
+  private values = new Int32Array(1 << 16);
+  size = 0;
+  /** Hash and slot of the last find() that missed: where insert() puts it. */
+  private hash = 0;
+  private slot = 0;
+
+  /** The value of text[start, end), or ABSENT. */
+  find(text: string, start: number, end: number): number {
+    let h = 0x811c9dc5 | 0;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    const mask = this.keys.length - 1;
+    const length = end - start;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const key = this.keys[slot]!;
+      if (key === EMPTY_SLOT) {
+        this.hash = h;
+        this.slot = slot;
+        return ABSENT;
+      }
+      if (this.hashes[slot] === h && key.length === length) {
+        let i = 0;
+        while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) i++;
+        if (i === length) return this.values[slot]!;
+      }
+    }
+  }
+
+  /** Adds the spelling the last find() missed. */
+  insert(spelling: string, value: number): void {
+    this.keys[this.slot] = spelling;
+    this.hashes[this.slot] = this.hash;
+    this.values[this.slot] = value;
+    this.size += 1;
+    if (2 * this.size > this.keys.length) this.rehash(2 * this.keys.length);
+  }
+
+  clear(): void {
+    this.keys.fill(EMPTY_SLOT);
+    this.size = 0;
+  }
+
+  private rehash(capacity: number): void {
+    const { keys, hashes, values } = this;
+    this.keys = new Array<string>(capacity).fill(EMPTY_SLOT);
+    this.hashes = new Int32Array(capacity);
+    this.values = new Int32Array(capacity);
+    const mask = capacity - 1;
+    keys.forEach((key, old) => {
+      if (key === EMPTY_SLOT) return;
+      let slot = hashes[old]! & mask;
+      while (this.keys[slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
+      this.keys[slot] = key;
+      this.hashes[slot] = hashes[old]!;
+      this.values[slot] = values[old]!;
+    });
+  }
+}
+
+/** One worker's memory of spellings and the state of the batch and card it chews. */
+class Chewer {
+  // Spellings → worker word (GARBAGE when too long); exact form → worker word.
+  private readonly spellings = new Spellings();
+  private readonly exacts = new Map<string, number>();
+  private exact: string[] = [];
+  private plain: string[] = [];
+  private accented = new Uint8Array(1024);
+  /** Words reported to the main thread so far, and the epoch they belong to. */
+  private reported = 0;
+  private epoch = 0;
+  // Per worker word: the batch and card it was last seen in, and its number there.
+  private batchStamp = new Int32Array(1024);
+  private batchOf = new Int32Array(1024);
+  private cardStamp = new Int32Array(1024);
+  private slotOf = new Int32Array(1024);
+  private batchSerial = 0;
+  private cardSerial = 0;
+  // The batch's words (worker word numbers) and their occurrences.
+  private batchWords: number[] = [];
+  private occurrencesOf = new Uint32Array(1024);
+  // The card's distinct words (slots) and occurrences.
+  private slots = 0;
+  private slotWord = new Int32Array(256);
+  private slotCount = new Uint32Array(256);
+  private slotEdge = new Uint8Array(256);
+  private slotStart = new Uint32Array(257);
+  private occurrences = 0;
+  private occSlot = new Uint32Array(4096);
+  private occInfo = new Uint32Array(4096);
+  private order = new Uint32Array(4096);
+  private checksumWords: string[] = [];
+  private readonly builder = new ChainBuilder();
+  // What the visitors of cutWords need: the text being cut, and the bits or base of its occurrences.
+  private text = '';
+  private textBits = 0;
+  private textBase = 0;
+  private metaBase = 0;
+  private metaBits = 0;
+  private metaChecksum = false;
+  private metaLast = -1;
+
+  private readonly summaries = new Bytes();
+  private readonly cards = new Bytes();
+  private readonly strings = new Bytes();
+  private readonly postings = new Bytes();
+  private readonly links = new Bytes();
+  private readonly refTexts = new Bytes();
+  private problems: string[] = [];
+
+  chew(task: ChewTask): ChewResult {
+    if (this.spellings.size > MAX_SPELLINGS) this.forget();
+    this.batchSerial += 1;
+    this.batchWords = [];
+    this.problems = [];
+    const reader = BucketReader.open(task.buckets);
+    try {
+      if (reader.generation !== task.generation) {
+        throw new SherlockError('SHERLOCK_NOT_FOUND', `the bucket file was shaken during the build (generation ${reader.generation}, the scan read ${task.generation}): build again`, { file: task.buckets });
+      }
+      for (let i = 0; i < task.oids.length; i++) this.card(reader, task.oids[i]!, task.first + i, task.flags[i]!);
+    } finally {
+      reader.close();
+    }
+    const usage = new Uint32Array(2 * this.batchWords.length);
+    this.batchWords.forEach((w, b) => {
+      usage[2 * b] = w;
+      usage[2 * b + 1] = this.occurrencesOf[b]!;
+    });
+    this.occurrencesOf.fill(0, 0, this.batchWords.length);
+    const firstWord = this.reported;
+    const fresh = this.exact.slice(firstWord);
+    this.reported = this.exact.length;
+    return {
+      summaries: this.summaries.take(),
+      cards: this.cards.take(),
+      strings: this.strings.take(),
+      thread: threadId,
+      epoch: this.epoch,
+      firstWord,
+      words: fresh.map((word) => word + '\n').join(''),
+      plains: fresh.map((word, k) => (this.plain[firstWord + k] === word ? '' : this.plain[firstWord + k]) + '\n').join(''),
+      usage,
+      postings: this.postings.take(),
+      links: this.links.take(),
+      refTexts: this.refTexts.take(),
+      problems: this.problems,
+    };
+  }
+
+  /** Drops every word (bounded memory on any corpus); the main thread sees the new epoch. */
+  private forget(): void {
+    this.spellings.clear();
+    this.exacts.clear();
+    this.exact = [];
+    this.plain = [];
+    this.reported = 0;
+    this.epoch += 1;
+    this.batchStamp.fill(0);
+    this.cardStamp.fill(0);
+  }
+
+  private card(reader: BucketReader, oid: number, cardId: number, scanFlags: number): void {
+    const stored = reader.read(oid);
+    let header: BucketObject;
+    let doc: DocumentBody | undefined;
+    let text: DocTextToken[] = [];
+    try {
+      const bucket = reader.decode(stored);
+      header = bucket.header;
+      doc = parseBody(bucket.body);
+      if ((scanFlags & CARD_FLAG.empty) === 0 && !doc.robots.noindex) text = [...readDocText(doc.text)];
+    } catch (err) {
+      if (!isSherlockError(err)) throw err;
+      this.problems.push(`oid ${oid}: ${err.message}`);
+      // The scan read this header: only the body is damaged.
+      header = decodeBucketHeader(stored.type, stored.data, { file: reader.path, offset: stored.offset + BUCKET_HEADER_SIZE });
+      doc = undefined;
+    }
+    const url = header.string('U')!;
+    const mime = header.string('T') ?? '';
+    const date = whole(header.string('L')) ?? whole(header.string('D')) ?? 0;
+    let flags = scanFlags;
+    if (doc === undefined || doc.robots.noindex) flags |= CARD_FLAG.empty;
+    if (doc !== undefined && doc.text.length === 0 && doc.links.some((link) => link.type === 'F')) flags |= CARD_FLAG.frameset;
+    if (doc !== undefined && !doc.robots.nofollow) this.addLinks(doc, cardId);
+    const indexed = (flags & CARD_FLAG.empty) === 0 ? doc : undefined;
+    const summary = this.summaries.reserve(SUMMARY_SIZE);
+    const s = this.summaries.data;
+    s.fill(0, summary, summary + SUMMARY_SIZE);
+    const strings = this.strings.reserve(STRING_KEYS_SIZE);
+    this.strings.data.fill(0, strings, strings + STRING_KEYS_SIZE);
+    if (indexed !== undefined) {
+      if (this.words(indexed, text, url, cardId, s, summary + 16)) flags |= CARD_FLAG.accented;
+      const values = urlStrings(url);
+      STRING_KINDS.forEach((kind, k) => stringKey(kind, values[kind]).copy(this.strings.data, strings + k * FINGERPRINT_SIZE));
+    }
+    this.strings.length += STRING_KEYS_SIZE;
+    const card = encodeCard({
+      cardId,
+      url,
+      ...(indexed?.title === undefined ? {} : { title: indexed.title }),
+      text: indexed?.text ?? NO_TEXT,
+      type: mime === '' ? 'application/octet-stream' : mime,
+      size: doc?.text.length ?? 0,
+      date,
+      arc: arcPlace(header.string('a')),
+    });
+    this.cards.append(card);
+    s.writeUInt32LE(date, summary);
+    s.writeUInt32LE(siteFootprint(url).readUInt32LE(0), summary + 4);
+    s[summary + 8] = flags;
+    s[summary + 9] = CARD_TYPES.indexOf(cardType(mime));
+    s.writeUInt32LE(card.length, summary + 12);
+    this.summaries.length += SUMMARY_SIZE;
+  }
+
+  private addLinks(doc: DocumentBody, cardId: number): void {
+    for (const link of doc.links) {
+      let target: Buffer;
+      try {
+        target = fingerprint(link.url);
+      } catch (err) {
+        if (isSherlockError(err)) continue; // not an http(s) URL we could ever resolve
+        throw err;
+      }
+      const at = this.links.reserve(LINK_RECORD);
+      target.copy(this.links.data, at);
+      this.links.data.writeUInt32LE((cardId | (LINK_TYPE_NUMBER.get(link.type)! << 30)) >>> 0, at + FINGERPRINT_SIZE);
+      this.links.length += LINK_RECORD;
+    }
+  }
+
+  /** The worker word of a spelling the table does not know yet, learning its forms. */
+  private learn(raw: string): number {
+    const exact = exactForm(raw);
+    let w: number;
+    if (Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES) {
+      w = GARBAGE;
+    } else {
+      const known = this.exacts.get(exact);
+      if (known !== undefined) {
+        w = known;
+      } else {
+        w = this.exact.length;
+        const plain = plainForm(exact);
+        this.exact.push(exact);
+        this.plain.push(plain);
+        this.exacts.set(exact, w);
+        if (w >= this.accented.length) {
+          const size = 2 * this.accented.length;
+          this.accented = grow(this.accented, size);
+          this.batchStamp = grow(this.batchStamp, size);
+          this.batchOf = grow(this.batchOf, size);
+          this.cardStamp = grow(this.cardStamp, size);
+          this.slotOf = grow(this.slotOf, size);
+        }
+        this.accented[w] = plain === exact ? 0 : 1;
+      }
+    }
+    this.spellings.insert(raw, w);
+    return w;
+  }
+
+  /**
+   * Records one occurrence of the word at this.text[start, end); `info`
+   * packs position (bits 0–15), type (16–19), weight (20–21), meta (22).
+   */
+  private occur(start: number, end: number, info: number, checksum: boolean): void {
+    let w = this.spellings.find(this.text, start, end);
+    if (w === ABSENT) w = this.learn(this.text.slice(start, end));
+    if (w === GARBAGE) return;
+    if (this.batchStamp[w] !== this.batchSerial) {
+      this.batchStamp[w] = this.batchSerial;
+      this.batchOf[w] = this.batchWords.length;
+      this.batchWords.push(w);
+      this.occurrencesOf = grow(this.occurrencesOf, this.batchWords.length);
+    }
+    this.occurrencesOf[this.batchOf[w]!]! += 1;
+    let slot: number;
+    if (this.cardStamp[w] !== this.cardSerial) {
+      this.cardStamp[w] = this.cardSerial;
+      slot = this.slots++;
+      this.slotOf[w] = slot;
+      if (slot >= this.slotWord.length) {
+        const size = 2 * this.slotWord.length;
+        this.slotWord = grow(this.slotWord, size);
+        this.slotCount = grow(this.slotCount, size);
+        this.slotEdge = grow(this.slotEdge, size);
+        this.slotStart = grow(this.slotStart, size + 1);
+      }
+      this.slotWord[slot] = w;
+      this.slotCount[slot] = 0;
+      this.slotEdge[slot] = 0;
+    } else {
+      slot = this.slotOf[w]!;
+    }
+    if ((info & META_BIT) === 0 && (info & 0xffff) > MAX_WORD_POSITION) {
+      if (this.slotEdge[slot] === 1) return;
+      this.slotEdge[slot] = 1;
+      info = (info & ~0xffff) | WORD_EDGE;
+    }
+    const n = this.occurrences++;
+    if (n >= this.occSlot.length) {
+      this.occSlot = grow(this.occSlot, n + 1);
+      this.occInfo = grow(this.occInfo, n + 1);
+      this.order = grow(this.order, n + 1);
+    }
+    this.occSlot[n] = slot;
+    this.occInfo[n] = info;
+    this.slotCount[slot]! += 1;
+    if (checksum) this.checksumWords.push(this.exact[w]!);
+  }
+
+  private readonly visitMeta = (start: number, end: number, kind: RawKind, position: number): void => {
+    const at = this.metaBase + position;
+    if (at > MAX_META_POSITION) return;
+    this.metaLast = position;
+    if (kind !== 'garbage') this.occur(start, end, at | this.metaBits, this.metaChecksum);
+  };
+
+  private readonly visitText = (start: number, end: number, kind: RawKind, position: number): void => {
+    if (kind !== 'garbage') this.occur(start, end, Math.min(this.textBase + position, WORD_EDGE) | this.textBits, true);
+  };
+
+  /** The words of a meta text from meta position `from`; returns where the next meta starts. */
+  private meta(text: string, type: number, weight: number, from: number, checksum: boolean): number {
+    this.text = text;
+    this.metaBase = from;
+    this.metaBits = (type << 16) | (weight << 20) | META_BIT;
+    this.metaChecksum = checksum;
+    this.metaLast = -1;
+    cutWords(text, this.visitMeta);
+    return this.metaLast < 0 ? from : from + this.metaLast + 2;
+  }
+
+  /**
+   * Cuts the card's texts (`text`: its `X` tokens), writes its chains and
+   * anchor texts and its checksum at `checksumAt`; returns whether a word
+   * has accents.
+   */
+  private words(doc: DocumentBody, text: readonly DocTextToken[], url: string, cardId: number, out: Buffer, checksumAt: number): boolean {
+    this.cardSerial += 1;
+    this.slots = 0;
+    this.occurrences = 0;
+    this.checksumWords = [];
+    let metaAt = 0;
+    if (doc.title !== undefined) metaAt = this.meta(doc.title, META_TYPE.title, 0, metaAt, true);
+    for (const meta of doc.metas) metaAt = this.meta(meta.text, META_TYPE[meta.type], meta.weight ?? 0, metaAt, false);
+    this.meta(urlText(url), META_TYPE.urlword, 0, metaAt, false);
+    const anchors = doc.links.filter((link) => link.type === 'R');
+    let base = 0;
+    let anchor = -1;
+    let anchorText: string[] = [];
+    for (const token of text) {
+      if (token.kind === 'text') {
+        this.text = token.text;
+        this.textBits = token.type << 16;
+        this.textBase = base;
+        base += cutWords(token.text, this.visitText);
+        if (anchor >= 0) anchorText.push(token.text);
+      } else if (token.kind === 'break') {
+        if (base > 0) base += 1;
+      } else if (token.kind === 'link-open') {
+        anchor = token.n;
+        anchorText = [];
+      } else {
+        const target = anchors[anchor];
+        if (target !== undefined && !doc.robots.nofollow) this.anchorText(cardId, target.url, anchorText.join(''));
+        anchor = -1;
+      }
+    }
+    createHash('md5').update(this.checksumWords.join(' ')).digest().copy(out, checksumAt);
+    return this.chains(cardId);
+  }
+
+  private anchorText(cardId: number, url: string, text: string): void {
+    const collapsed = text.replace(/\s+/g, ' ').trim();
+    if (collapsed === '') return;
+    let target: Buffer;
+    try {
+      target = fingerprint(url);
+    } catch (err) {
+      if (isSherlockError(err)) return;
+      throw err;
+    }
+    let bytes = Buffer.from(collapsed, 'utf8');
+    // Cut at a character boundary: a UTF-16 unit is at most 3 bytes.
+    if (bytes.length > MAX_REFTEXT_BYTES) bytes = Buffer.from(collapsed.slice(0, Math.floor(MAX_REFTEXT_BYTES / 3)), 'utf8');
+    const at = this.refTexts.reserve(REFTEXT_HEAD + bytes.length);
+    const out = this.refTexts.data;
+    out.writeUInt32LE(cardId, at);
+    target.copy(out, at + 4);
+    out.writeUInt16LE(bytes.length, at + 16);
+    bytes.copy(out, at + REFTEXT_HEAD);
+    this.refTexts.length += REFTEXT_HEAD + bytes.length;
+  }
+
+  /** Groups the card's occurrences by word (stable: metas first, then words by position) and writes one chain per word. */
+  private chains(cardId: number): boolean {
+    const { slots, occurrences, slotCount, slotStart, order, occSlot, occInfo, builder } = this;
+    slotStart[0] = 0;
+    for (let s = 0; s < slots; s++) slotStart[s + 1] = slotStart[s]! + slotCount[s]!;
+    for (let n = 0; n < occurrences; n++) order[slotStart[occSlot[n]!]!++] = n;
+    let accented = false;
+    let begin = 0;
+    for (let s = 0; s < slots; s++) {
+      const w = this.slotWord[s]!;
+      const end = begin + slotCount[s]!;
+      builder.reset();
+      for (let k = begin; k < end; k++) {
+        const info = occInfo[order[k]!]!;
+        const position = info & 0xffff;
+        const type = (info >>> 16) & 15;
+        if ((info & META_BIT) !== 0) builder.meta(type, (info >>> 20) & 3, position);
+        else builder.word(type, position);
+      }
+      begin = end;
+      const size = builder.chainSize;
+      const at = this.postings.reserve(POSTING_HEAD + size);
+      const out = this.postings.data;
+      out.writeUInt32LE(w, at);
+      out.writeUInt32LE(size, at + 4);
+      builder.writeTo(cardId, out, at + POSTING_HEAD);
+      this.postings.length += POSTING_HEAD + size;
+      if (this.accented[w] === 1) accented = true;
+    }
+    return accented;
+  }
+}
+
+const chewer = new Chewer();
+
+/** The piscina entry point: chews a batch, returning its buffers for transfer. */
+export default function chewBatch(task: ChewTask): unknown {
+  const result = chewer.chew(task);
+  const transfer = [result.summaries, result.cards, result.strings, result.usage, result.postings, result.links, result.refTexts].map((a) => a.buffer);
+  return move({
+    get [transferableSymbol]() {
+      return transfer;
+    },
+    get [valueSymbol]() {
+      return result;
+    },
+  } as unknown as Parameters<typeof move>[0]);
+}

@@ -1,0 +1,229 @@
+/**
+ * Stage 2, chew, the main-thread side: hands batches of cards (oids, not
+ * bucket bytes) to piscina workers running chew-worker.ts, keeps every
+ * worker busy with two batches each, and takes the results back in card
+ * order, writing as they come:
+ *
+ *   Cards      the encoded cards (the final file: not copied again later)
+ *   Postings   the chains, words renamed from the batch's numbers to the
+ *              vocabulary's (LexRaw ids)
+ *   Checksums  MD5 of each card's words, for merging exact duplicates
+ *   Links      every link (anchor, redirect, frame, image) by target fingerprint
+ *   RefTexts   anchor texts by target, for the link stage
+ *
+ * and keeping in memory what later stages need per card (CardFacts: about
+ * 14 bytes a card), per word (the Vocabulary) and per card and string
+ * (StringIndex keys, 48 bytes a card). Results arrive as transferred
+ * buffers and strings; nothing is parsed from JSON.
+ */
+
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { CARD_FLAG } from '../common/index-cardinfo.js';
+import { CardsWriter } from '../common/index-cards.js';
+import { LINK_TYPES, LinksWriter } from '../common/index-fingerprints.js';
+import { logger } from '../common/log.js';
+import type { CardFacts } from './cards.js';
+import { LINK_RECORD, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask } from './chew-worker.js';
+import { rawId, Vocabulary } from './lexicon.js';
+import { STRING_RECORD } from './wordindex.js';
+import { CHECKSUM_RECORD, CHECKSUMS_FORMAT, FINGERPRINT_SIZE, POSTING_HEAD, POSTINGS_FORMAT, REFTEXTS_FORMAT, refTextLength, WorkFileWriter, type Attributes } from './work-files.js';
+
+const log = logger('indexer');
+
+/** Batches each worker has queued, so none waits for the main thread. */
+const IN_FLIGHT_PER_WORKER = 2;
+
+export interface ChewFiles {
+  cards: string;
+  postings: string;
+  checksums: string;
+  links: string;
+  refTexts: string;
+}
+
+export interface ChewReport {
+  facts: CardFacts;
+  vocabulary: Vocabulary;
+  /** StringIndex records: key, card id (STRING_RECORD bytes each). */
+  strings: Buffer;
+  postings: number;
+  links: number;
+  /** Buckets that did not decode and became empty cards. */
+  problems: number;
+}
+
+/** Worker threads for `indexer.workers`. */
+export function workerCount(setting: 'auto' | number): number {
+  return setting === 'auto' ? availableParallelism() : setting;
+}
+
+/** Cards per batch: about 32 batches per worker, so that the last ones finish together. */
+function batchSize(cards: number, workers: number): number {
+  return Math.min(256, Math.max(8, Math.ceil(cards / (workers * 32))));
+}
+
+/** A buffer handed over from a worker, as a Buffer over the same memory. */
+function view(array: Uint8Array): Buffer {
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+}
+
+/** Takes chewed batches in card order and writes the stage's files. */
+class Collector {
+  readonly vocabulary = new Vocabulary();
+  /** Per worker thread: its word numbers → LexRaw ids, valid for one epoch of its vocabulary. */
+  private readonly workers = new Map<number, { epoch: number; ids: Uint32Array }>();
+  readonly facts: CardFacts;
+  private strings = Buffer.allocUnsafe(1 << 16);
+  private stringBytes = 0;
+  postings = 0;
+  links = 0;
+  problems = 0;
+
+  constructor(
+    cards: number,
+    private readonly out: { cards: CardsWriter; postings: WorkFileWriter; checksums: WorkFileWriter; links: LinksWriter; refTexts: WorkFileWriter },
+  ) {
+    this.facts = { positions: new Uint32Array(cards), sites: new Uint32Array(cards), dates: new Uint32Array(cards), flags: new Uint8Array(cards), types: new Uint8Array(cards) };
+  }
+
+  get stringRecords(): Buffer {
+    return this.strings.subarray(0, this.stringBytes);
+  }
+
+  take(first: number, count: number, result: ChewResult): void {
+    const summaries = view(result.summaries);
+    const cards = view(result.cards);
+    const strings = view(result.strings);
+    const checksums = Buffer.allocUnsafe(count * CHECKSUM_RECORD);
+    let checksummed = 0;
+    let cardAt = 0;
+    for (let i = 0; i < count; i++) {
+      const id = first + i;
+      const s = i * SUMMARY_SIZE;
+      const length = summaries.readUInt32LE(s + 12);
+      this.facts.positions[id] = this.out.cards.addEncoded(cards.subarray(cardAt, cardAt + length));
+      cardAt += length;
+      this.facts.dates[id] = summaries.readUInt32LE(s);
+      this.facts.sites[id] = summaries.readUInt32LE(s + 4);
+      this.facts.flags[id] = summaries[s + 8]!;
+      this.facts.types[id] = summaries[s + 9]!;
+      if ((summaries[s + 8]! & CARD_FLAG.empty) !== 0) continue;
+      summaries.copy(checksums, checksummed * CHECKSUM_RECORD, s + 16, s + 32);
+      checksums.writeUInt32LE(id, checksummed * CHECKSUM_RECORD + 16);
+      checksummed += 1;
+      this.addStrings(strings.subarray(i * STRING_KEYS_SIZE, (i + 1) * STRING_KEYS_SIZE), id);
+    }
+    this.out.checksums.write(checksums.subarray(0, checksummed * CHECKSUM_RECORD), checksummed);
+    this.takeWords(result);
+    this.takeLinks(view(result.links));
+    const refTexts = view(result.refTexts);
+    let records = 0;
+    for (let at = 0; at < refTexts.length; at += refTextLength(refTexts, at)) records += 1;
+    this.out.refTexts.write(refTexts, records);
+    for (const problem of result.problems) log.warning('bucket indexed as an empty card', { problem });
+    this.problems += result.problems.length;
+  }
+
+  private addStrings(keys: Buffer, id: number): void {
+    const need = this.stringBytes + (keys.length / FINGERPRINT_SIZE) * STRING_RECORD;
+    if (need > this.strings.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, 2 * this.strings.length));
+      this.strings.copy(grown, 0, 0, this.stringBytes);
+      this.strings = grown;
+    }
+    for (let at = 0; at < keys.length; at += FINGERPRINT_SIZE) {
+      keys.copy(this.strings, this.stringBytes, at, at + FINGERPRINT_SIZE);
+      this.strings.writeUInt32LE(id, this.stringBytes + FINGERPRINT_SIZE);
+      this.stringBytes += STRING_RECORD;
+    }
+  }
+
+  /** Maps the worker's new words onto the vocabulary, counts the batch's words and writes its postings under their LexRaw ids. */
+  private takeWords(result: ChewResult): void {
+    let worker = this.workers.get(result.thread);
+    if (worker === undefined || worker.epoch !== result.epoch) {
+      worker = { epoch: result.epoch, ids: new Uint32Array(1024) };
+      this.workers.set(result.thread, worker);
+    }
+    const words = result.words.split('\n');
+    const plains = result.plains.split('\n');
+    const fresh = words.length - 1;
+    if (result.firstWord + fresh > worker.ids.length) {
+      const grown = new Uint32Array(Math.max(2 * worker.ids.length, result.firstWord + fresh));
+      grown.set(worker.ids);
+      worker.ids = grown;
+    }
+    const ids = worker.ids;
+    for (let k = 0; k < fresh; k++) ids[result.firstWord + k] = rawId(this.vocabulary.add(words[k]!, plains[k] || words[k]!));
+    const { usage } = result;
+    for (let k = 0; k < usage.length; k += 2) this.vocabulary.frequency[ids[usage[k]!]! / 8 - 1]! += usage[k + 1]!;
+    const postings = view(result.postings);
+    let records = 0;
+    for (let at = 0; at < postings.length; at += POSTING_HEAD + postings.readUInt32LE(at + 4)) {
+      postings.writeUInt32LE(ids[postings.readUInt32LE(at)]!, at);
+      records += 1;
+    }
+    this.out.postings.write(postings, records);
+    this.postings += records;
+  }
+
+  private takeLinks(links: Buffer): void {
+    for (let at = 0; at < links.length; at += LINK_RECORD) {
+      const value = links.readUInt32LE(at + FINGERPRINT_SIZE);
+      this.out.links.add({ target: links.subarray(at, at + FINGERPRINT_SIZE), source: value & 0x0fffffff, type: LINK_TYPES[value >>> 30]! });
+      this.links += 1;
+    }
+  }
+}
+
+/**
+ * Chews every card of `attributes` (from the bucket file `buckets`) with
+ * `workers` threads, writing `files`; `onProgress` gets the cards done.
+ */
+export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, onProgress?: (done: number) => void): Promise<ChewReport> {
+  const out = {
+    cards: new CardsWriter(files.cards),
+    postings: new WorkFileWriter(files.postings, POSTINGS_FORMAT),
+    checksums: new WorkFileWriter(files.checksums, CHECKSUMS_FORMAT),
+    links: new LinksWriter(files.links),
+    refTexts: new WorkFileWriter(files.refTexts, REFTEXTS_FORMAT),
+  };
+  const collector = new Collector(attributes.cards, out);
+  const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
+  try {
+    const size = batchSize(attributes.cards, workers);
+    const batches = Math.ceil(attributes.cards / size);
+    const results = new Map<number, Promise<ChewResult>>();
+    const start = (b: number): void => {
+      const first = b * size;
+      const end = Math.min(attributes.cards, first + size);
+      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end) };
+      const result = pool.run(task) as Promise<ChewResult>;
+      // Awaited in card order later; a failure meanwhile must not count as unhandled.
+      result.catch(() => undefined);
+      results.set(b, result);
+    };
+    let next = 0;
+    for (; next < Math.min(batches, workers * IN_FLIGHT_PER_WORKER); next++) start(next);
+    for (let b = 0; b < batches; b++) {
+      const result = await results.get(b)!;
+      results.delete(b);
+      if (next < batches) start(next++);
+      const first = b * size;
+      collector.take(first, Math.min(size, attributes.cards - first), result);
+      onProgress?.(Math.min(attributes.cards, first + size));
+    }
+    out.cards.finish();
+    out.postings.finish();
+    out.checksums.finish();
+    out.links.finish();
+    out.refTexts.finish();
+  } catch (err) {
+    for (const writer of Object.values(out)) writer.abort();
+    throw err;
+  } finally {
+    await pool.destroy();
+  }
+  return { facts: collector.facts, vocabulary: collector.vocabulary, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
+}

@@ -1,0 +1,283 @@
+/**
+ * The external sort of the WordIndex stage: Postings (work-files.ts, in card
+ * order) are read in chunks that fit the memory budget, each chunk is sorted
+ * by the word's rank in the Lexicon (stable, so card ids stay increasing
+ * within a word) and kept as a run; the runs are then read side by side.
+ *
+ * Because every chunk holds later cards than the one before, a word's chains
+ * come from run 0, then run 1, …: the merge needs no heap, only one cursor
+ * per run, and its output does not depend on where the chunks were cut, so
+ * any budget gives the same bytes.
+ *
+ * A run is the chunk's chains in word order, without their Postings heads,
+ * and an index of (rank, bytes) pairs, one per word in the chunk; a word's
+ * chains in a run are one stretch, written to WordIndex in one piece. A
+ * spilled run is two scratch files in the version directory, `runs/run-N`
+ * (the chains) and `runs/run-N.idx` (the pairs, u32 little-endian), read
+ * sequentially through small buffers and removed after the merge. Runs stay
+ * in memory as long as they fit their share of the budget (a build whose
+ * postings fit writes none). Chunks are small (a few MiB) even when the
+ * budget is large: gathering records by rank jumps around the chunk, which
+ * is several times faster when the chunk fits the processor's cache.
+ *
+ * common/external-sort.ts sorts lines of text with a comparison heap; these
+ * records are binary (an LF may occur anywhere) and want a counting sort on
+ * an integer key, so this is written apart.
+ */
+
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ioError } from '../common/errors.js';
+import { readAt, writeAt } from '../common/files.js';
+import { POSTING_HEAD } from './work-files.js';
+
+/** The rank of a cursor past its last record. */
+export const END = 0xffffffff;
+
+/** A sorted run in memory: chains by rank, and (rank, bytes) pairs. */
+export interface SortedRun {
+  data: Buffer;
+  index: Uint32Array;
+}
+
+/**
+ * Sorts a chunk of whole Postings records by rank: `rankOf(word, at)` gives
+ * the rank of a LexRaw id (or throws on a word it does not know); the chain
+ * bytes of each rank are added to `sizes`.
+ */
+export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, sizes: Float64Array): SortedRun {
+  let count = 0;
+  for (let at = 0; at < chunk.length; at += POSTING_HEAD + chunk.readUInt32LE(at + 4)) count += 1;
+  const offsets = new Uint32Array(count);
+  const rank = new Uint32Array(count);
+  for (let i = 0, at = 0; i < count; i++) {
+    const size = chunk.readUInt32LE(at + 4);
+    offsets[i] = at;
+    rank[i] = rankOf(chunk.readUInt32LE(at), at);
+    sizes[rank[i]!]! += size;
+    at += POSTING_HEAD + size;
+  }
+  const order = stableOrder(rank, ranks);
+  const data = Buffer.allocUnsafe(chunk.length - POSTING_HEAD * count);
+  const index = new Uint32Array(2 * count);
+  let groups = 0;
+  let pos = 0;
+  for (let k = 0; k < count; k++) {
+    const i = order[k]!;
+    const at = offsets[i]! + POSTING_HEAD;
+    const size = chunk.readUInt32LE(at - 4);
+    // Chains are short: a loop beats a native call per chain.
+    if (size <= 64) for (let j = 0; j < size; j++) data[pos + j] = chunk[at + j]!;
+    else chunk.copy(data, pos, at, at + size);
+    pos += size;
+    if (groups === 0 || index[2 * groups - 2] !== rank[i]) {
+      index[2 * groups] = rank[i]!;
+      groups += 1;
+    }
+    index[2 * groups - 1]! += size;
+  }
+  return { data, index: index.slice(0, 2 * groups) };
+}
+
+function bytesOf(run: SortedRun): number {
+  return run.data.length + run.index.byteLength;
+}
+
+/** Indices of `keys` (each below `range`) in key order, equal keys in index order. */
+function stableOrder(keys: Uint32Array, range: number): Uint32Array {
+  const n = keys.length;
+  // A counting sort costs the range; for a few records among many words a comparison sort is cheaper.
+  if (8 * n < range) return Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
+  const start = new Uint32Array(range + 1);
+  for (let i = 0; i < n; i++) start[keys[i]! + 1]! += 1;
+  for (let k = 0; k < range; k++) start[k + 1]! += start[k]!;
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[start[keys[i]!]!++] = i;
+  return order;
+}
+
+/** Reads one run, a word at a time. */
+export interface RunCursor {
+  /** Rank of the current word, END past the last. */
+  rank: number;
+  /** Hands the current word's chains to `write` (in one or more pieces) and moves to the next word. */
+  take(write: (data: Buffer) => void): void;
+}
+
+class MemoryCursor implements RunCursor {
+  rank = END;
+  private group = 0;
+  private at = 0;
+
+  constructor(private readonly run: SortedRun) {
+    this.rank = run.index.length > 0 ? run.index[0]! : END;
+  }
+
+  take(write: (data: Buffer) => void): void {
+    const { index, data } = this.run;
+    const size = index[2 * this.group + 1]!;
+    write(data.subarray(this.at, this.at + size));
+    this.at += size;
+    this.group += 1;
+    this.rank = 2 * this.group < index.length ? index[2 * this.group]! : END;
+  }
+}
+
+/** A file read front to back through a buffer. */
+class Sequential {
+  private readonly buffer: Buffer;
+  private start = 0;
+  private end = 0;
+  private read = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly fd: number,
+    private readonly size: number,
+    bufferSize: number,
+  ) {
+    this.buffer = Buffer.allocUnsafe(bufferSize);
+  }
+
+  private fill(): void {
+    this.buffer.copy(this.buffer, 0, this.start, this.end);
+    this.end -= this.start;
+    this.start = 0;
+    const data = readAt(this.fd, this.file, Math.min(this.buffer.length - this.end, this.size - this.read), this.read);
+    data.copy(this.buffer, this.end);
+    this.end += data.length;
+    this.read += data.length;
+  }
+
+  /** The next u32, undefined at the end of the file. */
+  u32(): number | undefined {
+    if (this.end - this.start < 4) this.fill();
+    if (this.end - this.start < 4) return undefined;
+    const value = this.buffer.readUInt32LE(this.start);
+    this.start += 4;
+    return value;
+  }
+
+  /** Hands the next `n` bytes to `write`, in pieces. */
+  stream(n: number, write: (data: Buffer) => void): void {
+    while (n > 0) {
+      if (this.start === this.end) this.fill();
+      if (this.start === this.end) throw new RangeError(`${this.file}: run cut short`);
+      const piece = Math.min(n, this.end - this.start);
+      write(this.buffer.subarray(this.start, this.start + piece));
+      this.start += piece;
+      n -= piece;
+    }
+  }
+}
+
+class FileCursor implements RunCursor {
+  rank = END;
+  private size = 0;
+
+  constructor(
+    private readonly index: Sequential,
+    private readonly data: Sequential,
+  ) {
+    this.advance();
+  }
+
+  private advance(): void {
+    const rank = this.index.u32();
+    this.rank = rank ?? END;
+    this.size = rank === undefined ? 0 : this.index.u32()!;
+  }
+
+  take(write: (data: Buffer) => void): void {
+    this.data.stream(this.size, write);
+    this.advance();
+  }
+}
+
+interface SpilledRun {
+  data: string;
+  index: string;
+  sizes: [number, number];
+}
+
+/** The runs of one sort, in order: the newest in memory up to `memory` bytes, older ones spilled to `dir`. */
+export class Runs {
+  private readonly runs: (SortedRun | SpilledRun)[] = [];
+  private held = 0;
+  private oldestHeld = 0;
+  private files = 0;
+  private readonly fds: number[] = [];
+
+  constructor(
+    private readonly dir: string,
+    private readonly memory: number,
+  ) {}
+
+  get count(): number {
+    return this.runs.length;
+  }
+
+  /** Runs spilled to disk so far. */
+  get spilled(): number {
+    return this.files;
+  }
+
+  /** Adds the next run (later cards than every run before); spills the oldest held while they take more than the memory allowed. */
+  add(run: SortedRun): void {
+    this.runs.push(run);
+    this.held += bytesOf(run);
+    while (this.held > this.memory && this.oldestHeld < this.runs.length - 1) {
+      const oldest = this.runs[this.oldestHeld] as SortedRun;
+      this.runs[this.oldestHeld] = this.spill(oldest);
+      this.held -= bytesOf(oldest);
+      this.oldestHeld += 1;
+    }
+  }
+
+  private spill(run: SortedRun): SpilledRun {
+    mkdirSync(this.dir, { recursive: true });
+    const data = join(this.dir, `run-${String(this.files).padStart(5, '0')}`);
+    const index = `${data}.idx`;
+    const pairs = Buffer.from(run.index.buffer, run.index.byteOffset, run.index.byteLength);
+    for (const [path, bytes] of [[data, run.data] as const, [index, pairs] as const]) {
+      let fd: number;
+      try {
+        fd = openSync(path, 'w');
+      } catch (err) {
+        throw ioError(err, path, 'creating');
+      }
+      try {
+        writeAt(fd, path, bytes, 0);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    this.files += 1;
+    return { data, index, sizes: [run.data.length, pairs.length] };
+  }
+
+  private open(path: string, size: number, bufferSize: number): Sequential {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (err) {
+      throw ioError(err, path, 'opening');
+    }
+    this.fds.push(fd);
+    return new Sequential(path, fd, size, bufferSize);
+  }
+
+  /** A cursor per run, in run order; spilled runs are read through two buffers of `bufferSize` bytes each. */
+  cursors(bufferSize: number): RunCursor[] {
+    return this.runs.map((run) =>
+      typeof run.data === 'string' ? new FileCursor(this.open((run as SpilledRun).index, (run as SpilledRun).sizes[1], bufferSize), this.open(run.data, (run as SpilledRun).sizes[0], bufferSize)) : new MemoryCursor(run as SortedRun),
+    );
+  }
+
+  /** Closes and removes the spilled runs. */
+  remove(): void {
+    for (const fd of this.fds.splice(0)) closeSync(fd);
+    this.runs.length = 0;
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

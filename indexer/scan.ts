@@ -1,0 +1,115 @@
+/**
+ * Stage 1, scan (DESIGN §6): which buckets become cards. Reads the headers
+ * of every bucket in `state/gather/buckets` (bodies are not inflated: the
+ * chewer does that once) and keeps, per URL key fingerprint (common/url.ts,
+ * so `www.` and bare hosts are one document), the newest bucket that says
+ * what the document is now:
+ *
+ *   code 0 ok, 2305 too large (cut, but parsed)   the document
+ *   code 1 redirect                               an empty card (CARD_FLAG.empty),
+ *                                                 kept so that the merge stage
+ *                                                 can fold it into its target
+ *   code 3 not modified, other codes < 2000       say nothing new: the version
+ *                                                 before stays
+ *   other codes ≥ 2000 (404, robots denied, …)    the document is gone
+ *   K=robots (robots.txt)                         not a document
+ *
+ * Buckets are in the order they were stored, so the newest is the last.
+ * Noindex pages are known only from their body: the chewer makes those
+ * empty. Cards get ids 0, 1, 2, … in the order of their buckets, which is
+ * also the order the chewer reads them in.
+ *
+ * Output: Attributes (work-files.ts). A damaged stretch of the bucket file or
+ * a bucket whose header does not decode is skipped with a warning: one bad
+ * bucket must not stop the index.
+ */
+
+import { decodeBucketHeader } from '../common/bucket.js';
+import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket-file.js';
+import { isSherlockError, SherlockError } from '../common/errors.js';
+import { CARD_FLAG } from '../common/index-cardinfo.js';
+import { MAX_CARD_ID } from '../common/index-refs.js';
+import { logger } from '../common/log.js';
+import { fingerprint } from '../common/url.js';
+import { FINGERPRINT_SIZE, writeAttributes, type Attributes } from './work-files.js';
+
+const log = logger('indexer');
+
+/** Outcome codes (gatherer/outcome.ts, docs/gatherer.md) the scan tells apart. */
+const CODE = { ok: 0, redirect: 1, tooLarge: 2305, permanent: 2000 } as const;
+
+export interface ScanReport extends Attributes {
+  /** Buckets read, robots buckets and failures included. */
+  buckets: number;
+  /** Buckets skipped as damaged or undecodable. */
+  bad: number;
+}
+
+/** What a bucket says of its URL: a version to index (`document`, `redirect`), `gone`, or nothing new. */
+function verdict(code: number): 'document' | 'redirect' | 'gone' | undefined {
+  if (code === CODE.ok || code === CODE.tooLarge) return 'document';
+  if (code === CODE.redirect) return 'redirect';
+  return code >= CODE.permanent ? 'gone' : undefined;
+}
+
+/** Scans the bucket file `buckets`, writes `attributesFile`; `onProgress` gets the buckets read so far. */
+export function scan(buckets: string, attributesFile: string, onProgress?: (read: number) => void): ScanReport {
+  const reader = BucketReader.open(buckets);
+  // Per fingerprint (latin1 string of its 12 bytes): oid × 2, plus 1 for a redirect.
+  const newest = new Map<string, number>();
+  let read = 0;
+  let bad = 0;
+  try {
+    const onDamage = (damage: { offset: number; message: string }) => {
+      bad += 1;
+      log.warning('damaged buckets skipped', { file: buckets, offset: damage.offset, problem: damage.message });
+    };
+    for (const stored of reader.buckets({ onDamage })) {
+      read += 1;
+      if ((read & 0xfff) === 0) onProgress?.(read);
+      let url: string | undefined;
+      let key: string;
+      let code = 0;
+      try {
+        const header = decodeBucketHeader(stored.type, stored.data, { file: buckets, offset: stored.offset + BUCKET_HEADER_SIZE });
+        if (header.string('K') === 'robots') continue;
+        url = header.string('U');
+        if (url === undefined) throw new SherlockError('SHERLOCK_CORRUPT_BUCKET', 'no U (URL) attribute');
+        key = fingerprint(url).toString('latin1');
+        const error = header.string('!');
+        if (error !== undefined) {
+          const m = /^(\d{1,5})\b/.exec(error);
+          if (m === null) throw new SherlockError('SHERLOCK_CORRUPT_BUCKET', `attribute ! does not start with a code: ${JSON.stringify(error.slice(0, 40))}`);
+          code = Number(m[1]);
+        }
+      } catch (err) {
+        if (!isSherlockError(err)) throw err;
+        bad += 1;
+        log.warning('bucket skipped', { file: buckets, oid: stored.oid, url, problem: err.message });
+        continue;
+      }
+      const what = verdict(code);
+      if (what === 'gone') newest.delete(key);
+      else if (what !== undefined) newest.set(key, stored.oid * 2 + (what === 'redirect' ? 1 : 0));
+    }
+    onProgress?.(read);
+    const cards = newest.size;
+    if (cards > MAX_CARD_ID + 1) throw new RangeError(`${cards} documents: an index version holds at most ${MAX_CARD_ID + 1}`);
+    const keys = [...newest.keys()];
+    const values = Float64Array.from(newest.values());
+    const order = Uint32Array.from(keys.keys()).sort((a, b) => values[a]! - values[b]!);
+    const oids = new Uint32Array(cards);
+    const flags = new Uint8Array(cards);
+    const fingerprints = Buffer.alloc(cards * FINGERPRINT_SIZE);
+    order.forEach((k, id) => {
+      oids[id] = Math.floor(values[k]! / 2);
+      flags[id] = values[k]! % 2 === 1 ? CARD_FLAG.empty : 0;
+      fingerprints.write(keys[k]!, id * FINGERPRINT_SIZE, 'latin1');
+    });
+    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad };
+    writeAttributes(attributesFile, report);
+    return report;
+  } finally {
+    reader.close();
+  }
+}

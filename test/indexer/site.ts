@@ -1,0 +1,71 @@
+/**
+ * The site the indexer tests crawl: a handful of pages on one loopback host
+ * covering what the chewer must tell apart (a title, headings, emphasis,
+ * small print, alt text, accents, CJK, a redirect, a noindex page), plus
+ * `bulk` pages of generated words for tests that need many postings. The
+ * crawl is a real `sherlock crawl` through the CLI, as test/cli/crawl.test.ts
+ * does; `buildCli` runs `sherlock index build` the same way.
+ */
+
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, type Run } from '../helpers/cli.js';
+import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
+
+export const PAGES: Record<string, string> = {
+  '/': `<html><head><title>Sherlock Holmes Home</title></head><body>
+    <h1>Welcome detective</h1>
+    <p>The <em>famous</em> consulting detective lives at Baker Street.</p>
+    <p><small>fine print</small> <img src="/pipe.png" alt="curved pipe"></p>
+    <p>Read <a href="/accents">about desserts</a>, <a href="/cjk">Tokyo notes</a>, <a href="/moved">the old page</a>
+    and <a href="/hidden">hidden things</a>.</p></body></html>`,
+  '/accents': `<html><head><title>Crème brûlée</title><meta name="description" content="Dessert française"></head><body>
+    <h2>Café résumé</h2><p>Crème brûlée à la française, Straße and naïve cafe resume.</p></body></html>`,
+  '/cjk': `<html><head><title>東京ノート</title></head><body><p>東京都に住んでいます。 Tokyo tower.</p></body></html>`,
+  '/hidden': `<html><head><title>Hidden</title><meta name="robots" content="noindex"></head><body><p>secretword appears only here</p></body></html>`,
+};
+
+const BULK_WORDS = 2500;
+
+/** Page i of the bulk pages: a few thousand generated words, many distinct per page. */
+function bulkPage(i: number): string {
+  const words: string[] = [];
+  for (let k = 0; k < 6000; k++) words.push(`w${((k * 7919 + i * 104729) % BULK_WORDS).toString(36)}x${k % 3}`);
+  return `<html><head><title>Bulk ${i}</title></head><body><p>${words.join(' ')}</p></body></html>`;
+}
+
+function routes(bulk: number): Record<string, RouteHandler> {
+  const html = (body: string): RouteHandler => (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
+  const links = Array.from({ length: bulk }, (_, i) => `<a href="/bulk${i}">bulk ${i}</a>`).join(' ');
+  const out: Record<string, RouteHandler> = {
+    '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n'),
+    '/moved': (_req, res) => res.writeHead(301, { Location: '/accents' }).end(),
+  };
+  for (const [path, body] of Object.entries(PAGES)) out[path] = html(path === '/' ? body.replace('</body>', `${links}</body>`) : body);
+  for (let i = 0; i < bulk; i++) out[`/bulk${i}`] = html(bulkPage(i));
+  return out;
+}
+
+const CRAWL_SETS = ['gatherer.allow_private_addresses=true', 'gatherer.min_delay=0s'].flatMap((s) => ['--set', s]);
+
+/** Serves the site on `address`, crawls it into `state` with the CLI and stops serving; returns the site's origin. */
+export async function crawlSite(state: string, options: { address: string; bulk?: number }): Promise<string> {
+  const fixture: Fixture = await startFixture({ address: options.address, routes: routes(options.bulk ?? 0) });
+  try {
+    const seeds = join(state, 'seeds.txt');
+    writeFileSync(seeds, `${fixture.origin}/\n`);
+    const crawl = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', ...CRAWL_SETS]);
+    assert.equal(crawl.status, 0, crawl.stderr);
+  } finally {
+    await fixture.close();
+  }
+  return fixture.origin;
+}
+
+/** `sherlock index build --state STATE --json` with `--set` values; asserts success and returns the summary. */
+export async function buildCli(state: string, sets: readonly string[] = [], extra: readonly string[] = []): Promise<{ run: Run; report: { version: string; cards: number; words: number; runs: number; spilled: number; dir: string } }> {
+  const run = await runCli(['index', 'build', '--state', state, '--json', ...extra, ...sets.flatMap((s) => ['--set', s])]);
+  assert.equal(run.status, 0, run.stderr);
+  return { run, report: JSON.parse(run.stdout) };
+}
