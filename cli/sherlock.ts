@@ -13,6 +13,7 @@ import { registerCrawl } from './crawl.js';
 import { registerGatherer } from './gatherer.js';
 import { registerIndex } from './index.js';
 import { registerInject } from './inject.js';
+import { registerNutch } from './nutch.js';
 import { registerSearcher } from './searcher.js';
 import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
@@ -43,6 +44,7 @@ registerCheck(program);
 registerExport(program);
 registerIndex(program);
 registerStatus(program);
+registerNutch(program);
 registerSearcher(program);
 
 try {

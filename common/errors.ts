@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   SHERLOCK_CORRUPT_PLAN: 'corrupt plan',
   /** A file of an index version (WordIndex, Cards, CardInfo, Lexicon, …) breaks its format at a given offset. */
   SHERLOCK_CORRUPT_INDEX: 'corrupt index file',
+  /** A Hadoop SequenceFile, MapFile, `.crc` file or Nutch Writable breaks its format at a given offset. */
+  SHERLOCK_CORRUPT_HADOOP: 'corrupt Hadoop file',
   /** A gzip member inside an archive cannot be inflated. */
   SHERLOCK_CORRUPT_GZIP: 'corrupt gzip',
   /** A record or bucket is larger than the configured limit. */
