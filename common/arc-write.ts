@@ -15,10 +15,12 @@
  *      fsyncs the directory (so that `sync()` also covers the name), then
  *      appends the version block;
  *   2. each record is made whole in memory first (header line, content, LF;
- *      compressed into one finished gzip member) and appended with one
- *      positioned write. A record exists once that write has returned: only
- *      then does `write()` resolve with its offset and length. A failed write is
- *      cut off again (ftruncate), so the file stays a run of complete records;
+ *      compressed into one finished gzip member: `frameArcRecord`, which a
+ *      caller may run on another thread and hand over to `writeFramed()`) and
+ *      appended with one synchronous positioned write. A record exists once
+ *      that write has returned: only then does `write()` resolve with its
+ *      offset and length. A failed write is cut off again (ftruncate), so the
+ *      file stays a run of complete records;
  *   3. before a record, when the current file has reached `maxFileSize` (so a
  *      file exceeds it by at most one record), and on `close()`/`roll()`: fsync
  *      the file, rename `.open` away, fsync the directory. Only then is the file
@@ -44,6 +46,7 @@
  * One writer per directory and prefix: the gatherer's lock guarantees it.
  */
 
+import { ftruncateSync, writeSync } from 'node:fs';
 import { mkdir, open, readdir, rename, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { arcDate, arcMime, DEFAULT_MAX_RECORD_SIZE, escapeUrlBytes, formatArcHeader, looksLikeIp, versionBlock } from './arc.js';
@@ -90,14 +93,16 @@ export interface ArcRecordInput {
   content: Buffer;
 }
 
-/** What the CDX export needs about a written record, known without reading it back. */
-export interface ArcWritten {
-  /** Base name of the file once finished (without `.open`). */
-  file: string;
-  /** Offset of the record's gzip member (or header line, plain files). */
-  offset: number;
-  /** Compressed member size (or header line + content, plain files). */
-  length: number;
+/** How a writer frames its records (`ArcWriter.framing`): what `frameArcRecord` needs to frame them elsewhere. */
+export interface ArcFraming {
+  compress: boolean;
+  /** gzip level, 0–9; undefined for zlib's default. */
+  level: number | undefined;
+  maxRecordSize: number;
+}
+
+/** What is known of a record before it is placed in a file. */
+interface RecordFacts {
   /** The URL as written (escaped). */
   url: string;
   /** 14-digit UTC date as written. */
@@ -107,6 +112,58 @@ export interface ArcWritten {
   digest: string;
   /** HTTP status when the content starts with a status line. */
   status?: number;
+}
+
+/** A record made whole (`frameArcRecord`), ready for `ArcWriter.writeFramed`. */
+export interface FramedArcRecord extends RecordFacts {
+  /** Header line, content and LF: one gzip member, or as is. */
+  bytes: Uint8Array;
+  compressed: boolean;
+}
+
+/** What the CDX export needs about a written record, known without reading it back. */
+export interface ArcWritten extends RecordFacts {
+  /** Base name of the file once finished (without `.open`). */
+  file: string;
+  /** Offset of the record's gzip member (or header line, plain files). */
+  offset: number;
+  /** Compressed member size (or header line + content, plain files). */
+  length: number;
+}
+
+/**
+ * Makes one record whole (see "Field policy" in the module comment; the
+ * errors are those of `write()`). Pure and synchronous, so that it can run on
+ * any thread with the writer's `framing`.
+ */
+export function frameArcRecord(input: ArcRecordInput, framing: ArcFraming): FramedArcRecord {
+  const url = escapeUrlBytes(Buffer.from(input.url, 'utf8'));
+  if (url === '') throw new SherlockError('SHERLOCK_BAD_URL', 'refusing to archive a record with an empty URL', { url: input.url });
+  if (!looksLikeIp(input.ip)) throw new RangeError(`bad IP address ${JSON.stringify(input.ip)} for ${url}`);
+  const { content } = input;
+  if (content.length > framing.maxRecordSize) {
+    const message = `content of ${content.length} bytes is over the ARC record limit of ${framing.maxRecordSize}`;
+    throw new SherlockError('SHERLOCK_TOO_LARGE', message, { url });
+  }
+  const date = arcDate(input.date);
+  const mime = arcMime(input.contentType);
+  const record = Buffer.concat([formatArcHeader({ url, ip: input.ip, date, mime, length: content.length }), content, LF]);
+  const framed: FramedArcRecord = {
+    bytes: stored(record, framing),
+    compressed: framing.compress,
+    url,
+    date,
+    mime,
+    digest: payloadDigest(content),
+  };
+  const status = httpStatus(content);
+  if (status !== undefined) framed.status = status;
+  return framed;
+}
+
+/** A whole record (header line, content, separator) as stored: one gzip member, or as is. */
+function stored(record: Buffer, framing: ArcFraming): Uint8Array {
+  return framing.compress ? compressMember(record, framing.level) : record;
 }
 
 /** What `ArcWriter.open` did with a file a crash left open. */
@@ -180,9 +237,27 @@ export class ArcWriter {
     return new ArcWriter(settings, serial, recovered);
   }
 
+  /** How this writer's records are framed, for `frameArcRecord` run elsewhere. */
+  get framing(): ArcFraming {
+    const { compress, level, maxRecordSize } = this.options;
+    return { compress, level, maxRecordSize };
+  }
+
   /** Appends one record; resolves once its bytes are in the file, with the facts the index needs. */
   write(record: ArcRecordInput): Promise<ArcWritten> {
-    return this.serialize(() => this.append(record));
+    return this.serialize(async () => {
+      this.usable();
+      return this.append(frameArcRecord(record, this.framing));
+    });
+  }
+
+  /** Appends a record framed with this writer's `framing` (a compressed one into an `.arc.gz`, a plain one into an `.arc`). */
+  writeFramed(record: FramedArcRecord): Promise<ArcWritten> {
+    return this.serialize(async () => {
+      this.usable();
+      if (record.compressed !== this.options.compress) throw new RangeError(`a ${record.compressed ? 'compressed' : 'plain'} record for a ${this.options.compress ? 'compressed' : 'plain'} ARC file`);
+      return this.append(record);
+    });
   }
 
   /**
@@ -230,33 +305,18 @@ export class ArcWriter {
     return err;
   }
 
-  private async append(input: ArcRecordInput): Promise<ArcWritten> {
+  private usable(): void {
     if (this.closed) throw new Error('ArcWriter is closed');
     if (this.broken !== undefined) throw this.broken;
-    const url = escapeUrlBytes(Buffer.from(input.url, 'utf8'));
-    if (url === '') throw new SherlockError('SHERLOCK_BAD_URL', 'refusing to archive a record with an empty URL', { url: input.url });
-    if (!looksLikeIp(input.ip)) throw new RangeError(`bad IP address ${JSON.stringify(input.ip)} for ${url}`);
-    const { content } = input;
-    if (content.length > this.options.maxRecordSize) {
-      const message = `content of ${content.length} bytes is over the ARC record limit of ${this.options.maxRecordSize}`;
-      throw new SherlockError('SHERLOCK_TOO_LARGE', message, { url });
-    }
-    const date = arcDate(input.date);
-    const mime = arcMime(input.contentType);
-    const bytes = await this.frame(Buffer.concat([formatArcHeader({ url, ip: input.ip, date, mime, length: content.length }), content, LF]));
-    const file = await this.fileForNext();
-    const offset = file.size;
-    await this.appendBytes(file, bytes);
-    file.documents += 1;
-    const status = httpStatus(content);
-    const written: ArcWritten = { file: file.name, offset, length: this.options.compress ? bytes.length : bytes.length - 1, url, date, mime, digest: payloadDigest(content) };
-    if (status !== undefined) written.status = status;
-    return written;
   }
 
-  /** A whole record (header line, content, separator) as stored: one gzip member, or as is. */
-  private frame(record: Buffer): Promise<Buffer> {
-    return Promise.resolve(this.options.compress ? compressMember(record, this.options.level) : record);
+  private async append(record: FramedArcRecord): Promise<ArcWritten> {
+    const { bytes, compressed, ...facts } = record;
+    const file = await this.fileForNext();
+    const offset = file.size;
+    this.appendBytes(file, bytes);
+    file.documents += 1;
+    return { file: file.name, offset, length: compressed ? bytes.length : bytes.length - 1, ...facts };
   }
 
   private async fileForNext(): Promise<OpenArc> {
@@ -280,7 +340,7 @@ export class ArcWriter {
     try {
       syncDirectory(dir);
       const block = versionBlock(name, ip, started, origin);
-      await this.appendBytes(file, await this.frame(Buffer.concat([block.line, block.content, LF])));
+      this.appendBytes(file, stored(Buffer.concat([block.line, block.content, LF]), this.framing));
     } catch (err) {
       await handle.close().catch(() => undefined);
       await unlink(path).catch(() => undefined);
@@ -289,17 +349,19 @@ export class ArcWriter {
     return file;
   }
 
-  private async appendBytes(file: OpenArc, bytes: Buffer): Promise<void> {
+  /** One synchronous write: a small record is in the page cache sooner than a thread pool round trip would take. */
+  private appendBytes(file: OpenArc, bytes: Uint8Array): void {
     try {
-      for (let done = 0; done < bytes.length; ) {
-        const { bytesWritten } = await file.handle.write(bytes, done, bytes.length - done, file.size + done);
-        done += bytesWritten;
-      }
+      for (let done = 0; done < bytes.length; ) done += writeSync(file.handle.fd, bytes, done, bytes.length - done, file.size + done);
     } catch (err) {
       const failure = ioError(err, file.path, 'write');
       failure.place.offset = file.size;
       // Leave no partial record behind; if even that fails, stop writing to this file.
-      await file.handle.truncate(file.size).catch(() => this.fail(failure));
+      try {
+        ftruncateSync(file.handle.fd, file.size);
+      } catch {
+        this.fail(failure);
+      }
       throw failure;
     }
     file.size += bytes.length;

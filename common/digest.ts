@@ -1,8 +1,9 @@
 /**
  * Content digests as Wayback indexes and WARC headers carry them
- * (spec/arc-cdx.md §4): SHA-1, written in RFC 4648 base32 (upper case; 20 bytes
- * make exactly 32 characters, so no padding), e.g. the empty input gives
- * `3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ`.
+ * (spec/arc-cdx.md §4): SHA-1, written in RFC 4648 base32 (upper case; 20
+ * bytes make exactly 32 characters, so no padding), e.g. the empty input
+ * gives `3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ`. Also the buckets' MD5 body
+ * checksum (`C`), in hex, so both digests are made in one place.
  *
  * The payload of an HTTP record is what follows the first empty line of the
  * stored response (the first CRLFCRLF or LFLF, whichever comes first), as
@@ -39,6 +40,11 @@ export function base32(bytes: Uint8Array): string {
 
 export function sha1Base32(data: Uint8Array): string {
   return base32(createHash('sha1').update(data).digest());
+}
+
+/** MD5 in lower-case hex: the bucket's `C` checksum of a body. */
+export function md5Hex(data: Uint8Array): string {
+  return createHash('md5').update(data).digest('hex');
 }
 
 // `HTTP/1.1 200 OK`, `HTTP/2 404`, and IA's bare `HTTP 502 Bad Gateway` (spec §1.5).

@@ -64,7 +64,7 @@
  * failing its checks is damage, reported with the slot's offset.
  */
 
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, readFileSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from './errors.js';
@@ -339,6 +339,11 @@ export class HostFile {
     }
   }
 
+  /** sync() waited for off the thread; the file must stay open until it settles. */
+  syncInBackground(): Promise<void> {
+    return datasyncInBackground(this.fd, this.path);
+  }
+
   close(): void {
     closeSync(this.fd);
   }
@@ -427,4 +432,11 @@ export function queueKeyText(key: Uint8Array): string {
   const groups = Array.from({ length: 8 }, (_, i) => bytes.readUInt16BE(2 * i).toString(16));
   // The WHATWG URL serialiser compresses the longest zero run as RFC 5952 §4.2 asks.
   return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+}
+
+/** fdatasync on libuv's thread pool, failing as sync() does. */
+export function datasyncInBackground(fd: number, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    fdatasync(fd, (err) => (err === null ? resolve() : reject(ioError(err, file, 'syncing'))));
+  });
 }

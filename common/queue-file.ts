@@ -116,6 +116,7 @@ import {
   HOST_RECORD_SIZE,
   HostFile,
   checkFields,
+  datasyncInBackground,
   corrupt,
   type HostFields,
   type HostRecord,
@@ -482,6 +483,12 @@ export class GatherQueue {
       throw ioError(err, this.paths.queue, 'syncing');
     }
     this.hostFile.sync();
+  }
+
+  /** sync() waited for off the thread, for a caller that must not block; keep the queue open until it settles. */
+  async syncInBackground(): Promise<void> {
+    await datasyncInBackground(this.fd, this.paths.queue);
+    await this.hostFile.syncInBackground();
   }
 
   /** Closes both files and releases the lock (no sync: call sync() first for power-loss safety). */

@@ -20,7 +20,7 @@ export const gathererConfig = z
     allow_private_addresses: z.boolean().default(false),
     /** Bodies longer than this are cut and the object marked truncated. */
     max_body_size: size({ min: '1KiB', max: '1GiB' }).prefault('10MiB'),
-    /** Worker threads parsing pages: "auto" (the cores but one, 1 to 4) or a number; 0 parses on the main thread. */
+    /** Worker threads parsing pages and compressing their ARC records: "auto" (the cores but one, 1 to 4) or a number; 0 does it on the main thread. */
     parse_workers: z.union([z.literal('auto'), z.number().int().min(0).max(64)]).default('auto'),
     /** Bytes decoded from a compressed body for parsing; the rest is not parsed (a gzip bomb stops here). */
     max_decoded_size: size({ min: '1KiB', max: '1GiB' }).prefault('32MiB'),

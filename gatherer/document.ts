@@ -14,7 +14,6 @@
  * The body is parse.ts's documentBody(); a redirect adds its target as `Y`.
  */
 
-import { createHash } from 'node:crypto';
 import { BucketObject } from '../common/bucket.js';
 import type { FetchResponse } from './fetch.js';
 import { errorAttribute } from './outcome.js';
@@ -48,7 +47,8 @@ export interface HeaderFacts {
   status?: number;
   address?: string;
   headers?: readonly (readonly [string, string])[];
-  body?: Buffer;
+  /** MD5 of the body as received, hex (common/digest.ts md5Hex); written when there is a status. */
+  md5?: string;
   charset?: string;
   retryAfter?: number;
 }
@@ -66,7 +66,7 @@ export function documentHeader(facts: HeaderFacts): BucketObject {
   if (Number.isFinite(modified)) header.add('L', String(Math.floor(modified / 1000)));
   const etag = headerValue(headers, 'etag');
   if (etag !== undefined && etag !== '') header.add('e', etag);
-  if (facts.body !== undefined && facts.status !== undefined) header.add('C', createHash('md5').update(facts.body).digest('hex'));
+  if (facts.md5 !== undefined && facts.status !== undefined) header.add('C', facts.md5);
   const server = headerValue(headers, 'server');
   if (server !== undefined && server !== '') header.add('S', server.slice(0, 200));
   if (facts.retryAfter !== undefined) header.add('W', String(facts.retryAfter));
@@ -75,8 +75,8 @@ export function documentHeader(facts: HeaderFacts): BucketObject {
   return header;
 }
 
-/** Header facts of a fetch response. */
-export function responseFacts(response: FetchResponse, charset: string | undefined): HeaderFacts {
+/** Header facts of a fetch response; `md5` is its body's (made where the body was archived). */
+export function responseFacts(response: FetchResponse, found: { charset?: string; md5: string }): HeaderFacts {
   const facts: HeaderFacts = {
     url: response.url,
     time: response.startedAt.getTime(),
@@ -84,10 +84,10 @@ export function responseFacts(response: FetchResponse, charset: string | undefin
     message: response.message,
     address: response.address,
     headers: response.headers,
-    body: response.body,
+    md5: found.md5,
   };
   if (response.status !== undefined) facts.status = response.status;
-  if (charset !== undefined) facts.charset = charset;
+  if (found.charset !== undefined) facts.charset = found.charset;
   if (response.retryAfter !== undefined) facts.retryAfter = response.retryAfter;
   return facts;
 }

@@ -62,13 +62,21 @@
  * after 4 s when there is none.
  */
 
-import type { GathererConfig } from './config.js';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { isIP } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import type { GathererConfig } from './config.js';
 import { SherlockError } from '../common/errors.js';
 import { canonicalUrl } from '../common/url.js';
 import { CODE, httpErrorCode, httpOutcome, type Outcome } from './outcome.js';
+
+/**
+ * Only undici's Agent: its package index also loads fetch, WebSocket, caches
+ * and mocks, about 100 ms of every start-up (the version is pinned, so the
+ * path is stable).
+ */
+const Agent = createRequire(import.meta.url)('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 
 export interface FetcherOptions {
   userAgent: string;
@@ -114,7 +122,7 @@ export interface FetchResponse {
   location?: string;
   /** For 429 and 503: Retry-After in seconds. */
   retryAfter?: number;
-  /** What the ARC record stores: status line, header, body (see the module comment). */
+  /** What the ARC record stores: status line, header, body (see the module comment); `body` is a view of its end. */
   arcContent?: Buffer;
 }
 
@@ -184,8 +192,8 @@ function headerText(value: Buffer): string {
   }
 }
 
-/** The stored form of a response; see "ARC content" in the module comment. */
-function arcContent(status: number, statusText: string, raw: Buffer[], body: Buffer): Buffer {
+/** The stored form of a response up to its body; see "ARC content" in the module comment. */
+function arcHead(status: number, statusText: string, raw: Buffer[], bodyLength: number): Buffer[] {
   const parts: Buffer[] = [Buffer.from(`HTTP/1.1 ${status} ${statusText}\r\n`, 'latin1')];
   let lengthWritten = false;
   for (let i = 0; i < raw.length; i += 2) {
@@ -193,16 +201,18 @@ function arcContent(status: number, statusText: string, raw: Buffer[], body: Buf
     const lower = name.toString('latin1').toLowerCase();
     if (lower === 'transfer-encoding') continue;
     if (lower === 'content-length') {
-      if (!lengthWritten) parts.push(name, Buffer.from(`: ${body.length}\r\n`, 'latin1'));
+      if (!lengthWritten) parts.push(name, Buffer.from(`: ${bodyLength}\r\n`, 'latin1'));
       lengthWritten = true;
       continue;
     }
-    parts.push(name, Buffer.from(': ', 'latin1'), raw[i + 1]!, Buffer.from('\r\n', 'latin1'));
+    parts.push(name, COLON_SPACE, raw[i + 1]!, CRLF);
   }
-  if (!lengthWritten) parts.push(Buffer.from(`Content-Length: ${body.length}\r\n`, 'latin1'));
-  parts.push(Buffer.from('\r\n', 'latin1'), body);
-  return Buffer.concat(parts);
+  if (!lengthWritten) parts.push(Buffer.from(`Content-Length: ${bodyLength}\r\n`, 'latin1'));
+  parts.push(CRLF);
+  return parts;
 }
+const COLON_SPACE = Buffer.from(': ', 'latin1');
+const CRLF = Buffer.from('\r\n', 'latin1');
 
 /** undici's raw header list as Buffers; it gives Buffers from the wire, strings only from mocks. */
 function rawHeaderBuffers(raw: Dispatcher.DispatchController['rawHeaders']): Buffer[] {
@@ -361,7 +371,11 @@ class Transfer implements Dispatcher.DispatchHandler {
   /** The result of a response received in full or cut at the cap. */
   #response(truncated: boolean): FetchResponse {
     const status = this.#status!;
-    const body = Buffer.concat(this.#chunks, this.#received);
+    // The body is copied once, into the end of the ARC content.
+    const head = arcHead(status, this.#statusText, this.#raw, this.#received);
+    const headLength = head.reduce((n, part) => n + part.length, 0);
+    const content = Buffer.concat([...head, ...this.#chunks], headLength + this.#received);
+    const body = content.subarray(headLength);
     this.#chunks = [];
     let message = `HTTP ${status}${this.#statusText === '' ? '' : ` ${this.#statusText}`}`;
     let outcome = httpOutcome(status);
@@ -394,14 +408,14 @@ class Transfer implements Dispatcher.DispatchHandler {
       truncated,
       ...(location === undefined ? {} : { location }),
       ...(retryAfter === undefined ? {} : { retryAfter }),
-      arcContent: arcContent(status, this.#statusText, this.#raw, body),
+      arcContent: content,
     };
   }
 }
 
 export class Fetcher {
   readonly #options: FetcherOptions;
-  readonly #agent: Agent;
+  readonly #agent: UndiciAgent;
   #inFlight = 0;
   /** Fetches waiting for a slot; a freed slot passes straight to the first. */
   readonly #waiting: (() => void)[] = [];

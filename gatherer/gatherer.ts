@@ -21,7 +21,9 @@
  * are fetched after the restart). Either way the files are synced and closed.
  */
 
+import type { ArcRecordInput, FramedArcRecord } from '../common/arc-write.js';
 import { BucketObject } from '../common/bucket.js';
+import { md5Hex } from '../common/digest.js';
 import { logger } from '../common/log.js';
 import { listPlans } from '../common/plan-file.js';
 import { GatherQueue, type Host, type QueueEntry } from '../common/queue-file.js';
@@ -94,6 +96,8 @@ export class Gatherer {
   private stopping: 'drain' | 'abort' | undefined;
   private wake: (() => void) | undefined;
   private inboxDue = false;
+  /** The plan import under way (plan-import.ts: one at a time, its fsyncs waited for off the thread). */
+  private importing: Promise<void> | undefined;
   private readonly counters: GathererStatus;
 
   private constructor(
@@ -121,7 +125,7 @@ export class Gatherer {
     }
     const gatherer = new Gatherer(state, config, queue, store);
     gatherer.reconcile(store.unfinished);
-    gatherer.importInbox();
+    await gatherer.importInbox();
     for (const host of queue.hosts()) gatherer.track(host);
     return gatherer;
   }
@@ -175,10 +179,18 @@ export class Gatherer {
     try {
       for (;;) {
         const now = Date.now();
-        if (this.inboxDue || now - lastInbox >= INBOX_POLL_MS) {
+        if (this.importing === undefined && (this.inboxDue || now - lastInbox >= INBOX_POLL_MS)) {
           lastInbox = now;
           this.inboxDue = false;
-          this.importInbox();
+          this.importing = this.importInbox()
+            .catch((err: unknown) => {
+              log.err('gatherer stopping after an internal failure', { problem: err instanceof Error ? err.message : String(err) });
+              this.stop('abort');
+            })
+            .finally(() => {
+              this.importing = undefined;
+              this.poke();
+            });
         }
         if (now - lastSync >= this.config.sync_interval) {
           lastSync = now;
@@ -193,7 +205,7 @@ export class Gatherer {
         await this.sleep(waitMs);
       }
     } finally {
-      await Promise.allSettled([...this.inFlight]);
+      await Promise.allSettled([...this.inFlight, this.importing]);
       await this.store.close(() => this.queue.sync());
       this.queue.close();
       await this.fetcher.close();
@@ -221,7 +233,7 @@ export class Gatherer {
   }
 
   private idle(now: number): boolean {
-    if (this.inFlight.size > 0 || listPlans(this.state).length > 0) return false;
+    if (this.inFlight.size > 0 || this.importing !== undefined || listPlans(this.state).length > 0) return false;
     for (const rt of this.unresolved) {
       if (rt.resolving) return false;
     }
@@ -395,8 +407,7 @@ export class Gatherer {
     const retry = isTemporary(response.code) && queued.retries < this.config.max_retries;
     const code = retry ? response.code : givenUp(response.code);
     const message = code === response.code ? response.message : `gave up after ${queued.retries + 1} tries: ${response.message}`;
-    const { header, body } = await this.describe({ ...response, code, message });
-    const arc = response.arcContent === undefined ? undefined : { url, ip: response.address, date: response.startedAt, content: response.arcContent, ...mimeOf(response) };
+    const { header, body, arc } = await this.describe({ ...response, code, message }, url);
     await this.store.put({ header, body, ...(arc === undefined ? {} : { arc }), from: { slot: host.slot, seq, ...(retry ? { retry: true } : {}) } }, () => {
       if (retry) this.queueRetry(host, seq, queued, response.retryAfter);
       this.finish(rt, host, seq);
@@ -406,26 +417,45 @@ export class Gatherer {
     if (retry) this.counters.retries += 1;
   }
 
-  /** Header and body attributes of a response; HTML and text are parsed. */
-  private async describe(response: FetchResponse): Promise<{ header: BucketObject; body: BucketObject | Buffer }> {
+  /**
+   * Header and body attributes of a response and its ARC record. HTML and
+   * text are parsed, and the record framed, by a parse worker (parse-worker.ts);
+   * should the worker itself fail, the response is stored unparsed and its
+   * record framed by the store, as before parsing existed.
+   */
+  private async describe(response: FetchResponse, url: string): Promise<{ header: BucketObject; body: BucketObject | Buffer; arc?: ArcRecordInput | FramedArcRecord }> {
     let body: BucketObject | Buffer = new BucketObject();
+    let arc: ArcRecordInput | FramedArcRecord | undefined;
+    let md5: string | undefined;
     let charset: string | undefined;
-    if (response.outcome === 'ok' || response.outcome === 'too_large') {
+    if (response.arcContent !== undefined) {
+      arc = { url, ip: response.address, date: response.startedAt, content: response.arcContent, ...mimeOf(response) };
+      const document = response.outcome === 'ok' || response.outcome === 'too_large';
       try {
-        const input = { url: response.url, headers: response.headers, body: response.body };
-        const parsed = await this.parser.parse({ input, maxDecodedSize: this.config.max_decoded_size });
-        charset = parsed.charset;
-        body = parsed.body;
-        if (parsed.kind === 'other' && response.code === CODE.ok) {
-          const type = headerValue(response.headers, 'content-type') ?? 'no content type';
-          response = { ...response, outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${type}: stored, not parsed` };
+        const prepared = await this.parser.prepare({
+          arc,
+          framing: this.store.arcFraming,
+          body: response.body,
+          ...(document ? { parse: { url: response.url, headers: response.headers, maxDecodedSize: this.config.max_decoded_size } } : {}),
+        });
+        arc = prepared.arc;
+        md5 = prepared.md5;
+        if (prepared.problem !== undefined) log.info('body not parsed', { url: response.url, problem: prepared.problem });
+        if (prepared.parsed !== undefined) {
+          charset = prepared.parsed.charset;
+          body = prepared.parsed.body;
+          if (prepared.parsed.kind === 'other' && response.code === CODE.ok) {
+            const type = headerValue(response.headers, 'content-type') ?? 'no content type';
+            response = { ...response, outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${type}: stored, not parsed` };
+          }
         }
       } catch (err) {
         log.info('body not parsed', { url: response.url, problem: err instanceof Error ? err.message : String(err) });
       }
     }
     if (response.outcome === 'redirect' && response.location !== undefined) body = new BucketObject().add('Y', response.location);
-    return { header: documentHeader(responseFacts(response, charset)), body };
+    const found = { md5: md5 ?? md5Hex(response.body), ...(charset === undefined ? {} : { charset }) };
+    return { header: documentHeader(responseFacts(response, found)), body, ...(arc === undefined ? {} : { arc }) };
   }
 
   private queueRetry(host: Host, seq: number, queued: QueuedUrl, retryAfter: number | undefined): void {
@@ -517,8 +547,8 @@ export class Gatherer {
 
   // ------------------------------------------------------------ inbox and restart
 
-  private importInbox(): void {
-    const report = importPlans(this.state, this.queue);
+  private async importInbox(): Promise<void> {
+    const report = await importPlans(this.state, this.queue);
     if (report.plans === 0) return;
     log.info('imported plans', { plans: report.plans, urls: report.urls, refused: report.refused });
     for (const host of report.hosts) this.track(host);

@@ -1,23 +1,30 @@
 /**
  * Parsing off the main thread: a piscina pool of worker threads running
  * parse-worker.ts, so that the thread driving requests is never stuck behind
- * an HTML parse (politeness delays are short; a busy main thread would make
- * every address wait longer than it must). With 0 workers, parsing runs
- * inline, as in `sherlock check fetch`.
+ * an HTML parse or a gzip member (politeness delays are short; a busy main
+ * thread would make every address wait longer than it must). With 0 workers,
+ * the same steps run inline, as in `sherlock check fetch`.
  *
- * What crosses the thread boundary is plain data (structured clone): the
- * response body in, the deflated bucket body out. The response body is
- * copied, not transferred: it may share its ArrayBuffer with Node's pool.
+ * What crosses the thread boundary is plain data (structured clone): the ARC
+ * content in (the body is a view into it, so it is copied once), the framed
+ * ARC record and the deflated bucket body out. It is copied, not transferred:
+ * a transfer would save a memcpy of a few kilobytes per page, far less than
+ * the hand-over itself costs, and would leave the caller holding detached
+ * buffers.
  */
 
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { ParsedDocument } from './parse.js';
-import { parseToBody, type ParseResult, type ParseTask } from './parse-worker.js';
+import { prepareResponse, type PrepareResult, type PrepareTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */
 export function autoParseWorkers(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+/** What prepare() gives: parse-worker.ts's result, the bucket body as a Buffer. */
+export interface Prepared extends Omit<PrepareResult, 'parsed'> {
+  parsed?: Omit<NonNullable<PrepareResult['parsed']>, 'body'> & { body: Buffer };
 }
 
 export class ParsePool {
@@ -27,14 +34,24 @@ export class ParsePool {
     this.pool =
       workers === 0
         ? undefined
-        : new Piscina({ filename: new URL('./parse-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
+        : new Piscina({
+            filename: new URL('./parse-worker.js', import.meta.url).href,
+            minThreads: workers,
+            maxThreads: workers,
+            idleTimeout: 60_000,
+            // Posted at once rather than queued here: a worker done with one task finds the next without
+            // going to sleep, and a wake-up costs about as much as framing and parsing a small page.
+            concurrentTasksPerWorker: 8,
+          });
   }
 
-  /** The document's kind, charset and deflated bucket body (store.ts takes it as is). */
-  async parse(task: ParseTask): Promise<{ kind: ParsedDocument['kind']; charset?: string; body: Buffer }> {
-    const result = this.pool === undefined ? await parseToBody(task) : ((await this.pool.run(task)) as ParseResult);
-    const body = Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength);
-    return { kind: result.kind, ...(result.charset === undefined ? {} : { charset: result.charset }), body };
+  /** Frames, digests and (for a document) parses one response; see parse-worker.ts. */
+  async prepare(task: PrepareTask): Promise<Prepared> {
+    const result = this.pool === undefined ? await prepareResponse(task) : ((await this.pool.run(task)) as PrepareResult);
+    const { parsed, ...rest } = result;
+    if (parsed === undefined) return rest;
+    // A Buffer again (a worker's comes back as a plain Uint8Array): store.ts tells bodies by Buffer.isBuffer.
+    return { ...rest, parsed: { ...parsed, body: Buffer.from(parsed.body.buffer, parsed.body.byteOffset, parsed.body.byteLength) } };
   }
 
   async close(): Promise<void> {

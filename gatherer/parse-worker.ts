@@ -1,29 +1,73 @@
 /**
- * The worker side of parse-pool.ts (and its inline path): parse one body and
- * turn the document into the deflated body part of its bucket, so that the
- * main thread only adds the header.
+ * The worker side of parse-pool.ts (and its inline path): the CPU-heavy
+ * steps between a response and its store, so that the main thread only adds
+ * the bucket header and writes. For every response with ARC content: its ARC
+ * record framed (common/arc-write.ts frameArcRecord: one gzip member, the
+ * SHA-1 payload digest) and the MD5 of its body; for a document, also the
+ * body parsed and deflated as the bucket's body part.
+ *
+ * A body that cannot be parsed is a `problem`, not a failure: the response is
+ * archived and stored all the same.
  */
 
+import { frameArcRecord, type ArcFraming, type ArcRecordInput, type FramedArcRecord } from '../common/arc-write.js';
 import { deflatedBody } from '../common/bucket.js';
+import { md5Hex } from '../common/digest.js';
 import { documentBody } from '../common/doc-body.js';
 import type { ParsedDocument } from './parse.js';
-import { parseResponseBody, type BodyInput } from './response-body.js';
+import { parseResponseBody } from './response-body.js';
 
-export interface ParseTask {
-  input: BodyInput;
-  maxDecodedSize: number;
-}
-
-export interface ParseResult {
-  kind: ParsedDocument['kind'];
-  charset?: string;
-  /** bucket.ts deflatedBody() of the body attributes. */
+export interface PrepareTask {
+  /** The response as archived, framed with `framing` (the store's). */
+  arc: ArcRecordInput;
+  framing: ArcFraming;
+  /** The body as received: the end of `arc.content` (a view, so it crosses to a worker once). */
   body: Uint8Array;
+  /** Set for a document (ok, too_large): parse the body. */
+  parse?: { url: string; headers: readonly (readonly [string, string])[]; maxDecodedSize: number };
 }
 
-export async function parseToBody(task: ParseTask): Promise<ParseResult> {
-  const { doc } = await parseResponseBody(task.input, task.maxDecodedSize);
-  return { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) };
+export interface PrepareResult {
+  arc: FramedArcRecord;
+  /** MD5 of the body, hex (the bucket's `C`). */
+  md5: string;
+  parsed?: {
+    kind: ParsedDocument['kind'];
+    charset?: string;
+    /** bucket.ts deflatedBody() of the body attributes. */
+    body: Uint8Array;
+  };
+  /** Why the body was not parsed. */
+  problem?: string;
 }
 
-export default parseToBody;
+export async function prepareResponse(task: PrepareTask): Promise<PrepareResult> {
+  // Buffers arrive from another thread as plain Uint8Arrays.
+  const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+  const result: PrepareResult = { arc: frameArcRecord(task.arc, task.framing), md5: md5Hex(body) };
+  if (task.parse === undefined) return result;
+  try {
+    const { doc } = await parseResponseBody({ url: task.parse.url, headers: task.parse.headers, body }, task.parse.maxDecodedSize);
+    result.parsed = { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) };
+  } catch (err) {
+    result.problem = err instanceof Error ? err.message : String(err);
+  }
+  return result;
+}
+
+/**
+ * The worker's entry. A structured clone copies a view's whole ArrayBuffer:
+ * zlib's output is a view into a 16 KiB chunk, a small Buffer one into
+ * Node's 8 KiB pool. Copied out first, only the bytes cross (a few KiB a
+ * page rather than up to 24 KiB).
+ */
+export default async function prepareInWorker(task: PrepareTask): Promise<PrepareResult> {
+  const result = await prepareResponse(task);
+  result.arc.bytes = own(result.arc.bytes);
+  if (result.parsed !== undefined) result.parsed.body = own(result.parsed.body);
+  return result;
+}
+
+function own(bytes: Uint8Array): Uint8Array {
+  return bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}

@@ -2,25 +2,36 @@
  * Moves plan files (common/plan-file.ts) from the inbox into the queues,
  * each URL exactly once, whatever instant a crash hits.
  *
- * A plan is imported in one synchronous stretch: nothing else touches the
- * queues meanwhile, so the entries it adds are the last ones of their
- * hosts' queues until it is over. Before the first push, a journal
- * (`inbox/importing`, written by atomic rename) names the plan and, per
- * host the plan touches, how many entries that host had ever been pushed.
- * Then every line is pushed, the queue synced, the plan removed, the journal
- * removed. Restarting with a journal whose plan is still there resumes:
- * pushed-now − pushed-before entries of each host already went in, and they
- * were that host's first lines of the plan (pushes follow line order), so
- * exactly those lines are skipped. A journal whose plan is gone is stale.
+ * A plan's lines are pushed in one synchronous stretch: nothing else touches
+ * the queues meanwhile, so the entries it adds follow each other in their
+ * hosts' queues. Before the first push, a journal (`inbox/importing`,
+ * written by atomic rename and fsynced) names the plan and, per host the
+ * plan touches, how many entries that host had ever been pushed. Then every
+ * line is pushed, the queue synced, the plan removed (directory fsynced), the
+ * journal removed. Restarting with a journal whose plan is still there
+ * resumes: pushed-now − pushed-before entries of each host already went in,
+ * and they were that host's first lines of the plan (pushes follow line
+ * order), so exactly those lines are skipped; entries the gatherer pushed
+ * after the plan's (retries) only make that count larger than the plan's
+ * lines of the host, which are then all skipped, as they should be. A
+ * journal whose plan is gone is stale.
+ *
+ * The fsyncs (about 2 ms each, five per plan) and the removals (which wait
+ * for the file system's journal while other writers sync) are waited for
+ * off the thread, so that the gatherer goes on fetching meanwhile. It may
+ * queue retries while the journal is being written: the counts are taken
+ * again just before the stretch of pushes, and a journal that no longer
+ * matches is written again. One import at a time (the gatherer's duty); the
+ * queue must stay open until it settles.
  *
  * A plan that cannot be read (cut short, damaged, bad URL) is renamed to
  * `<name>.bad` and left for the operator; nothing of it is imported.
  */
 
-import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { isSherlockError, ioError } from '../common/errors.js';
-import { createFile, syncDirectory } from '../common/files.js';
 import { logger } from '../common/log.js';
 import { inboxDir, listPlans, readPlan, type PlanEntry } from '../common/plan-file.js';
 import { MAX_REST_LENGTH, type GatherQueue, type Host } from '../common/queue-file.js';
@@ -54,7 +65,7 @@ function hostKey(url: string): { key: string; parts: ReturnType<typeof urlParts>
 }
 
 /** Imports every plan waiting in the inbox (and finishes one a crash interrupted). */
-export function importPlans(state: string, queue: GatherQueue): ImportReport {
+export async function importPlans(state: string, queue: GatherQueue): Promise<ImportReport> {
   const report: ImportReport = { plans: 0, urls: 0, refused: 0, hosts: [] };
   const touched = new Map<number, Host>();
   const journalFile = journalPath(state);
@@ -78,14 +89,14 @@ export function importPlans(state: string, queue: GatherQueue): ImportReport {
       renameSync(path, `${path}.bad`);
       continue;
     }
-    importOne(state, queue, path, entries, resume, report, touched);
+    await importOne(state, queue, path, entries, resume, report, touched);
   }
   if (existsSync(journalFile)) unlinkSync(journalFile); // stale: its plan was finished before the crash
   report.hosts = [...touched.values()];
   return report;
 }
 
-function importOne(
+async function importOne(
   state: string,
   queue: GatherQueue,
   path: string,
@@ -93,8 +104,9 @@ function importOne(
   resume: Journal | undefined,
   report: ImportReport,
   touched: Map<number, Host>,
-): void {
+): Promise<void> {
   const skip = new Map<string, number>();
+  const lines = entries.map((entry) => ({ entry, ...hostKey(entry.url) }));
   if (resume !== undefined) {
     for (const [key, before] of Object.entries(resume.before)) {
       const { parts } = hostKey(`${key}/`);
@@ -103,17 +115,14 @@ function importOne(
     }
     log.notice('resuming a plan import a crash interrupted', { file: path });
   } else {
-    const before: Record<string, number> = {};
-    for (const entry of entries) {
-      const { key, parts } = hostKey(entry.url);
-      if (key in before) continue;
-      before[key] = queue.find(parts.scheme, parts.port, parts.host)?.pushed ?? 0;
+    for (let before = pushedBefore(queue, lines); ; ) {
+      await createFileInBackground(journalPath(state), Buffer.from(JSON.stringify({ plan: basename(path), before } satisfies Journal)));
+      const now = pushedBefore(queue, lines);
+      if (Object.entries(now).every(([key, count]) => before[key] === count)) break;
+      before = now; // the gatherer queued a retry meanwhile
     }
-    const journal: Journal = { plan: basename(path), before };
-    createFile(journalPath(state), Buffer.from(JSON.stringify(journal)));
   }
-  for (const entry of entries) {
-    const { key, parts } = hostKey(entry.url);
+  for (const { entry, key, parts } of lines) {
     const rest = encodeQueued({
       rest: parts.rest,
       retries: 0,
@@ -136,9 +145,52 @@ function importOne(
     touched.set(host.slot, host);
     report.urls += 1;
   }
-  queue.sync();
-  unlinkSync(path);
-  syncDirectory(inboxDir(state));
-  unlinkSync(journalPath(state));
+  await queue.syncInBackground();
+  await unlink(path);
+  await syncDirectoryInBackground(inboxDir(state));
+  await unlink(journalPath(state));
   report.plans += 1;
+}
+
+/** Per host the plan touches, how many entries it had ever been pushed. */
+function pushedBefore(queue: GatherQueue, lines: readonly ReturnType<typeof hostKey>[]): Record<string, number> {
+  const before: Record<string, number> = {};
+  for (const { key, parts } of lines) {
+    if (key in before) continue;
+    before[key] = queue.find(parts.scheme, parts.port, parts.host)?.pushed ?? 0;
+  }
+  return before;
+}
+
+/** common/files.ts createFile (temp, fdatasync, rename, directory fsync), waiting off the thread. */
+async function createFileInBackground(file: string, content: Buffer): Promise<void> {
+  const temp = `${file}.tmp`;
+  try {
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(content);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw ioError(err, file, 'creating');
+  }
+  await syncDirectoryInBackground(dirname(file));
+}
+
+/** common/files.ts syncDirectory, waiting off the thread. */
+async function syncDirectoryInBackground(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw ioError(err, dir, 'fsync directory');
+  }
 }

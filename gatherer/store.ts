@@ -27,7 +27,7 @@
 import { readFileSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArcReader } from '../common/arc-read.js';
-import { ArcWriter, type ArcRecordInput, type ArcWritten, type RecoveredArc } from '../common/arc-write.js';
+import { ArcWriter, type ArcFraming, type ArcRecordInput, type ArcWritten, type FramedArcRecord, type RecoveredArc } from '../common/arc-write.js';
 import { BUCKET_TYPE, BucketObject, encodeBucket, encodeDeflatedBucket, type Bucket } from '../common/bucket.js';
 import { BucketWriter, bucketFilePath } from '../common/bucket-file.js';
 import { ioError, isSherlockError } from '../common/errors.js';
@@ -72,8 +72,8 @@ export interface StoreInput {
   header: BucketObject;
   /** The body attributes, or the body already deflated (bucket.ts deflatedBody(), made by a parse worker). */
   body: BucketObject | Buffer;
-  /** The response to archive; its place is added to the header as `a`. */
-  arc?: ArcRecordInput;
+  /** The response to archive, or its record already framed with `arcFraming` (parse-worker.ts); its place is added to the header as `a`. */
+  arc?: ArcRecordInput | FramedArcRecord;
   /** The queue entry, added as `q`. */
   from?: QueueRef;
   /** Plain V3.3 for small objects (robots.txt), deflated V3.3 for documents. */
@@ -145,6 +145,11 @@ export class GatherStore {
     }
   }
 
+  /** How ARC records must be framed for this store. */
+  get arcFraming(): ArcFraming {
+    return this.arc.framing;
+  }
+
   /**
    * Archives the response (if any), appends the bucket, then runs `after`
    * synchronously (the queue's done) before any other store step or sync.
@@ -154,7 +159,7 @@ export class GatherStore {
       const header = new BucketObject([...input.header.items]);
       let written: ArcWritten | undefined;
       if (input.arc !== undefined) {
-        written = await this.arc.write(input.arc);
+        written = await ('bytes' in input.arc ? this.arc.writeFramed(input.arc) : this.arc.write(input.arc));
         header.add('a', arcAttribute(written));
       }
       if (input.from !== undefined) header.add('q', queueAttribute(input.from));

@@ -19,7 +19,7 @@ import {
   type ArcHeader,
 } from '../../common/arc.js';
 import { ArcReader, readArc, type ArcReadOptions, type ArcRecord } from '../../common/arc-read.js';
-import { ArcWriter, type ArcRecordInput, type ArcWritten } from '../../common/arc-write.js';
+import { ArcWriter, frameArcRecord, type ArcRecordInput, type ArcWritten } from '../../common/arc-write.js';
 import { EMPTY_SHA1_BASE32, httpStatus, payloadDigest, sha1Base32 } from '../../common/digest.js';
 import { isSherlockError, type SherlockError } from '../../common/errors.js';
 import { setLogSink } from '../../common/log.js';
@@ -601,6 +601,23 @@ test('URLs are escaped, not rejected; empty URLs, oversized content and bad IPs 
   assert.equal(after.offset, w.offset + w.length, 'refused records leave nothing behind');
   assert.deepEqual([...readArc(join(dir, w.file))].map((r) => r.header.url), ['filedesc://' + w.file, w.url, 'http://example.com/5']);
   await assert.rejects(writer.write(input(6)), /closed/);
+});
+
+test('a record framed elsewhere with the writer\'s framing is stored as write() would store it; one framed otherwise is refused', async (t) => {
+  const direct = scratchDir(t);
+  const handed = scratchDir(t);
+  const a = await ArcWriter.open({ dir: direct, prefix: 'f', clock: fixedClock, level: 1 });
+  const b = await ArcWriter.open({ dir: handed, prefix: 'f', clock: fixedClock, level: 1 });
+  // Through a structured clone, as from a parse worker: Buffers come back as plain Uint8Arrays.
+  const framed = structuredClone(frameArcRecord(input(1), b.framing));
+  const viaWrite = await a.write(input(1));
+  const viaFramed = await b.writeFramed(framed);
+  await assert.rejects(b.writeFramed({ ...framed, compressed: false }), RangeError);
+  await a.close();
+  await b.close();
+  assert.deepEqual(viaFramed, viaWrite);
+  assert.deepEqual(readFileSync(join(handed, viaFramed.file)), readFileSync(join(direct, viaWrite.file)));
+  assertWrittenRecords(handed, [viaFramed], [input(1)]);
 });
 
 test('concurrent writes never interleave', async (t) => {

@@ -12,10 +12,10 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import test from 'node:test';
 import { inboxDir, writePlan, type PlanEntry } from '../../common/plan-file.js';
-import { MAX_REST_LENGTH } from '../../common/queue-file.js';
+import { GatherQueue, MAX_REST_LENGTH } from '../../common/queue-file.js';
 import { urlParts } from '../../common/url.js';
-import { importPlans } from '../../gatherer/plan-import.js';
-import { decodeQueued, type QueuedUrl } from '../../gatherer/queue-entry.js';
+import { importPlans, type ImportReport } from '../../gatherer/plan-import.js';
+import { decodeQueued, encodeQueued, type QueuedUrl } from '../../gatherer/queue-entry.js';
 import { repoRoot, scratchDir } from '../helpers/paths.js';
 import { withQueue } from '../helpers/queue-entries.js';
 
@@ -106,11 +106,11 @@ const SECOND: PlanEntry[] = [
   { url: 'http://a.example/5', priority: 100 },
 ];
 
-test('URLs land in their hosts\' queues in plan order, with priorities and hints', (t) => {
+test('URLs land in their hosts\' queues in plan order, with priorities and hints', async (t) => {
   const state = scratchDir(t);
   writePlan(state, FIRST);
   writePlan(state, SECOND);
-  const report = withQueue(state, (queue) => importPlans(state, queue));
+  const report = await imported(state);
   assert.equal(report.plans, 2);
   assert.equal(report.urls, FIRST.length + SECOND.length);
   assert.equal(report.refused, 0);
@@ -124,13 +124,13 @@ test('URLs land in their hosts\' queues in plan order, with priorities and hints
   assert.deepEqual(c[0]!.queued, { rest: '/%C3%A9', retries: 0, ifNoneMatch: 'W/"x y"', ifModifiedSince: 'yesterday' });
 });
 
-test('an empty inbox imports nothing', (t) => {
+test('an empty inbox imports nothing', async (t) => {
   const state = scratchDir(t);
-  const report = withQueue(state, (queue) => importPlans(state, queue));
+  const report = await imported(state);
   assert.deepEqual(report, { plans: 0, urls: 0, refused: 0, hosts: [] });
 });
 
-test('a URL too long for a queue entry is refused and counted; the rest of the plan goes in', (t) => {
+test('a URL too long for a queue entry is refused and counted; the rest of the plan goes in', async (t) => {
   const state = scratchDir(t);
   const long = `http://a.example/${'x'.repeat(MAX_REST_LENGTH)}`;
   const plan = [
@@ -139,14 +139,14 @@ test('a URL too long for a queue entry is refused and counted; the rest of the p
     { url: 'http://a.example/2', priority: 1 },
   ];
   writePlan(state, plan);
-  const report = withQueue(state, (queue) => importPlans(state, queue));
+  const report = await imported(state);
   assert.equal(report.urls, 2);
   assert.equal(report.refused, 1);
   assertQueued(state, expected(plan));
   assertInbox(state);
 });
 
-test('a damaged plan is renamed .bad and nothing of it imported, while the plans around it are', (t) => {
+test('a damaged plan is renamed .bad and nothing of it imported, while the plans around it are', async (t) => {
   const state = scratchDir(t);
   writePlan(state, [{ url: 'http://a.example/before', priority: 1 }]);
   const damaged = writePlan(state, [
@@ -161,7 +161,7 @@ test('a damaged plan is renamed .bad and nothing of it imported, while the plans
   const cutBytes = readFileSync(cut);
   writeFileSync(cut, cutBytes.subarray(0, cutBytes.length - 5));
 
-  const report = withQueue(state, (queue) => importPlans(state, queue));
+  const report = await imported(state);
   assert.equal(report.plans, 2);
   assert.equal(report.urls, 2);
   assertQueued(state, expected([{ url: 'http://a.example/before', priority: 1 }], [{ url: 'http://a.example/after', priority: 2 }]));
@@ -172,14 +172,24 @@ test('a damaged plan is renamed .bad and nothing of it imported, while the plans
     assert.equal(queue.find('http', 80, 'cut.example'), undefined);
   });
   // A second run finds nothing more to do.
-  assert.equal(withQueue(state, (queue) => importPlans(state, queue)).plans, 0);
+  assert.equal((await imported(state)).plans, 0);
 });
 
 /** A state holding FIRST imported, SECOND waiting in the inbox; returns SECOND's path. */
-function prepared(state: string, second: PlanEntry[] = SECOND): string {
+async function prepared(state: string, second: PlanEntry[] = SECOND): Promise<string> {
   writePlan(state, FIRST);
-  withQueue(state, (queue) => importPlans(state, queue));
+  await imported(state);
   return writePlan(state, second);
+}
+
+/** importPlans with the state's queue open, closed once the import has settled. */
+async function imported(state: string): Promise<ImportReport> {
+  const queue = GatherQueue.open(state);
+  try {
+    return await importPlans(state, queue);
+  } finally {
+    queue.close();
+  }
 }
 
 /** Runs importPlans in a child killed at `at` (see gather-crash-child.ts). */
@@ -193,9 +203,9 @@ function journalOf(state: string): { plan: string; before: Record<string, number
 }
 
 for (const at of ['push:0', 'push:1', 'push:2', 'push:7', `push:${SECOND.length - 1}`, 'sync']) {
-  test(`an import killed at ${at} resumes: every URL queued exactly once, journal and plan gone`, (t) => {
+  test(`an import killed at ${at} resumes: every URL queued exactly once, journal and plan gone`, async (t) => {
     const state = scratchDir(t);
-    const plan = prepared(state);
+    const plan = await prepared(state);
     killedImport(state, at);
     // What the crash left: the journal naming the plan, with each host's pushes before the import.
     const journal = journalOf(state);
@@ -203,47 +213,71 @@ for (const at of ['push:0', 'push:1', 'push:2', 'push:7', `push:${SECOND.length 
     assert.deepEqual(journal.before, { 'http://a.example:80': 2, 'https://b.example:8443': 0, 'http://[::1]:8080': 1, 'http://c.example:80': 0 });
     assert.ok(existsSync(plan));
 
-    const report = withQueue(state, (queue) => importPlans(state, queue));
+    const report = await imported(state);
     assert.equal(report.plans, 1);
     assertQueued(state, expected(FIRST, SECOND));
     assertInbox(state);
   });
 }
 
-test('an import killed twice, the second time while resuming, still queues every URL exactly once', (t) => {
+test('an entry the gatherer queues while the journal is being written is counted: the journal is written again before the first push', async (t) => {
   const state = scratchDir(t);
-  prepared(state);
+  await prepared(state);
+  const queue = GatherQueue.open(state);
+  let journalAtFirstPush: ReturnType<typeof journalOf> | undefined;
+  const push = queue.push.bind(queue);
+  let importing: Promise<ImportReport>;
+  try {
+    importing = importPlans(state, queue);
+    // The journal's fsyncs are under way: a retry goes into a.example's queue, as the gatherer may do.
+    push(queue.find('http', 80, 'a.example')!, encodeQueued({ rest: '/retry', retries: 0 }), 8);
+    queue.push = (...args) => {
+      journalAtFirstPush ??= journalOf(state);
+      return push(...args);
+    };
+    await importing;
+  } finally {
+    queue.close();
+  }
+  assert.equal(journalAtFirstPush?.before['http://a.example:80'], 3, 'the retry counted as pushed before the plan');
+  assertQueued(state, expected(FIRST, [{ url: 'http://a.example/retry', priority: 8 }], SECOND));
+  assertInbox(state);
+});
+
+test('an import killed twice, the second time while resuming, still queues every URL exactly once', async (t) => {
+  const state = scratchDir(t);
+  await prepared(state);
   killedImport(state, 'push:4');
   killedImport(state, 'push:3');
   killedImport(state, 'push:0');
-  withQueue(state, (queue) => importPlans(state, queue));
+  await imported(state);
   assertQueued(state, expected(FIRST, SECOND));
   assertInbox(state);
 });
 
-test('a plan arriving after a killed import is imported whole after the resumed one', (t) => {
+test('a plan arriving after a killed import is imported whole after the resumed one', async (t) => {
   const state = scratchDir(t);
-  prepared(state);
+  await prepared(state);
   killedImport(state, 'push:6');
   const third: PlanEntry[] = [
     { url: 'http://a.example/third', priority: 1 },
     { url: 'http://d.example/third', priority: 1 },
   ];
   writePlan(state, third);
-  const report = withQueue(state, (queue) => importPlans(state, queue));
+  const report = await imported(state);
   assert.equal(report.plans, 2);
   assertQueued(state, expected(FIRST, SECOND, third));
   assertInbox(state);
 });
 
-test('a journal left by a crash after its plan was removed is stale: dropped, and no other plan skips lines for it', (t) => {
+test('a journal left by a crash after its plan was removed is stale: dropped, and no other plan skips lines for it', async (t) => {
   const state = scratchDir(t);
-  prepared(state, []);
-  withQueue(state, (queue) => importPlans(state, queue));
+  await prepared(state, []);
+  await imported(state);
   // As if the crash came between removing the plan and removing the journal.
   writeFileSync(join(inboxDir(state), 'importing'), JSON.stringify({ plan: '000000000000001-1-000000.plan', before: { 'http://a.example:80': 0 } }));
   writePlan(state, SECOND);
-  const report = withQueue(state, (queue) => importPlans(state, queue));
+  const report = await imported(state);
   assert.equal(report.plans, 1);
   assert.equal(report.urls, SECOND.length);
   assertQueued(state, expected(FIRST, SECOND));
@@ -252,7 +286,7 @@ test('a journal left by a crash after its plan was removed is stale: dropped, an
 
 test(
   'an import killed after a URL too long for the queue resumes without queueing a URL twice',
-  (t) => {
+  async (t) => {
     const state = scratchDir(t);
     const plan: PlanEntry[] = [
       { url: 'http://a.example/1', priority: 1 },
@@ -260,9 +294,9 @@ test(
       { url: 'http://a.example/2', priority: 1 },
       { url: 'http://a.example/3', priority: 1 },
     ];
-    prepared(state, plan);
+    await prepared(state, plan);
     killedImport(state, 'sync');
-    const report = withQueue(state, (queue) => importPlans(state, queue));
+    const report = await imported(state);
     assert.equal(report.plans, 1);
     assertQueued(state, expected(FIRST, plan));
     assertInbox(state);

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   if (mode === 'import') {
     const queue = GatherQueue.open(state);
     if (arg === 'sync') {
-      GatherQueue.prototype.sync = () => die();
+      GatherQueue.prototype.syncInBackground = () => die();
     } else {
       const killAt = Number(/^push:(\d+)$/.exec(arg)?.[1] ?? NaN);
       if (!Number.isInteger(killAt)) process.exit(2);
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
         return push.apply(this, args);
       };
     }
-    importPlans(state, queue);
+    await importPlans(state, queue);
     process.exit(3);
   } else if (mode === 'store-arc' || mode === 'store-after') {
     const n = Number(arg);
