@@ -21,8 +21,11 @@
  *   Links         <target fingerprint hex> <source card id> <R|Y|F|I>
  *   Manifest      format, version, created, then "count NAME N" and "file NAME SIZE CRC" lines
  *   Attributes    <card id> oid=<oid> fp=<fingerprint hex> flags=<a,b|->      (the build's working files)
- *   Postings      <LexRaw id> <card id> <refs>
+ *   Feedback      <card id> fp=<footprint hex> weight=<w> flags=<a,b|->
+ *   Postings      <LexRaw id> <card id> <refs>    (AnchoredPostings too)
  *   Checksums     <MD5 hex> <card id>
+ *   Signatures    <card id> <min-hashes, hex, space-separated>
+ *   Merges        <card id> <target or primary card id | ->
  *   RefTexts      <source card id> <target fingerprint hex> <anchor text>
  * Refs print as `<word type>@<position>` (`@edge` past the last position) and
  * `<meta type>/<weight>@<position>`. Free text that could break a line or a
@@ -35,12 +38,15 @@ import { plainText, WORD_TYPE } from '../common/doc-text.js';
 import { CARD_FLAG, CardInfoReader } from '../common/index-cardinfo.js';
 import { CardsReader } from '../common/index-cards.js';
 import { StringIndexReader, WordIndexReader, type ChainEntry } from '../common/index-chains.js';
+import { readFeedback } from '../common/index-feedback.js';
 import { corruptIndex, readMagic } from '../common/index-file.js';
 import { Fingerprints, readLinks } from '../common/index-fingerprints.js';
 import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, Lexicon, readLexList, wordClass, type LexListFormat } from '../common/index-lexicon.js';
 import { readManifest } from '../common/index-manifest.js';
 import { ChainDecoder, WORD_EDGE, type Ref } from '../common/index-refs.js';
 import { buildIndex, STAGES, type BuildReport, type Stage } from '../indexer/build.js';
+import { NOWHERE, readMerges } from '../indexer/merge.js';
+import { readSignatures } from '../indexer/signatures.js';
 import { readAttributes, readChecksums, readPostings, readRefTexts } from '../indexer/work-files.js';
 import { action, print, printJson, STATE_HELP, stateDir } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
@@ -97,7 +103,7 @@ async function build(opts: BuildOptions, globals: GlobalOptions): Promise<number
 function summary(report: BuildReport): string {
   const stages = STAGES.map((stage) => `${stage} ${(report.stages.find((s) => s.stage === stage)?.seconds ?? 0).toFixed(2)}`).join(', ');
   return (
-    `index ${report.version}: ${report.cards} cards (${report.emptyCards} empty), ${report.words} words, ${report.postings} postings, ` +
+    `index ${report.version}: ${report.cards} cards (${report.emptyCards} empty, ${report.duplicates} duplicates), ${report.anchors} anchor texts, ${report.words} words, ${report.postings} postings, ` +
     `${report.strings} strings, ${(report.bytes / 1e6).toFixed(1)} MB in ${report.seconds.toFixed(2)} s (${stages} s)`
   );
 }
@@ -125,6 +131,9 @@ const DUMPERS: Record<string, Dumper> = {
   'SHERLOCK-POSTING': dumpPostings,
   'SHERLOCK-CHKSUMS': dumpChecksums,
   'SHERLOCK-REFTEXT': dumpRefTexts,
+  'SHERLOCK-SIGNATS': dumpSignatures,
+  'SHERLOCK-MERGES': dumpMerges,
+  'SHERLOCK-FEEDBCK': dumpFeedback,
 };
 
 function dump(file: string): Iterable<DumpRecord> {
@@ -266,5 +275,28 @@ function* dumpRefTexts(file: string): Iterable<DumpRecord> {
   for (const { source, target, text } of readRefTexts(file)) {
     const hex = target.toString('hex');
     yield { line: `${source} ${hex} ${column(text)}`, json: { source, target: hex, text } };
+  }
+}
+
+function* dumpSignatures(file: string): Iterable<DumpRecord> {
+  for (const { cardId, hashes } of readSignatures(file)) {
+    const hex = [...hashes].map((h) => h.toString(16).padStart(8, '0'));
+    yield { line: `${cardId} ${hex.join(' ')}`, json: { cardId, hashes: hex } };
+  }
+}
+
+function* dumpMerges(file: string): Iterable<DumpRecord> {
+  const merges = readMerges(file);
+  for (let id = 0; id < merges.length; id++) {
+    const to = merges[id] === NOWHERE ? null : merges[id]!;
+    yield { line: `${id} ${to ?? '-'}`, json: { id, to } };
+  }
+}
+
+function* dumpFeedback(file: string): Iterable<DumpRecord> {
+  for (const { footprint, cardId, flags, weight } of readFeedback(file)) {
+    const hex = footprint.toString('hex');
+    const names = flagNames(flags);
+    yield { line: `${cardId} fp=${hex} weight=${weight} flags=${names.join(',') || '-'}`, json: { cardId, footprint: hex, weight, flags: names } };
   }
 }

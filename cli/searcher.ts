@@ -2,8 +2,10 @@
  * `sherlock searcher run --state DIR [--listen HOST:PORT]`: the searcher
  * daemon: the WebSocket API, the search page and /healthz on one port.
  *
- * Until the query evaluator exists the searcher runs without an index: every
- * search is answered NO_INDEX and /healthz is 503, which is the truth.
+ * The engine (searcher/index-engine.ts) searches the version
+ * `state/index/current` names and swaps to a new one live (it looks every few
+ * seconds, and at once on SIGHUP); until a version exists every search is
+ * answered NO_INDEX and /healthz is 503, which is the truth.
  *
  * SIGTERM (or SIGINT) stops listening, answers searches in flight
  * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file
@@ -16,7 +18,7 @@ import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { readToken } from '../searcher/auth.js';
 import { searcherConfig } from '../searcher/config.js';
-import { noIndexEngine } from '../searcher/engine.js';
+import { IndexEngine } from '../searcher/index-engine.js';
 import { SearchServer } from '../searcher/server.js';
 import { STATE_HELP, action, stateDir } from './command.js';
 import { daemon } from './daemon.js';
@@ -43,7 +45,8 @@ export function registerSearcher(program: Command): void {
           return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file) };
         };
         const { config, token } = settings();
-        const server = await SearchServer.listen({ config, token, engine: noIndexEngine() });
+        const engine = await IndexEngine.start({ state });
+        const server = await SearchServer.listen({ config, token, engine });
         let stop: (signal: string) => void = () => undefined;
         const stopped = new Promise<string>((resolve) => (stop = resolve));
         const d = daemon({
@@ -51,15 +54,17 @@ export function registerSearcher(program: Command): void {
           reload() {
             const next = settings();
             server.reload(next.config, next.token);
+            void engine.check();
           },
         });
         // Logged once the signal handlers are in place: whoever waits for this line may signal at once.
-        log.notice('searcher listening', { address: server.address, token: token !== undefined, index: 'none: every search answers NO_INDEX' });
+        log.notice('searcher listening', { address: server.address, token: token !== undefined, index: engine.version ?? 'none: every search answers NO_INDEX' });
         try {
-          d.ready(`listening on ${server.address}; no index`);
+          d.ready(`listening on ${server.address}; index ${engine.version ?? 'none'}`);
           log.notice('stopping', { signal: await stopped });
           await server.close();
         } finally {
+          engine.close();
           d.close();
         }
         log.notice('searcher stopped');

@@ -15,6 +15,7 @@ import { registerIndex } from './index.js';
 import { registerInject } from './inject.js';
 import { registerNutch } from './nutch.js';
 import { registerSearcher } from './searcher.js';
+import { registerSearch } from './search.js';
 import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
@@ -46,6 +47,7 @@ registerIndex(program);
 registerStatus(program);
 registerNutch(program);
 registerSearcher(program);
+registerSearch(program);
 
 try {
   await program.parseAsync(process.argv);

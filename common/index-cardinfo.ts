@@ -42,6 +42,16 @@ const ALL_FLAGS = Object.values(CARD_FLAG).reduce((a, b) => a | b, 0);
 export const CARD_TYPES = ['other', 'html', 'text', 'pdf', 'image', 'xml'] as const;
 export type CardType = (typeof CARD_TYPES)[number];
 
+/** The coarse type of a MIME type: what the indexer records and what `type:` filters on. */
+export function cardType(mime: string): CardType {
+  if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
+  if (mime === 'text/plain') return 'text';
+  if (mime === 'application/pdf') return 'pdf';
+  if (mime.startsWith('image/')) return 'image';
+  if (mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml')) return 'xml';
+  return 'other';
+}
+
 export interface CardInfo {
   /** Body offset in Cards >> CARD_POS_SHIFT. */
   position: number;

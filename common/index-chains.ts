@@ -165,15 +165,15 @@ class ChainFileReader<K> {
     return { key: this.codec.read(data), size: data.readUInt32LE(this.codec.size) };
   }
 
-  /** The entry at `refPos`; when `key` is given it must be that entry's key (as the Lexicon says). */
-  entryAt(refPos: number, key?: K): ChainEntry<K> & { next: number } {
+  /** The entry at `refPos` (its first `max` chains); when `key` is given it must be that entry's key (as the Lexicon says). */
+  entryAt(refPos: number, key?: K, max = Infinity): ChainEntry<K> & { next: number } {
     const { codec } = this;
     const head = this.head(refPos);
     if (key !== undefined && codec.compare(head.key, key) !== 0) throw this.file.corrupt(refPos, `${codec.show(head.key)} found where ${codec.show(key)} should be`);
     if (head.size === 0) throw this.file.corrupt(refPos + codec.size, `${codec.show(head.key)} has no chains`);
     const start = refPos + codec.size + 4;
     const data = this.file.read(start, head.size, `chains of ${codec.show(head.key)}`);
-    const chains = new ChainDecoder(data, { file: this.file.file, offset: INDEX_HEADER_SIZE + start }).chains();
+    const chains = new ChainDecoder(data, { file: this.file.file, offset: INDEX_HEADER_SIZE + start }).chains(0, data.length, max);
     return { key: head.key, refPos, chains, next: start + head.size };
   }
 
@@ -210,9 +210,9 @@ export class WordIndexReader extends ChainFileReader<number> {
     return new WordIndexReader(IndexFileReader.open(file, WORDINDEX_FORMAT), WORD_KEY);
   }
 
-  /** The chains of word `wordId`, whose entry the Lexicon places at `refPos`. */
-  chains(wordId: number, refPos: number): Chain[] {
-    return this.entryAt(refPos, wordId).chains;
+  /** The chains of word `wordId` (the first `max`: the searcher's work bound), whose entry the Lexicon places at `refPos`. */
+  chains(wordId: number, refPos: number, max = Infinity): Chain[] {
+    return this.entryAt(refPos, wordId, max).chains;
   }
 }
 

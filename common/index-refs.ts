@@ -304,10 +304,10 @@ export class ChainDecoder {
     return refs;
   }
 
-  /** Every chain from `pos` to `end`; card ids must increase. */
-  chains(pos = 0, end = this.data.length): Chain[] {
+  /** Every chain from `pos` to `end` (the first `max` of them); card ids must increase. */
+  chains(pos = 0, end = this.data.length, max = Infinity): Chain[] {
     const out: Chain[] = [];
-    while (pos < end) {
+    while (pos < end && out.length < max) {
       const { chain, next } = this.chainAt(pos, end);
       const last = out[out.length - 1];
       if (last !== undefined && chain.cardId <= last.cardId) throw this.corrupt(pos, `card id ${chain.cardId} after ${last.cardId}: chains must be in card order`);

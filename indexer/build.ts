@@ -4,9 +4,11 @@
  * directory being built (docs/indexer.md "Build"):
  *
  *   scan      buckets → Attributes
- *   chew      Attributes, buckets → Cards, Postings, Checksums, Links, RefTexts
- *   lexicon   the chewer's words → LexRaw, LexByFreq, LexOrder
- *   wordindex Postings, LexOrder → WordIndex, Lexicon, StringIndex
+ *   chew      Attributes, buckets → Cards, Postings, Checksums, Signatures, Links, RefTexts
+ *   merge     Links (redirects), Checksums, Signatures → Merges; dup and merged flags
+ *   links     Links, RefTexts, Postings → weights, AnchoredPostings, Feedback
+ *   lexicon   the chewer's and the anchors' words → LexRaw, LexByFreq, LexOrder
+ *   wordindex AnchoredPostings, LexOrder → WordIndex, Lexicon, StringIndex
  *   cards     → CardInfo, Fingerprints
  *   publish   → Manifest; `<version>.tmp/` → `<version>/`, `current` switched
  *
@@ -24,10 +26,12 @@ import { bucketFilePath } from '../common/bucket-file.js';
 import { CARD_FLAG } from '../common/index-cardinfo.js';
 import { acquireLock } from '../common/lock.js';
 import { logger } from '../common/log.js';
-import { writeCardInfo, writeFingerprints } from './cards.js';
+import { CardFinder, writeCardInfo, writeFingerprints } from './cards.js';
 import { chew, workerCount } from './chew.js';
 import type { IndexerConfig } from './config.js';
 import { writeLexiconFile, writeLexLists } from './lexicon.js';
+import { attachAnchors, rankCards, staticWeights, writeFeedback } from './links.js';
+import { mergeCards, resolveRedirects } from './merge.js';
 import { beginVersion, indexDirectory, publishVersion } from './publish.js';
 import { scan } from './scan.js';
 import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
@@ -35,10 +39,10 @@ import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
 const log = logger('indexer');
 
 /** The files of a version: what the searcher reads, and the stages' working files. */
-export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints'] as const;
-export const WORK_FILES = ['Attributes', 'Postings', 'Checksums', 'Links', 'RefTexts', 'LexRaw', 'LexByFreq', 'LexOrder'] as const;
+export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback'] as const;
+export const WORK_FILES = ['Attributes', 'Postings', 'Checksums', 'Signatures', 'Links', 'RefTexts', 'Merges', 'AnchoredPostings', 'LexRaw', 'LexByFreq', 'LexOrder'] as const;
 
-export const STAGES = ['scan', 'chew', 'lexicon', 'wordindex', 'cards', 'publish'] as const;
+export const STAGES = ['scan', 'chew', 'merge', 'links', 'lexicon', 'wordindex', 'cards', 'publish'] as const;
 export type Stage = (typeof STAGES)[number];
 
 export interface BuildOptions {
@@ -61,6 +65,9 @@ export interface BuildReport {
   postings: number;
   strings: number;
   links: number;
+  /** Cards flagged dup (merged into another), and anchor texts attached to their targets. */
+  duplicates: number;
+  anchors: number;
   /** Sorted runs of postings, and how many of them went to disk. */
   runs: number;
   spilled: number;
@@ -98,24 +105,38 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       chew(
         buckets,
         scanned,
-        { cards: at('Cards'), postings: at('Postings'), checksums: at('Checksums'), links: at('Links'), refTexts: at('RefTexts') },
+        { cards: at('Cards'), postings: at('Postings'), checksums: at('Checksums'), links: at('Links'), refTexts: at('RefTexts'), signatures: at('Signatures') },
         workerCount(config.workers),
+        { hashes: config.signatures, words: config.shingle_words },
         (done) => options.onProgress?.('chew', done, scanned.cards),
       ),
     );
-    const { vocabulary } = chewed;
+    const { vocabulary, facts } = chewed;
+    const finder = new CardFinder(scanned.fingerprints);
+    const merged = await stage('merge', () => {
+      const redirects = resolveRedirects(at('Links'), finder, facts.flags);
+      // Ranks first: the heaviest card of a class is the one kept.
+      const rank = rankCards(at('Links'), finder, facts.flags, redirects);
+      return { rank, ...mergeCards(at('Merges'), facts, redirects, { checksums: at('Checksums'), signatures: at('Signatures'), threshold: config.signature_threshold, rank }) };
+    });
+    const anchored = await stage('links', () => {
+      facts.weights.set(staticWeights(merged.rank, merged.merges, facts.flags));
+      writeFeedback(at('Feedback'), facts);
+      const files = { refTexts: at('RefTexts'), postings: at('Postings'), out: at('AnchoredPostings'), sortDir: begun.dir };
+      return attachAnchors(files, finder, facts, merged.merges, vocabulary, config.memory_budget);
+    });
     const order = await stage('lexicon', () => writeLexLists(vocabulary, { raw: at('LexRaw'), byFreq: at('LexByFreq'), order: at('LexOrder') }));
     const { wordIndex, strings } = await stage('wordindex', () => {
-      const wordIndex = writeWordIndex(at('Postings'), at('WordIndex'), order, config.memory_budget, runDirectory(begun.dir));
+      const wordIndex = writeWordIndex(at('AnchoredPostings'), at('WordIndex'), order, config.memory_budget, runDirectory(begun.dir));
       writeLexiconFile(at('Lexicon'), vocabulary, order, wordIndex.places);
       return { wordIndex, strings: writeStringIndex(at('StringIndex'), chewed.strings) };
     });
     await stage('cards', () => {
-      writeCardInfo(at('CardInfo'), chewed.facts);
-      writeFingerprints(at('Fingerprints'), scanned.fingerprints);
+      writeCardInfo(at('CardInfo'), facts);
+      writeFingerprints(at('Fingerprints'), finder);
     });
-    const emptyCards = chewed.facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
-    const counts = { cards: scanned.cards, empty_cards: emptyCards, words: vocabulary.size, postings: wordIndex.postings, strings, links: chewed.links };
+    const emptyCards = facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
+    const counts = { cards: scanned.cards, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: vocabulary.size, postings: wordIndex.postings, strings, links: chewed.links };
     const files = [...INDEX_FILES, ...(options.keepWork === true ? WORK_FILES : [])];
     const publishedVersion = await stage('publish', () => publishVersion(indexDir, version, begun.dir, { files, counts, now, graceMs: config.grace_period }));
     published = true;
@@ -129,6 +150,8 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       postings: wordIndex.postings,
       strings,
       links: chewed.links,
+      duplicates: merged.duplicates,
+      anchors: anchored.anchors,
       runs: wordIndex.runs,
       spilled: wordIndex.spilled,
       bytes: publishedVersion.bytes,

@@ -5,11 +5,13 @@
  * never copied twice; this stage writes
  *
  *   CardInfo      one record per card: its position in Cards, site, date,
- *                 static weight (0 until the link stage computes weights),
- *                 flags (empty, accented, frameset; duplicate and merged come
- *                 with the merge stage) and type
+ *                 static weight (links.ts), flags (empty, accented,
+ *                 frameset; duplicate and merged from merge.ts) and type
  *   Fingerprints  fingerprint of each card's URL key → card id, sorted, so
- *                 the searcher (and the link stage) find a card by its URL
+ *                 the searcher finds a card by its URL
+ *
+ * The link stage finds cards by fingerprint before that, with the same
+ * sorted order held in memory (CardFinder).
  */
 
 import { CARD_TYPES, CardInfoWriter } from '../common/index-cardinfo.js';
@@ -21,8 +23,17 @@ export interface CardFacts {
   positions: Uint32Array;
   sites: Uint32Array;
   dates: Uint32Array;
+  /** CARD_FLAG bits; the merge stage adds dup and merged. */
   flags: Uint8Array;
   types: Uint8Array;
+  /** 16 bytes per card: the footprint of its URL (url.ts), for the feedback. */
+  footprints: Buffer;
+  /** Length of its URL: the shorter URL wins a tie between duplicates. */
+  urlLengths: Uint16Array;
+  /** The first meta position after its own metas: anchor texts go from there. */
+  metaEnds: Uint16Array;
+  /** Static weight 0–255 (links.ts). */
+  weights: Uint8Array;
 }
 
 export function writeCardInfo(file: string, facts: CardFacts): void {
@@ -33,7 +44,7 @@ export function writeCardInfo(file: string, facts: CardFacts): void {
         position: facts.positions[id]!,
         site: facts.sites[id]!,
         date: facts.dates[id]!,
-        weight: 0,
+        weight: facts.weights[id]!,
         flags: facts.flags[id]!,
         type: CARD_TYPES[facts.types[id]!]!,
       });
@@ -45,15 +56,41 @@ export function writeCardInfo(file: string, facts: CardFacts): void {
   }
 }
 
-/** Writes Fingerprints sorted by fingerprint from `fingerprints` (12 bytes per card, in card order). */
-export function writeFingerprints(file: string, fingerprints: Buffer): void {
-  const cards = fingerprints.length / FINGERPRINT_SIZE;
-  // Latin-1 strings of the bytes sort in byte order; card ids break no ties (the scan kept one card per fingerprint).
-  const keys = Array.from({ length: cards }, (_, id) => fingerprints.toString('latin1', id * FINGERPRINT_SIZE, (id + 1) * FINGERPRINT_SIZE));
-  const order = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+/** Card ids by fingerprint, from the fingerprints of every card (12 bytes each, in card order). */
+export class CardFinder {
+  /** Card ids sorted by fingerprint bytes. */
+  readonly order: Uint32Array;
+
+  constructor(private readonly fingerprints: Buffer) {
+    const cards = fingerprints.length / FINGERPRINT_SIZE;
+    // Latin-1 strings of the bytes sort in byte order; card ids break no ties (the scan kept one card per fingerprint).
+    const keys = Array.from({ length: cards }, (_, id) => fingerprints.toString('latin1', id * FINGERPRINT_SIZE, (id + 1) * FINGERPRINT_SIZE));
+    this.order = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+  }
+
+  fingerprintOf(id: number): Buffer {
+    return this.fingerprints.subarray(id * FINGERPRINT_SIZE, (id + 1) * FINGERPRINT_SIZE);
+  }
+
+  /** The card of `fingerprint`, or −1. */
+  find(fingerprint: Buffer): number {
+    const { order } = this;
+    let low = 0;
+    let high = order.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.fingerprintOf(order[mid]!).compare(fingerprint) < 0) low = mid + 1;
+      else high = mid;
+    }
+    return low < order.length && this.fingerprintOf(order[low]!).equals(fingerprint) ? order[low]! : -1;
+  }
+}
+
+/** Writes Fingerprints sorted by fingerprint. */
+export function writeFingerprints(file: string, finder: CardFinder): void {
   const writer = new FingerprintsWriter(file, true);
   try {
-    for (const id of order) writer.add({ fingerprint: fingerprints.subarray(id * FINGERPRINT_SIZE, (id + 1) * FINGERPRINT_SIZE), cardId: id });
+    for (const id of finder.order) writer.add({ fingerprint: finder.fingerprintOf(id), cardId: id });
     writer.finish();
   } catch (err) {
     writer.abort();

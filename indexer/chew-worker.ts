@@ -17,8 +17,9 @@
  *   - one reference chain per distinct word (exact form), encoded as it goes
  *     into WordIndex, card id included;
  *   - the card for Cards, encoded (deflated) here;
- *   - the MD5 of its words (Checksums), its links (Links records) and the
- *     anchor text of each link bracket (RefTexts records);
+ *   - the MD5 of its words (Checksums), their min-hash signature
+ *     (signatures.ts), its links (Links records) and the anchor text of
+ *     each link bracket (RefTexts records);
  *   - the StringIndex keys of its URL, host and domain.
  * An empty card (a redirect, or a page whose robots meta says noindex) gets
  * its card and links but no words. A bucket that does not decode becomes an
@@ -42,14 +43,15 @@ import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket-file.js';
 import { META_TYPES, parseBody, type DocumentBody } from '../common/doc-body.js';
 import { readDocText, type DocTextToken } from '../common/doc-text.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
-import { CARD_FLAG, CARD_TYPES, type CardType } from '../common/index-cardinfo.js';
+import { CARD_FLAG, CARD_TYPES, cardType } from '../common/index-cardinfo.js';
 import { encodeCard } from '../common/index-cards.js';
 import { STRING_KINDS, stringKey, urlStrings } from '../common/index-chains.js';
 import { LINK_TYPES } from '../common/index-fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
 import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index-refs.js';
-import { fingerprint, siteFootprint, urlParts } from '../common/url.js';
+import { fingerprint, footprint, siteFootprint, urlParts } from '../common/url.js';
 import { cutWords, exactForm, plainForm, type RawKind } from '../common/words.js';
+import { Shingler, wordHash, type SignatureSettings } from './signatures.js';
 import { FINGERPRINT_SIZE, MAX_REFTEXT_BYTES, POSTING_HEAD, REFTEXT_HEAD } from './work-files.js';
 
 export interface ChewTask {
@@ -61,15 +63,18 @@ export interface ChewTask {
   oids: Uint32Array;
   /** Scan flags per card (CARD_FLAG.empty for redirects). */
   flags: Uint8Array;
+  signatures: SignatureSettings;
 }
 
 /**
  * Per card, SUMMARY_SIZE bytes:
  *   0  4  date (Last-Modified, else download time)   8  1  CARD_FLAG bits
  *   4  4  site (first 4 bytes of the site footprint)  9  1  type (CARD_TYPES index)
- *   12 4  bytes of its encoded card in `cards`        16 16 MD5 of its words (zero when empty)
+ *   10 2  length of the URL (UTF-16 units)            12 4  bytes of its encoded card in `cards`
+ *   16 16 MD5 of its words (zero when empty)          32 16 footprint of the URL (url.ts)
+ *   48 2  the first meta position after its metas     50 2  zero
  */
-export const SUMMARY_SIZE = 32;
+export const SUMMARY_SIZE = 52;
 /** Per card: the StringIndex keys of its URL, host and domain (zero when empty). */
 export const STRING_KEYS_SIZE = STRING_KINDS.length * FINGERPRINT_SIZE;
 /** Bytes of a Links record (index-fingerprints.ts). */
@@ -96,6 +101,8 @@ export interface ChewResult {
   links: Uint8Array;
   /** RefTexts records (work-files.ts). */
   refTexts: Uint8Array;
+  /** Per card its min-hashes (signatures.ts), u32 each; zero for an empty card. */
+  signatures: Uint8Array;
   /** "oid N: message" for buckets that became empty cards because they do not decode. */
   problems: string[];
 }
@@ -146,16 +153,6 @@ const META_BIT = 1 << 22;
 const META_TYPE = Object.fromEntries(META_TYPES.map((name, i) => [name, i])) as Record<(typeof META_TYPES)[number], number>;
 const LINK_TYPE_NUMBER = new Map(LINK_TYPES.map((type, i) => [type, i]));
 const NO_TEXT = Buffer.alloc(0);
-
-/** The coarse type of a MIME type (CardInfo, `type:` queries). */
-export function cardType(mime: string): CardType {
-  if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
-  if (mime === 'text/plain') return 'text';
-  if (mime === 'application/pdf') return 'pdf';
-  if (mime.startsWith('image/')) return 'image';
-  if (mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml')) return 'xml';
-  return 'other';
-}
 
 function whole(value: string | undefined): number | undefined {
   return value !== undefined && /^\d{1,10}$/.test(value) && Number(value) <= 0xffffffff ? Number(value) : undefined;
@@ -253,6 +250,11 @@ class Chewer {
   private exact: string[] = [];
   private plain: string[] = [];
   private accented = new Uint8Array(1024);
+  /** Per worker word, signatures.ts wordHash of its exact form. */
+  private hashes = new Int32Array(1024);
+  private shingler: Shingler | undefined;
+  /** The meta position after the card's metas, where the link stage puts anchor texts. */
+  private metaEnd = 0;
   /** Words reported to the main thread so far, and the epoch they belong to. */
   private reported = 0;
   private epoch = 0;
@@ -293,6 +295,7 @@ class Chewer {
   private readonly postings = new Bytes();
   private readonly links = new Bytes();
   private readonly refTexts = new Bytes();
+  private readonly signatures = new Bytes();
   private problems: string[] = [];
 
   chew(task: ChewTask): ChewResult {
@@ -300,6 +303,9 @@ class Chewer {
     this.batchSerial += 1;
     this.batchWords = [];
     this.problems = [];
+    const { hashes, words } = task.signatures;
+    const settings = this.shingler?.settings;
+    if (settings?.hashes !== hashes || settings.words !== words) this.shingler = new Shingler(task.signatures);
     const reader = BucketReader.open(task.buckets);
     try {
       if (reader.generation !== task.generation) {
@@ -331,6 +337,7 @@ class Chewer {
       postings: this.postings.take(),
       links: this.links.take(),
       refTexts: this.refTexts.take(),
+      signatures: this.signatures.take(),
       problems: this.problems,
     };
   }
@@ -377,12 +384,18 @@ class Chewer {
     s.fill(0, summary, summary + SUMMARY_SIZE);
     const strings = this.strings.reserve(STRING_KEYS_SIZE);
     this.strings.data.fill(0, strings, strings + STRING_KEYS_SIZE);
+    const signatureBytes = 4 * this.shingler!.minima.length;
+    const signature = this.signatures.reserve(signatureBytes);
+    this.signatures.data.fill(0, signature, signature + signatureBytes);
+    this.metaEnd = 0;
     if (indexed !== undefined) {
       if (this.words(indexed, text, url, cardId, s, summary + 16)) flags |= CARD_FLAG.accented;
+      this.shingler!.finish(this.signatures.data, signature);
       const values = urlStrings(url);
       STRING_KINDS.forEach((kind, k) => stringKey(kind, values[kind]).copy(this.strings.data, strings + k * FINGERPRINT_SIZE));
     }
     this.strings.length += STRING_KEYS_SIZE;
+    this.signatures.length += signatureBytes;
     const card = encodeCard({
       cardId,
       url,
@@ -398,7 +411,10 @@ class Chewer {
     s.writeUInt32LE(siteFootprint(url).readUInt32LE(0), summary + 4);
     s[summary + 8] = flags;
     s[summary + 9] = CARD_TYPES.indexOf(cardType(mime));
+    s.writeUInt16LE(url.length, summary + 10);
     s.writeUInt32LE(card.length, summary + 12);
+    footprint(url).copy(s, summary + 32);
+    s.writeUInt16LE(this.metaEnd, summary + 48);
     this.summaries.length += SUMMARY_SIZE;
   }
 
@@ -441,8 +457,10 @@ class Chewer {
           this.batchOf = grow(this.batchOf, size);
           this.cardStamp = grow(this.cardStamp, size);
           this.slotOf = grow(this.slotOf, size);
+          this.hashes = grow(this.hashes, size);
         }
         this.accented[w] = plain === exact ? 0 : 1;
+        this.hashes[w] = wordHash(exact);
       }
     }
     this.spellings.insert(raw, w);
@@ -496,7 +514,10 @@ class Chewer {
     this.occSlot[n] = slot;
     this.occInfo[n] = info;
     this.slotCount[slot]! += 1;
-    if (checksum) this.checksumWords.push(this.exact[w]!);
+    if (checksum) {
+      this.checksumWords.push(this.exact[w]!);
+      this.shingler!.add(this.hashes[w]!);
+    }
   }
 
   private readonly visitMeta = (start: number, end: number, kind: RawKind, position: number): void => {
@@ -531,10 +552,11 @@ class Chewer {
     this.slots = 0;
     this.occurrences = 0;
     this.checksumWords = [];
+    this.shingler!.reset();
     let metaAt = 0;
     if (doc.title !== undefined) metaAt = this.meta(doc.title, META_TYPE.title, 0, metaAt, true);
     for (const meta of doc.metas) metaAt = this.meta(meta.text, META_TYPE[meta.type], meta.weight ?? 0, metaAt, false);
-    this.meta(urlText(url), META_TYPE.urlword, 0, metaAt, false);
+    this.metaEnd = Math.min(MAX_META_POSITION + 1, this.meta(urlText(url), META_TYPE.urlword, 0, metaAt, false));
     const anchors = doc.links.filter((link) => link.type === 'R');
     let base = 0;
     let anchor = -1;
@@ -621,7 +643,7 @@ const chewer = new Chewer();
 /** The piscina entry point: chews a batch, returning its buffers for transfer. */
 export default function chewBatch(task: ChewTask): unknown {
   const result = chewer.chew(task);
-  const transfer = [result.summaries, result.cards, result.strings, result.usage, result.postings, result.links, result.refTexts].map((a) => a.buffer);
+  const transfer = [result.summaries, result.cards, result.strings, result.usage, result.postings, result.links, result.refTexts, result.signatures].map((a) => a.buffer);
   return move({
     get [transferableSymbol]() {
       return transfer;

@@ -8,11 +8,12 @@
  *   Postings   the chains, words renamed from the batch's numbers to the
  *              vocabulary's (LexRaw ids)
  *   Checksums  MD5 of each card's words, for merging exact duplicates
+ *   Signatures min-hashes of each card's words, for near-duplicates
  *   Links      every link (anchor, redirect, frame, image) by target fingerprint
  *   RefTexts   anchor texts by target, for the link stage
  *
  * and keeping in memory what later stages need per card (CardFacts: about
- * 14 bytes a card), per word (the Vocabulary) and per card and string
+ * 36 bytes a card), per word (the Vocabulary) and per card and string
  * (StringIndex keys, 48 bytes a card). Results arrive as transferred
  * buffers and strings; nothing is parsed from JSON.
  */
@@ -23,9 +24,11 @@ import { CARD_FLAG } from '../common/index-cardinfo.js';
 import { CardsWriter } from '../common/index-cards.js';
 import { LINK_TYPES, LinksWriter } from '../common/index-fingerprints.js';
 import { logger } from '../common/log.js';
+import { FOOTPRINT_SIZE } from '../common/index-feedback.js';
 import type { CardFacts } from './cards.js';
 import { LINK_RECORD, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask } from './chew-worker.js';
 import { rawId, Vocabulary } from './lexicon.js';
+import { signaturesWriter, type SignatureSettings } from './signatures.js';
 import { STRING_RECORD } from './wordindex.js';
 import { CHECKSUM_RECORD, CHECKSUMS_FORMAT, FINGERPRINT_SIZE, POSTING_HEAD, POSTINGS_FORMAT, REFTEXTS_FORMAT, refTextLength, WorkFileWriter, type Attributes } from './work-files.js';
 
@@ -40,6 +43,7 @@ export interface ChewFiles {
   checksums: string;
   links: string;
   refTexts: string;
+  signatures: string;
 }
 
 export interface ChewReport {
@@ -82,9 +86,19 @@ class Collector {
 
   constructor(
     cards: number,
-    private readonly out: { cards: CardsWriter; postings: WorkFileWriter; checksums: WorkFileWriter; links: LinksWriter; refTexts: WorkFileWriter },
+    private readonly out: { cards: CardsWriter; postings: WorkFileWriter; checksums: WorkFileWriter; links: LinksWriter; refTexts: WorkFileWriter; signatures: WorkFileWriter },
   ) {
-    this.facts = { positions: new Uint32Array(cards), sites: new Uint32Array(cards), dates: new Uint32Array(cards), flags: new Uint8Array(cards), types: new Uint8Array(cards) };
+    this.facts = {
+      positions: new Uint32Array(cards),
+      sites: new Uint32Array(cards),
+      dates: new Uint32Array(cards),
+      flags: new Uint8Array(cards),
+      types: new Uint8Array(cards),
+      footprints: Buffer.alloc(cards * FOOTPRINT_SIZE),
+      urlLengths: new Uint16Array(cards),
+      metaEnds: new Uint16Array(cards),
+      weights: new Uint8Array(cards),
+    };
   }
 
   get stringRecords(): Buffer {
@@ -96,6 +110,9 @@ class Collector {
     const cards = view(result.cards);
     const strings = view(result.strings);
     const checksums = Buffer.allocUnsafe(count * CHECKSUM_RECORD);
+    const signatures = view(result.signatures);
+    const signatureBytes = signatures.length / count;
+    const signatureRecords = Buffer.allocUnsafe(count * (4 + signatureBytes));
     let checksummed = 0;
     let cardAt = 0;
     for (let i = 0; i < count; i++) {
@@ -108,6 +125,11 @@ class Collector {
       this.facts.sites[id] = summaries.readUInt32LE(s + 4);
       this.facts.flags[id] = summaries[s + 8]!;
       this.facts.types[id] = summaries[s + 9]!;
+      this.facts.urlLengths[id] = summaries.readUInt16LE(s + 10);
+      summaries.copy(this.facts.footprints, id * FOOTPRINT_SIZE, s + 32, s + 48);
+      this.facts.metaEnds[id] = summaries.readUInt16LE(s + 48);
+      signatureRecords.writeUInt32LE(id, i * (4 + signatureBytes));
+      signatures.copy(signatureRecords, i * (4 + signatureBytes) + 4, i * signatureBytes, (i + 1) * signatureBytes);
       if ((summaries[s + 8]! & CARD_FLAG.empty) !== 0) continue;
       summaries.copy(checksums, checksummed * CHECKSUM_RECORD, s + 16, s + 32);
       checksums.writeUInt32LE(id, checksummed * CHECKSUM_RECORD + 16);
@@ -115,6 +137,7 @@ class Collector {
       this.addStrings(strings.subarray(i * STRING_KEYS_SIZE, (i + 1) * STRING_KEYS_SIZE), id);
     }
     this.out.checksums.write(checksums.subarray(0, checksummed * CHECKSUM_RECORD), checksummed);
+    this.out.signatures.write(signatureRecords, count);
     this.takeWords(result);
     this.takeLinks(view(result.links));
     const refTexts = view(result.refTexts);
@@ -181,13 +204,14 @@ class Collector {
  * Chews every card of `attributes` (from the bucket file `buckets`) with
  * `workers` threads, writing `files`; `onProgress` gets the cards done.
  */
-export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, onProgress?: (done: number) => void): Promise<ChewReport> {
+export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, onProgress?: (done: number) => void): Promise<ChewReport> {
   const out = {
     cards: new CardsWriter(files.cards),
     postings: new WorkFileWriter(files.postings, POSTINGS_FORMAT),
     checksums: new WorkFileWriter(files.checksums, CHECKSUMS_FORMAT),
     links: new LinksWriter(files.links),
     refTexts: new WorkFileWriter(files.refTexts, REFTEXTS_FORMAT),
+    signatures: signaturesWriter(files.signatures),
   };
   const collector = new Collector(attributes.cards, out);
   const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
@@ -198,7 +222,7 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
     const start = (b: number): void => {
       const first = b * size;
       const end = Math.min(attributes.cards, first + size);
-      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end) };
+      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end), signatures };
       const result = pool.run(task) as Promise<ChewResult>;
       // Awaited in card order later; a failure meanwhile must not count as unhandled.
       result.catch(() => undefined);
@@ -219,6 +243,7 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
     out.checksums.finish();
     out.links.finish();
     out.refTexts.finish();
+    out.signatures.finish([signatures.hashes]);
   } catch (err) {
     for (const writer of Object.values(out)) writer.abort();
     throw err;

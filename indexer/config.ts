@@ -1,6 +1,6 @@
 /**
- * The [indexer] table of sherlock.toml: parallelism, memory, and how long
- * old index versions stay.
+ * The [indexer] table of sherlock.toml: parallelism, memory, how long old
+ * index versions stay, and when two cards are near-duplicates.
  */
 
 import { z } from 'zod';
@@ -18,7 +18,14 @@ export const indexerConfig = z
     memory_budget: size({ min: '64KiB' }).prefault('1GiB'),
     /** How long a version that is neither current nor the previous one is kept after it was replaced. */
     grace_period: duration().prefault('1h'),
+    /** Min-hashes per card (signatures.ts): more find near-duplicates more surely and cost more chewing. */
+    signatures: z.number().int().min(16).max(128).default(32),
+    /** Words per shingle: the rolling hash covers this many consecutive words. */
+    shingle_words: z.number().int().min(1).max(16).default(4),
+    /** Two cards are near-duplicates when at least this many of their min-hashes are equal. */
+    signature_threshold: z.number().int().min(1).max(128).default(24),
   })
+  .refine((c) => c.signature_threshold <= c.signatures, { message: 'signature_threshold must not exceed signatures', path: ['signature_threshold'] })
   .strict();
 
 export type IndexerConfig = z.output<typeof indexerConfig>;

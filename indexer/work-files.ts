@@ -37,6 +37,9 @@
  *       16  2  length L of the anchor text
  *       18  L  the anchor text, UTF-8, whitespace collapsed
  *
+ * Signatures (signatures.ts) and Merges (merge.ts) are laid out in their
+ * modules; AnchoredPostings (links.ts) has the Postings layout.
+ *
  * These files are scratch: written without fsync (the publish step fsyncs
  * what it keeps) and rebuilt by the next build after a crash.
  */

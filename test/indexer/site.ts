@@ -1,7 +1,10 @@
 /**
  * The site the indexer tests crawl: a handful of pages on one loopback host
  * covering what the chewer must tell apart (a title, headings, emphasis,
- * small print, alt text, accents, CJK, a redirect, a noindex page), plus
+ * small print, alt text, accents, CJK, a redirect, a noindex page), what
+ * the merge and link stages must find (two identical pages, a long page and
+ * a copy with one paragraph changed, a redirect linked with the anchor text
+ * "zebra", a page linked from many pages and one linked once), plus
  * `bulk` pages of generated words for tests that need many postings. The
  * crawl is a real `sherlock crawl` through the CLI, as test/cli/crawl.test.ts
  * does; `buildCli` runs `sherlock index build` the same way.
@@ -18,13 +21,34 @@ export const PAGES: Record<string, string> = {
     <h1>Welcome detective</h1>
     <p>The <em>famous</em> consulting detective lives at Baker Street.</p>
     <p><small>fine print</small> <img src="/pipe.png" alt="curved pipe"></p>
-    <p>Read <a href="/accents">about desserts</a>, <a href="/cjk">Tokyo notes</a>, <a href="/moved">the old page</a>
-    and <a href="/hidden">hidden things</a>.</p></body></html>`,
+    <p>Read <a href="/accents">about desserts</a>, <a href="/cjk">Tokyo notes</a>, <a href="/moved">zebra</a>
+    and <a href="/hidden">hidden things</a>.</p>
+    <p>More: <a href="/twin-a">twin one</a>, <a href="/twin-b">twin two</a>, <a href="/long">long</a>, <a href="/long-edit">long edited</a>,
+    <a href="/popular">popular</a>, <a href="/lonely">lonely</a>.</p></body></html>`,
   '/accents': `<html><head><title>Crème brûlée</title><meta name="description" content="Dessert française"></head><body>
     <h2>Café résumé</h2><p>Crème brûlée à la française, Straße and naïve cafe resume.</p></body></html>`,
   '/cjk': `<html><head><title>東京ノート</title></head><body><p>東京都に住んでいます。 Tokyo tower.</p></body></html>`,
   '/hidden': `<html><head><title>Hidden</title><meta name="robots" content="noindex"></head><body><p>secretword appears only here</p></body></html>`,
+  '/twin-a': twinPage(),
+  '/twin-b': twinPage(),
+  '/long': longPage(-1),
+  '/long-edit': longPage(7),
+  '/popular': `<html><head><title>Popular</title></head><body><p>Everybody links to this gazette.</p></body></html>`,
+  '/lonely': `<html><head><title>Lonely</title></head><body><p>Only the home page knows this hermitage.</p></body></html>`,
 };
+
+function twinPage(): string {
+  return `<html><head><title>Twin</title></head><body><p>Identical twins share every word here.</p><p><a href="/popular">see the gazette</a></p></body></html>`;
+}
+
+/** Twenty paragraphs of forty words; paragraph `changed` (if any) has other words. */
+function longPage(changed: number): string {
+  const paragraphs = Array.from({ length: 20 }, (_, p) => {
+    const words = Array.from({ length: 40 }, (_, k) => (p === changed ? `edit${p}v${k}` : `para${p}v${k}`));
+    return `<p>${words.join(' ')}</p>`;
+  });
+  return `<html><head><title>Long</title></head><body>${paragraphs.join('')}<p><a href="/popular">the gazette</a></p></body></html>`;
+}
 
 const BULK_WORDS = 2500;
 

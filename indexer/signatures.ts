@@ -1,0 +1,186 @@
+/**
+ * Near-duplicate signatures (sherlock-original §4 item 6, the matcher):
+ * Broder's min-hash shingles. A shingle is a rolling hash over the last k
+ * words of the card (title and text, the words of its checksum); each of N
+ * odd multipliers scrambles every shingle and keeps the minimum. Two cards
+ * whose word sets share a fraction J of their shingles have each min-hash
+ * equal with probability J, so they are near-duplicates when at least
+ * `threshold` of their N min-hashes are equal (`indexer.signature_threshold`).
+ *
+ *   Signatures (chew → merge)             magic SHERLOCK-SIGNATS
+ *     Header fields: 0 records, 1 N (min-hashes per record)
+ *     Body: one record per card, in card order (seed: "u32 id, u32
+ *     signature[Matcher.Signatures]"), so record i is card i; an empty card's
+ *     min-hashes are all zero and never compared
+ *       0   4  card id
+ *       4  4N  the min-hashes
+ *
+ * Candidate pairs without comparing all pairs: with d = N − threshold
+ * allowed differences, the first (d + 1)·⌊N/(d + 1)⌋ min-hashes are cut into
+ * d + 1 bands; at most d bands hold a differing min-hash, so a near-duplicate
+ * pair agrees on a whole band (pigeonhole: no pair is missed). Per band the
+ * cards are sorted by the band's hash (8 bytes a card, the file streamed
+ * once per band); equal hashes are candidates, verified on all N min-hashes
+ * read back from the file: every pair of a small class, each member against
+ * the first in a large one (mostly copies of one page).
+ */
+
+import { closeSync } from 'node:fs';
+import { readAt } from '../common/files.js';
+import { INDEX_HEADER_SIZE, IndexFileReader, openRead, type IndexFormat } from '../common/index-file.js';
+import { WorkFileWriter } from './work-files.js';
+
+export const SIGNATURES_FORMAT: IndexFormat = { magic: 'SHERLOCK-SIGNATS', version: 1, fields: ['records', 'hashes'], what: 'Signatures' };
+
+export interface SignatureSettings {
+  /** N: min-hashes per card. */
+  hashes: number;
+  /** k: words per shingle. */
+  words: number;
+}
+
+/** The rolling hash's base (odd, so every window of words weighs each word differently). */
+const BASE = 0x01000193;
+
+/** The i-th multiplier: odd, spread over the 32 bits. */
+function multiplier(i: number): number {
+  return (Math.imul(i + 1, 0x9e3779b9) | 1) >>> 0;
+}
+
+const FNV_START = 0x811c9dc5 | 0;
+
+/** One FNV-1a step. */
+function fnv(h: number, value: number): number {
+  return Math.imul(h ^ value, 16777619);
+}
+
+/** FNV-1a of a word's UTF-16 units: the same in every worker, so signatures do not depend on the chunking. */
+export function wordHash(word: string): number {
+  let h = FNV_START;
+  for (let i = 0; i < word.length; i++) h = fnv(h, word.charCodeAt(i));
+  return h;
+}
+
+/** Classes of equal band hashes up to this size are verified pair by pair. */
+const ALL_PAIRS = 32;
+
+/** Builds the signature of one card word by word. */
+export class Shingler {
+  readonly minima: Uint32Array;
+  private readonly multipliers: Uint32Array;
+  private readonly window: Int32Array;
+  /** BASE^k, to take the oldest word out of the rolling hash. */
+  private readonly outgoing: number;
+  private rolling = 0;
+  private seen = 0;
+
+  constructor(readonly settings: SignatureSettings) {
+    this.minima = new Uint32Array(settings.hashes);
+    this.multipliers = Uint32Array.from({ length: settings.hashes }, (_, i) => multiplier(i));
+    this.window = new Int32Array(settings.words);
+    let power = 1;
+    for (let i = 0; i < settings.words; i++) power = Math.imul(power, BASE);
+    this.outgoing = power;
+  }
+
+  reset(): void {
+    this.minima.fill(0xffffffff);
+    this.rolling = 0;
+    this.seen = 0;
+  }
+
+  add(hash: number): void {
+    const k = this.settings.words;
+    const slot = this.seen % k;
+    this.rolling = (Math.imul(this.rolling, BASE) + hash - (this.seen >= k ? Math.imul(this.window[slot]!, this.outgoing) : 0)) | 0;
+    this.window[slot] = hash;
+    this.seen += 1;
+    if (this.seen >= k) this.shingle(this.rolling);
+  }
+
+  /** Writes the signature at `out[at]`; a card of fewer than k words has one shingle, all its words. */
+  finish(out: Buffer, at: number): void {
+    if (this.seen > 0 && this.seen < this.settings.words) this.shingle(this.rolling);
+    if (this.seen === 0) this.minima.fill(0);
+    for (let i = 0; i < this.minima.length; i++) out.writeUInt32LE(this.minima[i]!, at + 4 * i);
+  }
+
+  private shingle(value: number): void {
+    const { minima, multipliers } = this;
+    for (let i = 0; i < minima.length; i++) {
+      let h = Math.imul(value, multipliers[i]!);
+      // A multiplication alone keeps the low bits' patterns; the shift mixes the high bits in.
+      h = (h ^ (h >>> 15)) >>> 0;
+      if (h < minima[i]!) minima[i] = h;
+    }
+  }
+}
+
+/** Bytes of a Signatures record with `hashes` min-hashes. */
+export function signatureRecord(hashes: number): number {
+  return 4 * (hashes + 1);
+}
+
+export function signaturesWriter(file: string): WorkFileWriter {
+  return new WorkFileWriter(file, SIGNATURES_FORMAT);
+}
+
+/**
+ * Pairs of near-duplicate cards among those `indexed` says to compare, from
+ * the Signatures file `file`; `onPair(a, b)` gets each pair found (a < b),
+ * a pair possibly more than once.
+ */
+export function nearDuplicates(file: string, threshold: number, indexed: (card: number) => boolean, onPair: (a: number, b: number) => void): void {
+  const reader = IndexFileReader.open(file, SIGNATURES_FORMAT);
+  const fd = openRead(file);
+  try {
+    const [cards, hashes] = [reader.fields[0]!, reader.fields[1]!];
+    const size = signatureRecord(hashes);
+    const bands = hashes - Math.min(threshold, hashes) + 1;
+    const width = Math.floor(hashes / bands);
+    const signatureOf = (card: number): Buffer => readAt(fd, file, size, INDEX_HEADER_SIZE + card * size);
+    const near = (a: Buffer, b: Buffer): boolean => {
+      let same = 0;
+      for (let i = 4; i < size; i += 4) if (a.readUInt32LE(i) === b.readUInt32LE(i)) same += 1;
+      return same >= threshold;
+    };
+    const keys = new Uint32Array(cards);
+    for (let band = 0; band < bands; band++) {
+      const members: number[] = [];
+      for (const { index: card, data } of reader.records(size, cards)) {
+        if (!indexed(card)) continue;
+        let h = FNV_START;
+        for (let i = 0; i < width; i++) h = fnv(h, data.readUInt32LE(4 + 4 * (band * width + i)));
+        keys[card] = h >>> 0;
+        members.push(card);
+      }
+      const order = Uint32Array.from(members).sort((a, b) => keys[a]! - keys[b]! || a - b);
+      for (let i = 0; i < order.length; ) {
+        let end = i + 1;
+        while (end < order.length && keys[order[end]!] === keys[order[i]!]) end += 1;
+        const lasts = end - i <= ALL_PAIRS ? end - 1 : i + 1;
+        for (let a = i; a < lasts; a++) {
+          const first = signatureOf(order[a]!);
+          for (let b = a + 1; b < end; b++) if (near(first, signatureOf(order[b]!))) onPair(order[a]!, order[b]!);
+        }
+        i = end;
+      }
+    }
+  } finally {
+    closeSync(fd);
+    reader.close();
+  }
+}
+
+/** Every record of a Signatures file: card id and min-hashes. */
+export function* readSignatures(file: string): IterableIterator<{ cardId: number; hashes: Uint32Array }> {
+  const reader = IndexFileReader.open(file, SIGNATURES_FORMAT);
+  try {
+    const [cards, hashes] = [reader.fields[0]!, reader.fields[1]!];
+    for (const { data } of reader.records(signatureRecord(hashes), cards)) {
+      yield { cardId: data.readUInt32LE(0), hashes: Uint32Array.from({ length: hashes }, (_, i) => data.readUInt32LE(4 + 4 * i)) };
+    }
+  } finally {
+    reader.close();
+  }
+}

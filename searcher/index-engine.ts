@@ -1,0 +1,234 @@
+/**
+ * The Engine over `state/index/current` (DESIGN §7, docs/search.md): it loads
+ * the version `current` names, answers searches on it, and swaps live.
+ *
+ * Swap. Every `pollMs` (and on check(), which SIGHUP calls) it reads where
+ * `current` points; when that changed it opens the new version (verifying
+ * its Manifest), runs test queries on it (the Lexicon's most frequent words
+ * must each find a card), and only then makes it the one new searches use.
+ * A search holds the version it started on until it ends, and the old
+ * version closes its files after the last such search: a swap never fails a
+ * query. A version that fails to open or to answer is logged and not taken
+ * (nor tried again until `current` changes); the old one keeps serving.
+ * With no version at all every search is NoIndexError, as noIndexEngine.
+ */
+
+import { readlinkSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { CARD_FLAG, cardType, type CardType } from '../common/index-cardinfo.js';
+import { logger } from '../common/log.js';
+import { urlParts } from '../common/url.js';
+import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
+import { NoIndexError } from './engine.js';
+import { Evaluation, type Matches } from './evaluate.js';
+import { IndexVersion } from './index-version.js';
+import type { QueryNode } from './query.js';
+import { collapse, staticScore, topK, type Scored } from './rank.js';
+import { highlight, snippet, type Highlight } from './snippet.js';
+
+const log = logger('searcher');
+
+/** The state directory's index folder and the symlink the indexer publishes through (indexer/publish.ts). */
+export const INDEX_DIR = 'index';
+export const CURRENT = 'current';
+const DEFAULT_POLL_MS = 5000;
+const FACET_VALUES = 10;
+const TEST_QUERIES = 3;
+/** Candidates ranked beyond the page asked for, so that site collapsing has others to bring up. */
+const COLLAPSE_SLACK = 3;
+
+export interface IndexEngineOptions {
+  /** The state directory. */
+  state: string;
+  /** How often to look at `current`; 0: only on check(). */
+  pollMs?: number;
+}
+
+export class IndexEngine implements Engine {
+  private loaded: IndexVersion | undefined;
+  /** Where `current` pointed at the last attempt, successful or not. */
+  private tried: string | undefined;
+  private checking: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private swaps = 0;
+  private failures = 0;
+  private loadedAt = 0;
+
+  private constructor(private readonly indexDir: string, pollMs: number) {
+    if (pollMs > 0) {
+      this.timer = setInterval(() => void this.check(), pollMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Starts the engine and loads the current version if there is one (its failure is logged, not thrown). */
+  static async start(options: IndexEngineOptions): Promise<IndexEngine> {
+    const engine = new IndexEngine(join(resolve(options.state), INDEX_DIR), options.pollMs ?? DEFAULT_POLL_MS);
+    await engine.check();
+    return engine;
+  }
+
+  get version(): string | undefined {
+    return this.loaded?.name;
+  }
+
+  status(): Record<string, unknown> {
+    const v = this.loaded;
+    return {
+      index: v?.name ?? null,
+      cards: v?.cardCount ?? 0,
+      words: v?.lexicon.entries.length ?? 0,
+      loaded_at: v === undefined ? null : new Date(this.loadedAt).toISOString(),
+      swaps: this.swaps,
+      failed_loads: this.failures,
+    };
+  }
+
+  /** Looks at `current` and swaps to the version it names if that is new; one check at a time. */
+  check(): Promise<void> {
+    this.checking ??= this.swap().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async swap(): Promise<void> {
+    let target: string;
+    try {
+      target = readlinkSync(join(this.indexDir, CURRENT));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warning('cannot read the current index link', { dir: this.indexDir, problem: String(err) });
+      return;
+    }
+    if (target === this.tried) return;
+    this.tried = target;
+    let next: IndexVersion | undefined;
+    try {
+      next = IndexVersion.open(resolve(this.indexDir, target), basename(target));
+      await selfTest(next);
+    } catch (err) {
+      next?.retire();
+      this.failures += 1;
+      log.err('index version not loaded; the searcher keeps the one it has', { version: target, kept: this.loaded?.name ?? 'none', problem: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    const old = this.loaded;
+    this.loaded = next;
+    this.loadedAt = Date.now();
+    if (old !== undefined) this.swaps += 1;
+    old?.retire();
+    log.notice('index version loaded', { version: next.name, cards: next.cardCount, previous: old?.name ?? 'none' });
+  }
+
+  async search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
+    const version = this.loaded;
+    if (version === undefined) throw new NoIndexError();
+    version.acquire();
+    try {
+      return await searchVersion(version, request, signal);
+    } finally {
+      version.release();
+    }
+  }
+
+  /** Stops polling and closes the loaded version once its searches are done. */
+  close(): void {
+    clearInterval(this.timer);
+    this.loaded?.retire();
+    this.loaded = undefined;
+  }
+}
+
+/** A new version answers before it serves: its most frequent words are searched, and find cards. */
+async function selfTest(version: IndexVersion): Promise<void> {
+  const words = [...version.lexicon.entries].sort((a, b) => b.frequency - a.frequency).slice(0, TEST_QUERIES);
+  let found = 0;
+  for (const entry of words) {
+    const query: QueryNode = { kind: 'word', word: { exact: entry.word, plain: entry.word }, prefix: false, start: 0, end: entry.word.length };
+    found += (await searchVersion(version, { query, offset: 0, limit: 1, filters: {} }, new AbortController().signal)).total.value;
+  }
+  if (words.length > 0 && found === 0) throw new Error(`test queries ${words.map((e) => JSON.stringify(e.word)).join(', ')} found nothing`);
+}
+
+/** How many terms a query matches with: the static weight counts once per term. */
+function termCount(node: QueryNode): number {
+  switch (node.kind) {
+    case 'word':
+    case 'phrase':
+    case 'near':
+      return 1;
+    case 'and':
+    case 'or':
+      return node.children.reduce((n, child) => n + termCount(child), 0);
+    default:
+      return 0;
+  }
+}
+
+/** One search on one version: evaluate, filter, count, rank, collapse, and make the page's hits. */
+export async function searchVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
+  const evaluation = new Evaluation(version, signal);
+  const matches = await evaluation.run(request.query);
+  const filterTypes = request.filters.type?.length ? new Set<CardType>(request.filters.type.map(cardType)) : undefined;
+  const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
+  const terms = Math.max(1, termCount(request.query));
+  const scored: Scored[] = [];
+  const sites = new Map<number, { count: number; card: number }>();
+  const types = new Map<CardType, { count: number; card: number }>();
+  for (const [cardId, match] of matches) {
+    const info = version.info(cardId);
+    if ((info.flags & (CARD_FLAG.dup | CARD_FLAG.empty)) !== 0) continue;
+    if (filterTypes !== undefined && !filterTypes.has(info.type)) continue;
+    if (filterSites !== undefined && !filterSites.has(cardId)) continue;
+    scored.push({ cardId, score: match.score + staticScore(info.weight, terms) });
+    tally(sites, info.site, cardId);
+    tally(types, info.type, cardId);
+  }
+  signal.throwIfAborted();
+  const ranked = topK(scored, (request.offset + request.limit) * COLLAPSE_SLACK + request.limit);
+  const order = collapse(ranked, (s) => version.info(s.cardId).site, request.limit);
+  const marks = highlight(request.query);
+  const hits = order.slice(request.offset, request.offset + request.limit).map((s) => hit(version, s, marks));
+  return {
+    total: { value: scored.length, relation: evaluation.truncated ? 'gte' : 'eq' },
+    hits,
+    facets: {
+      site: facet(sites, (card) => urlParts(version.card(card).url).host),
+      type: facet(types, (card) => version.card(card).type),
+    },
+  };
+}
+
+function tally<K>(counts: Map<K, { count: number; card: number }>, key: K, cardId: number): void {
+  const had = counts.get(key);
+  if (had === undefined) counts.set(key, { count: 1, card: cardId });
+  else had.count += 1;
+}
+
+/** The largest counts, named by one card of each (a site hash → its host, a coarse type → a MIME type). */
+function facet<K>(counts: Map<K, { count: number; card: number }>, name: (card: number) => string): FacetCount[] {
+  return [...counts.values()]
+    .sort((a, b) => b.count - a.count || a.card - b.card)
+    .slice(0, FACET_VALUES)
+    .map(({ count, card }) => ({ value: name(card), count }));
+}
+
+/** The cards on any of `hosts` (the filters' site list), as `site:` finds them. */
+async function siteCards(version: IndexVersion, hosts: readonly string[], signal: AbortSignal): Promise<Matches> {
+  const query: QueryNode = { kind: 'or', children: hosts.map((host) => ({ kind: 'site', host, start: 0, end: 0 })) };
+  return new Evaluation(version, signal).run(query);
+}
+
+function hit(version: IndexVersion, scored: Scored, marks: Highlight): SearchHit {
+  const card = version.card(scored.cardId);
+  const out: SearchHit = {
+    url: card.url,
+    title: card.title ?? card.url,
+    snippet: snippet(card.text, marks),
+    score: Math.round(scored.score * 10) / 10,
+    site: urlParts(card.url).host,
+    type: card.type,
+    size: card.size,
+    date: new Date(card.date * 1000).toISOString(),
+  };
+  // The indexer writes "-" for a card whose bucket named no ARC record.
+  return card.arc.file === '-' ? out : { ...out, archive: card.arc };
+}
