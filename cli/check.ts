@@ -36,6 +36,7 @@ import { fetcherFor, type Fetcher, type FetchResponse } from '../gatherer/fetch.
 import { CODE, type Outcome } from '../gatherer/outcome.js';
 import { parseResponseBody } from '../gatherer/response-body.js';
 import { requestRobots } from '../gatherer/robots-fetch.js';
+import type { ParsedDocument } from '../gatherer/parse.js';
 import type { LinkType } from '../common/doc-body.js';
 import { interpretRobots, robotsUrl, type PolicyKind, type RobotsPolicy } from '../gatherer/robots.js';
 import { action, print, printJson } from './command.js';
@@ -100,7 +101,7 @@ export interface FetchReport {
 
 export type DocumentReport =
   | {
-      kind: 'html' | 'text' | 'other';
+      kind: ParsedDocument['kind'];
       charset: string | null;
       decodedBytes: number;
       decodedTruncated: boolean;
@@ -347,7 +348,7 @@ function fetchLines(f: FetchReport): Line[] {
 
 function documentLines(d: DocumentReport): Line[] {
   if ('error' in d) return [['parse', d.error]];
-  if (d.kind === 'other') return [['parse', 'other: stored, not parsed (not HTML or plain text)']];
+  if (d.kind === 'other') return [['parse', 'other: stored, not parsed (not HTML, plain text or a sitemap)']];
   const lines: Line[] = [
     ['parse', `${d.kind}, ${d.decodedBytes} bytes decoded${d.decodedTruncated ? ' (cut at gatherer.max_decoded_size)' : ''}`],
     ['charset', d.charset ?? '-'],

@@ -7,6 +7,9 @@
  * What is parsed, by the Content-Type's MIME type (lower case, no parameters):
  *   text/html, application/xhtml+xml   HTML (parse-html.ts)
  *   text/plain                         text; a blank line is a break
+ *   application/xml, text/xml          a sitemap (sitemap.ts) when its root
+ *                                      is <urlset> or <sitemapindex>: its URLs
+ *                                      become R links; other XML is 'other'
  *   none, body sniffs as HTML          HTML (MIME Sniffing §7.1, the HTML
  *                                      patterns of "identifying a resource
  *                                      with an unknown MIME type")
@@ -25,9 +28,10 @@ import { noRobots, type DocumentBody } from '../common/doc-body.js';
 import { TextBuilder } from '../common/doc-text.js';
 import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
+import { parseSitemap } from './sitemap.js';
 
 export interface ParsedDocument extends DocumentBody {
-  kind: 'html' | 'text' | 'other';
+  kind: 'html' | 'text' | 'sitemap' | 'other';
   /** Encoding Standard name of the encoding the body was decoded from; absent for 'other'. */
   charset?: string;
   /** What was ignored, dropped or cut, one sentence each (for the log). */
@@ -111,10 +115,25 @@ function plainTextBody(decoded: string, text: TextBuilder): void {
   }
 }
 
+const XML_TYPES = new Set(['application/xml', 'text/xml']);
+
+function unparsed(): ParsedDocument {
+  return { kind: 'other', text: Buffer.alloc(0), metas: [], links: [], robots: noRobots(), problems: [] };
+}
+
+/** A sitemap, or 'other' for any other XML. XML defaults to UTF-8, as XHTML does. */
+function parseXml(input: ParseInput): ParsedDocument {
+  const charset = chooseCharset(input.body, 'xhtml', input.charsetParam);
+  const sitemap = parseSitemap(decodeText(input.body, charset.encoding), input.url);
+  if (sitemap === undefined) return unparsed();
+  return { kind: 'sitemap', charset: charset.encoding, text: Buffer.alloc(0), metas: [], links: sitemap.links, robots: noRobots(), problems: [...charset.problems, ...sitemap.problems] };
+}
+
 /** Parses a fetched body; never throws on bad content, which ends up in `problems`. */
 export function parseDocument(input: ParseInput): ParsedDocument {
+  if (input.contentType !== undefined && XML_TYPES.has(input.contentType)) return parseXml(input);
   const kind = textKind(input.contentType, input.body);
-  if (kind === undefined) return { kind: 'other', text: Buffer.alloc(0), metas: [], links: [], robots: noRobots(), problems: [] };
+  if (kind === undefined) return unparsed();
   const charset = chooseCharset(input.body, kind, input.charsetParam);
   const decoded = decodeText(input.body, charset.encoding);
   const text = new TextBuilder(MAX_TEXT_BYTES);

@@ -1,0 +1,52 @@
+/**
+ * Sitemaps (gatherer/sitemap.ts): <urlset> and <sitemapindex> give their
+ * <loc> URLs as R links, canonical and once each, with any namespace prefix
+ * and entities decoded; other XML is not a sitemap; bad URLs and URLs beyond
+ * the protocol's limit are counted, not fatal.
+ */
+
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { MAX_SITEMAP_URLS, parseSitemap } from '../../gatherer/sitemap.js';
+
+const BASE = 'http://example.org/sitemap.xml';
+
+test('a urlset gives its locs as R links, canonical, each once', () => {
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc> http://Example.org/a?x=1&amp;y=2 </loc><lastmod>2024-01-01</lastmod></url>
+  <url><loc>http://example.org/b</loc></url>
+  <url><loc>http://example.org/b</loc></url>
+  <url><loc>/relative</loc></url>
+  <url><loc>mailto:someone@example.org</loc></url>
+  <url><priority>0.5</priority></url>
+</urlset>`;
+  const parsed = parseSitemap(xml, BASE);
+  assert.deepEqual(
+    parsed?.links.map((l) => [l.type, l.url]),
+    [
+      ['R', 'http://example.org/a?x=1&y=2'],
+      ['R', 'http://example.org/b'],
+      ['R', 'http://example.org/relative'],
+    ],
+  );
+  assert.deepEqual(parsed?.problems, ['1 sitemap URLs without a canonical form dropped']);
+});
+
+test('a sitemap index, with a namespace prefix, gives the sitemaps it lists', () => {
+  const xml = `<sm:sitemapindex xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:sitemap><sm:loc>http://example.org/s1.xml</sm:loc></sm:sitemap></sm:sitemapindex>`;
+  assert.deepEqual(parseSitemap(xml, BASE)?.links, [{ type: 'R', url: 'http://example.org/s1.xml' }]);
+});
+
+test('other XML is not a sitemap; a loc outside an entry is not taken', () => {
+  assert.equal(parseSitemap('<rss><channel><item><link>http://example.org/x</link></item></channel></rss>', BASE), undefined);
+  assert.equal(parseSitemap('not xml at all', BASE), undefined);
+  assert.deepEqual(parseSitemap('<urlset><loc>http://example.org/stray</loc></urlset>', BASE)?.links, []);
+});
+
+test('at most MAX_SITEMAP_URLS links; the rest counted', () => {
+  const entries = Array.from({ length: MAX_SITEMAP_URLS + 5 }, (_, i) => `<url><loc>http://example.org/p${i}</loc></url>`).join('');
+  const parsed = parseSitemap(`<urlset>${entries}</urlset>`, BASE)!;
+  assert.equal(parsed.links.length, MAX_SITEMAP_URLS);
+  assert.deepEqual(parsed.problems, [`5 sitemap URLs beyond ${MAX_SITEMAP_URLS} dropped`]);
+});
