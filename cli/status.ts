@@ -6,10 +6,11 @@
  * plans, buckets not merged yet) and the archive's size.
  */
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ALIGN, bucketFilePath } from '../common/bucket-file.js';
 import { ioError, SherlockError } from '../common/errors.js';
+import { listDirectory } from '../common/files.js';
 import { readHostRecords } from '../common/host-file.js';
 import { lockHolder } from '../common/lock.js';
 import { listPlans } from '../common/plan-file.js';
@@ -105,14 +106,7 @@ function fileSize(file: string): number {
 
 /** Sizes of the ARC files (finished and open). */
 function listArcs(dir: string): number[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw ioError(err, dir, 'listing');
-  }
-  return names.filter((name) => /\.arc\.gz(\.open)?$/.test(name)).map((name) => fileSize(`${dir}/${name}`));
+  return listDirectory(dir).filter((name) => /\.arc\.gz(\.open)?$/.test(name)).map((name) => fileSize(`${dir}/${name}`));
 }
 
 function describe(s: Status): string[] {

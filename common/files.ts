@@ -5,7 +5,7 @@
  * a rename or a new file may vanish on power loss.
  */
 
-import { closeSync, fdatasyncSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, fsyncSync, openSync, readSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ioError, SherlockError } from './errors.js';
 
@@ -27,16 +27,41 @@ export function readAt(fd: number, file: string, length: number, position: numbe
   return done === length ? out : out.subarray(0, done);
 }
 
-/** fsyncs a directory, so that names created, renamed or removed in it are durable. */
-export function syncDirectory(dir: string): void {
+/** fsyncs a file or directory by its path. */
+export function syncPath(path: string): void {
   let fd: number | undefined;
   try {
-    fd = openSync(dir, 'r');
+    fd = openSync(path, 'r');
     fsyncSync(fd);
   } catch (err) {
-    throw ioError(err, dir, 'fsync directory');
+    throw ioError(err, path, 'fsync');
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** fsyncs a directory, so that names created, renamed or removed in it are durable. */
+export function syncDirectory(dir: string): void {
+  syncPath(dir);
+}
+
+/** Renames a finished temporary file into place and fsyncs the directory, so the new name survives a power loss. */
+export function renameDurably(temp: string, path: string): void {
+  try {
+    renameSync(temp, path);
+  } catch (err) {
+    throw ioError(err, path, 'renaming');
+  }
+  syncDirectory(dirname(path));
+}
+
+/** The names in a directory; none when it does not exist (yet). */
+export function listDirectory(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw ioError(err, dir, 'listing');
   }
 }
 

@@ -23,11 +23,11 @@
  * disk is refused as a whole with its file and line, never half-imported.
  */
 
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from './errors.js';
-import { syncDirectory } from './files.js';
+import { listDirectory, renameDurably } from './files.js';
 import { canonicalUrl } from './url.js';
 
 export const PLAN_MAGIC = 'sherlock-plan 1';
@@ -51,14 +51,7 @@ export function inboxDir(state: string): string {
 /** Plan files waiting in the inbox, oldest first (full paths). */
 export function listPlans(state: string): string[] {
   const dir = inboxDir(state);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw ioError(err, dir, 'listing');
-  }
-  return names
+  return listDirectory(dir)
     .filter((n) => n.endsWith(PLAN_SUFFIX))
     .sort()
     .map((n) => join(dir, n));
@@ -115,12 +108,7 @@ export function writePlan(state: string, entries: readonly PlanEntry[]): string 
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  try {
-    renameSync(temp, path);
-  } catch (err) {
-    throw ioError(err, path, 'renaming');
-  }
-  syncDirectory(dir);
+  renameDurably(temp, path);
   return path;
 }
 

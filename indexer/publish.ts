@@ -28,10 +28,10 @@
  * than `indexer.grace_period`, so that queries still reading it finish.
  */
 
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ioError } from '../common/errors.js';
-import { syncDirectory } from '../common/files.js';
+import { syncDirectory, syncPath } from '../common/files.js';
 import { MANIFEST_NAME, writeManifest } from '../common/index-manifest.js';
 import { logger } from '../common/log.js';
 
@@ -92,18 +92,6 @@ export function beginVersion(indexDir: string, now: Date): { version: string; di
   return { version, dir };
 }
 
-function fsyncFile(file: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    fsyncSync(fd);
-  } catch (err) {
-    throw ioError(err, file, 'fsync');
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
 export interface PublishReport {
   /** The published directory. */
   dir: string;
@@ -121,7 +109,7 @@ export interface PublishReport {
 export function publishVersion(indexDir: string, version: string, dir: string, info: { files: readonly string[]; counts: Record<string, number>; now: Date; graceMs: number }): PublishReport {
   const keep = new Set(info.files);
   for (const name of readdirSync(dir)) if (!keep.has(name)) rmSync(join(dir, name), { recursive: true, force: true });
-  for (const name of info.files) fsyncFile(join(dir, name));
+  for (const name of info.files) syncPath(join(dir, name));
   writeManifest(dir, { version, created: Math.floor(info.now.getTime() / 1000), counts: info.counts, files: info.files });
   syncDirectory(dir);
   const final = join(indexDir, version);

@@ -14,12 +14,12 @@
  */
 
 import { once } from 'node:events';
-import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, readSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, createWriteStream, fsyncSync, mkdirSync, openSync, readSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ioError } from '../common/errors.js';
-import { syncDirectory } from '../common/files.js';
+import { listDirectory, renameDurably } from '../common/files.js';
 import { logger } from '../common/log.js';
 import { MAX_URL_LENGTH } from '../common/url.js';
 
@@ -36,15 +36,10 @@ export function seedInboxDir(state: string): string {
 /** Seed files waiting, oldest first (full paths). */
 export function listSeedFiles(state: string): string[] {
   const dir = seedInboxDir(state);
-  try {
-    return readdirSync(dir)
-      .filter((name) => name.endsWith(SUFFIX))
-      .sort()
-      .map((name) => join(dir, name));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw ioError(err, dir, 'listing');
-  }
+  return listDirectory(dir)
+    .filter((name) => name.endsWith(SUFFIX))
+    .sort()
+    .map((name) => join(dir, name));
 }
 
 /** Copies `input` into the inbox as one new seed file; returns its path. */
@@ -79,12 +74,7 @@ export async function spoolSeeds(state: string, input: Readable, source: string)
     throw err;
   }
   closeSync(fd);
-  try {
-    renameSync(temp, path);
-  } catch (err) {
-    throw ioError(err, path, 'renaming');
-  }
-  syncDirectory(dir);
+  renameDurably(temp, path);
   return path;
 }
 

@@ -7,29 +7,10 @@
  */
 
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { startCli, until } from '../helpers/cli.js';
+import { notifySocket } from '../helpers/notify-socket.js';
 import { scratchDir } from '../helpers/paths.js';
-
-interface DgramSocket {
-  bind(path: string): void;
-  on(event: 'message', listener: (data: Buffer) => void): void;
-  close(): void;
-}
-const dgram = createRequire(import.meta.url)('unix-dgram') as { createSocket(type: 'unix_dgram'): DgramSocket };
-
-/** A datagram socket at a fresh path, collecting what arrives, one string per datagram. */
-function notifySocket(t: TestContext): { path: string; messages: string[] } {
-  const path = join(scratchDir(t, 'sherlock-notify-'), 'notify');
-  const messages: string[] = [];
-  const socket = dgram.createSocket('unix_dgram');
-  socket.on('message', (data) => messages.push(data.toString()));
-  socket.bind(path);
-  t.after(() => socket.close());
-  return { path, messages };
-}
 
 for (const command of [
   ['shepherd', 'run'],

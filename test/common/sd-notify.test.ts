@@ -7,33 +7,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { Notifier } from '../../common/sd-notify.js';
 import { until } from '../helpers/cli.js';
-import { scratchDir } from '../helpers/paths.js';
-
-interface DgramSocket {
-  bind(path: string): void;
-  on(event: 'message', listener: (data: Buffer) => void): void;
-  close(): void;
-}
-const dgram = createRequire(import.meta.url)('unix-dgram') as { createSocket(type: 'unix_dgram'): DgramSocket };
-
-function listen(t: TestContext): { path: string; messages: string[] } {
-  const path = join(scratchDir(t, 'sherlock-notify-'), 'notify');
-  const messages: string[] = [];
-  const socket = dgram.createSocket('unix_dgram');
-  socket.on('message', (data) => messages.push(data.toString()));
-  socket.bind(path);
-  t.after(() => socket.close());
-  return { path, messages };
-}
+import { notifySocket } from '../helpers/notify-socket.js';
 
 for (const transport of ['auto', 'spawn'] as const) {
   test(`${transport === 'auto' ? 'unix-dgram' : 'systemd-notify'} delivers the fields as one datagram; a newline in a value stays in it`, async (t) => {
-    const socket = listen(t);
+    const socket = notifySocket(t);
     const notifier = new Notifier({ NOTIFY_SOCKET: socket.path }, transport);
     t.after(() => notifier.close());
     notifier.ready('serving\nWATCHDOG=1');
@@ -51,7 +32,7 @@ test('no NOTIFY_SOCKET: inactive, and nothing is sent', () => {
 });
 
 test('the watchdog pings at half WATCHDOG_USEC, only while alive, and not for another PID', async (t) => {
-  const socket = listen(t);
+  const socket = notifySocket(t);
   let alive = false;
   const notifier = new Notifier({ NOTIFY_SOCKET: socket.path, WATCHDOG_USEC: '100000' });
   t.after(() => notifier.close());
@@ -66,7 +47,7 @@ test('the watchdog pings at half WATCHDOG_USEC, only while alive, and not for an
   await new Promise((r) => setTimeout(r, 200));
   assert.equal(socket.messages.length, pings, 'no ping after STOPPING');
 
-  const other = listen(t);
+  const other = notifySocket(t);
   const elsewhere = new Notifier({ NOTIFY_SOCKET: other.path, WATCHDOG_USEC: '100000', WATCHDOG_PID: String(process.pid + 1) });
   t.after(() => elsewhere.close());
   elsewhere.startWatchdog(() => true);
