@@ -91,15 +91,30 @@ export interface EngineEntry extends BenchEntry {
   search(ctx: BenchContext, indexDir: string): Promise<SearchResult>;
 }
 
+/** How many synthetic URLs on how many sites (bench/urldb-workload.ts). */
+export interface UrlDbScale {
+  urls: number;
+  sites: number;
+}
+/** Wall and process CPU time of one phase (the machine is shared: CPU time is the steadier figure). */
+export interface UrlDbTiming {
+  wallMs: number;
+  cpuMs: number;
+}
 export interface UrlDbResult {
   urls: number;
-  insertMs: number;
-  lookupMs: number;
+  /** Inject every URL, a batch per transaction. */
+  inject: UrlDbTiming;
+  /** Pick `planned` new URLs due and mark them queued. */
+  plan: UrlDbTiming;
+  /** Record a fetch result for each of them. */
+  merge: UrlDbTiming;
+  planned: number;
   sizeBytes: number;
   peakRss: number | undefined;
 }
 export interface UrlDbEntry extends BenchEntry {
-  load(ctx: BenchContext, dir: string): Promise<UrlDbResult>;
+  load(ctx: BenchContext, dir: string, scale: UrlDbScale): Promise<UrlDbResult>;
 }
 
 export interface ExportResult {

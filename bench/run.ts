@@ -26,7 +26,10 @@ import { parseOptions, USAGE, UsageError } from './options.js';
 import { crawlee, wget } from './peers/gather.js';
 import { fts5, lucene, xapian } from './peers/engines.js';
 import { sqliteUrlTable } from './peers/urldb.js';
+import { urlDbScale } from './urldb-run.js';
+import { INJECT_BATCH, PLAN_SIZE } from './urldb-workload.js';
 import { warcioCdx } from './peers/exports.js';
+import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export.js';
 import { loadOrGenerate } from './queries.js';
 import { renderReport } from './report.js';
 import type { Column, RatioSpec, Row, Table } from './report.js';
@@ -34,7 +37,7 @@ import { portFree, startServer } from './server-control.js';
 import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
 import { HUB_ADDRESS, SLOW_DELAY_MS, hostUrl } from './site.js';
 import { median, medianOfRuns, percentile } from './stats.js';
-import type { BenchContext, BenchEntry, BenchOptions, EngineEntry, ExportEntry, GatherEntry, PartId, SearchResult, UrlDbEntry } from './parts.js';
+import type { BenchContext, BenchEntry, BenchOptions, EngineEntry, ExportEntry, GatherEntry, PartId, SearchResult, UrlDbEntry, UrlDbScale } from './parts.js';
 
 const distDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(distDir, '..', '..');
@@ -166,54 +169,78 @@ async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<T
 
 // ------------------------------------------------------------ URL database
 
-async function urlDbRow(ctx: BenchContext, entry: UrlDbEntry): Promise<Row> {
+/** One run per entry: at 10 million URLs a run takes minutes (bench/urldb-workload.ts). */
+async function urlDbRow(ctx: BenchContext, entry: UrlDbEntry, scale: UrlDbScale): Promise<Row> {
   const skip = await availability(ctx, entry);
   if (skip !== undefined) return skip;
-  const runs: Array<Record<string, number | undefined>> = [];
   try {
-    for (let i = 0; i < ctx.opts.runs; i++) {
-      const dir = join(ctx.workDir, 'run', 'urldb');
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      const r = await entry.load(ctx, dir);
-      runs.push({
+    const dir = join(ctx.workDir, 'run', 'urldb');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const r = await entry.load(ctx, dir, scale);
+    rmSync(dir, { recursive: true, force: true });
+    const s = (ms: number) => ms / 1000;
+    log(
+      `  ${entry.name}: inject ${s(r.inject.wallMs).toFixed(1)} s (CPU ${s(r.inject.cpuMs).toFixed(1)} s), ` +
+        `plan ${s(r.plan.wallMs).toFixed(2)} s (CPU ${s(r.plan.cpuMs).toFixed(2)} s), merge ${s(r.merge.wallMs).toFixed(2)} s (CPU ${s(r.merge.cpuMs).toFixed(2)} s), ` +
+        `${(r.sizeBytes / MIB).toFixed(0)} MiB, peak RSS ${r.peakRss === undefined ? '?' : (r.peakRss / MIB).toFixed(0) + ' MiB'}`,
+    );
+    return rowFrom(entry.name, [
+      {
         urls: r.urls,
-        insertPerS: r.urls / (r.insertMs / 1000),
-        lookupPerS: r.urls / (r.lookupMs / 1000),
+        injectPerS: r.urls / s(r.inject.wallMs),
+        injectPerCpuS: r.urls / s(r.inject.cpuMs),
+        planS: s(r.plan.wallMs),
+        planCpuS: s(r.plan.cpuMs),
+        mergeS: s(r.merge.wallMs),
+        mergeCpuS: s(r.merge.cpuMs),
         size: r.sizeBytes,
         rss: r.peakRss,
-      });
-    }
+      },
+    ]);
   } catch (err) {
     log(`  ${entry.name} failed: ${err instanceof Error ? err.message : String(err)}`);
     return { name: entry.name, status: 'failed', message: firstLine(err) };
   }
-  return rowFrom(entry.name, runs);
 }
 
 async function urlDbTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
+  const scale = urlDbScale(ctx);
   log(`URL database: ${sqliteUrlTable.name}`);
-  const peer = await urlDbRow(ctx, sqliteUrlTable);
+  const peer = await urlDbRow(ctx, sqliteUrlTable, scale);
   footnotes.push(sqliteUrlTable.how);
-  const sherlock = await urlDbRow(ctx, sherlockUrlDb);
+  log(`URL database: ${sherlockUrlDb.name}`);
+  const sherlock = await urlDbRow(ctx, sherlockUrlDb, scale);
+  footnotes.push(sherlockUrlDb.how);
+  const n = (x: number) => x.toLocaleString('en');
   return {
     id: 'urldb',
-    title: 'URL database — the links of the corpus',
-    subtitle: `${ctx.corpus.links.toLocaleString('en')} distinct link URLs of the corpus; medians of ${ctx.opts.runs} run(s).`,
+    title: 'URL database — synthetic URLs at scale',
+    subtitle:
+      `${n(scale.urls)} synthetic URLs on ${n(scale.sites)} sites (bench/urldb-workload.ts${ctx.opts.set === 'small' ? '; --quick: a tenth of the full 10,000,000 on 100,000' : ''}), ` +
+      `injected ${n(INJECT_BATCH)} per transaction; then ${n(PLAN_SIZE)} new URLs planned and their fetch results merged; one run each. ` +
+      'CPU: user + system time of the process in that phase (the machine is shared; wall time includes waiting for the disk and for other load).',
     columns: [
       { key: 'urls', label: 'URLs', format: 'int' },
-      { key: 'insertPerS', label: 'inserts/s', format: 'int' },
-      { key: 'lookupPerS', label: 'lookups/s', format: 'int' },
+      { key: 'injectPerS', label: 'inject URLs/s', format: 'int' },
+      { key: 'injectPerCpuS', label: 'inject URLs/CPU s', format: 'int' },
+      { key: 'planS', label: `plan ${PLAN_SIZE / 1000}k s`, format: 's' },
+      { key: 'planCpuS', label: 'plan CPU s', format: 's' },
+      { key: 'mergeS', label: `merge ${PLAN_SIZE / 1000}k s`, format: 's' },
+      { key: 'mergeCpuS', label: 'merge CPU s', format: 's' },
       { key: 'size', label: 'size MiB', format: 'mib' },
       { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
     ],
     ratios: [
-      { key: 'insertPerS', label: 'inserts/s', better: 'higher' },
-      { key: 'lookupPerS', label: 'lookups/s', better: 'higher' },
+      { key: 'injectPerS', label: 'inject URLs/s', better: 'higher' },
+      { key: 'planS', label: 'plan', better: 'lower' },
+      { key: 'mergeS', label: 'merge', better: 'lower' },
     ],
     peers: [peer],
     sherlock,
-    notes: [],
+    notes: [
+      'Targets (issue 5): inject ≥ 100,000 URLs/s, plan and merge of 100,000 under 5 s each, peak RSS under 1 GiB, at 10,000,000 URLs on 100,000 sites.',
+    ],
   };
 }
 
@@ -353,12 +380,21 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
 
 // ------------------------------------------------------------------ exports
 
-async function exportRow(ctx: BenchContext, entry: ExportEntry): Promise<Row> {
+const EXPORT_COLUMNS: Column[] = [
+  { key: 'records', label: 'records', format: 'int' },
+  { key: 's', label: 'time s', format: 's' },
+  { key: 'recordsPerS', label: 'records/s', format: 'int' },
+  { key: 'out', label: 'output MiB', format: 'mib' },
+  { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+];
+const EXPORT_RATIOS: RatioSpec[] = [{ key: 'recordsPerS', label: 'records/s', better: 'higher' }];
+
+async function exportRow(ctx: BenchContext, entry: ExportEntry, count = ctx.opts.runs): Promise<Row> {
   const skip = await availability(ctx, entry);
   if (skip !== undefined) return skip;
   const runs: Array<Record<string, number | undefined>> = [];
   try {
-    for (let i = 0; i < ctx.opts.runs; i++) {
+    for (let i = 0; i < count; i++) {
       const r = await entry.export(ctx, join(ctx.workDir, 'run', 'export'));
       const s = r.wallMs / 1000;
       runs.push({
@@ -388,17 +424,33 @@ async function exportTable(ctx: BenchContext, footnotes: string[]): Promise<Tabl
     id: 'export',
     title: 'Exports — CDX of the crawl',
     subtitle: `11-field CDX of every archived response of a crawl of the site (the peer: a wget crawl's WARC files; sherlock: its own crawl's ARC files); medians of ${ctx.opts.runs} run(s).`,
-    columns: [
-      { key: 'records', label: 'records', format: 'int' },
-      { key: 's', label: 'time s', format: 's' },
-      { key: 'recordsPerS', label: 'records/s', format: 'int' },
-      { key: 'out', label: 'output MiB', format: 'mib' },
-      { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
-    ],
-    ratios: [{ key: 'recordsPerS', label: 'records/s', better: 'higher' }],
+    columns: EXPORT_COLUMNS,
+    ratios: EXPORT_RATIOS,
     peers: [peer],
     sherlock,
     notes: ['WARC and Nutch exports plug in the same way (`sherlockExport("warc" | "nutch")` in bench/sherlock.ts) once a peer for them is chosen.'],
+  };
+}
+
+/** Issue 9's measurement: CDX of a generated ARC set, one run each (the set takes minutes). */
+async function arcSetTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
+  const records = arcSetSize(ctx);
+  const peerEntry = warcioArcSetCdx(ctx);
+  log(`exports: ${peerEntry.name}`);
+  const peer = await exportRow(ctx, peerEntry, 1);
+  footnotes.push(peerEntry.how);
+  log(`exports: ${sherlockArcSetCdx.name}`);
+  const sherlock = await exportRow(ctx, sherlockArcSetCdx, 1);
+  footnotes.push(sherlockArcSetCdx.how);
+  return {
+    id: 'export-arc-set',
+    title: `Exports — CDX of a generated ARC set (${records.toLocaleString('en')} records)`,
+    subtitle: 'ARC files written by sherlock’s ARC writer (bench/arc-set.ts); sherlock indexes them and sorts; warcio.js indexes the WARC export of the same records. One run each. Target: ≥ 100,000 records/s, peak RSS < 300 MB.',
+    columns: EXPORT_COLUMNS,
+    ratios: EXPORT_RATIOS,
+    peers: [peer],
+    sherlock,
+    notes: ['warcio.js reads WARC only (it misreads ARC silently), so it indexes the WARC export of the same captures; it does not sort.'],
   };
 }
 
@@ -491,7 +543,7 @@ async function main(): Promise<void> {
     }
     if (selected('urldb')) tables.push(await urlDbTable(ctx, footnotes));
     if (selected('index') || selected('search')) tables.push(...(await engineTables(ctx, selected('index'), selected('search'), footnotes)));
-    if (selected('export')) tables.push(await exportTable(ctx, footnotes));
+    if (selected('export')) tables.push(await exportTable(ctx, footnotes), await arcSetTable(ctx, footnotes));
   } finally {
     await ctx.server?.stop();
     ctx.server = undefined;

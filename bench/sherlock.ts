@@ -21,6 +21,8 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { check, run, trackChild, untrackChild } from './measure.js';
 import { sizeOf } from './peers/engines.js';
+import { runUrlDbWorker } from './urldb-run.js';
+import { FETCH_MIX } from './urldb-workload.js';
 import type {
   Availability,
   BenchContext,
@@ -202,7 +204,9 @@ export const sherlockEngine: EngineEntry = {
     if (!hasCommand(ctx, ['searcher', 'run'])) throw new NotBuiltError(notBuilt('searcher run'));
     const state = await ensureState(ctx);
     const port = ctx.opts.port + SEARCHER_PORT_OFFSET;
-    const child = spawn(process.execPath, [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx)], {
+    // The query set arrives back to back: the per-connection and per-IP rate limits would refuse most of it.
+    const unlimited = ['--set', 'searcher.message_rate=0', '--set', 'searcher.ip_search_rate=0'];
+    const child = spawn(process.execPath, [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx), ...unlimited], {
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
     });
@@ -246,14 +250,24 @@ export class NotBuiltError extends Error {
   }
 }
 
+/**
+ * The URL database is measured below the CLI: no command loads and queries it
+ * alone (`sherlock inject` is to come), so bench/urldb-worker.ts drives
+ * dist/shepherd/urldb.js, the code the shepherd runs, with default settings.
+ */
 export const sherlockUrlDb: UrlDbEntry = {
   name: 'sherlock shepherd URL database',
-  how: 'sherlock URL database: no CLI command loads or queries the shepherd database alone yet; the shepherd issue adds one and plugs it in here.',
-  async available() {
-    return { status: 'not-built', reason: 'shepherd not built yet' };
+  how:
+    'sherlock URL database: bench/urldb-worker.ts on dist/shepherd/urldb.js with the default [shepherd] settings; ' +
+    'UrlDb.inject of the synthetic URLs, 100,000 per call (one transaction each); plan: due(now, 100,000, 2,000 per site) then ' +
+    `markQueued; merge: recordResults of a result for each planned URL (${FETCH_MIX.map((m) => `${m.per100}% ${m.what}`).join(', ')}). ` +
+    'Size: database and WAL files.',
+  async available(ctx) {
+    return existsSync(join(ctx.distDir, 'urldb-worker.js')) ? true : { status: 'not-built', reason: 'bench/urldb-worker.ts not compiled' };
   },
-  async load(): Promise<UrlDbResult> {
-    throw new Error('not built');
+  async load(ctx, dir, scale): Promise<UrlDbResult> {
+    const file = join(dir, 'shepherd', 'urls.sqlite');
+    return runUrlDbWorker('sherlock URL database', join(ctx.distDir, 'urldb-worker.js'), dir, scale, () => sizeOf(file) + sizeOf(file + '-wal'));
   },
 };
 

@@ -70,6 +70,7 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
     gatherer = await Gatherer.open(state, config.gatherer);
     running = gatherer.run();
     const tty = process.stderr.isTTY;
+    let wasIdle = false;
     for (;;) {
       const round = shepherd.cycle(seconds(), plan);
       add(total, round);
@@ -77,7 +78,11 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
       if (tty) process.stderr.write(`\r${progress(total, started)}\x1b[K`);
       if (stopRequested) break;
       if (maxPages !== undefined && total.fetched >= maxPages) break;
-      if (opts.untilIdle === true && round.planned === 0 && round.merged === 0 && gatherer.isIdle() && !shepherd.plansWaiting()) break;
+      // Idle in two rounds running: the gatherer may have stored its last page
+      // after this round merged, and the next round merges it (and may plan more).
+      const idle = round.planned === 0 && round.merged === 0 && gatherer.isIdle() && !shepherd.plansWaiting();
+      if (opts.untilIdle === true && idle && wasIdle) break;
+      wasIdle = idle;
       await new Promise((resolve) => setTimeout(resolve, CYCLE_MS));
     }
     gatherer.stop('drain');

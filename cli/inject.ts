@@ -10,10 +10,9 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
-import { Shepherd, type InjectReport } from '../shepherd/shepherd.js';
+import { takeInboxIfFree, type InjectReport } from '../shepherd/shepherd.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
@@ -31,21 +30,11 @@ export function registerInject(program: Command): void {
         const state = stateDir(opts);
         const config = loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config;
         const spooled = await spoolSeeds(state, seedInput(file), file);
-        let shepherd: Shepherd;
-        try {
-          shepherd = Shepherd.open(state, config.shepherd);
-        } catch (err) {
-          if (!isSherlockError(err, 'SHERLOCK_LOCKED')) throw err;
-          const message = `a running shepherd holds the URL database (${err.message}); it injects ${spooled} at its next cycle`;
+        const report = takeInboxIfFree(state, config.shepherd);
+        if (report === undefined) {
           if (opts.json === true) printJson({ pending: spooled });
-          else print(message);
+          else print(`a running shepherd holds the URL database; it injects ${spooled} at its next cycle`);
           return 0;
-        }
-        let report: InjectReport;
-        try {
-          report = shepherd.takeInbox(Math.floor(Date.now() / 1000));
-        } finally {
-          shepherd.close();
         }
         log.notice('seeds injected', { added: report.added, known: report.known, refused: report.refused });
         if (opts.json === true) printJson(report);

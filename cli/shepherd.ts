@@ -14,8 +14,10 @@
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
+import { canonicalUrl, urlParts } from '../common/url.js';
 import type { ShepherdConfig } from '../shepherd/config.js';
-import { Shepherd, type CycleReport } from '../shepherd/shepherd.js';
+import { writeRefetch } from '../shepherd/seed-inbox.js';
+import { Shepherd, takeInboxIfFree, type CycleReport } from '../shepherd/shepherd.js';
 import { readUrls } from '../shepherd/status.js';
 import { URL_STATES } from '../shepherd/urldb.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
@@ -81,12 +83,38 @@ export function registerShepherd(program: Command): void {
     );
 
   shepherd
+    .command('refetch')
+    .description('make the fetched URLs of sites due now: the next cycles refetch them, conditionally where they can')
+    .option('--state <dir>', STATE_HELP)
+    .option('--all', 'every site')
+    .option('--site <url...>', 'sites by URL (scheme, host and port count: http://example.org/ is one site)')
+    .action(
+      action((opts: { state?: string; all?: boolean; site?: string[] }, cmd: Command) => {
+        if ((opts.all === true) === (opts.site !== undefined)) throw new SherlockError('SHERLOCK_USAGE', 'give either --all or --site URL…');
+        const state = stateDir(opts);
+        const sites = opts.all === true ? ['*'] : opts.site!.map(origin);
+        const path = writeRefetch(state, sites);
+        const report = takeInboxIfFree(state, loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.shepherd);
+        print(report === undefined ? `a running shepherd holds the URL database; it applies ${path} at its next cycle` : `${report.refetched} URLs due now`);
+      }),
+    );
+
+  shepherd
     .command('dump')
     .description('every URL: state, depth, HTTP status, last and next fetch (readable while the shepherd runs)')
     .option('--state <dir>', STATE_HELP)
     .option('--only <states>', 'only these URL states, comma-separated (new,queued,ok,…)')
     .option('--json', 'one JSON object per URL')
     .action(action(listUrls));
+}
+
+/** The site of a URL as the URL database keys it: scheme, host and port. */
+function origin(url: string): string {
+  try {
+    return urlParts(canonicalUrl(url)).site;
+  } catch (err) {
+    throw new SherlockError('SHERLOCK_USAGE', `--site: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function listUrls(opts: { state?: string; json?: boolean; only?: string }): void {

@@ -44,10 +44,13 @@ export interface Migration {
  *   delay_ms   INTEGER  politeness override for the planner; NULL: gatherer.min_delay
  *   created    INTEGER  when the first URL of the site was seen
  *
- * urls — one row per URL, keyed by footprint; WITHOUT ROWID, so the rows
- * themselves are stored in footprint order and a site's URLs are one
- * contiguous run of the B-tree (the original's footprint-sorted index):
- *   footprint      BLOB 16  PRIMARY KEY: site half (8) + path-and-query half (8)
+ * urls — one row per URL, in the order first seen (the rowid, `id`, only
+ * grows), found by footprint through the unique index urls_footprint. A
+ * batch of new URLs is appended at the end of the table; only the narrow
+ * footprint index takes random inserts (docs/decisions.md, "Shepherd", has
+ * the figures against the earlier layout keyed by footprint):
+ *   id             INTEGER  PRIMARY KEY: rowid, first-seen order (rows are never deleted)
+ *   footprint      BLOB 16  UNIQUE: site half (8) + path-and-query half (8)
  *   url            TEXT     canonical URL
  *   site_id        INTEGER  → sites.id
  *   state          INTEGER  UrlState (urldb.ts): 0 new … 8 disallowed
@@ -69,16 +72,14 @@ export interface Migration {
  * meta — key/value: checkpoints (the bucket oid merged up to), written in the
  * same transaction as the rows they cover.
  *
- * Indexes, both partial, so each holds only the rows the planner looks for:
- *   urls_new      (weight DESC, depth, first_seen, substr(footprint, 9)) WHERE state = 0
+ * Indexes besides urls_footprint, both partial, so each holds only the rows
+ * the planner looks for (and the rowid, which is how the planner reads on):
+ *   urls_new      (weight DESC, depth, id) WHERE state = 0
  *     The new-URL band in plan order, read front to back and left as soon as
  *     the batch is full: planning never sorts and never touches rows it does
- *     not take or skip. Ties after weight, depth and age go by the path half
- *     of the footprint, a hash, so the sites of one injected batch are
- *     interleaved instead of one site after another (a per-site limit would
- *     otherwise skip over a whole site's run). New rows land at the end of
- *     their (weight, depth) group, since first_seen only grows: a handful of
- *     hot insertion points, not random pages of a 10-million-row index.
+ *     not take or skip. id is first-seen order, so new rows go to the end of
+ *     their (weight, depth) group: a handful of insertion points, not random
+ *     pages of a 10-million-row index; and an entry is ~12 bytes.
  *   urls_refresh  (next_fetch, weight, depth) WHERE next_fetch IS NOT NULL
  *     Scheduled rows by due time; `next_fetch <= now` is a range at its
  *     front, and weight and depth are there so the planner can rank the due
@@ -102,7 +103,8 @@ CREATE TABLE sites (
 CREATE INDEX sites_footprint ON sites (footprint);
 
 CREATE TABLE urls (
-  footprint      BLOB    NOT NULL PRIMARY KEY CHECK (length(footprint) = 16),
+  id             INTEGER PRIMARY KEY,
+  footprint      BLOB    NOT NULL CHECK (length(footprint) = 16),
   url            TEXT    NOT NULL,
   site_id        INTEGER NOT NULL REFERENCES sites (id),
   state          INTEGER NOT NULL CHECK (state BETWEEN 0 AND 8),
@@ -120,8 +122,9 @@ CREATE TABLE urls (
   etag           TEXT,
   weight         REAL    NOT NULL DEFAULT 0,
   redirect       TEXT
-) STRICT, WITHOUT ROWID;
-CREATE INDEX urls_new ON urls (weight DESC, depth, first_seen, substr(footprint, 9)) WHERE state = 0;
+) STRICT;
+CREATE UNIQUE INDEX urls_footprint ON urls (footprint);
+CREATE INDEX urls_new ON urls (weight DESC, depth, id) WHERE state = 0;
 CREATE INDEX urls_refresh ON urls (next_fetch, weight, depth) WHERE next_fetch IS NOT NULL;
 
 CREATE TABLE meta (
@@ -135,10 +138,10 @@ export const MIGRATIONS: readonly Migration[] = [{ summary: 'sites, urls and met
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** New URLs in plan order (covered by urls_new: no table access, no sort). */
-export const DUE_NEW_SQL = `SELECT footprint, weight, depth FROM urls WHERE state = 0 ORDER BY weight DESC, depth, first_seen, substr(footprint, 9)`;
+export const DUE_NEW_SQL = `SELECT id, weight, depth FROM urls WHERE state = 0 ORDER BY weight DESC, depth, id`;
 
 /** Scheduled URLs due at ?, most overdue first (covered by urls_refresh). */
-export const DUE_REFRESH_SQL = `SELECT footprint, next_fetch, weight, depth FROM urls WHERE next_fetch <= ? ORDER BY next_fetch`;
+export const DUE_REFRESH_SQL = `SELECT id, next_fetch, weight, depth FROM urls WHERE next_fetch <= ? ORDER BY next_fetch`;
 
 function refuse(file: string, message: string): SherlockError {
   // No code says "a file from a newer or foreign program"; SHERLOCK_IO with the

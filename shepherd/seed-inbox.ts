@@ -7,6 +7,11 @@
  * every URL in it is committed, so a crash mid-file injects it again from the
  * start, which changes nothing: a URL already known stays as it is.
  *
+ * A `*.refetch` file (`sherlock shepherd refetch`) names sites instead, one
+ * origin per line (`http://example.org:8080`), or `*` for every site: their
+ * fetched URLs are made due at once. It is taken in turn with the seed files,
+ * oldest first, and removed the same way.
+ *
  * Format: UTF-8 text, one URL per line (LF or CRLF); blank lines and lines
  * starting with `#` are skipped, and so is a line longer than any URL may be
  * (common/url.ts MAX_URL_LENGTH). Nothing else is checked here: each URL is
@@ -19,13 +24,15 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ioError } from '../common/errors.js';
-import { listDirectory, renameDurably } from '../common/files.js';
+import { createFile, listDirectory, renameDurably } from '../common/files.js';
 import { logger } from '../common/log.js';
 import { MAX_URL_LENGTH } from '../common/url.js';
 
 const log = logger('shepherd');
 
-const SUFFIX = '.urls';
+const SUFFIX = { seeds: '.urls', refetch: '.refetch' } as const;
+
+export type InboxKind = keyof typeof SUFFIX;
 const CHUNK = 1 << 20;
 let serial = 0;
 
@@ -33,17 +40,19 @@ export function seedInboxDir(state: string): string {
   return join(state, 'shepherd', 'inbox');
 }
 
-/** Seed files waiting, oldest first (full paths). */
-export function listSeedFiles(state: string): string[] {
+/** Files waiting, oldest first. */
+export function listSeedFiles(state: string): Array<{ path: string; kind: InboxKind }> {
   const dir = seedInboxDir(state);
-  return listDirectory(dir)
-    .filter((name) => name.endsWith(SUFFIX))
-    .sort()
-    .map((name) => join(dir, name));
+  const out: Array<{ path: string; kind: InboxKind }> = [];
+  for (const name of listDirectory(dir).sort()) {
+    if (name.endsWith(SUFFIX.seeds)) out.push({ path: join(dir, name), kind: 'seeds' });
+    else if (name.endsWith(SUFFIX.refetch)) out.push({ path: join(dir, name), kind: 'refetch' });
+  }
+  return out;
 }
 
-/** Copies `input` into the inbox as one new seed file; returns its path. */
-export async function spoolSeeds(state: string, input: Readable, source: string): Promise<string> {
+/** A new name in the inbox (the time first, so names sort oldest first), its directory made. */
+function newName(state: string, kind: InboxKind): { dir: string; temp: string; path: string } {
   const dir = seedInboxDir(state);
   try {
     mkdirSync(dir, { recursive: true });
@@ -51,8 +60,19 @@ export async function spoolSeeds(state: string, input: Readable, source: string)
     throw ioError(err, dir, 'creating the directory');
   }
   const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${String(serial++).padStart(6, '0')}`;
-  const temp = join(dir, `${name}.tmp`);
-  const path = join(dir, name + SUFFIX);
+  return { dir, temp: join(dir, `${name}.tmp`), path: join(dir, name + SUFFIX[kind]) };
+}
+
+/** Puts a refetch request (origins, or `*`) into the inbox; returns its path. */
+export function writeRefetch(state: string, sites: readonly string[]): string {
+  const { path } = newName(state, 'refetch');
+  createFile(path, Buffer.from(sites.map((site) => `${site}\n`).join('')));
+  return path;
+}
+
+/** Copies `input` into the inbox as one new seed file; returns its path. */
+export async function spoolSeeds(state: string, input: Readable, source: string): Promise<string> {
+  const { temp, path } = newName(state, 'seeds');
   const fd = openFile(temp);
   try {
     const out = createWriteStream('', { fd, autoClose: false });
@@ -86,7 +106,7 @@ function openFile(path: string): number {
   }
 }
 
-/** The URLs of a seed file in batches of at most `batch`, read a chunk at a time (files may hold millions). */
+/** The lines of an inbox file (URLs, or origins) in batches of at most `batch`, read a chunk at a time (files may hold millions). */
 export function* seedBatches(path: string, batch: number): Generator<string[]> {
   let fd: number;
   try {

@@ -48,7 +48,7 @@ export const META = {
 } as const;
 
 export interface CycleReport {
-  /** Seed URLs taken from the inbox: added, already known, over a site's budget, refused by scope.ts (by reason). */
+  /** Seed URLs taken from the inbox: added, already known, over a site's budget, refused by scope.ts (by reason); URLs made due by refetch requests. */
   injected: InjectReport;
   merged: number;
   fetched: number;
@@ -61,6 +61,8 @@ export interface CycleReport {
 
 export interface InjectReport extends InjectCounts {
   rejected: Partial<Record<RejectReason, number>>;
+  /** URLs made due by refetch requests. */
+  refetched: number;
 }
 
 export interface PlanOptions {
@@ -127,12 +129,27 @@ export class Shepherd {
 
   /** Injects every seed file waiting in the inbox (seed-inbox.ts), removing each once it is committed. */
   takeInbox(now: number, report: InjectReport = emptyInject()): InjectReport {
-    for (const file of listSeedFiles(this.state)) {
-      for (const urls of seedBatches(file, INJECT_BATCH)) this.inject(urls, now, report);
-      removeSeedFile(file);
-      log.info('seed file injected', { file });
+    for (const { path, kind } of listSeedFiles(this.state)) {
+      for (const lines of seedBatches(path, INJECT_BATCH)) {
+        if (kind === 'seeds') this.inject(lines, now, report);
+        else report.refetched += this.refetch(lines, now);
+      }
+      removeSeedFile(path);
+      log.info(kind === 'seeds' ? 'seed file injected' : 'refetch request applied', { file: path });
     }
     return report;
+  }
+
+  /**
+   * Makes every fetched URL of the sites named (origins such as
+   * `http://example.org:8080`; `*` for all) due now, so the next plans
+   * refetch them, conditionally where validators are known. Returns how many.
+   */
+  refetch(sites: readonly string[], now: number): number {
+    if (sites.includes('*')) return this.db.refetchNow(undefined, now);
+    const known = sites.filter((site) => this.db.getSite(site) !== undefined);
+    for (const site of sites) if (!known.includes(site)) log.warning('refetch: no such site in the URL database', { site });
+    return known.length === 0 ? 0 : this.db.refetchNow(known, now);
   }
 
   /** One whole cycle: the inbox, then merge, then (unless `plan` is false) plan; its report is kept in meta (shepherd/status.ts). */
@@ -250,12 +267,31 @@ export class Shepherd {
   }
 }
 
+/**
+ * Takes the inbox at once when no shepherd holds the URL database (the
+ * report), else leaves it to the running one (undefined).
+ */
+export function takeInboxIfFree(state: string, config: ShepherdConfig): InjectReport | undefined {
+  let shepherd: Shepherd;
+  try {
+    shepherd = Shepherd.open(state, config);
+  } catch (err) {
+    if (isSherlockError(err, 'SHERLOCK_LOCKED')) return undefined;
+    throw err;
+  }
+  try {
+    return shepherd.takeInbox(Math.floor(Date.now() / 1000));
+  } finally {
+    shepherd.close();
+  }
+}
+
 export function emptyReport(): CycleReport {
   return { injected: emptyInject(), merged: 0, fetched: 0, newUrls: 0, refusedLinks: 0, planned: 0, outcomes: {} };
 }
 
 export function emptyInject(): InjectReport {
-  return { added: 0, known: 0, refused: 0, rejected: {} };
+  return { added: 0, known: 0, refused: 0, rejected: {}, refetched: 0 };
 }
 
 /** The class of a gatherer code, for summaries. */

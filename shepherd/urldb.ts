@@ -15,13 +15,12 @@
  *
  *   db.transaction(() => { db.recordResults(results, now); db.setMeta('bucket_checkpoint', next); });
  *
- * Speed. Footprints are hashes, so a batch lands on pages all over the
- * B-tree and a commit writes every page it touched: the cost of a transaction
- * is its pages more than its rows. Give inject a batch of 100,000 URLs or
- * more (or wrap calls in one transaction): at 1 million rows 10,000-URL
- * batches run at ~30,000 URLs/s, 100,000-URL ones at ~75,000/s. A batch is
- * written site by site, in footprint order, so the B-tree is swept once
- * rather than visited at random (~20% faster at 10 million rows).
+ * Speed. Rows are appended in first-seen order (schema.ts); only the
+ * footprint index, ~26 bytes an entry, takes inserts all over its B-tree. At
+ * 10 million URLs inject costs 24–29 µs of CPU a URL, a third of it here in
+ * JavaScript (canonical form, footprint, site) and the rest in SQLite's
+ * B-trees, about the same with 100,000 or 1,000,000 URLs per transaction;
+ * docs/decisions.md ("Shepherd") has the figures.
  *
  * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
  * power loss may lose the last commits (synchronous=NORMAL syncs the WAL at
@@ -76,9 +75,10 @@
  *            each window ranked by weight (descending), depth, lateness.
  *            After a long stop the oldest are refreshed first and planning
  *            costs one window, not a sort of everything due.
- *   new      state new, by weight (descending), depth, first seen, then a
- *            hash (sites of a batch interleaved), read from the urls_new
- *            index in that order until the batch is full.
+ *   new      state new, by weight (descending), depth, then first seen
+ *            (id; a batch's new rows get their ids in hash order, so its
+ *            sites are interleaved), read from the urls_new index in that
+ *            order until the batch is full.
  * At most `perSite` URLs of one site are taken in one call. Rows not taken
  * stay as they are; markQueued(footprints) after the plan file is written
  * takes them out of the bands (a crash between the two plans them twice,
@@ -118,6 +118,8 @@ const ERROR = 5;
 const GONE = 6;
 const DUPLICATE = 7;
 const DISALLOWED = 8;
+/** The states of a URL fetched at least once, not set aside by the indexer. */
+const FETCHED = [OK, NOT_MODIFIED, REDIRECT, ERROR, GONE, DISALLOWED].join(', ');
 
 /** Gatherer codes that steer the state machine (gatherer/outcome.ts; numbers only, parts do not import each other). */
 const CODE_OK = 0;
@@ -285,25 +287,35 @@ interface ResultRow {
   redirect: string | null;
 }
 
-/** A canonical URL waiting to be added; siteKey is the first 6 bytes of its footprint. */
+/** A canonical URL waiting to be added; `mix` is the first 6 bytes of its footprint's path half, a hash. */
 interface Pending {
   canonical: string;
   footprint: Buffer;
   depth: number;
-  order: number;
-  siteKey: number;
+  mix: number;
 }
 
-function pendingUrl(canonical: string, depth: number, order: number): Pending {
+function pendingUrl(canonical: string, depth: number): Pending {
   const footprint = footprintOf(canonical);
-  return { canonical, footprint, depth, order, siteKey: footprint.readUIntBE(0, 6) };
+  return { canonical, footprint, depth, mix: footprint.readUIntBE(8, 6) };
 }
 
+/** A row the planner may take, as its index gives it. */
 interface Candidate {
-  footprint: Buffer;
+  id: number;
   next_fetch?: number;
   weight: number;
   depth: number;
+}
+
+/** What planning reads of a row it takes. */
+interface DueRow {
+  footprint: Buffer;
+  url: string;
+  site_id: number;
+  state: number;
+  last_modified: number | null;
+  etag: string | null;
 }
 
 /** Schedule bounds in seconds. */
@@ -357,24 +369,24 @@ function prepareAll(db: Database.Database) {
     exists: db.prepare<[Buffer], number>(`SELECT 1 FROM urls WHERE footprint = ?`).pluck(),
     lowerDepth: db.prepare<[number, Buffer, number]>(`UPDATE urls SET depth = ? WHERE footprint = ? AND depth > ?`),
     origin: db.prepare<[Buffer], { url: string; depth: number }>(`SELECT url, depth FROM urls WHERE footprint = ?`),
-    resultGet: db.prepare<[Buffer], ResultRow>(
-      `SELECT state, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, redirect FROM urls WHERE footprint = ?`,
+    resultGet: db.prepare<[Buffer], ResultRow & { id: number }>(
+      `SELECT id, state, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, redirect FROM urls WHERE footprint = ?`,
     ),
-    resultSet: db.prepare<[ResultRow & { footprint: Buffer }]>(
+    resultSet: db.prepare<[ResultRow & { id: number }]>(
       `UPDATE urls SET state = @state, last_fetch = @last_fetch, next_fetch = @next_fetch, interval = @interval, retries = @retries,
          status = @status, error = @error, checksum = @checksum, oid = @oid, last_modified = @last_modified, etag = @etag, redirect = @redirect
-       WHERE footprint = @footprint`,
+       WHERE id = @id`,
     ),
     queue: db.prepare<[number, Buffer]>(
       `UPDATE urls SET state = ${QUEUED}, next_fetch = ? WHERE footprint = ? AND state NOT IN (${GONE}, ${DUPLICATE}, ${DISALLOWED})`,
     ),
     weigh: db.prepare<[number, Buffer]>(`UPDATE urls SET weight = ? WHERE footprint = ?`),
+    refetchAll: db.prepare<[number]>(`UPDATE urls SET next_fetch = ? WHERE state IN (${FETCHED})`),
+    refetchSite: db.prepare<[number, number]>(`UPDATE urls SET next_fetch = ? WHERE site_id = ? AND state IN (${FETCHED})`),
     duplicate: db.prepare<[Buffer]>(`UPDATE urls SET state = ${DUPLICATE}, next_fetch = NULL WHERE footprint = ?`),
     dueRefresh: db.prepare<[number], Candidate>(DUE_REFRESH_SQL),
     dueNew: db.prepare<[], Candidate>(DUE_NEW_SQL),
-    dueDetail: db.prepare<[Buffer], { url: string; site_id: number; state: number; last_modified: number | null; etag: string | null }>(
-      `SELECT url, site_id, state, last_modified, etag FROM urls WHERE footprint = ?`,
-    ),
+    dueDetail: db.prepare<[number], DueRow>(`SELECT footprint, url, site_id, state, last_modified, etag FROM urls WHERE id = ?`),
     get: db.prepare<[Buffer], UrlRow>(`SELECT urls.*, sites.site FROM urls JOIN sites ON sites.id = urls.site_id WHERE urls.footprint = ?`),
     counts: db.prepare<[], { state: number; n: number }>(`SELECT state, count(*) AS n FROM urls GROUP BY state`),
     metaGet: db.prepare<[string], string | number | null>(`SELECT value FROM meta WHERE key = ?`).pluck(),
@@ -504,7 +516,7 @@ export class UrlDb {
       const depth = entry.depth ?? 0;
       const canonical = this.canonical(entry.url, entry.source);
       if (canonical === undefined || !Number.isSafeInteger(depth) || depth < 0) counts.refused++;
-      else pending.push(pendingUrl(canonical, depth, pending.length));
+      else pending.push(pendingUrl(canonical, depth));
     }
     this.transaction(() => this.addAll(pending, now, counts));
     return counts;
@@ -526,7 +538,7 @@ export class UrlDb {
       for (const link of links) {
         const canonical = this.canonical(link, origin?.url);
         if (canonical === undefined) counts.refused++;
-        else pending.push(pendingUrl(canonical, linkDepth, pending.length));
+        else pending.push(pendingUrl(canonical, linkDepth));
       }
       this.addAll(pending, now, counts);
     });
@@ -542,19 +554,28 @@ export class UrlDb {
   }
 
   /**
-   * URLs into the database site by site, in footprint order (each site's in
-   * the order given): the B-tree is visited in one sweep rather than at
-   * random, and a site's budget goes to its URLs in the order given. Inside a
-   * transaction.
+   * URLs into the database; inside a transaction. A site's budget goes to its
+   * URLs in the order given, so the URLs of a site that may run out of budget
+   * in this batch go first, in that order. All others go in hash order: the
+   * new rows' ids, and so the plan order of urls_new, interleave the sites of
+   * the batch rather than running through one site after another.
    */
-  private addAll(pending: Pending[], now: number, counts: InjectCounts): void {
-    pending.sort((a, b) => a.siteKey - b.siteKey || a.order - b.order);
-    for (const p of pending) this.add(p.canonical, p.footprint, p.depth, now, counts);
+  private addAll(pending: readonly Pending[], now: number, counts: InjectCounts): void {
+    const sites = pending.map((p) => this.siteFor(p.canonical, p.footprint, now));
+    const wanted = new Map<SiteEntry, number>();
+    for (const site of sites) wanted.set(site, (wanted.get(site) ?? 0) + 1);
+    const free: number[] = [];
+    pending.forEach((p, i) => {
+      const site = sites[i]!;
+      if (site.urls + wanted.get(site)! <= (site.maxUrls ?? this.maxUrls)) free.push(i);
+      else this.add(site, p, now, counts);
+    });
+    free.sort((a, b) => pending[a]!.mix - pending[b]!.mix);
+    for (const i of free) this.add(sites[i]!, pending[i]!, now, counts);
   }
 
-  /** One URL into the database, counted; inside a transaction. */
-  private add(canonical: string, fp: Buffer, depth: number, now: number, counts: InjectCounts): void {
-    const site = this.siteFor(canonical, fp, now);
+  /** One URL of `site` into the database, counted; inside a transaction. */
+  private add(site: SiteEntry, { canonical, footprint: fp, depth }: Pending, now: number, counts: InjectCounts): void {
     if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
       if (this.s.exists.get(fp) === undefined) {
         counts.refused++;
@@ -664,7 +685,7 @@ export class UrlDb {
       }
       if (prev.last_fetch !== null && r.time <= prev.last_fetch) return undefined;
       const next = this.transition(prev, r, canonical);
-      this.s.resultSet.run({ ...next, footprint: fp });
+      this.s.resultSet.run(next);
       return URL_STATES[next.state];
     });
   }
@@ -685,9 +706,10 @@ export class UrlDb {
     return Math.round(Math.min(this.schedule.max, Math.max(this.schedule.min, interval)));
   }
 
-  private transition(prev: ResultRow, r: FetchOutcome, url: string): ResultRow {
+  /** The row after result `r`; anything else `prev` carries (its id) is kept. */
+  private transition<R extends ResultRow>(prev: R, r: FetchOutcome, url: string): R {
     const { initial, max, retryDelay, maxRetries } = this.schedule;
-    const next: ResultRow = { ...prev, last_fetch: r.time, status: r.status ?? null };
+    const next: R = { ...prev, last_fetch: r.time, status: r.status ?? null };
     const code = r.code;
     const settle = (state: number, interval: number) => {
       next.state = state;
@@ -764,25 +786,34 @@ export class UrlDb {
     if (limit >= BAND) throw new RangeError(`limit must be below ${BAND}`);
     if (!(perSite >= 0)) throw new RangeError(`perSite must be ≥ 0, not ${perSite}`);
     return this.guard('planning', () => {
-      const taken = new Map<string, number>();
-      const picks: Array<{ row: Candidate; band: 'refresh' | 'new' }> = [];
+      const taken = new Map<number, number>();
+      const picks: DueUrl[] = [];
+      let refreshRank = 0;
+      let newRank = 0;
+      // The row is read by id (a rowid lookup) to learn its site; a row over perSite is read and skipped.
       const take = (row: Candidate, band: 'refresh' | 'new') => {
-        const site = row.footprint.toString('latin1', 0, 8);
-        const n = taken.get(site) ?? 0;
+        const d = this.s.dueDetail.get(row.id)!;
+        const n = taken.get(d.site_id) ?? 0;
         if (n >= perSite) return;
-        taken.set(site, n + 1);
-        picks.push({ row, band });
+        taken.set(d.site_id, n + 1);
+        const out: DueUrl = {
+          url: d.url,
+          priority: band === 'refresh' ? refreshRank++ : BAND + newRank++,
+          footprint: d.footprint,
+          siteId: d.site_id,
+          depth: row.depth,
+          weight: row.weight,
+          band,
+          state: URL_STATES[d.state]!,
+        };
+        if (d.last_modified !== null) out.ifModifiedSince = httpDate(d.last_modified);
+        if (d.etag !== null && d.etag !== '' && !/[\t\n\r]/.test(d.etag)) out.ifNoneMatch = d.etag;
+        picks.push(out);
       };
       const window = Math.max(2 * limit, 1024);
       let chunk: Candidate[] = [];
       const rank = () => {
-        chunk.sort(
-          (a, b) =>
-            b.weight - a.weight ||
-            a.depth - b.depth ||
-            a.next_fetch! - b.next_fetch! ||
-            a.footprint.compare(b.footprint, 8, 16, 8, 16),
-        );
+        chunk.sort((a, b) => b.weight - a.weight || a.depth - b.depth || a.next_fetch! - b.next_fetch! || a.id - b.id);
         for (const row of chunk) {
           if (picks.length >= limit) break;
           take(row, 'refresh');
@@ -805,25 +836,7 @@ export class UrlDb {
           if (picks.length >= limit) break;
         }
       }
-      let refreshRank = 0;
-      let newRank = 0;
-      return picks.map(({ row, band }): DueUrl => {
-        const d = this.s.dueDetail.get(row.footprint)!;
-        const priority = band === 'refresh' ? refreshRank++ : BAND + newRank++;
-        const out: DueUrl = {
-          url: d.url,
-          priority,
-          footprint: row.footprint,
-          siteId: d.site_id,
-          depth: row.depth,
-          weight: row.weight,
-          band,
-          state: URL_STATES[d.state]!,
-        };
-        if (d.last_modified !== null) out.ifModifiedSince = httpDate(d.last_modified);
-        if (d.etag !== null && d.etag !== '' && !/[\t\n\r]/.test(d.etag)) out.ifNoneMatch = d.etag;
-        return out;
-      });
+      return picks;
     });
   }
 
@@ -845,6 +858,28 @@ export class UrlDb {
       for (const e of entries) {
         if (e.weight !== undefined && Number.isFinite(e.weight)) changed += this.s.weigh.run(e.weight, e.footprint).changes;
         if (e.duplicate === true) changed += this.s.duplicate.run(e.footprint).changes;
+      }
+    });
+    return changed;
+  }
+
+  /**
+   * Makes every fetched URL of these sites (all sites when undefined) due at
+   * `now`: an operator's "recrawl now". Rows keep their validators, so the
+   * refetch is conditional; gone and disallowed rows are asked again too
+   * (the site may have come back, robots.txt may allow them now).
+   */
+  refetchNow(sites: readonly string[] | undefined, now: number): number {
+    whole(now, 'now');
+    let changed = 0;
+    this.transaction(() => {
+      if (sites === undefined) {
+        changed = this.s.refetchAll.run(now).changes;
+        return;
+      }
+      for (const url of sites) {
+        const site = this.getSite(url);
+        if (site !== undefined) changed += this.s.refetchSite.run(now, site.id).changes;
       }
     });
     return changed;

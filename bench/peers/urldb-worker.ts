@@ -1,40 +1,63 @@
 /**
- * The URL-table peer's process (see urldb.ts):
- *   node dist/bench/peers/urldb-worker.js LINKS_FILE DB
+ * The URL-table peer's process (see urldb.ts): the workload of
+ * bench/urldb-workload.ts against a plain SQLite table keyed by URL, one JSON
+ * line on stdout, the same shape as sherlock's worker (bench/urldb-worker.ts):
+ *
+ *   node dist/bench/peers/urldb-worker.js DB COUNT SITES
+ *
+ *   inject  INSERT OR IGNORE of each URL, a batch per transaction
+ *   plan    the first PLAN_SIZE rows with state 0 (no order: the table has no
+ *           index but the URL's), then an UPDATE of each by URL
+ *   merge   an UPDATE of state and next_fetch by URL per result
  */
 
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { existsSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { INJECT_BATCH, PLAN_SIZE, START, fetchCode, noTime, syntheticUrlBatches, timed } from '../urldb-workload.js';
 
-const [linksFile, dbFile] = process.argv.slice(2);
-if (linksFile === undefined || dbFile === undefined) {
-  process.stderr.write('usage: urldb-worker LINKS_FILE DB\n');
+const [dbFile, countArg, sitesArg] = process.argv.slice(2);
+const count = Number(countArg);
+const sites = Number(sitesArg);
+if (dbFile === undefined || !(count > 0) || !(sites > 0)) {
+  process.stderr.write('usage: urldb-worker DB COUNT SITES\n');
   process.exit(2);
 }
-const urls = readFileSync(linksFile, 'utf8')
-  .split('\n')
-  .filter((l) => l !== '');
 for (const f of [dbFile, dbFile + '-wal', dbFile + '-shm']) if (existsSync(f)) rmSync(f);
 const db = new Database(dbFile);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.exec('CREATE TABLE urls(url TEXT PRIMARY KEY, state INTEGER NOT NULL, depth INTEGER NOT NULL, next_fetch INTEGER NOT NULL)');
-const insert = db.prepare('INSERT OR IGNORE INTO urls(url, state, depth, next_fetch) VALUES (?, 0, ?, ?)');
-const batch = db.transaction((list: readonly string[], base: number) => {
-  list.forEach((u, i) => insert.run(u, (base + i) % 7, base + i));
-});
-const t0 = performance.now();
-for (let i = 0; i < urls.length; i += 1000) batch(urls.slice(i, i + 1000), i);
-const insertMs = performance.now() - t0;
-const lookup = db.prepare('SELECT state, depth, next_fetch FROM urls WHERE url = ?');
-const t1 = performance.now();
-let found = 0;
-for (const u of urls) if (lookup.get(u) !== undefined) found++;
-const lookupMs = performance.now() - t1;
-db.close();
-if (found !== urls.length) {
-  process.stderr.write(`urldb: ${urls.length - found} URLs not found again\n`);
-  process.exit(1);
+const insert = db.prepare<[string, number, number]>('INSERT OR IGNORE INTO urls(url, state, depth, next_fetch) VALUES (?, 0, ?, ?)');
+const firstNew = db.prepare<[number], string>('SELECT url FROM urls WHERE state = 0 LIMIT ?').pluck();
+const setState = db.prepare<[number, number, string]>('UPDATE urls SET state = ?, next_fetch = ? WHERE url = ?');
+
+const inject = noTime();
+const plan = noTime();
+const merge = noTime();
+let now = START;
+let added = 0;
+let depth = 0;
+for (const batch of syntheticUrlBatches({ count, sites }, INJECT_BATCH)) {
+  added += timed(inject, () =>
+    db.transaction(() => {
+      let n = 0;
+      for (const url of batch) n += insert.run(url, 1 + (depth++ % 4), now).changes;
+      return n;
+    })(),
+  );
+  now += 60;
 }
-process.stdout.write(JSON.stringify({ urls: urls.length, insertMs, lookupMs }) + '\n');
+const due = timed(plan, () => {
+  const urls = firstNew.all(PLAN_SIZE);
+  db.transaction(() => {
+    for (const url of urls) setState.run(1, now, url);
+  })();
+  return urls;
+});
+timed(merge, () =>
+  db.transaction(() => {
+    due.forEach((url, i) => setState.run(fetchCode(i) === 0 ? 2 : 5, now + 86_400, url));
+  })(),
+);
+db.close();
+process.stdout.write(JSON.stringify({ urls: count, added, planned: due.length, inject, plan, merge }) + '\n');

@@ -1,17 +1,17 @@
 /**
  * URL-database peer: the obvious baseline a shepherd must beat, a plain SQLite
- * table keyed by URL (better-sqlite3, WAL, synchronous=NORMAL), loaded with
- * every distinct link of the corpus in transactions of 1,000 (as a crawler
- * merges the links of fetched pages), then every URL looked up once.
+ * table keyed by URL (better-sqlite3, WAL, synchronous=NORMAL), given the same
+ * workload as sherlock (bench/urldb-workload.ts): the synthetic URLs inserted
+ * a batch per transaction, then a plan and a merge of 100,000 URLs.
  *
- *   node dist/bench/peers/urldb-worker.js LINKS_FILE DB   → {"urls":N,"insertMs":…,"lookupMs":…}
+ *   node dist/bench/peers/urldb-worker.js DB URLS SITES   → {"added":N,"inject":{"wallMs":…,"cpuMs":…},…}
  */
 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { check, run } from '../measure.js';
 import { sizeOf } from './engines.js';
-import type { Availability, BenchContext, UrlDbEntry, UrlDbResult } from '../parts.js';
+import { runUrlDbWorker } from '../urldb-run.js';
+import type { Availability, BenchContext, UrlDbEntry, UrlDbResult, UrlDbScale } from '../parts.js';
 
 function version(): string | undefined {
   try {
@@ -25,18 +25,14 @@ export const sqliteUrlTable: UrlDbEntry = {
   name: `SQLite table, url PRIMARY KEY (better-sqlite3 ${version() ?? '?'})`,
   how:
     'URL database baseline: `CREATE TABLE urls(url TEXT PRIMARY KEY, state INTEGER, depth INTEGER, next_fetch INTEGER)` in WAL mode ' +
-    'with synchronous=NORMAL; every distinct <a href> URL of the corpus inserted (INSERT OR IGNORE) in transactions of 1,000, then each ' +
-    'looked up once by url. Size: database and WAL files.',
+    'with synchronous=NORMAL; the synthetic URLs inserted (INSERT OR IGNORE) 100,000 per transaction; plan: the first 100,000 rows with ' +
+    'state 0 (no order: no index but the URL\'s), each then updated by url; merge: state and next_fetch of each updated by url, one ' +
+    'transaction. Size: database and WAL files.',
   async available(): Promise<Availability> {
     return version() === undefined ? { status: 'unavailable', reason: 'better-sqlite3 not installed (npm install)' } : true;
   },
-  async load(ctx: BenchContext, dir: string): Promise<UrlDbResult> {
+  async load(ctx: BenchContext, dir: string, scale: UrlDbScale): Promise<UrlDbResult> {
     const db = join(dir, 'urls.sqlite');
-    const r = check(
-      'url table',
-      await run(process.execPath, [join(ctx.distDir, 'peers', 'urldb-worker.js'), ctx.corpus.linksFile, db], { timeoutMs: 1_800_000 }),
-    );
-    const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { urls: number; insertMs: number; lookupMs: number };
-    return { ...out, sizeBytes: sizeOf(db) + sizeOf(db + '-wal'), peakRss: r.peakRss };
+    return runUrlDbWorker('url table', join(ctx.distDir, 'peers', 'urldb-worker.js'), db, scale, () => sizeOf(db) + sizeOf(db + '-wal'));
   },
 };

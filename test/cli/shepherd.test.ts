@@ -33,7 +33,7 @@ test('inject: URLs from a file and from stdin, comments skipped, bad lines count
   writeFileSync(seeds, ['# seeds', 'http://a.example/', '  http://b.example/x  ', '', 'ftp://c.example/', 'http://A.example/', `http://d.example/${'x'.repeat(2000)}`, 'http://e.example/\r'].join('\n'));
   const first = await runCli(['inject', '--state', state, '--json', seeds]);
   assert.equal(first.status, 0, first.stderr);
-  assert.deepEqual(JSON.parse(first.stdout), { added: 3, known: 1, refused: 0, rejected: { scheme: 1, length: 1 } });
+  assert.deepEqual(JSON.parse(first.stdout), { added: 3, known: 1, refused: 0, rejected: { scheme: 1, length: 1 }, refetched: 0 });
 
   const again = await runCli(['inject', '--state', state, '-'], { input: 'http://b.example/x\nhttp://f.example/\n' });
   assert.equal(again.status, 0, again.stderr);

@@ -74,13 +74,13 @@ test('a new database has the schema, its version and application id, in WAL mode
     assert.equal(raw.pragma('application_id', { simple: true }), APPLICATION_ID);
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
     const names = raw.prepare(`SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
-    assert.deepEqual(names, ['meta', 'sites', 'sites_footprint', 'urls', 'urls_new', 'urls_refresh']);
+    assert.deepEqual(names, ['meta', 'sites', 'sites_footprint', 'urls', 'urls_footprint', 'urls_new', 'urls_refresh']);
   } finally {
     raw.close();
   }
 });
 
-test('the planner queries read their partial indexes in order, without a sort', (t) => {
+test('the planner queries read their partial indexes in order, without a sort; lookups use the footprint index', (t) => {
   const { db, state } = openDb(t);
   db.close();
   const raw = new Database(join(state, 'shepherd', 'urls.sqlite'), { readonly: true });
@@ -89,6 +89,9 @@ test('the planner queries read their partial indexes in order, without a sort', 
       (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
     assert.match(plan(DUE_NEW_SQL), /^SCAN urls USING COVERING INDEX urls_new$/);
     assert.match(plan(DUE_REFRESH_SQL, T0), /^SEARCH urls USING COVERING INDEX urls_refresh \(next_fetch<\?\)$/);
+    // Every lookup by footprint goes through the unique index; planning reads the rows it takes by rowid.
+    assert.match(plan(`SELECT id FROM urls WHERE footprint = ?`, Buffer.alloc(16)), /^SEARCH urls USING COVERING INDEX urls_footprint \(footprint=\?\)$/);
+    assert.match(plan(`SELECT url FROM urls WHERE id = ?`, 1), /^SEARCH urls USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
   } finally {
     raw.close();
   }
