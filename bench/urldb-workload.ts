@@ -29,6 +29,7 @@
 
 import { performance } from 'node:perf_hooks';
 import type { UrlDbTiming } from './parts.js';
+import { mulberry32 } from './queries.js';
 
 export const INJECT_BATCH = 100_000;
 export const PLAN_SIZE = 100_000;
@@ -74,18 +75,6 @@ export function timed<T>(into: UrlDbTiming, fn: () => T): T {
   }
 }
 
-/** mulberry32: a small, fast PRNG with a 32-bit state; good enough to shape test data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'xe', 'zu', 'bar', 'cor', 'den', 'fil', 'gan', 'hol', 'jas', 'mor', 'pet', 'quin', 'ster', 'tral', 'wen', 'yor'];
 const WORDS = [
   'about', 'archive', 'article', 'best', 'blue', 'city', 'cloud', 'data', 'design', 'energy', 'guide', 'health', 'history', 'house',
@@ -104,7 +93,7 @@ export const DEFAULT_SEED = 20240611;
 
 /** The site prefixes (scheme://host[:port]), one per site, by index. */
 export function syntheticSites(sites: number, seed: number = DEFAULT_SEED): string[] {
-  const rnd = prng(seed ^ 0x51735);
+  const rnd = mulberry32(seed ^ 0x51735);
   const out: string[] = [];
   for (let i = 0; i < sites; i++) {
     const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
@@ -163,7 +152,7 @@ export function* syntheticUrlBatches(opts: SynthOptions, batch: number): Generat
   let sum = 0;
   for (let i = 0; i < opts.sites; i++) cumulative[i] = sum += 1 / Math.sqrt(i + 1);
   const next = new Uint32Array(opts.sites);
-  const rnd = prng(seed);
+  const rnd = mulberry32(seed);
   let out: string[] = [];
   for (let k = 0; k < opts.count; k++) {
     // Binary search for the first cumulative weight above the draw.

@@ -152,13 +152,15 @@ export class Shepherd {
     return known.length === 0 ? 0 : this.db.refetchNow(known, now);
   }
 
-  /** One whole cycle: the inbox, then merge, then (unless `plan` is false) plan; its report is kept in meta (shepherd/status.ts). */
+  /** One whole cycle: the inbox, then merge, then (unless `plan` is false) plan; the report of the last that did anything is kept in meta (shepherd/status.ts). */
   cycle(now: number, options: PlanOptions & { plan?: boolean }): CycleReport {
     const report = emptyReport();
     this.takeInbox(now, report.injected);
     this.merge(now, report);
     if (options.plan !== false) this.plan(now, options, report);
-    this.db.setMeta(META.lastCycle, JSON.stringify({ time: now, ...report }));
+    // Only a cycle that did something is kept: `crawl` cycles ten times a second.
+    const injected = report.injected.added + report.injected.known + report.injected.refetched;
+    if (injected + report.merged + report.planned > 0) this.db.setMeta(META.lastCycle, JSON.stringify({ time: now, ...report }));
     return report;
   }
 

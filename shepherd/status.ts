@@ -7,19 +7,15 @@
  */
 
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ioError } from '../common/errors.js';
 import { lockHolder } from '../common/lock.js';
 import { META, type CycleReport } from './shepherd.js';
-import { URL_STATES, type UrlState } from './urldb.js';
+import { countUrls, URL_STATES, urlDbPath, type UrlDbStats, type UrlState } from './urldb.js';
 
-export interface ShepherdStatus {
+export interface ShepherdStatus extends UrlDbStats {
   /** PID of the process holding the URL database (shepherd or crawl), if any. */
   runningPid?: number;
-  urls: Record<UrlState, number>;
-  total: number;
-  sites: number;
   /** The oid the next merge starts from. */
   checkpoint: number;
   lastCycle?: CycleReport & { time: number };
@@ -47,13 +43,9 @@ function openReadOnly(file: string): Database.Database {
   }
 }
 
-function urlDbFile(state: string): string {
-  return join(state, 'shepherd', 'urls.sqlite');
-}
-
 /** Every URL of the database, in URL order (SHERLOCK_IO when there is no database). */
 export function* readUrls(state: string): Generator<UrlListing> {
-  const file = urlDbFile(state);
+  const file = urlDbPath(state);
   const db = openReadOnly(file);
   try {
     const rows = db
@@ -82,23 +74,14 @@ export function* readUrls(state: string): Generator<UrlListing> {
 
 /** The status, or undefined when the state has no URL database yet. */
 export function readShepherdStatus(state: string): ShepherdStatus | undefined {
-  const file = urlDbFile(state);
+  const file = urlDbPath(state);
   if (!existsSync(file)) return undefined;
   const db = openReadOnly(file);
   try {
-    const urls = Object.fromEntries(URL_STATES.map((s) => [s, 0])) as Record<UrlState, number>;
-    let total = 0;
-    for (const { state: index, n } of db.prepare<[], { state: number; n: number }>(`SELECT state, count(*) AS n FROM urls GROUP BY state`).iterate()) {
-      const name = URL_STATES[index];
-      if (name !== undefined) urls[name] = n;
-      total += n;
-    }
     const meta = db.prepare<[string], string | number>(`SELECT value FROM meta WHERE key = ?`).pluck();
     const cycle = meta.get(META.lastCycle);
     const status: ShepherdStatus = {
-      urls,
-      total,
-      sites: db.prepare<[], number>(`SELECT count(*) FROM sites`).pluck().get()!,
+      ...countUrls(db),
       checkpoint: Number(meta.get(META.checkpoint) ?? 1),
     };
     if (typeof cycle === 'string') status.lastCycle = JSON.parse(cycle) as CycleReport & { time: number };

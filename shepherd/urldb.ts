@@ -94,7 +94,7 @@
  */
 
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
@@ -362,7 +362,6 @@ function prepareAll(db: Database.Database) {
     siteBudget: db.prepare<[number | null, number | null, number | null, number]>(
       `UPDATE sites SET max_urls = ?, max_depth = ?, delay_ms = ? WHERE id = ?`,
     ),
-    sitesTotal: db.prepare<[], number>(`SELECT count(*) FROM sites`).pluck(),
     insert: db.prepare<[Buffer, string, number, number, number]>(
       `INSERT OR IGNORE INTO urls (footprint, url, site_id, state, depth, first_seen) VALUES (?, ?, ?, ${NEW}, ?, ?)`,
     ),
@@ -388,13 +387,28 @@ function prepareAll(db: Database.Database) {
     dueNew: db.prepare<[], Candidate>(DUE_NEW_SQL),
     dueDetail: db.prepare<[number], DueRow>(`SELECT footprint, url, site_id, state, last_modified, etag FROM urls WHERE id = ?`),
     get: db.prepare<[Buffer], UrlRow>(`SELECT urls.*, sites.site FROM urls JOIN sites ON sites.id = urls.site_id WHERE urls.footprint = ?`),
-    counts: db.prepare<[], { state: number; n: number }>(`SELECT state, count(*) AS n FROM urls GROUP BY state`),
     metaGet: db.prepare<[string], string | number | null>(`SELECT value FROM meta WHERE key = ?`).pluck(),
     metaSet: db.prepare<[string, string | number]>(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
   };
 }
 
 type Statements = ReturnType<typeof prepareAll>;
+
+export function urlDbPath(state: string): string {
+  return join(state, 'shepherd', 'urls.sqlite');
+}
+
+/** URLs per state, their total and the number of sites, on any connection (shepherd/status.ts reads read-only). */
+export function countUrls(db: Database.Database): UrlDbStats {
+  const urls = Object.fromEntries(URL_STATES.map((s) => [s, 0])) as Record<UrlState, number>;
+  let total = 0;
+  for (const { state, n } of db.prepare<[], { state: number; n: number }>(`SELECT state, count(*) AS n FROM urls GROUP BY state`).iterate()) {
+    const name = URL_STATES[state];
+    if (name !== undefined) urls[name] = n;
+    total += n;
+  }
+  return { urls, total, sites: db.prepare<[], number>(`SELECT count(*) FROM sites`).pluck().get()! };
+}
 
 export class UrlDb {
   readonly file: string;
@@ -439,8 +453,8 @@ export class UrlDb {
    * writer. Settings not given take the [shepherd] defaults.
    */
   static open(state: string, settings: Partial<UrlDbSettings> = {}): UrlDb {
-    const dir = join(state, 'shepherd');
-    const file = join(dir, 'urls.sqlite');
+    const file = urlDbPath(state);
+    const dir = dirname(file);
     try {
       mkdirSync(dir, { recursive: true });
     } catch (err) {
@@ -918,16 +932,7 @@ export class UrlDb {
 
   /** URLs per state, their total and the number of sites. Scans the whole table: for status pages, not loops. */
   stats(): UrlDbStats {
-    return this.guard('counting', () => {
-      const urls = Object.fromEntries(URL_STATES.map((s) => [s, 0])) as Record<UrlState, number>;
-      let total = 0;
-      for (const { state, n } of this.s.counts.iterate()) {
-        const name = URL_STATES[state];
-        if (name !== undefined) urls[name] = n;
-        total += n;
-      }
-      return { urls, total, sites: this.s.sitesTotal.get()! };
-    });
+    return this.guard('counting', () => countUrls(this.db));
   }
 
   // ------------------------------------------------------------ checkpoints
