@@ -112,6 +112,7 @@ function add(total: CycleReport, round: CycleReport): void {
   total.newUrls += round.newUrls;
   total.refusedLinks += round.refusedLinks;
   total.planned += round.planned;
+  total.feedback += round.feedback;
   for (const [k, v] of Object.entries(round.outcomes)) total.outcomes[k] = (total.outcomes[k] ?? 0) + v;
 }
 

@@ -134,12 +134,13 @@ function listUrls(opts: { state?: string; json?: boolean; only?: string }): void
 
 function logCycle(report: CycleReport): void {
   const injected = report.injected.added + report.injected.known;
-  if (injected === 0 && report.merged === 0 && report.planned === 0) return;
+  if (injected === 0 && report.merged === 0 && report.feedback === 0 && report.planned === 0) return;
   log.info('cycle', {
     injected: report.injected.added,
     merged: report.merged,
     fetched: report.fetched,
     new_urls: report.newUrls,
     planned: report.planned,
+    feedback: report.feedback,
   });
 }

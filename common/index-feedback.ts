@@ -18,6 +18,8 @@
 import { CountingWriter, IndexFileReader, recordCount, type IndexFormat } from './index-file.js';
 import { MAX_CARD_ID } from './index-refs.js';
 
+/** Its name in an index version's directory. */
+export const FEEDBACK_NAME = 'Feedback';
 export const FEEDBACK_FORMAT: IndexFormat = { magic: 'SHERLOCK-FEEDBCK', version: 1, fields: ['records'], what: 'Feedback' };
 export const FOOTPRINT_SIZE = 16;
 export const FEEDBACK_RECORD = 22;

@@ -28,32 +28,20 @@
  * than `indexer.grace_period`, so that queries still reading it finish.
  */
 
-import { lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ioError } from '../common/errors.js';
 import { syncDirectory, syncPath } from '../common/files.js';
+import { CURRENT, currentVersion, indexDirectory } from '../common/index-layout.js';
 import { MANIFEST_NAME, writeManifest } from '../common/index-manifest.js';
 import { logger } from '../common/log.js';
 
 const log = logger('indexer');
 
-export const CURRENT = 'current';
 const TEMP_SUFFIX = '.tmp';
 const VERSION_NAME = /^(\d{14})(?:-(\d+))?$/;
 
-export function indexDirectory(state: string): string {
-  return join(state, 'index');
-}
-
-/** The version `current` names, if any. */
-export function currentVersion(indexDir: string): string | undefined {
-  try {
-    return readlinkSync(join(indexDir, CURRENT));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw ioError(err, join(indexDir, CURRENT), 'reading');
-  }
-}
+export { CURRENT, currentVersion, indexDirectory };
 
 /** Versions by age, oldest first. */
 function versionOrder(a: string, b: string): number {

@@ -23,6 +23,9 @@
 
 import { BucketReader, bucketFilePath } from '../common/bucket-file.js';
 import { isSherlockError, type SherlockError } from '../common/errors.js';
+import { CARD_FLAG } from '../common/index-cardinfo.js';
+import { FEEDBACK_NAME, readFeedback } from '../common/index-feedback.js';
+import { currentVersion, indexDirectory } from '../common/index-layout.js';
 import { logger } from '../common/log.js';
 import { listPlans, writePlan } from '../common/plan-file.js';
 import { footprint } from '../common/url.js';
@@ -30,8 +33,9 @@ import type { ShepherdConfig } from './config.js';
 import { readReports, type FetchResult } from './results.js';
 import { Scope, seedHost, type RejectReason } from './scope.js';
 import { listSeedFiles, removeSeedFile, seedBatches } from './seed-inbox.js';
-import { UrlDb, type InjectCounts } from './urldb.js';
+import { UrlDb, type Feedback, type InjectCounts } from './urldb.js';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 const log = logger('shepherd');
 
@@ -45,7 +49,18 @@ export const META = {
   seedHosts: 'seed_hosts',
   /** JSON: the last cycle's report and time. */
   lastCycle: 'last_cycle',
+  /** JSON: the index version whose Feedback is being applied, how many of its records are, and whether all are. */
+  feedback: 'index_feedback',
 } as const;
+
+/** Feedback records applied per cycle, one transaction: a big index's Feedback is spread over cycles. */
+const FEEDBACK_BATCH = 50_000;
+
+interface FeedbackProgress {
+  version: string;
+  applied: number;
+  done: boolean;
+}
 
 export interface CycleReport {
   /** Seed URLs taken from the inbox: added, already known, over a site's budget, refused by scope.ts (by reason); URLs made due by refetch requests. */
@@ -55,6 +70,8 @@ export interface CycleReport {
   newUrls: number;
   refusedLinks: number;
   planned: number;
+  /** Feedback records of the current index version applied (weights, duplicates). */
+  feedback: number;
   /** Outcome codes of the fetches merged, by class: ok, redirect, not_modified, temporary, permanent. */
   outcomes: Record<string, number>;
 }
@@ -157,10 +174,11 @@ export class Shepherd {
     const report = emptyReport();
     this.takeInbox(now, report.injected);
     this.merge(now, report);
+    this.applyFeedback(report);
     if (options.plan !== false) this.plan(now, options, report);
     // Only a cycle that did something is kept: `crawl` cycles ten times a second.
     const injected = report.injected.added + report.injected.known + report.injected.refetched;
-    if (injected + report.merged + report.planned > 0) this.db.setMeta(META.lastCycle, JSON.stringify({ time: now, ...report }));
+    if (injected + report.merged + report.feedback + report.planned > 0) this.db.setMeta(META.lastCycle, JSON.stringify({ time: now, ...report }));
     return report;
   }
 
@@ -191,6 +209,50 @@ export class Shepherd {
     } finally {
       reader.close();
     }
+  }
+
+  /**
+   * Applies the Feedback of the index version `current` names
+   * (common/index-feedback.ts): static weights steer planning, duplicates
+   * are not fetched again. FEEDBACK_BATCH records per call; the progress in
+   * meta moves in the same transaction as the records, and applying a
+   * record twice changes nothing, so a crash anywhere is harmless.
+   */
+  applyFeedback(report: CycleReport = emptyReport()): CycleReport {
+    const indexDir = indexDirectory(this.state);
+    const version = currentVersion(indexDir);
+    if (version === undefined) return report;
+    const stored = this.db.getMeta(META.feedback);
+    const progress = typeof stored === 'string' ? (JSON.parse(stored) as FeedbackProgress) : undefined;
+    if (progress?.version === version && progress.done) return report;
+    const skip = progress?.version === version ? progress.applied : 0;
+    const file = join(indexDir, version, FEEDBACK_NAME);
+    const batch: Feedback[] = [];
+    let seen = 0;
+    let done = true;
+    try {
+      for (const record of readFeedback(file)) {
+        seen += 1;
+        if (seen <= skip) continue;
+        batch.push({ footprint: record.footprint, weight: record.weight, duplicate: (record.flags & CARD_FLAG.dup) !== 0 });
+        if (batch.length === FEEDBACK_BATCH) {
+          done = false;
+          break;
+        }
+      }
+    } catch (err) {
+      // A version removed under us (grace period) or damaged: the next version brings its own Feedback.
+      log.warning('index feedback not applied', { file, problem: err instanceof Error ? err.message : String(err) });
+      this.db.transaction(() => this.db.setMeta(META.feedback, JSON.stringify({ version, applied: skip, done: true } satisfies FeedbackProgress)));
+      return report;
+    }
+    this.db.transaction(() => {
+      this.db.feedback(batch);
+      this.db.setMeta(META.feedback, JSON.stringify({ version, applied: skip + batch.length, done } satisfies FeedbackProgress));
+    });
+    report.feedback += batch.length;
+    if (done) log.info('index feedback applied', { version, records: skip + batch.length });
+    return report;
   }
 
   private mergeFetch(result: FetchResult, now: number, report: CycleReport): void {
@@ -289,7 +351,7 @@ export function takeInboxIfFree(state: string, config: ShepherdConfig): InjectRe
 }
 
 export function emptyReport(): CycleReport {
-  return { injected: emptyInject(), merged: 0, fetched: 0, newUrls: 0, refusedLinks: 0, planned: 0, outcomes: {} };
+  return { injected: emptyInject(), merged: 0, fetched: 0, newUrls: 0, refusedLinks: 0, planned: 0, feedback: 0, outcomes: {} };
 }
 
 export function emptyInject(): InjectReport {
