@@ -15,9 +15,11 @@ import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
+import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { describeInject, seedInput } from './inject.js';
+import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('crawl');
@@ -54,7 +56,16 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   const config = loadSettings(globals).config;
   await spoolSeeds(state, seedInput(opts.seeds), opts.seeds);
   const started = Date.now();
-  const shepherd = Shepherd.open(state, config.shepherd);
+  const registry = daemonRegistry();
+  const metrics = new ShepherdMetrics(registry, state);
+  const listener = await adminListener(registry, config.gatherer.admin_listen, 'gatherer.admin_listen');
+  let shepherd: Shepherd;
+  try {
+    shepherd = Shepherd.open(state, config.shepherd);
+  } catch (err) {
+    await listener?.close();
+    throw err;
+  }
   const plan = { limit: config.shepherd.plan_batch, perSite: config.shepherd.plan_per_site };
   let gatherer: Gatherer | undefined;
   const total: CycleReport = emptyReport();
@@ -67,13 +78,14 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
-    gatherer = await Gatherer.open(state, config.gatherer);
+    gatherer = await Gatherer.open(state, config.gatherer, registry);
     running = gatherer.run();
     const tty = process.stderr.isTTY;
     let wasIdle = false;
     for (;;) {
       const round = shepherd.cycle(seconds(), plan);
       add(total, round);
+      metrics.cycle(round);
       if (round.planned > 0) gatherer.plansWritten();
       if (tty) process.stderr.write(`\r${progress(total, started)}\x1b[K`);
       if (stopRequested) break;
@@ -95,6 +107,7 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
     gatherer?.stop('abort');
     await running?.catch(() => undefined);
     shepherd.close();
+    await listener?.close();
   }
   const summary = { seconds: (Date.now() - started) / 1000, fetched: total.fetched, newUrls: total.newUrls, refusedLinks: total.refusedLinks, outcomes: total.outcomes };
   if (opts.json === true) printJson(summary);

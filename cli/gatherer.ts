@@ -14,10 +14,13 @@ import { writePlan, type PlanEntry } from '../common/plan-file.js';
 import { GatherQueue } from '../common/queue-file.js';
 import { queueKeyText } from '../common/host-file.js';
 import { canonicalUrl } from '../common/url.js';
+import type { Registry } from '../common/metrics.js';
+import type { GathererConfig } from '../gatherer/config.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { readFileSync } from 'node:fs';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { daemon } from './daemon.js';
+import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('gatherer');
@@ -36,25 +39,13 @@ export function registerGatherer(program: Command): void {
         const globals = cmd.optsWithGlobals<GlobalOptions>();
         const state = stateDir(opts);
         const maxPages = opts.maxPages === undefined ? undefined : count(opts.maxPages, '--max-pages');
-        const g = await Gatherer.open(state, loadSettings(globals).config.gatherer);
-        const d = daemon({
-          stop(signal, count) {
-            log.notice(count === 1 ? 'stopping: finishing fetches in flight' : 'stopping now: aborting fetches in flight', { signal });
-            g.stop(count === 1 ? 'drain' : 'abort');
-          },
-          reload() {
-            g.reload(loadSettings(globals).config.gatherer);
-          },
-        });
+        const config = loadSettings(globals).config.gatherer;
+        const registry = daemonRegistry();
+        const metrics = await adminListener(registry, config.admin_listen, 'gatherer.admin_listen');
         try {
-          log.notice('gatherer running', { state });
-          const running = g.run({ ...(opts.untilIdle === true ? { untilIdle: true } : {}), ...(maxPages === undefined ? {} : { maxPages }) });
-          d.ready('fetching');
-          await running;
-          const status = g.status();
-          log.notice('gatherer stopped', { fetches: status.fetches, stored: status.stored, queued: status.queued });
+          await runGatherer(state, config, registry, globals, opts.untilIdle === true, maxPages);
         } finally {
-          d.close();
+          await metrics?.close();
         }
       }),
     );
@@ -116,6 +107,29 @@ export function registerGatherer(program: Command): void {
         }
       }),
     );
+}
+
+async function runGatherer(state: string, config: GathererConfig, registry: Registry, globals: GlobalOptions, untilIdle: boolean, maxPages: number | undefined): Promise<void> {
+  const g = await Gatherer.open(state, config, registry);
+  const d = daemon({
+    stop(signal, count) {
+      log.notice(count === 1 ? 'stopping: finishing fetches in flight' : 'stopping now: aborting fetches in flight', { signal });
+      g.stop(count === 1 ? 'drain' : 'abort');
+    },
+    reload() {
+      g.reload(loadSettings(globals).config.gatherer);
+    },
+  });
+  try {
+    log.notice('gatherer running', { state });
+    const running = g.run({ ...(untilIdle ? { untilIdle: true } : {}), ...(maxPages === undefined ? {} : { maxPages }) });
+    d.ready('fetching');
+    await running;
+    const status = g.status();
+    log.notice('gatherer stopped', { fetches: status.fetches, stored: status.stored, queued: status.queued });
+  } finally {
+    d.close();
+  }
 }
 
 function count(text: string, what: string): number {

@@ -22,6 +22,7 @@ import { IndexEngine } from '../searcher/index-engine.js';
 import { SearchServer } from '../searcher/server.js';
 import { STATE_HELP, action, stateDir } from './command.js';
 import { daemon } from './daemon.js';
+import { daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('searcher');
@@ -46,7 +47,7 @@ export function registerSearcher(program: Command): void {
         };
         const { config, token } = settings();
         const engine = await IndexEngine.start({ state });
-        const server = await SearchServer.listen({ config, token, engine });
+        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry() });
         let stop: (signal: string) => void = () => undefined;
         const stopped = new Promise<string>((resolve) => (stop = resolve));
         const d = daemon({

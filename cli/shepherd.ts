@@ -17,11 +17,13 @@ import { logger } from '../common/log.js';
 import { canonicalUrl, urlParts } from '../common/url.js';
 import type { ShepherdConfig } from '../shepherd/config.js';
 import { writeRefetch } from '../shepherd/seed-inbox.js';
+import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, takeInboxIfFree, type CycleReport } from '../shepherd/shepherd.js';
 import { readUrls } from '../shepherd/status.js';
 import { URL_STATES } from '../shepherd/urldb.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { daemon } from './daemon.js';
+import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('shepherd');
@@ -39,7 +41,16 @@ export function registerShepherd(program: Command): void {
         const globals = cmd.optsWithGlobals<GlobalOptions>();
         const state = stateDir(opts);
         let config = loadSettings(globals).config.shepherd;
-        let s = Shepherd.open(state, config);
+        const registry = daemonRegistry();
+        const metrics = new ShepherdMetrics(registry, state);
+        const listener = await adminListener(registry, config.admin_listen, 'shepherd.admin_listen');
+        let s: Shepherd;
+        try {
+          s = Shepherd.open(state, config);
+        } catch (err) {
+          await listener?.close();
+          throw err;
+        }
         let stopping = false;
         let wake: (() => void) | undefined;
         let reload: ShepherdConfig | undefined;
@@ -66,6 +77,7 @@ export function registerShepherd(program: Command): void {
             }
             const report = s.cycle(Math.floor(Date.now() / 1000), { limit: config.plan_batch, perSite: config.plan_per_site, plan: !s.plansWaiting() });
             logCycle(report);
+            metrics.cycle(report);
             if (opts.once === true || stopping) break;
             await new Promise<void>((resolve) => {
               wake = resolve;
@@ -77,6 +89,7 @@ export function registerShepherd(program: Command): void {
         } finally {
           d.close();
           s.close();
+          await listener?.close();
         }
         log.notice('shepherd stopped');
       }),

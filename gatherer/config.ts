@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
+import { adminListen } from '../common/metrics-listener.js';
 
 export const gathererConfig = z
   .object({
@@ -50,6 +51,8 @@ export const gathererConfig = z
     dns_cache: duration().prefault('1h'),
     /** Written data is fsynced (ARC, buckets, queues) at least this often; a power loss loses at most this much. */
     sync_interval: duration({ min: '100ms' }).prefault('5s'),
+    /** Loopback HOST:PORT serving /metrics (also for `sherlock crawl`); "" serves none. Changes on restart. */
+    admin_listen: adminListen(),
   })
   .strict();
 

@@ -25,6 +25,7 @@ import type { ArcRecordInput, FramedArcRecord } from '../common/arc-write.js';
 import { BucketObject } from '../common/bucket.js';
 import { md5Hex } from '../common/digest.js';
 import { logger } from '../common/log.js';
+import { Registry } from '../common/metrics.js';
 import { listPlans } from '../common/plan-file.js';
 import { GatherQueue, type Host, type QueueEntry } from '../common/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/host-file.js';
@@ -32,7 +33,8 @@ import type { GathererConfig } from './config.js';
 import { documentHeader, headerValue, responseFacts } from './document.js';
 import { Resolver, resolverFor } from './dns.js';
 import { Fetcher, fetcherFor, type FetchResponse } from './fetch.js';
-import { CODE, givenUp, isTemporary } from './outcome.js';
+import { GathererMetrics } from './metrics.js';
+import { CODE, givenUp, isTemporary, type Outcome } from './outcome.js';
 import { ParsePool, autoParseWorkers } from './parse-pool.js';
 import { importPlans } from './plan-import.js';
 import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
@@ -99,22 +101,25 @@ export class Gatherer {
   /** The plan import under way (plan-import.ts: one at a time, its fsyncs waited for off the thread). */
   private importing: Promise<void> | undefined;
   private readonly counters: GathererStatus;
+  private readonly metrics: GathererMetrics;
 
   private constructor(
     readonly state: string,
     config: GathererConfig,
     private readonly queue: GatherQueue,
     private readonly store: GatherStore,
+    registry: Registry,
   ) {
     this.config = config;
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
     this.parser = new ParsePool(parseWorkers(config));
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0 };
+    this.metrics = new GathererMetrics(registry, () => this.status());
   }
 
-  /** Opens the queues and the store, repairs what a crash left, imports waiting plans. */
-  static async open(state: string, config: GathererConfig): Promise<Gatherer> {
+  /** Opens the queues and the store, repairs what a crash left, imports waiting plans; its metrics go into `registry`. */
+  static async open(state: string, config: GathererConfig, registry = new Registry()): Promise<Gatherer> {
     const queue = GatherQueue.open(state);
     let store: GatherStore;
     try {
@@ -123,7 +128,7 @@ export class Gatherer {
       queue.close();
       throw err;
     }
-    const gatherer = new Gatherer(state, config, queue, store);
+    const gatherer = new Gatherer(state, config, queue, store, registry);
     gatherer.reconcile(store.unfinished);
     await gatherer.importInbox();
     for (const host of queue.hosts()) gatherer.track(host);
@@ -404,6 +409,7 @@ export class Gatherer {
     this.counters.fetches += 1;
     this.counters.bytes += response.body.length;
     this.count(response.outcome);
+    this.metrics.fetched(response.elapsedMs);
     const retry = isTemporary(response.code) && queued.retries < this.config.max_retries;
     const code = retry ? response.code : givenUp(response.code);
     const message = code === response.code ? response.message : `gave up after ${queued.retries + 1} tries: ${response.message}`;
@@ -502,6 +508,7 @@ export class Gatherer {
     const { response, fetched } = await requestRobots(url, { host: rt.host.name, address }, this.resolver, this.fetcher, this.aborter.signal);
     if (this.aborter.signal.aborted) return;
     this.counters.robotsFetches += 1;
+    this.metrics.robotsFetched(response.outcome);
     const now = Date.now();
     const options = { url, userAgent: this.config.user_agent, now, expireMs: this.config.robots_expire, errorRetryMs: this.config.error_backoff };
     const decision = interpretRobots(response, options, redirect?.hops ?? 0);
@@ -581,7 +588,7 @@ export class Gatherer {
     }
   }
 
-  private count(outcome: string): void {
+  private count(outcome: Outcome): void {
     this.counters.outcomes[outcome] = (this.counters.outcomes[outcome] ?? 0) + 1;
   }
 }

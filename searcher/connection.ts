@@ -30,6 +30,7 @@ import type { SearcherConfig } from './config.js';
 import type { Engine } from './engine.js';
 import { KeyedBuckets, TokenBucket } from './limits.js';
 import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClientMessage, type ClientMessage, type ErrorFields, type ServerMessage } from './protocol.js';
+import type { SearcherMetrics } from './metrics.js';
 import { runSearch, type Counters } from './search.js';
 
 const log = logger('searcher');
@@ -47,6 +48,7 @@ export interface Shared {
   readonly token: string | undefined;
   readonly ipSearches: KeyedBuckets;
   readonly counters: Counters;
+  readonly metrics: SearcherMetrics;
   /** The data of a status event, made once per tick for all subscribers. */
   status(): Record<string, unknown>;
   closed(connection: Connection): void;
@@ -236,7 +238,7 @@ export class Connection {
     this.refusals = 0;
     const controller = new AbortController();
     this.searches.set(id, controller);
-    void runSearch(this.shared.engine, message, controller.signal, config.query_timeout, this.shared.counters).then((outcome) => {
+    void runSearch(this.shared.engine, message, controller.signal, config.query_timeout, this.shared.counters, this.shared.metrics).then((outcome) => {
       // Cancelled, or the socket closed: the answer was given already or has no one to go to.
       if (this.searches.get(id) !== controller) return;
       this.searches.delete(id);

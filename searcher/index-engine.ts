@@ -77,6 +77,7 @@ export class IndexEngine implements Engine {
     return {
       index: v?.name ?? null,
       cards: v?.cardCount ?? 0,
+      bytes: v?.manifest.files.reduce((sum, file) => sum + file.size, 0) ?? 0,
       words: v?.lexicon.entries.length ?? 0,
       loaded_at: v === undefined ? null : new Date(this.loadedAt).toISOString(),
       swaps: this.swaps,

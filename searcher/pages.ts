@@ -7,6 +7,8 @@
  *                         (&site=…&type=… filters, &page=N), for browsers
  *                         without JavaScript, shared links, curl and tests
  *   GET /page.css, /page.js, /render.js   the page's assets
+ *   GET /metrics          Prometheus text format (metrics.ts); with a token
+ *                         set, only for `Authorization: Bearer` with it
  *
  * /search obeys the same per-IP search bucket and query timeout as the
  * socket, and the bearer token (Authorization header) when one is set.
@@ -19,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { CONTENT_TYPE } from '../common/metrics.js';
 import { bearerToken, tokenMatches } from './auth.js';
 import type { Shared } from './connection.js';
 import { MessageError, checkSearchFields, type ErrorCode } from './protocol.js';
@@ -89,6 +92,15 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, shared: Sh
     void searchPage(req, res, url.searchParams, shared);
     return;
   }
+  if (url.pathname === '/metrics') {
+    const given = bearerToken(req.headers.authorization);
+    if (shared.token !== undefined && (given === undefined || !tokenMatches(shared.token, given))) {
+      res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain; charset=utf-8' }).end('this searcher asks for its access token\n');
+    } else {
+      res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }).end(shared.metrics.registry.expose());
+    }
+    return;
+  }
   const asset = assets.get(url.pathname);
   if (asset === undefined) {
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
@@ -127,7 +139,7 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
   }
   const controller = new AbortController();
   res.on('close', () => controller.abort());
-  const outcome = await runSearch(shared.engine, fields, controller.signal, config.query_timeout, shared.counters);
+  const outcome = await runSearch(shared.engine, fields, controller.signal, config.query_timeout, shared.counters, shared.metrics);
   if (outcome.ok) page(200, { ...outcome.result, took_ms: outcome.took_ms });
   else page(STATUS_OF[outcome.error.code], outcome.error);
 }

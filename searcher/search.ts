@@ -9,6 +9,7 @@
 import { logger } from '../common/log.js';
 import { NoIndexError, type Engine, type SearchResult } from './engine.js';
 import { queryErrorFields, type ErrorCode, type ErrorFields, type SearchFields } from './protocol.js';
+import type { SearcherMetrics } from './metrics.js';
 import { QueryError, parseQuery } from './query.js';
 
 const log = logger('searcher');
@@ -33,9 +34,11 @@ export function count(counters: Counters, outcome: 'result' | ErrorCode): void {
 }
 
 /** Runs one search; `signal` is the caller's (cancel, client gone), `timeoutMs` the query timeout. */
-export async function runSearch(engine: Engine, fields: SearchFields, signal: AbortSignal, timeoutMs: number, counters: Counters): Promise<Outcome> {
+export async function runSearch(engine: Engine, fields: SearchFields, signal: AbortSignal, timeoutMs: number, counters: Counters, metrics: SearcherMetrics): Promise<Outcome> {
   counters.searches++;
+  const started = performance.now();
   const outcome = await attempt(engine, fields, signal, timeoutMs);
+  metrics.searched((performance.now() - started) / 1000);
   count(counters, outcome.ok ? 'result' : outcome.error.code);
   return outcome;
 }

@@ -20,12 +20,14 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { logger } from '../common/log.js';
+import { Registry } from '../common/metrics.js';
 import { originAllowed } from './auth.js';
 import type { SearcherConfig } from './config.js';
 import { Connection, type Shared } from './connection.js';
 import type { Engine } from './engine.js';
 import { KeyedBuckets } from './limits.js';
 import { handleHttp, loadAssets } from './pages.js';
+import { SearcherMetrics } from './metrics.js';
 import { MAX_PAYLOAD, SUBPROTOCOL } from './protocol.js';
 import { newCounters, type Counters } from './search.js';
 
@@ -39,6 +41,8 @@ export interface ServerOptions {
   engine: Engine;
   /** The bearer token clients must send (read from token_file by the caller); undefined: none. */
   token: string | undefined;
+  /** Where /metrics figures go (with the process metrics the caller registered); default: a registry of its own. */
+  registry?: Registry;
 }
 
 export class SearchServer {
@@ -61,8 +65,13 @@ export class SearchServer {
     this.token = options.token;
     this.engine = options.engine;
     const server = this;
+    const metrics = new SearcherMetrics(options.registry ?? new Registry(), () => {
+      const engine = this.engine.status();
+      return { counters: this.counters, connections: this.connections.size, documents: Number(engine['cards'] ?? 0), indexBytes: Number(engine['bytes'] ?? 0) };
+    });
     this.shared = {
       engine: this.engine,
+      metrics,
       ipSearches: this.ipSearches,
       counters: this.counters,
       get config() {

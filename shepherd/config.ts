@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
+import { adminListen } from '../common/metrics-listener.js';
 import { MAX_URL_LENGTH } from '../common/url.js';
 import { hostPatternProblem, paramNameProblem, urlPatternProblem } from './scope.js';
 
@@ -59,6 +60,8 @@ export const shepherdConfig = z
     plan_per_site: z.number().int().min(1).max(1_000_000).default(2_000),
     /** Memory SQLite may use to cache pages of the URL database. */
     db_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
+    /** Loopback HOST:PORT serving /metrics for `sherlock shepherd run`; "" serves none. Changes on restart. */
+    admin_listen: adminListen(),
   })
   .strict();
 

@@ -1,0 +1,57 @@
+/**
+ * The admin listener of a daemon without an HTTP port of its own (gatherer,
+ * shepherd, indexer): `GET /metrics` on a loopback address, the registry in
+ * the text format (common/metrics.ts); every other path is 404. Each part's
+ * config holds its address as `admin_listen` ("" turns it off, the default:
+ * two daemons on one machine must not fight over a port nobody chose).
+ *
+ * Only loopback addresses are accepted: the figures are for the operator's
+ * Prometheus (or a proxy in front of it), not for the network.
+ */
+
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { z } from 'zod';
+import { ioError } from './errors.js';
+import { CONTENT_TYPE, type Registry } from './metrics.js';
+
+/** The `admin_listen` key: "" (off) or a loopback HOST:PORT; port 0 takes a free one. */
+export function adminListen() {
+  return z
+    .string()
+    .regex(/^$|^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost):\d{1,5}$/, 'expected "" (off) or a loopback HOST:PORT such as "127.0.0.1:9431"')
+    .default('');
+}
+
+export interface MetricsListener {
+  /** HOST:PORT actually bound. */
+  readonly address: string;
+  close(): Promise<void>;
+}
+
+/** Serves `registry` on `listen` (HOST:PORT) until close(). */
+export async function serveMetrics(registry: Registry, listen: string): Promise<MetricsListener> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://admin').pathname;
+    if (path !== '/metrics') res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('only /metrics here\n');
+    else if (req.method !== 'GET' && req.method !== 'HEAD') res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    else res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }).end(registry.expose());
+  });
+  const colon = listen.lastIndexOf(':');
+  server.listen(Number(listen.slice(colon + 1)), listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1'));
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
+  } catch (err) {
+    throw ioError(err, listen, 'listening for /metrics');
+  }
+  const bound = server.address() as { address: string; port: number; family: string };
+  return {
+    address: bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`,
+    async close() {
+      const closed = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
