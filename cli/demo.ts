@@ -23,7 +23,7 @@ import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
-import { startSampleSites } from '../demo/server.js';
+import { startSampleSites, type SampleSites } from '../demo/server.js';
 import { buildIndex } from '../indexer/build.js';
 import { readToken } from '../searcher/auth.js';
 import { IndexEngine } from '../searcher/index-engine.js';
@@ -78,11 +78,13 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
     stop(signal);
   };
   process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
-  const sites = await startSampleSites();
+  let sites: SampleSites | undefined;
   let engine: IndexEngine | undefined;
   let server: SearchServer | undefined;
   try {
+    sites = await startSampleSites();
     for (const site of sites.sites) print(`sample site ${site.origin}/  ${site.name} (${site.pages} pages)`);
+    print(`state ${state}${temporary && opts.keep !== true ? ' (removed when the demo stops; --keep keeps it)' : ''}`);
     await spoolSeeds(state, Readable.from([sites.seeds.join('\n') + '\n']), 'sherlock demo');
     print(describeCrawl(await runCrawl(state, config, { untilIdle: true, stopped: () => stopRequested })));
     if (stopRequested) return 0;
@@ -98,9 +100,8 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
     process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
     await server?.close();
     engine?.close();
-    await sites.close();
+    await sites?.close();
     if (temporary && opts.keep !== true) rmSync(state, { recursive: true, force: true });
-    else print(`state kept in ${state}`);
   }
   return 0;
 }
