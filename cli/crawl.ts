@@ -20,7 +20,7 @@ import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { describeInject, seedInput } from './inject.js';
 import { adminListener, daemonRegistry } from './metrics.js';
-import { loadSettings, type GlobalOptions } from './settings.js';
+import { loadSettings, type GlobalOptions, type SherlockConfig } from './settings.js';
 
 const log = logger('crawl');
 
@@ -55,6 +55,39 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   }
   const config = loadSettings(globals).config;
   await spoolSeeds(state, seedInput(opts.seeds), opts.seeds);
+  let stopRequested = false;
+  const onSignal = (): void => {
+    stopRequested = true;
+  };
+  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  let summary: CrawlSummary;
+  try {
+    summary = await runCrawl(state, config, { untilIdle: opts.untilIdle === true, ...(maxPages === undefined ? {} : { maxPages }), stopped: () => stopRequested });
+  } finally {
+    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+  }
+  if (opts.json === true) printJson(summary);
+  else print(describeCrawl(summary));
+  return 0;
+}
+
+export interface CrawlSummary {
+  seconds: number;
+  fetched: number;
+  newUrls: number;
+  refusedLinks: number;
+  outcomes: Record<string, number>;
+}
+
+export interface CrawlRun {
+  untilIdle: boolean;
+  maxPages?: number;
+  /** Asked every cycle: true ends the crawl as --until-idle would, at once. */
+  stopped: () => boolean;
+}
+
+/** One crawl of the seeds already spooled into DIR's inbox (`sherlock crawl`, `sherlock demo`). */
+export async function runCrawl(state: string, config: SherlockConfig, run: CrawlRun): Promise<CrawlSummary> {
   const started = Date.now();
   const registry = daemonRegistry();
   const metrics = new ShepherdMetrics(registry, state);
@@ -69,11 +102,6 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   const plan = { limit: config.shepherd.plan_batch, perSite: config.shepherd.plan_per_site };
   let gatherer: Gatherer | undefined;
   const total: CycleReport = emptyReport();
-  let stopRequested = false;
-  const onSignal = (): void => {
-    stopRequested = true;
-  };
-  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   let running: Promise<void> | undefined;
   try {
     const injected = shepherd.takeInbox(seconds());
@@ -88,12 +116,12 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
       metrics.cycle(round);
       if (round.planned > 0) gatherer.plansWritten();
       if (tty) process.stderr.write(`\r${progress(total, started)}\x1b[K`);
-      if (stopRequested) break;
-      if (maxPages !== undefined && total.fetched >= maxPages) break;
+      if (run.stopped()) break;
+      if (run.maxPages !== undefined && total.fetched >= run.maxPages) break;
       // Idle in two rounds running: the gatherer may have stored its last page
       // after this round merged, and the next round merges it (and may plan more).
       const idle = round.planned === 0 && round.merged === 0 && gatherer.isIdle() && !shepherd.plansWaiting();
-      if (opts.untilIdle === true && idle && wasIdle) break;
+      if (run.untilIdle && idle && wasIdle) break;
       wasIdle = idle;
       await new Promise((resolve) => setTimeout(resolve, CYCLE_MS));
     }
@@ -102,17 +130,18 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
     shepherd.merge(seconds(), total);
     if (tty) process.stderr.write('\n');
   } finally {
-    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
     // After a failure of ours, the gatherer still closes its files cleanly.
     gatherer?.stop('abort');
     await running?.catch(() => undefined);
     shepherd.close();
     await listener?.close();
   }
-  const summary = { seconds: (Date.now() - started) / 1000, fetched: total.fetched, newUrls: total.newUrls, refusedLinks: total.refusedLinks, outcomes: total.outcomes };
-  if (opts.json === true) printJson(summary);
-  else print(`crawled ${summary.fetched} pages in ${summary.seconds.toFixed(1)} s: ${Object.entries(summary.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}; ${summary.newUrls} new URLs`);
-  return 0;
+  return { seconds: (Date.now() - started) / 1000, fetched: total.fetched, newUrls: total.newUrls, refusedLinks: total.refusedLinks, outcomes: total.outcomes };
+}
+
+/** The summary line for people. */
+export function describeCrawl(summary: CrawlSummary): string {
+  return `crawled ${summary.fetched} pages in ${summary.seconds.toFixed(1)} s: ${Object.entries(summary.outcomes).map(([k, v]) => `${k} ${v}`).join(', ') || 'nothing'}; ${summary.newUrls} new URLs`;
 }
 
 function seconds(): number {

@@ -96,11 +96,11 @@ async function build(opts: BuildOptions, globals: GlobalOptions): Promise<number
   const report = await buildIndex({ state, config: config.indexer, keepWork: opts.keepWork === true, ...(tty ? { onProgress } : {}) });
   if (tty) process.stderr.write('\r\x1b[K');
   if (opts.json === true) printJson(report);
-  else print(summary(report));
+  else print(describeBuild(report));
   return 0;
 }
 
-function summary(report: BuildReport): string {
+export function describeBuild(report: BuildReport): string {
   const stages = STAGES.map((stage) => `${stage} ${(report.stages.find((s) => s.stage === stage)?.seconds ?? 0).toFixed(2)}`).join(', ');
   return (
     `index ${report.version}: ${report.cards} cards (${report.emptyCards} empty, ${report.duplicates} duplicates), ${report.anchors} anchor texts, ${report.words} words, ${report.postings} postings, ` +

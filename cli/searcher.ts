@@ -73,7 +73,7 @@ export function registerSearcher(program: Command): void {
     );
 }
 
-function checkListen(text: string): string {
+export function checkListen(text: string): string {
   const checked = searcherConfig.shape.listen.safeParse(text);
   if (!checked.success) throw new SherlockError('SHERLOCK_USAGE', `--listen: ${checked.error.issues[0]?.message ?? 'expected HOST:PORT'}, not ${JSON.stringify(text)}`);
   return checked.data;

@@ -20,6 +20,7 @@ import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
 import { registerExport } from './export.js';
+import { registerDemo } from './demo.js';
 
 const program = new Command('sherlock')
   .description('a self-hosted web search-engine appliance: crawl, archive, index, search, export')
@@ -48,6 +49,7 @@ registerStatus(program);
 registerNutch(program);
 registerSearcher(program);
 registerSearch(program);
+registerDemo(program);
 
 try {
   await program.parseAsync(process.argv);
