@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   SHERLOCK_NOT_FOUND: 'not found',
   /** Another process holds the writer lock of a file. */
   SHERLOCK_LOCKED: 'locked',
+  /** Work was abandoned on request (a stop signal) before it finished; nothing of it was kept. */
+  SHERLOCK_ABORTED: 'aborted',
   /** An operating-system call failed (the cause holds the errno error). */
   SHERLOCK_IO: 'I/O failure',
 } as const;

@@ -24,6 +24,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bucketFilePath } from '../common/bucket-file.js';
 import { CARD_FLAG } from '../common/index-cardinfo.js';
+import { SherlockError } from '../common/errors.js';
 import { acquireLock } from '../common/lock.js';
 import { logger } from '../common/log.js';
 import { CardFinder, writeCardInfo, writeFingerprints } from './cards.js';
@@ -52,6 +53,8 @@ export interface BuildOptions {
   keepWork?: boolean;
   /** How far a stage is: `done` of `total` (buckets for the scan, cards for chewing). */
   onProgress?: (stage: Stage, done: number, total: number) => void;
+  /** Asked before each stage: true abandons the build (SHERLOCK_ABORTED), `current` untouched. */
+  stopRequested?: () => boolean;
 }
 
 export interface BuildReport {
@@ -87,6 +90,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
   let dir: string | undefined;
   let published = false;
   async function stage<T>(name: Stage, body: () => T | Promise<T>): Promise<T> {
+    if (options.stopRequested?.() === true) throw new SherlockError('SHERLOCK_ABORTED', `build abandoned before its ${name} stage`, { file: indexDir });
     log.info('stage begins', { stage: name });
     const t0 = performance.now();
     const result = await body();
@@ -136,7 +140,8 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       writeFingerprints(at('Fingerprints'), finder);
     });
     const emptyCards = facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
-    const counts = { cards: scanned.cards, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: vocabulary.size, postings: wordIndex.postings, strings, links: chewed.links };
+    // bucket_generation and bucket_next say which buckets the version holds (indexer/backlog.ts).
+    const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards: scanned.cards, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: vocabulary.size, postings: wordIndex.postings, strings, links: chewed.links };
     const files = [...INDEX_FILES, ...(options.keepWork === true ? WORK_FILES : [])];
     const publishedVersion = await stage('publish', () => publishVersion(indexDir, version, begun.dir, { files, counts, now, graceMs: config.grace_period }));
     published = true;

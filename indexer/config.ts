@@ -1,6 +1,7 @@
 /**
  * The [indexer] table of sherlock.toml: parallelism, memory, how long old
- * index versions stay, and when two cards are near-duplicates.
+ * index versions stay, when two cards are near-duplicates, and when the
+ * daemon (`sherlock indexer run`) builds a new version.
  */
 
 import { z } from 'zod';
@@ -24,6 +25,12 @@ export const indexerConfig = z
     shingle_words: z.number().int().min(1).max(16).default(4),
     /** Two cards are near-duplicates when at least this many of their min-hashes are equal. */
     signature_threshold: z.number().int().min(1).max(128).default(24),
+    /** The daemon builds a new version once this many buckets were stored since the current one was built… */
+    rebuild_documents: z.number().int().min(1).default(10000),
+    /** …or once the current one is this old and at least one bucket came since. */
+    rebuild_interval: duration().prefault('1h'),
+    /** How often the daemon looks at the bucket file. */
+    poll_interval: duration({ min: '100ms' }).prefault('10s'),
   })
   .refine((c) => c.signature_threshold <= c.signatures, { message: 'signature_threshold must not exceed signatures', path: ['signature_threshold'] })
   .strict();

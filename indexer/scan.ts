@@ -25,7 +25,7 @@
  */
 
 import { decodeBucketHeader } from '../common/bucket.js';
-import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket-file.js';
+import { BUCKET_HEADER_SIZE, BucketReader, oidAfter } from '../common/bucket-file.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
 import { CARD_FLAG } from '../common/index-cardinfo.js';
 import { MAX_CARD_ID } from '../common/index-refs.js';
@@ -43,6 +43,8 @@ export interface ScanReport extends Attributes {
   buckets: number;
   /** Buckets skipped as damaged or undecodable. */
   bad: number;
+  /** The oid after the last bucket read: where buckets stored after this scan begin. */
+  next: number;
 }
 
 /** What a bucket says of its URL: a version to index (`document`, `redirect`), `gone`, or nothing new. */
@@ -59,6 +61,7 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
   const newest = new Map<string, number>();
   let read = 0;
   let bad = 0;
+  let next = 1;
   try {
     const onDamage = (damage: { offset: number; message: string }) => {
       bad += 1;
@@ -66,6 +69,7 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
     };
     for (const stored of reader.buckets({ onDamage })) {
       read += 1;
+      next = oidAfter(stored);
       if ((read & 0xfff) === 0) onProgress?.(read);
       let url: string | undefined;
       let key: string;
@@ -106,7 +110,7 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
       flags[id] = values[k]! % 2 === 1 ? CARD_FLAG.empty : 0;
       fingerprints.write(keys[k]!, id * FINGERPRINT_SIZE, 'latin1');
     });
-    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad };
+    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad, next };
     writeAttributes(attributesFile, report);
     return report;
   } finally {

@@ -15,6 +15,7 @@ import { scratchDir } from '../helpers/paths.js';
 for (const command of [
   ['shepherd', 'run'],
   ['gatherer', 'run'],
+  ['indexer', 'run'],
   ['searcher', 'run', '--listen', '127.0.0.1:0'],
 ]) {
   test(`${command.join(' ')}: READY, WATCHDOG, RELOADING then READY on SIGHUP, STOPPING on SIGTERM`, async (t) => {
