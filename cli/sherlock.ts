@@ -20,6 +20,7 @@ import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
 import { registerExport } from './export.js';
+import { registerImport } from './import-nutch.js';
 
 const program = new Command('sherlock')
   .description('a self-hosted web search-engine appliance: crawl, archive, index, search, export')
@@ -43,6 +44,7 @@ registerShepherd(program);
 registerCrawl(program);
 registerCheck(program);
 registerExport(program);
+registerImport(program);
 registerIndex(program);
 registerStatus(program);
 registerNutch(program);
