@@ -112,11 +112,11 @@ export function importCrawlDb(db: UrlDb, path: string, now: number): ImportCount
   for (const part of crawlDbParts(path)) {
     const reader = MapFileReader.open(part);
     try {
+      const types = recordTypes(reader.data);
       const { keyClass, valueClass, valueClassOffset } = reader.data.header;
       const keyName = canonicalClassName(keyClass);
       if (keyName !== TEXT.className && keyName !== UTF8.className) throw corruptHadoop(reader.data.file, 4, `crawldb keys are ${keyClass}, not Text URLs`);
       if (canonicalClassName(valueClass) !== CRAWL_DATUM.className) throw corruptHadoop(reader.data.file, valueClassOffset, `crawldb values are ${valueClass}, not CrawlDatum`);
-      const types = recordTypes(reader.data);
       for (const record of reader.records()) {
         const { key, value } = decodeRecord(reader.data.file, types, record);
         batch.push(restoredOf(key as string, value as CrawlDatum, now));
