@@ -9,6 +9,7 @@
  *   into `--zipnum DIR`. Lines go through an external sort, so memory stays
  *   bounded whatever the number of records. A file appears under its name
  *   only once complete (written as `<FILE>.tmp`, then renamed).
+ * - `nutch` writes an Apache Nutch crawl directory (cli/export-nutch.ts).
  * - `warc` writes `<name>.warc.gz` into `--out DIR` for each ARC file
  *   (`common/warc.ts`), likewise complete or absent.
  *
@@ -31,7 +32,8 @@ import { parseSize } from '../common/units.js';
 import { captureRecord, warcinfoRecord } from '../common/warc.js';
 import { ZipNumWriter } from '../common/zipnum.js';
 import { arcDir } from '../gatherer/store.js';
-import { STATE_HELP, action, printBytes, stateDir } from './command.js';
+import { STATE_HELP, action, print, printBytes, printJson, stateDir } from './command.js';
+import { exportNutch } from './export-nutch.js';
 
 interface SourceOptions {
   state?: string;
@@ -48,7 +50,7 @@ interface CdxOptions extends SourceOptions {
 }
 
 export function registerExport(program: Command): void {
-  const exp = program.command('export').description('export the archive: Wayback indexes (CDX, CDXJ, ZipNum) and WARC');
+  const exp = program.command('export').description('export the archive: Wayback indexes (CDX, CDXJ, ZipNum), WARC, a Nutch crawl');
 
   sources(exp.command('cdx'))
     .description('a byte-sorted CDX or CDXJ index of ARC files, as pywb and OpenWayback read it')
@@ -63,6 +65,22 @@ export function registerExport(program: Command): void {
     .description('one .warc.gz per ARC file: warcinfo, then a response record per capture, gzip per record')
     .requiredOption('--out <dir>', 'directory for the WARC files')
     .action(action((opts: SourceOptions & { out: string }) => exportWarc(opts)));
+
+  exp
+    .command('nutch')
+    .description('an Apache Nutch crawl directory: crawldb from the URL database, linkdb and one segment of the copies held')
+    .option('--state <dir>', STATE_HELP)
+    .requiredOption('--out <dir>', 'crawl directory to create (must not exist)')
+    .option('--sort-memory <size>', 'memory for each sort before spilling runs to disk', sizeArg, 64 * 1024 * 1024)
+    .option('--no-crc', 'leave out Hadoop’s .crc side files')
+    .option('--json', 'print the counts as one JSON object')
+    .action(
+      action(async (opts: { state?: string; out: string; sortMemory: number; crc: boolean; json?: boolean }) => {
+        const report = await exportNutch(stateDir(opts), { out: opts.out, sortMemory: opts.sortMemory, checksum: opts.crc });
+        if (opts.json === true) printJson(report);
+        else print(`${report.urls} URLs, segment ${report.segment} of ${report.documents} documents, ${report.linkedUrls} URLs with inlinks: ${report.bytes} bytes in ${opts.out}`);
+      }),
+    );
 }
 
 function sources(command: Command): Command {

@@ -22,6 +22,7 @@ import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
 import { registerExport } from './export.js';
 import { registerDemo } from './demo.js';
+import { registerImport } from './import-nutch.js';
 
 const program = new Command('sherlock')
   .description('a self-hosted web search-engine appliance: crawl, archive, index, search, export')
@@ -45,6 +46,7 @@ registerShepherd(program);
 registerCrawl(program);
 registerCheck(program);
 registerExport(program);
+registerImport(program);
 registerIndex(program);
 registerIndexer(program);
 registerStatus(program);

@@ -333,3 +333,21 @@ export function plainText(buf: Uint8Array, at: ErrorPlace = {}): string {
   }
   return parts.join('');
 }
+
+/** The text inside each link bracket of `X` text, by link number, whitespace collapsed (a Nutch anchor). */
+export function anchorTexts(buf: Uint8Array, at: ErrorPlace = {}): Map<number, string> {
+  const out = new Map<number, string>();
+  let open = -1;
+  let parts: string[] = [];
+  for (const token of readDocText(buf, at)) {
+    if (token.kind === 'link-open') {
+      open = token.n;
+      parts = [];
+    } else if (token.kind === 'text' && open >= 0) parts.push(token.text);
+    else if (token.kind === 'link-close') {
+      out.set(open, parts.join('').replace(/\s+/g, ' ').trim());
+      open = -1;
+    }
+  }
+  return out;
+}

@@ -3,7 +3,8 @@
  * (`sherlock status`): a read-only SQLite connection, which WAL lets run
  * beside the one writer without the writer's lock, and sees the last commit.
  * Counting scans the whole table, a second or two at ten million URLs.
- * readUrls lists every row (`sherlock shepherd dump`, Nutch's readdb -dump).
+ * readUrls lists every row (`sherlock shepherd dump`, Nutch's readdb -dump);
+ * readUrlRows every column of every row in table order, for exports.
  */
 
 import { existsSync } from 'node:fs';
@@ -65,6 +66,39 @@ export function* readUrls(state: string): Generator<UrlListing> {
         redirect: row.redirect,
       };
     }
+  } catch (err) {
+    throw ioError(err, file, 'reading the URL database');
+  } finally {
+    db.close();
+  }
+}
+
+/** Every column of a URL row but its ids (schema.ts). */
+export interface UrlRowColumns {
+  url: string;
+  state: number;
+  depth: number;
+  first_seen: number;
+  last_fetch: number | null;
+  next_fetch: number | null;
+  interval: number | null;
+  retries: number;
+  status: number | null;
+  error: number | null;
+  checksum: Buffer | null;
+  oid: number | null;
+  last_modified: number | null;
+  etag: string | null;
+  weight: number;
+  redirect: string | null;
+}
+
+/** Every row in table (first-seen) order, streamed: no sort, memory bounded (SHERLOCK_IO when there is no database). */
+export function* readUrlRows(state: string): Generator<UrlRowColumns> {
+  const file = urlDbPath(state);
+  const db = openReadOnly(file);
+  try {
+    yield* db.prepare<[], UrlRowColumns>(`SELECT * FROM urls ORDER BY id`).iterate();
   } catch (err) {
     throw ioError(err, file, 'reading the URL database');
   } finally {

@@ -178,6 +178,25 @@ export interface FetchOutcome {
   retryAfter?: number;
 }
 
+/** A URL with everything the database knows of it, as an import restores it (times Unix seconds). */
+export interface RestoredUrl {
+  url: string;
+  state: UrlState;
+  depth: number;
+  firstSeen: number;
+  lastFetch: number | null;
+  nextFetch: number | null;
+  interval: number | null;
+  retries: number;
+  status: number | null;
+  error: number | null;
+  checksum: Buffer | null;
+  lastModified: number | null;
+  etag: string | null;
+  weight: number;
+  redirect: string | null;
+}
+
 export interface DueUrl extends PlanEntry {
   footprint: Buffer;
   siteId: number;
@@ -365,6 +384,11 @@ function prepareAll(db: Database.Database) {
     insert: db.prepare<[Buffer, string, number, number, number]>(
       `INSERT OR IGNORE INTO urls (footprint, url, site_id, state, depth, first_seen) VALUES (?, ?, ?, ${NEW}, ?, ?)`,
     ),
+    restore: db.prepare<[Record<string, unknown>]>(
+      `UPDATE urls SET state = @state, last_fetch = @last_fetch, next_fetch = @next_fetch, interval = @interval, retries = @retries,
+         status = @status, error = @error, checksum = @checksum, last_modified = @last_modified, etag = @etag, weight = @weight, redirect = @redirect
+       WHERE footprint = @footprint`,
+    ),
     exists: db.prepare<[Buffer], number>(`SELECT 1 FROM urls WHERE footprint = ?`).pluck(),
     lowerDepth: db.prepare<[number, Buffer, number]>(`UPDATE urls SET depth = ? WHERE footprint = ? AND depth > ?`),
     origin: db.prepare<[Buffer], { url: string; depth: number }>(`SELECT url, depth FROM urls WHERE footprint = ?`),
@@ -533,6 +557,47 @@ export class UrlDb {
       else pending.push(pendingUrl(canonical, depth));
     }
     this.transaction(() => this.addAll(pending, now, counts));
+    return counts;
+  }
+
+  /**
+   * Adds URLs with their whole record (an import): each canonicalised and
+   * added like a seed — its site's row and count, the site's max_urls and
+   * max_depth — in the order given, first seen at its own time; a URL already
+   * known is left as it is. The bucket reference (oid) is not restored: it
+   * means nothing outside the state that wrote it.
+   */
+  restore(entries: readonly RestoredUrl[]): InjectCounts {
+    const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
+    this.transaction(() => {
+      for (const e of entries) {
+        const canonical = this.canonical(e.url, undefined);
+        if (canonical === undefined || !Number.isSafeInteger(e.depth) || e.depth < 0 || !Number.isSafeInteger(e.firstSeen)) {
+          counts.refused++;
+          continue;
+        }
+        const pending = pendingUrl(canonical, e.depth);
+        const added = counts.added;
+        this.add(this.siteFor(canonical, pending.footprint, e.firstSeen), pending, e.firstSeen, counts);
+        if (counts.added === added) continue;
+        const redirect = e.redirect === null ? null : (this.canonical(e.redirect, canonical) ?? null);
+        this.s.restore.run({
+          footprint: pending.footprint,
+          state: URL_STATES.indexOf(e.state),
+          last_fetch: e.lastFetch,
+          next_fetch: e.nextFetch,
+          interval: e.interval,
+          retries: e.retries,
+          status: e.status,
+          error: e.error,
+          checksum: e.checksum,
+          last_modified: e.lastModified,
+          etag: e.etag,
+          weight: e.weight,
+          redirect,
+        });
+      }
+    });
     return counts;
   }
 

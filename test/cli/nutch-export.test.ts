@@ -1,0 +1,204 @@
+/**
+ * `sherlock export nutch` and `sherlock import nutch` end to end: a crawl of a
+ * loopback site (pages with anchors, ETag and Last-Modified, a redirect, a
+ * 404, a page robots.txt forbids) exported as a Nutch crawl directory, read
+ * back through our Hadoop readers, laid out and typed as the real Nutch files
+ * of the test data, and imported into a fresh state giving the same URL
+ * database.
+ */
+
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { verifyChecksums } from '../../common/hadoop-crc.js';
+import { mapGet } from '../../common/hadoop-writables.js';
+import { MapFileReader } from '../../common/map-file.js';
+import { CRAWL_STATUS, type Content, type CrawlDatum, type Link, type ParseData, type ParseText } from '../../common/nutch-writables.js';
+import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/sequence-file.js';
+import { runCli } from '../helpers/cli.js';
+import { startFixture } from '../helpers/http-fixtures.js';
+import { nutchData } from '../helpers/nutch-data.js';
+import { scratchDir } from '../helpers/paths.js';
+
+const LAST_MODIFIED = 'Tue, 01 Oct 2024 10:00:00 GMT';
+
+function routes() {
+  const html = (body: string) => (_req: unknown, res: import('node:http').ServerResponse) =>
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ETag: '"v1"', 'Last-Modified': LAST_MODIFIED }).end(body);
+  return {
+    '/robots.txt': (_req: unknown, res: import('node:http').ServerResponse) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n'),
+    '/': html('<title>Home</title><meta name="description" content="the start"><a href="/a">First  page</a> <a href="/b">Second</a> <a href="/old">Moved</a> <a href="/missing">Lost</a> <a href="/private/x">Secret</a>'),
+    '/a': html('<title>A</title><p>alpha text</p><a href="/b">to b</a> <a href="/">home</a>'),
+    '/b': html('<title>B</title><p>beta text</p><a href="/a">back to a</a>'),
+    '/old': (_req: unknown, res: import('node:http').ServerResponse) => res.writeHead(301, { Location: '/a' }).end(),
+  };
+}
+
+interface Row {
+  url: string;
+  state: number;
+  depth: number;
+  first_seen: number;
+  last_fetch: number | null;
+  next_fetch: number | null;
+  interval: number | null;
+  retries: number;
+  status: number | null;
+  error: number | null;
+  checksum: Buffer | null;
+  last_modified: number | null;
+  etag: string | null;
+  weight: number;
+  redirect: string | null;
+}
+
+/** Every row's columns but ids and oid, by URL; and the sites with their counts. */
+function dbContents(state: string): { urls: Row[]; sites: Array<{ site: string; urls: number }> } {
+  const db = new Database(join(state, 'shepherd', 'urls.sqlite'), { readonly: true });
+  try {
+    const urls = db
+      .prepare(
+        `SELECT url, state, depth, first_seen, last_fetch, next_fetch, interval, retries, status, error, checksum, last_modified, etag, weight, redirect FROM urls ORDER BY url`,
+      )
+      .all() as Row[];
+    const sites = db.prepare(`SELECT site, urls FROM sites ORDER BY site`).all() as Array<{ site: string; urls: number }>;
+    return { urls, sites };
+  } finally {
+    db.close();
+  }
+}
+
+/** Every record of a MapFile (or SequenceFile) decoded, keys checked to ascend for MapFiles. */
+function records<V>(path: string): Array<{ key: string; value: V }> {
+  const out: Array<{ key: string; value: V }> = [];
+  if (existsSync(join(path, 'data'))) {
+    const reader = MapFileReader.open(path);
+    try {
+      const types = recordTypes(reader.data);
+      for (const r of reader.records()) {
+        const { key, value } = decodeRecord(reader.data.file, types, r);
+        out.push({ key: key as string, value: value as V });
+        assert.ok(reader.get(r.key) !== undefined, `lookup of ${key as string}`);
+      }
+    } finally {
+      reader.close();
+    }
+  } else {
+    const reader = SequenceFileReader.open(path);
+    try {
+      const types = recordTypes(reader);
+      for (const r of reader.records()) {
+        const { key, value } = decodeRecord(reader.file, types, r);
+        out.push({ key: key as string, value: value as V });
+      }
+    } finally {
+      reader.close();
+    }
+  }
+  return out;
+}
+
+function header(path: string): SequenceFileReader['header'] {
+  const reader = SequenceFileReader.open(path);
+  try {
+    return reader.header;
+  } finally {
+    reader.close();
+  }
+}
+
+test('a crawl exported to Nutch reads back as Nutch data and imports into a fresh state unchanged', async (t) => {
+  const scratch = scratchDir(t);
+  const state = join(scratch, 'state');
+  const site = await startFixture({ routes: routes() });
+  t.after(() => site.close());
+  const seeds = join(scratch, 'seeds.txt');
+  (await import('node:fs')).writeFileSync(seeds, `${site.origin}/\n`);
+  const set = ['--set', 'gatherer.allow_private_addresses=true', '--set', 'gatherer.min_delay=0s'];
+  const crawl = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', ...set]);
+  assert.equal(crawl.status, 0, crawl.stderr);
+
+  const out = join(scratch, 'crawl');
+  const exported = await runCli(['export', 'nutch', '--state', state, '--out', out, '--json']);
+  assert.equal(exported.status, 0, exported.stderr);
+  const report = JSON.parse(exported.stdout) as { urls: number; documents: number; linkedUrls: number; segment: string; bytes: number };
+  const before = dbContents(state);
+  assert.equal(report.urls, before.urls.length);
+  assert.ok(report.documents >= 4, `documents ${report.documents}`);
+  assert.match(report.segment, /^\d{14}$/);
+
+  // The crawldb: every URL in Text order, with the statuses Nutch gives such pages.
+  const crawldbPart = join(out, 'crawldb', 'current', 'part-r-00000');
+  const crawldb = records<CrawlDatum>(crawldbPart);
+  assert.deepEqual(
+    crawldb.map((r) => r.key),
+    before.urls.map((r) => r.url).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+  );
+  const datum = (path: string) => crawldb.find((r) => r.key === `${site.origin}${path}`)!.value;
+  assert.equal(datum('/').status, CRAWL_STATUS.db_fetched);
+  assert.equal(datum('/old').status, CRAWL_STATUS.db_redir_perm);
+  assert.equal(datum('/private/x').status, CRAWL_STATUS.db_gone);
+  assert.equal(datum('/a').signature?.length, 16);
+  assert.equal(datum('/a').modifiedTime, BigInt(Date.parse(LAST_MODIFIED)));
+  assert.equal(mapGet(datum('/a').metadata, 'ETag')?.value, '"v1"');
+  assert.equal(mapGet(datum('/a').metadata, 'nutch.protocol.code')?.value, '200');
+  // The same classes, versions and compression as the real Nutch 1.21 crawldb.
+  const real = header(nutchData('nutch-1.21-crawl', 'crawldb', 'current', 'part-r-00000', 'data'));
+  const ours = header(join(crawldbPart, 'data'));
+  assert.deepEqual([ours.version, ours.keyClass, ours.valueClass, ours.compression], [real.version, real.keyClass, real.valueClass, real.compression]);
+  assert.ok(verifyChecksums(join(crawldbPart, 'data')), 'the .crc side file matches');
+
+  // One segment: fetch, content and parses of the copies held, as Nutch lays them out.
+  const segment = join(out, 'segments', report.segment);
+  assert.deepEqual(readdirSync(segment).sort(), ['content', 'crawl_fetch', 'crawl_generate', 'crawl_parse', 'parse_data', 'parse_text']);
+  const realSegment = nutchData('nutch-1.21-crawl', 'segments', '20260130202548');
+  for (const [dir, file] of [['content', 'part-r-00000/data'], ['crawl_fetch', 'part-r-00000/data'], ['parse_data', 'part-r-00000/data'], ['parse_text', 'part-r-00000/data'], ['crawl_parse', 'part-r-00000'], ['crawl_generate', 'part-r-00000']]) {
+    const a = header(join(segment, dir!, file!));
+    const b = header(join(realSegment, dir!, file!));
+    assert.deepEqual([a.keyClass, a.valueClass, a.compression, a.codecClass], [b.keyClass, b.valueClass, b.compression, b.codecClass], dir);
+  }
+  const content = records<Content>(join(segment, 'content', 'part-r-00000'));
+  const home = content.find((r) => r.key === `${site.origin}/`)!.value;
+  assert.match(home.content.toString('utf8'), /<title>Home<\/title>/);
+  assert.equal(home.contentType, 'text/html');
+  assert.ok(home.metadata.some(([name, values]) => name.toLowerCase() === 'etag' && values[0] === '"v1"'));
+  const parseText = records<ParseText>(join(segment, 'parse_text', 'part-r-00000'));
+  assert.match(parseText.find((r) => r.key === `${site.origin}/a`)!.value.text, /alpha text/);
+  const parseData = records<ParseData>(join(segment, 'parse_data', 'part-r-00000'));
+  const homeParse = parseData.find((r) => r.key === `${site.origin}/`)!.value;
+  assert.equal(homeParse.title, 'Home');
+  assert.deepEqual(
+    homeParse.outlinks.find((l) => l.url === `${site.origin}/a`),
+    { url: `${site.origin}/a`, anchor: 'First page', metadata: null },
+  );
+  const fetch = records<CrawlDatum>(join(segment, 'crawl_fetch', 'part-r-00000'));
+  assert.equal(fetch.find((r) => r.key === `${site.origin}/`)!.value.status, CRAWL_STATUS.fetch_success);
+
+  // The linkdb: inlinks with anchors.
+  const linkdb = records<Link[]>(join(out, 'linkdb', 'current', 'part-r-00000'));
+  const toB = linkdb.find((r) => r.key === `${site.origin}/b`)!.value;
+  assert.deepEqual(toB.map((l) => [l.url, l.anchor]).sort(), [[`${site.origin}/`, 'Second'], [`${site.origin}/a`, 'to b']]);
+  assert.equal(report.linkedUrls, linkdb.length);
+
+  // Exporting again into the same directory is refused: nothing is overwritten.
+  const again = await runCli(['export', 'nutch', '--state', state, '--out', out]);
+  assert.equal(again.status, 2, again.stderr);
+
+  // Import into a fresh state: the same URL database.
+  const fresh = join(scratch, 'fresh');
+  const imported = await runCli(['import', 'nutch', '--state', fresh, out, '--json']);
+  assert.equal(imported.status, 0, imported.stderr);
+  const counts = JSON.parse(imported.stdout) as { records: number; added: number; known: number; refused: number };
+  assert.deepEqual(counts, { parts: 1, records: before.urls.length, added: before.urls.length, known: 0, refused: 0 });
+  assert.deepEqual(dbContents(fresh), before);
+  const dumpBefore = await runCli(['shepherd', 'dump', '--state', state, '--json']);
+  const dumpAfter = await runCli(['shepherd', 'dump', '--state', fresh, '--json']);
+  assert.equal(dumpAfter.stdout, dumpBefore.stdout);
+
+  // Importing again changes nothing: every URL is known.
+  const twice = await runCli(['import', 'nutch', '--state', fresh, '--crawldb', join(out, 'crawldb'), '--json']);
+  assert.equal(twice.status, 0, twice.stderr);
+  assert.equal((JSON.parse(twice.stdout) as { known: number }).known, before.urls.length);
+});
