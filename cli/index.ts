@@ -4,6 +4,12 @@
  * on stderr when it is a terminal, a summary on stdout at the end (cards,
  * words, postings, bytes, seconds per stage), one JSON object with --json.
  *
+ * `sherlock index verify --state DIR [--all] [--json]`: the version `current`
+ * names (every published version with --all), each file checked against the
+ * Manifest's size and CRC-32; a file that differs is read through its format
+ * so that the problem names an offset (`FILE: offset N: message`), then one
+ * summary line per version. Exit 1 on any problem, or with no current version.
+ *
  * `sherlock index dump FILE`: print any file of an index version readably,
  * one record per line, the format told by the file's magic, not its name;
  * `--json` prints one JSON object per record. The whole file is read and
@@ -32,9 +38,11 @@
  * column is printed as a JSON string.
  */
 
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { META_TYPES } from '../common/doc-body.js';
 import { plainText, WORD_TYPE } from '../common/doc-text.js';
+import { SherlockError } from '../common/errors.js';
 import { CARD_FLAG, CardInfoReader } from '../common/index-cardinfo.js';
 import { CardsReader } from '../common/index-cards.js';
 import { StringIndexReader, WordIndexReader, type ChainEntry } from '../common/index-chains.js';
@@ -42,9 +50,10 @@ import { readFeedback } from '../common/index-feedback.js';
 import { corruptIndex, readMagic } from '../common/index-file.js';
 import { Fingerprints, readLinks } from '../common/index-fingerprints.js';
 import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, Lexicon, readLexList, wordClass, type LexListFormat } from '../common/index-lexicon.js';
-import { readManifest } from '../common/index-manifest.js';
+import { checkIndexDir, readManifest } from '../common/index-manifest.js';
 import { ChainDecoder, WORD_EDGE, type Ref } from '../common/index-refs.js';
 import { buildIndex, STAGES, type BuildReport, type Stage } from '../indexer/build.js';
+import { CURRENT, currentVersion, indexDirectory, publishedVersions } from '../indexer/publish.js';
 import { NOWHERE, readMerges } from '../indexer/merge.js';
 import { readSignatures } from '../indexer/signatures.js';
 import { readAttributes, readChecksums, readPostings, readRefTexts } from '../indexer/work-files.js';
@@ -63,6 +72,14 @@ export function registerIndex(program: Command): void {
     .action(action((opts: BuildOptions, cmd: Command) => build(opts, cmd.optsWithGlobals<GlobalOptions>())));
 
   index
+    .command('verify')
+    .description("check the version `current` names (or every version) file by file against its Manifest; exit 1 on any problem")
+    .option('--state <dir>', STATE_HELP)
+    .option('--all', 'every published version, not only the current one')
+    .option('--json', 'one JSON object per problem, then one per version')
+    .action(action((opts: { state?: string; all?: boolean; json?: boolean }) => verify(stateDir(opts), opts.all === true, opts.json === true)));
+
+  index
     .command('dump')
     .description('print a file of an index version (CardInfo, Cards, Lexicon, WordIndex, …), one record per line')
     .argument('<file>', 'index file')
@@ -74,6 +91,46 @@ export function registerIndex(program: Command): void {
         }
       }),
     );
+}
+
+/** `index verify`: every listed file's size and CRC-32; a damaged file is read through its format to name the offset. */
+function verify(state: string, all: boolean, json: boolean): number {
+  const dir = indexDirectory(state);
+  const current = currentVersion(dir);
+  if (current === undefined) throw new SherlockError('SHERLOCK_NOT_FOUND', 'no current index version', { file: join(dir, CURRENT) });
+  let problems = 0;
+  for (const version of all ? publishedVersions(dir) : [current]) {
+    const found: SherlockError[] = [];
+    let files = 0;
+    try {
+      const checked = checkIndexDir(join(dir, version));
+      files = checked.manifest.files.length;
+      found.push(...checked.problems.map(locate));
+    } catch (err) {
+      if (!(err instanceof SherlockError)) throw err;
+      found.push(err);
+    }
+    for (const problem of found) {
+      if (json) printJson({ version, file: problem.place.file, offset: problem.place.offset, code: problem.code, message: problem.message });
+      else print(problem.describe());
+    }
+    if (json) printJson({ version, current: version === current, files, problems: found.length, ok: found.length === 0 });
+    else print(`${version}${version === current ? ' (current)' : ''}: ${files} files, ${found.length === 0 ? 'ok' : `${found.length} problems`}`);
+    problems += found.length;
+  }
+  return problems === 0 ? 0 : 1;
+}
+
+/** The manifest says a file differs; its own reader (the one `index dump` uses) tells where, if it can. */
+function locate(problem: SherlockError): SherlockError {
+  const file = problem.place.file;
+  if (file === undefined || problem.code !== 'SHERLOCK_CORRUPT_INDEX') return problem;
+  try {
+    for (const record of dump(file)) void record;
+  } catch (err) {
+    if (err instanceof SherlockError && err.place.offset !== undefined) return err;
+  }
+  return problem;
 }
 
 interface BuildOptions {

@@ -22,6 +22,7 @@ import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
+import { SherlockError } from './errors.js';
 import { readAt } from './files.js';
 import { corruptIndex, IndexFileWriter, openRead, readIndexFile, type IndexFormat } from './index-file.js';
 
@@ -105,13 +106,33 @@ export function readManifest(file: string): Manifest {
   return manifest;
 }
 
+/**
+ * Reads `dir/Manifest` and checks every file it lists against it: one
+ * SHERLOCK_CORRUPT_INDEX (or SHERLOCK_NOT_FOUND) per file that is missing or
+ * differs in size or CRC-32. A damaged Manifest throws.
+ */
+export function checkIndexDir(dir: string): { manifest: Manifest; problems: SherlockError[] } {
+  const manifest = readManifest(join(dir, MANIFEST_NAME));
+  const problems: SherlockError[] = [];
+  for (const expected of manifest.files) {
+    const file = join(dir, expected.name);
+    let actual: ManifestFile;
+    try {
+      actual = fileChecksum(dir, expected.name);
+    } catch (err) {
+      if (!(err instanceof SherlockError)) throw err;
+      problems.push(err);
+      continue;
+    }
+    if (actual.size !== expected.size) problems.push(corruptIndex(file, Math.min(actual.size, expected.size), `${actual.size} bytes, the manifest says ${expected.size}`));
+    else if (actual.crc32 !== expected.crc32) problems.push(corruptIndex(file, 0, `CRC-32 ${actual.crc32}, the manifest says ${expected.crc32}`));
+  }
+  return { manifest, problems };
+}
+
 /** Reads `dir/Manifest` and checks every file it lists; the first mismatch is SHERLOCK_CORRUPT_INDEX naming that file. */
 export function verifyIndexDir(dir: string): Manifest {
-  const manifest = readManifest(join(dir, MANIFEST_NAME));
-  for (const expected of manifest.files) {
-    const actual = fileChecksum(dir, expected.name);
-    if (actual.size !== expected.size) throw corruptIndex(join(dir, expected.name), Math.min(actual.size, expected.size), `${actual.size} bytes, the manifest says ${expected.size}`);
-    if (actual.crc32 !== expected.crc32) throw corruptIndex(join(dir, expected.name), 0, `CRC-32 ${actual.crc32}, the manifest says ${expected.crc32}`);
-  }
+  const { manifest, problems } = checkIndexDir(dir);
+  if (problems.length > 0) throw problems[0]!;
   return manifest;
 }

@@ -609,7 +609,7 @@ function mimeOf(response: FetchResponse): { contentType?: string } {
  * memory with bodies nor take every connection slot (each unstored entry
  * holds one of max_connections).
  */
-const MAX_UNSTORED_PER_HOST = 4;
+export const MAX_UNSTORED_PER_HOST = 4;
 
 /** Whether a host has an entry to fetch now: some not yet out, and room for one more. */
 function hasWork(host: Host, rt: HostRuntime): boolean {

@@ -50,7 +50,8 @@ function versionOrder(a: string, b: string): number {
   return ma[1]!.localeCompare(mb[1]!) || Number(ma[2] ?? 0) - Number(mb[2] ?? 0);
 }
 
-function publishedVersions(indexDir: string): string[] {
+/** Published version directories, oldest first. */
+export function publishedVersions(indexDir: string): string[] {
   return readdirSync(indexDir)
     .filter((name) => VERSION_NAME.test(name))
     .sort(versionOrder);
