@@ -4,8 +4,17 @@
  */
 
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import { duration, size } from '../common/config.js';
 import { adminListen } from '../common/metrics-listener.js';
+
+/** An address or ADDRESS/PREFIX, IPv4 or IPv6. */
+const network = z.string().refine((text) => {
+  const [address = '', prefix, extra] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}, 'expected an IP address or network such as "10.1.2.0/24" or "fd00::/8"');
 
 export const gathererConfig = z
   .object({
@@ -19,6 +28,8 @@ export const gathererConfig = z
     max_connections: z.number().int().min(1).max(10_000).default(32),
     /** Loopback and private ranges are refused unless this is true (tests and intranets). */
     allow_private_addresses: z.boolean().default(false),
+    /** Networks ("10.1.2.0/24", "fd00::/8", or one address) fetched from although private: one intranet without opening all of them. */
+    allow_networks: z.array(network).default([]),
     /** Bodies longer than this are cut and the object marked truncated. */
     max_body_size: size({ min: '1KiB', max: '1GiB' }).prefault('10MiB'),
     /** Worker threads parsing pages and compressing their ARC records: "auto" (the cores but one, 1 to 4) or a number; 0 does it on the main thread. */

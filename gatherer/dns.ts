@@ -12,6 +12,10 @@
  * link-local, shared (CGNAT), unspecified, multicast and reserved ranges,
  * IPv4 and IPv6 (RFC 6890 special-purpose registries), are refused:
  * a crawler must not be turned against the machine or network it runs on.
+ * `allowNetworks` lets chosen private networks through (an intranet) while
+ * the rest stays refused. The check applies to every address connected to:
+ * a plan's host, a robots.txt redirect's host, a redirect target the shepherd
+ * plans later, and an IPv4 address written as IPv6 (`::ffff:127.0.0.1`).
  */
 
 import { lookup } from 'node:dns/promises';
@@ -77,6 +81,8 @@ export interface ResolverOptions {
   concurrency: number;
   cacheMs: number;
   allowPrivate: boolean;
+  /** Private networks allowed all the same: addresses or ADDRESS/PREFIX (gatherer.allow_networks). */
+  allowNetworks?: readonly string[];
   /** Failures are cached this long (a negative answer is retried sooner than a positive one). */
   negativeCacheMs?: number;
   now?: () => number;
@@ -88,9 +94,15 @@ export class Resolver {
   private readonly waiting: Array<() => void> = [];
   private active = 0;
   private readonly now: () => number;
+  private readonly allowed = new BlockList();
 
   constructor(private readonly options: ResolverOptions) {
     this.now = options.now ?? Date.now;
+    for (const network of options.allowNetworks ?? []) {
+      const [address = '', prefix] = network.split('/');
+      const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+      this.allowed.addSubnet(address, prefix === undefined ? (family === 'ipv4' ? 32 : 128) : Number(prefix), family);
+    }
   }
 
   /** Lookups started and not yet answered, and those waiting for a slot. */
@@ -133,7 +145,7 @@ export class Resolver {
   }
 
   private check(address: string): Resolution {
-    if (!this.options.allowPrivate && !isPublicAddress(address)) {
+    if (!this.options.allowPrivate && !isPublicAddress(address) && !this.allowed.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6')) {
       return { ok: false, temporary: false, refused: true, message: `address ${address} is private or reserved (gatherer.allow_private_addresses is false)` };
     }
     return { ok: true, address };
@@ -142,5 +154,5 @@ export class Resolver {
 
 /** The daemon's Resolver for a [gatherer] config. */
 export function resolverFor(config: GathererConfig): Resolver {
-  return new Resolver({ concurrency: config.dns_concurrency, cacheMs: config.dns_cache, allowPrivate: config.allow_private_addresses });
+  return new Resolver({ concurrency: config.dns_concurrency, cacheMs: config.dns_cache, allowPrivate: config.allow_private_addresses, allowNetworks: config.allow_networks });
 }

@@ -21,6 +21,7 @@
  * are fetched after the restart). Either way the files are synced and closed.
  */
 
+import { setMaxListeners } from 'node:events';
 import type { ArcRecordInput, FramedArcRecord } from '../common/arc-write.js';
 import { BucketObject } from '../common/bucket.js';
 import { md5Hex } from '../common/digest.js';
@@ -111,6 +112,8 @@ export class Gatherer {
     registry: Registry,
   ) {
     this.config = config;
+    // Every fetch in flight listens on it: max_connections listeners is normal, not a leak.
+    setMaxListeners(0, this.aborter.signal);
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
     this.parser = new ParsePool(parseWorkers(config));
@@ -300,7 +303,12 @@ export class Gatherer {
         // Each queued URL of the host is recorded with the DNS error as its turn comes (a key of its own per host).
         rt.address = undefined;
         const code = result.refused ? CODE.dnsRefused : result.temporary ? CODE.dnsTemporary : CODE.dnsNoHost;
-        void this.failHost(rt, code, result.message);
+        // Still "resolving" until every queued URL is recorded: a lookup started meanwhile would record them again.
+        rt.resolving = true;
+        void this.failHost(rt, code, result.message).finally(() => {
+          rt.resolving = false;
+          this.poke();
+        });
       }
       this.poke();
     });

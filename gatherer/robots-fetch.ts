@@ -30,7 +30,8 @@ export async function requestRobots(
   const host = urlParts(url).host;
   const target = host === own.host ? { ok: true as const, address: own.address } : await resolver.resolve(host);
   if (!target.ok) {
-    return { response: { outcome: 'dns', code: CODE.dnsNoHost, message: target.message, headers: [], body: Buffer.alloc(0), truncated: false } };
+    const code = target.refused ? CODE.dnsRefused : target.temporary ? CODE.dnsTemporary : CODE.dnsNoHost;
+    return { response: { outcome: 'dns', code, message: target.message, headers: [], body: Buffer.alloc(0), truncated: false } };
   }
   const fetched = await fetcher.fetch({ url, address: target.address }, signal);
   return { response: fetched, fetched, address: target.address };
