@@ -72,13 +72,18 @@ export async function startSampleSites(): Promise<SampleSites> {
     throw err;
   }
   const origins = Object.fromEntries(SITE_KEYS.map((key) => [key, `http://${ADDRESSES[key]}:${(servers.get(key)!.address() as { port: number }).port}`])) as Origins;
-  const sites: Site[] = [wiki(origins), recipes(origins), docs(origins), news(origins)];
+  const sites = generateSites(origins);
   for (const site of sites) routes.set(site.key, new Map([...site.pages].map(([path, page]) => [decoded(path), page])));
   return {
     sites: sites.map((site) => ({ key: site.key, name: site.name, origin: origins[site.key], pages: [...site.pages.values()].filter((p) => p.status === 200).length })),
     seeds: SITE_KEYS.map((key) => `${origins[key]}/`),
     close: () => closeAll(servers.values()),
   };
+}
+
+/** The four sites as they are served from `origins`. */
+export function generateSites(origins: Origins): Site[] {
+  return [wiki(origins), recipes(origins), docs(origins), news(origins)];
 }
 
 /** A page without a date of its own was last changed on a day of 2024–2025 its path picks. */
