@@ -12,8 +12,10 @@
  * quieter logs. The state is a fresh temporary directory, removed at the end
  * unless --keep; a --state directory must be empty (or new) and is kept.
  *
- * SIGTERM or SIGINT, at any stage, stop everything in order (searcher,
- * crawl, sample sites) and the command exits 0.
+ * The searcher listens from the start (a port in use fails the demo before
+ * the crawl) and loads the index once it is built. SIGTERM or SIGINT, at
+ * any stage, stop everything in order (searcher, crawl, sample sites) and
+ * the command exits 0.
  */
 
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -83,6 +85,9 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
   let server: SearchServer | undefined;
   try {
     sites = await startSampleSites();
+    // Listening first: a port in use fails the demo at once, not after the crawl.
+    engine = await IndexEngine.start({ state, pollMs: 0 });
+    server = await listenOrExplain({ ...config.searcher, listen: listen ?? config.searcher.listen }, token, engine);
     for (const site of sites.sites) print(`sample site ${site.origin}/  ${site.name} (${site.pages} pages)`);
     print(`state ${state}${temporary && opts.keep !== true ? ' (removed when the demo stops; --keep keeps it)' : ''}`);
     await spoolSeeds(state, Readable.from([sites.seeds.join('\n') + '\n']), 'sherlock demo');
@@ -90,8 +95,8 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
     if (stopRequested) return 0;
     print(describeBuild(await buildIndex({ state, config: config.indexer, keepWork: false })));
     if (stopRequested) return 0;
-    engine = await IndexEngine.start({ state });
-    server = await listenOrExplain({ ...config.searcher, listen: listen ?? config.searcher.listen }, token, engine);
+    await engine.check();
+    if (engine.version === undefined) throw new SherlockError('SHERLOCK_CORRUPT_INDEX', 'the index version just built did not load (see the log above)', { file: join(state, 'index', 'current') });
     print(`open http://${server.address}/`);
     print(`try: ${TRY.join('  ')}`);
     print('Ctrl-C stops the demo.');

@@ -126,7 +126,7 @@ export function recipes(origins: Origins): Site {
     const mine = all.filter((r) => r.kitchen === kitchen);
     pages.set(
       `/kitchen/${slug(kitchen)}`,
-      html(layout({ site: SITE, title: `${kitchen} recipes`, nav: nav(), main: `<h1>${kitchen} recipes</h1>\n${list(mine.map((r) => link(`/recipes/${slug(r.name)}`, r.name)))}` })),
+      html(layout({ site: SITE, title: `${kitchen} recipes`, nav: nav(), main: `<h1>${kitchen} recipes</h1>\n${list(mine.map((r) => `${link(`/recipes/${slug(r.name)}`, r.name)}: ${r.about}`))}` })),
     );
   }
   const ingredients = [...new Set(all.flatMap((r) => r.ingredients))].sort();
@@ -134,7 +134,7 @@ export function recipes(origins: Origins): Site {
     const using = all.filter((r) => r.ingredients.includes(ingredient));
     pages.set(
       `/ingredient/${slug(ingredient)}`,
-      html(layout({ site: SITE, title: `Recipes with ${ingredient}`, nav: nav(), main: `<h1>Recipes with ${ingredient}</h1>\n${list(using.map((r) => link(`/recipes/${slug(r.name)}`, r.name)))}` })),
+      html(layout({ site: SITE, title: `Recipes with ${ingredient}`, nav: nav(), main: `<h1>Recipes with ${ingredient}</h1>\n${list(using.map((r) => `${link(`/recipes/${slug(r.name)}`, r.name)}: ${r.about}`))}` })),
     );
   }
   pages.set(

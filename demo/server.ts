@@ -5,6 +5,8 @@
  * pages are generated once the ports are known (they link to each other by
  * origin) and then served from memory; any other path is a 404.
  *
+ * Every response carries a Last-Modified date (the page's own, or one of
+ * 2024–2025 derived from its path), so the result cards show real dates.
  * Paths are compared percent-decoded, so "/wiki/Lipová" is found however a
  * client spells its "ó".
  */
@@ -14,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { docs } from './docs.js';
 import { news } from './news.js';
 import { recipes } from './recipes.js';
-import { SITE_KEYS, type Origins, type Page, type Site, type SiteKey } from './site.js';
+import { Rng, SITE_KEYS, type Origins, type Page, type Site, type SiteKey } from './site.js';
 import { wiki } from './wiki.js';
 
 const ADDRESSES: Record<SiteKey, string> = { wiki: '127.0.0.2', recipes: '127.0.0.3', docs: '127.0.0.4', news: '127.0.0.5' };
@@ -55,9 +57,10 @@ export async function startSampleSites(): Promise<SampleSites> {
   try {
     for (const key of SITE_KEYS) {
       const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-        const page = routes.get(key)?.get(decoded(req.url ?? '/')) ?? NOT_FOUND;
+        const path = decoded(req.url ?? '/');
+        const page = routes.get(key)?.get(path) ?? NOT_FOUND;
         const body = Buffer.from(page.body);
-        res.writeHead(page.status, { ...page.headers, 'content-length': body.length });
+        res.writeHead(page.status, { 'last-modified': lastModified(path), ...page.headers, 'content-length': body.length });
         res.end(req.method === 'HEAD' ? undefined : body);
       });
       servers.set(key, server);
@@ -69,13 +72,24 @@ export async function startSampleSites(): Promise<SampleSites> {
     throw err;
   }
   const origins = Object.fromEntries(SITE_KEYS.map((key) => [key, `http://${ADDRESSES[key]}:${(servers.get(key)!.address() as { port: number }).port}`])) as Origins;
-  const sites: Site[] = [wiki(origins), recipes(origins), docs(origins), news(origins)];
+  const sites = generateSites(origins);
   for (const site of sites) routes.set(site.key, new Map([...site.pages].map(([path, page]) => [decoded(path), page])));
   return {
     sites: sites.map((site) => ({ key: site.key, name: site.name, origin: origins[site.key], pages: [...site.pages.values()].filter((p) => p.status === 200).length })),
     seeds: SITE_KEYS.map((key) => `${origins[key]}/`),
     close: () => closeAll(servers.values()),
   };
+}
+
+/** The four sites as they are served from `origins`. */
+export function generateSites(origins: Origins): Site[] {
+  return [wiki(origins), recipes(origins), docs(origins), news(origins)];
+}
+
+/** A page without a date of its own was last changed on a day of 2024–2025 its path picks. */
+function lastModified(path: string): string {
+  const rng = new Rng(`modified ${path}`);
+  return new Date(Date.UTC(2024, 0, 1 + rng.int(0, 729), rng.int(6, 21), rng.int(0, 59))).toUTCString();
 }
 
 async function closeAll(servers: Iterable<Server>): Promise<void> {

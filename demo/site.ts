@@ -84,7 +84,7 @@ export interface Layout {
   title: string;
   lang?: string;
   description?: string;
-  /** Links under the site's name, as HTML. */
+  /** The site's navigation links, as HTML; in the footer, so that a page's text starts with its own words. */
   nav: string;
   main: string;
   footer?: string;
@@ -100,11 +100,11 @@ export function layout(page: Layout): string {
 <title>${page.title} – ${page.site}</title>${description}
 </head>
 <body>
-<header><a href="/">${page.site}</a> <nav>${page.nav}</nav></header>
+<header><a href="/">${page.site}</a></header>
 <main>
 ${page.main}
 </main>
-<footer>${page.footer ?? `© ${page.site}. Text available under a free licence.`}</footer>
+<footer><nav>${page.nav}</nav> ${page.footer ?? `© ${page.site}. Text available under a free licence.`}</footer>
 </body>
 </html>
 `;

@@ -111,9 +111,11 @@ export function wiki(origins: Origins): Site {
   for (const [i, place] of PLACES.entries()) {
     const rng = new Rng(`wiki/${place.title}`);
     const others = PLACES.filter((p) => p !== place);
-    const sentences = rng.some(SENTENCES, 4).map((s) =>
-      fill(s, { street: rng.pick(STREETS), other: link(wikiPath(rng.pick(others).title), rng.pick(others).title), restored: rng.int(1950, 2022), person: link(wikiPath(rng.pick(people)), rng.pick(people)) }),
-    );
+    const sentences = rng.some(SENTENCES, 4).map((s) => {
+      const other = rng.pick(others).title;
+      const person = rng.pick(people);
+      return fill(s, { street: rng.pick(STREETS), other: link(wikiPath(other), other), restored: rng.int(1950, 2022), person: link(wikiPath(person), person) });
+    });
     const seeAlso = rng.some(others, 4).map((p) => link(wikiPath(p.title), p.title));
     const printable = i % 3 === 0 ? `<p>${link(`${wikiPath(place.title)}?printable=yes`, 'Printable version')}</p>` : '';
     const redLink = place.title === 'Railway Station' ? `<p>The ${link(wikiPath('Ghost Station'), 'Ghost Station')} on the branch line closed in 1930.</p>` : '';

@@ -97,7 +97,7 @@ export function summary(state: PageState, answer: Answer | undefined): string {
   if (!('hits' in answer)) {
     if (answer.code === 'NO_INDEX') return 'There is no index to search yet: nothing has been indexed.';
     if (answer.code === 'TOO_MANY_REQUESTS') return 'Too many searches at once; try again in a moment.';
-    return answer.message;
+    return answer.message.charAt(0).toUpperCase() + answer.message.slice(1);
   }
   const { value, relation } = answer.total;
   if (value === 0) return `No results for “${state.q}” (${answer.took_ms} ms)`;
@@ -105,9 +105,21 @@ export function summary(state: PageState, answer: Answer | undefined): string {
   return state.page > 1 ? `Page ${state.page} of ${found.charAt(0).toLowerCase()}${found.slice(1)}` : found;
 }
 
+/** The front page's (and the emptied box's) hints on the query language. */
+const TIPS = `<section id="tips" aria-label="How to search"><h2>Search tips</h2><dl>
+<dt><code>"stone bridge"</code></dt><dd>the exact phrase</dd>
+<dt><code>bridge -stone</code></dt><dd>pages without a word</dd>
+<dt><code>cake OR pie</code></dt><dd>either word</dd>
+<dt><code>config*</code></dt><dd>words starting so</dd>
+<dt><code>mill NEAR/5 river</code></dt><dd>words at most 5 apart</dd>
+<dt><code>site:example.org</code></dt><dd>one site only</dd>
+<dt><code>type:pdf</code>, <code>title:word</code></dt><dd>by type, in the title</dd>
+</dl><p>Accents are optional: <code>creme</code> finds “crème”. Press <kbd>/</kbd> to search from anywhere, arrow keys to walk the results.</p></section>`;
+
 /** Facets, result cards and pager: what changes under #results-region with each answer. */
 export function renderBody(state: PageState, answer: Answer | undefined): string {
-  if (state.q === '' || answer === undefined) return '';
+  if (state.q === '') return TIPS;
+  if (answer === undefined) return '';
   if (!('hits' in answer)) {
     if (answer.position === undefined) return '';
     // Show where the query goes wrong.
@@ -115,7 +127,17 @@ export function renderBody(state: PageState, answer: Answer | undefined): string
     const mark = state.q.slice(at, at + 1) || ' ';
     return `<p class="query-error" id="query-error"><code>${escapeHtml(state.q.slice(0, at))}<span class="at">${escapeHtml(mark)}</span>${escapeHtml(state.q.slice(at + 1))}</code></p>`;
   }
+  if (answer.hits.length === 0) return facets(state, answer.facets) + noResults(state);
   return facets(state, answer.facets) + `<ol id="results" start="${(state.page - 1) * PAGE_SIZE + 1}">${answer.hits.map(card).join('')}</ol>` + pager(state, answer.total.value);
+}
+
+/** What to try when nothing was found: fewer filters, another page, other words. */
+function noResults(state: PageState): string {
+  const tries: string[] = [];
+  if (state.site.length + state.type.length > 0) tries.push(`<li><a data-nav href="${escapeHtml(stateHref({ ...state, page: 1, site: [], type: [] }))}">Search without the filters</a></li>`);
+  if (state.page > 1) tries.push(`<li><a data-nav href="${escapeHtml(stateHref({ ...state, page: 1 }))}">Go to the first page</a></li>`);
+  tries.push('<li>Check the spelling, or try fewer, more general words</li>', '<li>Words must all be found: <code>OR</code> asks for either</li>');
+  return `<div id="no-results"><p>Suggestions:</p><ul>${tries.join('')}</ul></div>`;
 }
 
 function card(hit: SearchHit): string {

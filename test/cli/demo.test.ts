@@ -6,10 +6,12 @@
  */
 
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import test from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { startDemo } from '../helpers/demo.js';
 import { scratchDir } from '../helpers/paths.js';
 import { Client, type Message } from '../searcher/net.js';
@@ -83,4 +85,24 @@ test('sherlock demo refuses a --state directory that is not empty (2)', async (t
   const run = await runCli(['demo', '--listen', '127.0.0.1:0', '--state', state]);
   assert.equal(run.status, 2, run.stderr);
   assert.match(run.stderr, /--state: .* is not empty/);
+});
+
+test('sherlock demo on a port in use fails at once (2), naming the way out', async (t) => {
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  t.after(() => taken.close());
+  const port = (taken.address() as { port: number }).port;
+  const run = await runCli(['demo', '--listen', `127.0.0.1:${port}`]);
+  assert.equal(run.status, 2, run.stderr);
+  assert.match(run.stderr, new RegExp(`--listen: 127.0.0.1:${port} is in use; .*--listen 127.0.0.1:0`));
+  assert.doesNotMatch(run.stdout, /^crawled/m, 'nothing was crawled');
+});
+
+test('SIGTERM while the demo is still crawling stops it with 0 and removes its state', async (t) => {
+  const running = startCli(t, ['demo', '--listen', '127.0.0.1:0']);
+  await until('the demo to name its state', () => /^state \S+/m.test(running.stdout), 60_000);
+  const state = /^state (\S+)/m.exec(running.stdout)![1]!;
+  running.child.kill('SIGTERM');
+  assert.equal(await running.exited, 0, running.stderr);
+  assert.equal(existsSync(state), false);
 });

@@ -76,6 +76,9 @@ test('the search page: instant results with highlights, the query in the address
   const shot = screenshotPath('sherlock-page-results');
   await page.screenshot({ path: shot, fullPage: true });
   t.diagnostic(`screenshot: ${shot}`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: screenshotPath('sherlock-page-results-dark'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // A site chip filters to that site, and the address says so.
   await page.locator('#facets a.chip', { hasText: new URL(news).hostname }).click();

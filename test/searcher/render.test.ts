@@ -91,3 +91,13 @@ test('the whole page escapes the query everywhere it appears and keeps filters i
   assert.match(html, /<title>&#34;&#62;&#60;script&#62;alert\(1\)&#60;\/script&#62; – sherlock<\/title>/);
   assert.match(html, /<input type="hidden" name="site" value="a&#34;b">/);
 });
+
+test('the front page shows the search tips; an answer with no hits shows suggestions, with a way out of the filters', () => {
+  assert.match(renderBody(state({ q: '' }), undefined), /<section id="tips"[^>]*>.*<code>"stone bridge"<\/code>/s);
+  const none = renderBody(state({ site: ['example.org'], page: 3 }), result([], 0));
+  assert.match(none, /<div id="no-results">/);
+  assert.match(none, /<a data-nav href="\/search\?q=word">Search without the filters<\/a>/);
+  assert.match(none, /<a data-nav href="\/search\?q=word&#38;site=example.org">Go to the first page<\/a>/);
+  assert.doesNotMatch(renderBody(state(), result([], 0)), /without the filters|first page/);
+  assert.equal(summary(state(), { code: 'BAD_QUERY', message: 'a quotation mark is not closed (at character 1)', position: 0 }), 'A quotation mark is not closed (at character 1)');
+});

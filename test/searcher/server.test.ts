@@ -337,7 +337,7 @@ test('GET /search renders escaped results: an XSS attempt in q and in a hit titl
 
   const bad = await get(`${http}/search?q=${encodeURIComponent('a "b')}`);
   assert.equal(bad.status, 400);
-  assert.match(bad.body, /a quotation mark is not closed/);
+  assert.match(bad.body, /A quotation mark is not closed/);
   assert.equal((await get(`${http}/search?q=x&site=${encodeURIComponent('a/b')}`)).status, 400);
 });
 
