@@ -16,7 +16,9 @@
  *   still running after the stop timeout; exit 0. A second signal is passed
  *   on too (the children then stop at once). Children run in their own
  *   process group, so a Ctrl-C at a terminal reaches only this process,
- *   which passes it on once.
+ *   which passes it on once. Each holds an IPC channel to this process
+ *   (unused but for its closing): should this process die, even by
+ *   SIGKILL, they stop as on SIGTERM (cli/daemon.ts).
  * - It is a notify daemon itself (cli/daemon.ts). Each child gets its own
  *   notification socket here (common/sd-notify.ts): READY=1 is sent once
  *   every child said READY=1, and STATUS= gathers the children's status
@@ -152,7 +154,7 @@ class Supervisor {
     // The children answer to us, not to systemd: their own socket, no watchdog of theirs.
     for (const name of ['NOTIFY_SOCKET', 'WATCHDOG_USEC', 'WATCHDOG_PID']) delete env[name];
     if (child.notifyPath !== undefined) env['NOTIFY_SOCKET'] = child.notifyPath;
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'pipe'], env, detached: true });
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'pipe', 'ipc'], env, detached: true });
     child.process = proc;
     child.startedAt = Date.now();
     createInterface({ input: proc.stderr! }).on('line', (line) => process.stderr.write(prefixed(child.name, line)));

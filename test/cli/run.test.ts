@@ -74,3 +74,20 @@ test('sherlock run crawls, indexes and serves a loopback site, restarts a killed
   }
   assert.match(run.stderr, /stopped/);
 });
+
+test('sherlock run killed with SIGKILL: its daemons notice and stop on their own', async (t) => {
+  const state = scratchDir(t);
+  const notify = notifySocket(t);
+  const run = startCli(t, ['run', '--state', state, '--listen', '127.0.0.1:0'], { env: { NOTIFY_SOCKET: notify.path } });
+  const daemons = ['gatherer', 'shepherd', 'indexer', 'searcher'];
+  t.after(() => {
+    for (const daemon of daemons) for (const pid of pids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
+  });
+  await until('READY=1 from sherlock run', () => notify.messages.some((m) => m.startsWith('READY=1')), 30_000);
+  run.child.kill('SIGKILL');
+  await run.exited;
+  for (const daemon of daemons) {
+    const [pid] = pids(run, daemon);
+    await until(`${daemon} gone`, () => gone(pid!), 30_000);
+  }
+});
