@@ -94,3 +94,9 @@ export function stateDir(opts: { state?: string }): string {
   }
   return dir;
 }
+
+/** systemd's RUNTIME_DIRECTORY (its first entry), where daemons put their sockets; undefined when unset. */
+export function runtimeDir(): string | undefined {
+  const dir = process.env['RUNTIME_DIRECTORY']?.split(':')[0];
+  return dir === '' ? undefined : dir;
+}

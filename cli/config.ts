@@ -1,11 +1,20 @@
 /**
- * `sherlock config check|dump`: validate the layered config without starting
- * anything, and print every effective value with the layer it came from.
+ * `sherlock config check|dump|reference`: validate the layered config without
+ * starting anything, print every effective value with the layer it came
+ * from, and print (or write into docs/operating.md) the generated reference
+ * of every key (config-reference.ts).
  */
 
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { configReference, spliceReference, tomlValue } from './config-reference.js';
 import { action, print, printJson } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
+
+/** etc/sherlock.toml of the installed package (dist/cli/ is two levels down). */
+const SHIPPED_TOML = join(fileURLToPath(new URL('../..', import.meta.url)), 'etc', 'sherlock.toml');
 
 export function registerConfig(program: Command): void {
   const config = program.command('config').description('check or print the effective configuration');
@@ -43,10 +52,21 @@ export function registerConfig(program: Command): void {
         }
       }),
     );
-}
 
-function tomlValue(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
-  // JSON string escapes are valid TOML basic-string escapes.
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  config
+    .command('reference')
+    .description('print the reference of every config key (defaults from the schemas, words from etc/sherlock.toml), as Markdown')
+    .option('--toml <file>', 'the shipped sherlock.toml whose comments describe the keys', SHIPPED_TOML)
+    .option('--write <file>', 'put it between the config-reference markers of this file instead')
+    .action(
+      action((opts: { toml: string; write?: string }) => {
+        const reference = configReference(readFileSync(opts.toml, 'utf8'), opts.toml);
+        if (opts.write === undefined) {
+          print(reference);
+          return;
+        }
+        writeFileSync(opts.write, spliceReference(readFileSync(opts.write, 'utf8'), reference, opts.write));
+        print(`config reference written into ${opts.write}`);
+      }),
+    );
 }

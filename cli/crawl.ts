@@ -7,7 +7,9 @@
  * after that many fetches. SIGTERM/SIGINT end it as --until-idle would, at
  * once. Either way the gatherer drains, a last merge runs, and a summary is
  * printed (stdout; --json for scripts). Run again, it continues where it
- * stopped: both parts keep their state in DIR.
+ * stopped: both parts keep their state in DIR. Its gatherer serves the
+ * control socket as the daemon's does (`sherlock crawl pause|resume|status`,
+ * cli/crawl-control.ts).
  */
 
 import type { Command } from 'commander';
@@ -17,7 +19,10 @@ import { Gatherer } from '../gatherer/gatherer.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
 import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js';
-import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
+import type { ControlServer } from '../common/control.js';
+import { controlGatherer } from '../gatherer/control.js';
+import { STATE_HELP, action, print, printJson, runtimeDir, stateDir } from './command.js';
+import { registerCrawlControl } from './crawl-control.js';
 import { describeInject, seedInput } from './inject.js';
 import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions, type SherlockConfig } from './settings.js';
@@ -29,25 +34,28 @@ const CYCLE_MS = 100;
 
 interface CrawlOptions {
   state?: string;
-  seeds: string;
+  seeds?: string;
   maxPages?: string;
   untilIdle?: boolean;
   json?: boolean;
 }
 
 export function registerCrawl(program: Command): void {
-  program
+  const crawlCommand = program
     .command('crawl')
-    .description('shepherd and gatherer in one process: crawl from the seeds')
+    .description('shepherd and gatherer in one process: crawl from the seeds; or pause and resume the gathering')
     .option('--state <dir>', STATE_HELP)
-    .requiredOption('--seeds <file>', 'seed URLs, one per line (# comments); - for standard input')
+    // Not requiredOption: commander would then ask for it before `crawl pause` too.
+    .option('--seeds <file>', 'seed URLs, one per line (# comments); - for standard input (required)')
     .option('--max-pages <n>', 'stop after this many fetches')
     .option('--until-idle', 'stop once nothing is due')
     .option('--json', 'print the summary as one JSON object')
     .action(action((opts: CrawlOptions, cmd: Command) => crawl(opts, cmd.optsWithGlobals<GlobalOptions>())));
+  registerCrawlControl(crawlCommand);
 }
 
 async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number> {
+  if (opts.seeds === undefined) throw new SherlockError('SHERLOCK_USAGE', "required option '--seeds <file>' not specified (or a subcommand: pause, resume, status)");
   const state = stateDir(opts);
   const maxPages = opts.maxPages === undefined ? undefined : Number(opts.maxPages);
   if (maxPages !== undefined && !(Number.isSafeInteger(maxPages) && maxPages > 0)) {
@@ -103,10 +111,12 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   let gatherer: Gatherer | undefined;
   const total: CycleReport = emptyReport();
   let running: Promise<void> | undefined;
+  let control: ControlServer | undefined;
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
     gatherer = await Gatherer.open(state, config.gatherer, registry);
+    control = await controlGatherer(gatherer, runtimeDir());
     running = gatherer.run();
     const tty = process.stderr.isTTY;
     let wasIdle = false;
@@ -132,7 +142,10 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   } finally {
     // After a failure of ours, the gatherer still closes its files cleanly.
     gatherer?.stop('abort');
+    // Not yet running (the control socket failed): run() only closes its files.
+    if (running === undefined) await gatherer?.run();
     await running?.catch(() => undefined);
+    await control?.close();
     shepherd.close();
     await listener?.close();
   }

@@ -4,7 +4,8 @@
  * (common/sd-notify.ts). SIGTERM and SIGINT ask the daemon to stop (a second
  * one, to stop at once) and send STOPPING=1; SIGHUP sends RELOADING=1, lets
  * the daemon re-read its config and sends READY=1 again; the watchdog pings
- * while the daemon says it is alive.
+ * while the daemon says it is alive. A daemon started by `sherlock run` also
+ * stops when its supervisor is gone.
  */
 
 import { logger } from '../common/log.js';
@@ -48,6 +49,13 @@ export function daemon(hooks: DaemonHooks): Daemon {
     notifier.ready();
   };
   process.on('SIGTERM', onStop).on('SIGINT', onStop).on('SIGHUP', onHup);
+  // Under `sherlock run` the supervisor holds an IPC channel to us: it closes
+  // when the supervisor dies, even by SIGKILL, and we stop as on SIGTERM.
+  const onOrphaned = (): void => onStop('supervisor gone');
+  if (process.channel !== undefined) {
+    process.channel.unref();
+    process.once('disconnect', onOrphaned);
+  }
   return {
     ready(status) {
       notifier.ready(status);
@@ -57,7 +65,7 @@ export function daemon(hooks: DaemonHooks): Daemon {
       notifier.status(text);
     },
     close() {
-      process.off('SIGTERM', onStop).off('SIGINT', onStop).off('SIGHUP', onHup);
+      process.off('SIGTERM', onStop).off('SIGINT', onStop).off('SIGHUP', onHup).off('disconnect', onOrphaned);
       notifier.close();
     },
   };

@@ -4,7 +4,8 @@
  *
  * run: SIGTERM (or SIGINT) stops taking work and lets fetches in flight end
  * and be stored, for at most gatherer.fetch_timeout; a second signal aborts
- * them (their URLs stay queued). SIGHUP reloads the config file.
+ * them (their URLs stay queued). SIGHUP reloads the config file. It serves
+ * the control socket (`sherlock crawl pause|resume`, common/control.ts).
  */
 
 import type { Command } from 'commander';
@@ -16,9 +17,10 @@ import { queueKeyText } from '../common/host-file.js';
 import { canonicalUrl } from '../common/url.js';
 import type { Registry } from '../common/metrics.js';
 import type { GathererConfig } from '../gatherer/config.js';
+import { controlGatherer } from '../gatherer/control.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { readFileSync } from 'node:fs';
-import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
+import { STATE_HELP, action, print, printJson, runtimeDir, stateDir } from './command.js';
 import { daemon } from './daemon.js';
 import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
@@ -111,6 +113,11 @@ export function registerGatherer(program: Command): void {
 
 async function runGatherer(state: string, config: GathererConfig, registry: Registry, globals: GlobalOptions, untilIdle: boolean, maxPages: number | undefined): Promise<void> {
   const g = await Gatherer.open(state, config, registry);
+  const control = await controlGatherer(g, runtimeDir()).catch(async (err: unknown) => {
+    g.stop('abort');
+    await g.run(); // closes its files
+    throw err;
+  });
   const d = daemon({
     stop(signal, count) {
       log.notice(count === 1 ? 'stopping: finishing fetches in flight' : 'stopping now: aborting fetches in flight', { signal });
@@ -123,11 +130,12 @@ async function runGatherer(state: string, config: GathererConfig, registry: Regi
   try {
     log.notice('gatherer running', { state });
     const running = g.run({ ...(untilIdle ? { untilIdle: true } : {}), ...(maxPages === undefined ? {} : { maxPages }) });
-    d.ready('fetching');
+    d.ready(g.status().paused ? 'paused' : 'fetching');
     await running;
     const status = g.status();
     log.notice('gatherer stopped', { fetches: status.fetches, stored: status.stored, queued: status.queued });
   } finally {
+    await control.close();
     d.close();
   }
 }

@@ -17,6 +17,7 @@ import { registerInject } from './inject.js';
 import { registerNutch } from './nutch.js';
 import { registerSearcher } from './searcher.js';
 import { registerSearch } from './search.js';
+import { registerRun } from './run.js';
 import { registerShepherd } from './shepherd.js';
 import { registerStatus } from './status.js';
 import { registerCheck } from './check.js';
@@ -54,6 +55,7 @@ registerNutch(program);
 registerSearcher(program);
 registerSearch(program);
 registerDemo(program);
+registerRun(program);
 
 try {
   await program.parseAsync(process.argv);

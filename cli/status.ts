@@ -9,6 +9,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ALIGN, bucketFilePath } from '../common/bucket-file.js';
+import { readPauseFlag } from '../common/control.js';
 import { ioError, SherlockError } from '../common/errors.js';
 import { listDirectory } from '../common/files.js';
 import { readHostRecords } from '../common/host-file.js';
@@ -27,6 +28,8 @@ interface GathererStatus {
   /** Hosts waiting out a back-off after errors. */
   backingOff: number;
   plansWaiting: number;
+  /** Since when gathering is paused (`sherlock crawl pause`), if it is. */
+  pausedSince?: string;
 }
 
 interface Status {
@@ -92,6 +95,8 @@ function readGathererStatus(state: string): GathererStatus | undefined {
   };
   const pid = lockHolder(paths.lock);
   if (pid !== undefined) status.runningPid = pid;
+  const pausedSince = readPauseFlag(state);
+  if (pausedSince !== undefined) status.pausedSince = pausedSince;
   return status;
 }
 
@@ -134,7 +139,7 @@ function describe(s: Status): string[] {
   lines.push(
     g === undefined
       ? 'gatherer  no queues yet'
-      : `gatherer  ${running(g.runningPid)}; ${n(g.hosts)} hosts, ${n(g.queued)} URLs queued, ${n(g.backingOff)} hosts backing off`,
+      : `gatherer  ${running(g.runningPid)}${g.pausedSince === undefined ? '' : `, paused since ${g.pausedSince}`}; ${n(g.hosts)} hosts, ${n(g.queued)} URLs queued, ${n(g.backingOff)} hosts backing off`,
   );
   lines.push(`waiting   ${n(s.seedFilesWaiting)} seed files, ${n(g?.plansWaiting ?? 0)} plans, ${mib(s.bucketBytesNotMerged)} of buckets not merged`);
   lines.push(`archive   ${n(s.arcFiles)} ARC files, ${mib(s.arcBytes)}; buckets ${mib(s.bucketBytes)}`);

@@ -20,6 +20,10 @@
  * $WATCHDOG_USEC while their own liveness check passes (a stuck event loop
  * sends nothing, and systemd restarts the unit); RELOADING=1 with
  * MONOTONIC_USEC on SIGHUP, then READY=1 again; STOPPING=1 on SIGTERM.
+ *
+ * The manager's side, receiveNotifications(): a socket at a path collecting
+ * the fields of each datagram, for `sherlock run`, which supervises the
+ * daemons itself (one socket per child: unix-dgram does not tell senders apart).
  */
 
 import { spawn } from 'node:child_process';
@@ -30,7 +34,9 @@ const log = logger('sd-notify');
 
 interface DgramSocket {
   send(buf: Buffer, offset: number, length: number, path: string, callback: (err?: Error) => void): void;
+  bind(path: string): void;
   on(event: 'error', listener: (err: Error) => void): void;
+  on(event: 'message', listener: (data: Buffer) => void): void;
   close(): void;
 }
 interface DgramModule {
@@ -147,4 +153,26 @@ export class Notifier {
     this.warned = true;
     log.warning('cannot notify the service manager; carrying on without', { socket: this.env['NOTIFY_SOCKET'], problem: err.message });
   }
+}
+
+/**
+ * Binds a datagram socket at `path` (a service manager's $NOTIFY_SOCKET) and
+ * hands over the fields of each datagram; undefined when unix-dgram is
+ * unavailable (the caller then does without).
+ */
+export function receiveNotifications(path: string, onFields: (fields: Map<string, string>) => void): { close(): void } | undefined {
+  const dgram = loadDgram();
+  if (dgram === undefined) return undefined;
+  const socket = dgram.createSocket('unix_dgram');
+  socket.on('error', (err) => log.warning('notification socket failed', { file: path, problem: err.message }));
+  socket.on('message', (data) => {
+    const fields = new Map<string, string>();
+    for (const line of data.toString('utf8').split('\n')) {
+      const eq = line.indexOf('=');
+      if (eq > 0) fields.set(line.slice(0, eq), line.slice(eq + 1));
+    }
+    onFields(fields);
+  });
+  socket.bind(path);
+  return { close: () => socket.close() };
 }

@@ -16,6 +16,10 @@
  * (and its retry queued if the bucket says one was due and none is queued),
  * never fetched again. Plans are imported exactly once (plan-import.ts).
  *
+ * Pause. pause() starts no new fetch (nor DNS lookup) until resume(); those
+ * in flight finish and are stored. The flag lives only here: the persisted
+ * one (common/control.ts) is read by whoever opens the gatherer.
+ *
  * Stop. stop('drain') takes no new work and lets fetches in flight finish and
  * be stored; stop('abort') also aborts them (their entries stay queued and
  * are fetched after the restart). Either way the files are synced and closed.
@@ -62,6 +66,7 @@ export interface GathererStatus {
   inFlight: number;
   queued: number;
   hosts: number;
+  paused: boolean;
 }
 
 interface HostRuntime {
@@ -97,6 +102,7 @@ export class Gatherer {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly aborter = new AbortController();
   private stopping: 'drain' | 'abort' | undefined;
+  private paused = false;
   private wake: (() => void) | undefined;
   private inboxDue = false;
   /** The plan import under way (plan-import.ts: one at a time, its fsyncs waited for off the thread). */
@@ -117,7 +123,7 @@ export class Gatherer {
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
     this.parser = new ParsePool(parseWorkers(config));
-    this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0 };
+    this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
     this.metrics = new GathererMetrics(registry, () => this.status());
   }
 
@@ -160,7 +166,17 @@ export class Gatherer {
       queued += host.queued;
       hosts += 1;
     }
-    return { ...this.counters, outcomes: { ...this.counters.outcomes }, inFlight: this.inFlight.size, queued, hosts };
+    return { ...this.counters, outcomes: { ...this.counters.outcomes }, inFlight: this.inFlight.size, queued, hosts, paused: this.paused };
+  }
+
+  /** No new fetches until resume(); those in flight go on. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.poke();
   }
 
   /** Nothing in flight, no plan waiting, nothing due within retry_delay (what --until-idle waits for). */
@@ -205,10 +221,11 @@ export class Gatherer {
           await this.store.sync(() => this.queue.sync());
         }
         if (options.maxPages !== undefined && this.counters.fetches >= options.maxPages && this.stopping === undefined) this.stopping = 'drain';
-        if (this.stopping === undefined) this.startWork(now);
+        if (this.stopping === undefined && !this.paused) this.startWork(now);
         if (this.stopping !== undefined && this.inFlight.size === 0) break;
         if (options.untilIdle === true && this.idle(now)) break;
-        const due = this.scheduler.wakeAt();
+        // Paused, work that is due waits for resume(), which wakes the loop.
+        const due = this.paused ? undefined : this.scheduler.wakeAt();
         const waitMs = Math.max(1, Math.min(INBOX_POLL_MS, due === undefined ? INBOX_POLL_MS : due - now, this.config.sync_interval));
         await this.sleep(waitMs);
       }
@@ -242,6 +259,8 @@ export class Gatherer {
 
   private idle(now: number): boolean {
     if (this.inFlight.size > 0 || this.importing !== undefined || listPlans(this.state).length > 0) return false;
+    // Paused, queued work is waiting for resume(), not done.
+    if (this.paused) for (const host of this.queue.hosts()) if (host.queued > 0) return false;
     for (const rt of this.unresolved) {
       if (rt.resolving) return false;
     }

@@ -17,6 +17,8 @@ for (const command of [
   ['gatherer', 'run'],
   ['indexer', 'run'],
   ['searcher', 'run', '--listen', '127.0.0.1:0'],
+  // The supervisor of the four: READY=1 once each of them said READY=1 to it.
+  ['run', '--listen', '127.0.0.1:0'],
 ]) {
   test(`${command.join(' ')}: READY, WATCHDOG, RELOADING then READY on SIGHUP, STOPPING on SIGTERM`, async (t) => {
     const state = scratchDir(t);
