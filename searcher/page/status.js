@@ -47,6 +47,7 @@ function bytes(n) {
 }
 
 function list(element, items, empty) {
+  element.classList.toggle('empty', items.length === 0);
   element.replaceChildren(
     ...(items.length === 0 ? [empty] : items).map((text) => {
       const li = document.createElement('li');
