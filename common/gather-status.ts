@@ -17,7 +17,8 @@
  *   rate            pages fetched a second, over the last RATE_WINDOW_S
  *   in_flight, queued, hosts                          now
  *   outcomes        {outcome: count} since the start (gatherer/outcome.ts)
- *   errors          {outcome: count}: the outcomes that are errors
+ *   errors          {outcome: count}: the outcomes that are errors, most
+ *                   frequent first
  *   busiest_hosts   up to TOP_HOSTS {host, queued}: the most URLs queued
  *   delayed_hosts   up to TOP_HOSTS {host, queued, until, errors}: queued
  *                   hosts whose next request waits longest (politeness,

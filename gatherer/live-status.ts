@@ -48,7 +48,12 @@ export class LiveStatus {
       queued: status.queued,
       hosts: status.hosts,
       outcomes: status.outcomes,
-      errors: Object.fromEntries(Object.entries(status.outcomes).filter(([outcome]) => !FINE.has(outcome))),
+      // Most frequent first, then by name, so the order does not flicker.
+      errors: Object.fromEntries(
+        Object.entries(status.outcomes)
+          .filter(([outcome]) => !FINE.has(outcome))
+          .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)),
+      ),
       busiest_hosts: [...queued].sort((a, b) => b.queued - a.queued).slice(0, TOP_HOSTS).map((h) => ({ host: h.host, queued: h.queued })),
       delayed_hosts: queued
         .filter((h) => h.nextAt > now)
