@@ -19,6 +19,7 @@ import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { describeInject, seedInput } from './inject.js';
+import type { MetricsListener } from '../common/metrics-listener.js';
 import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
@@ -58,14 +59,7 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   const started = Date.now();
   const registry = daemonRegistry();
   const metrics = new ShepherdMetrics(registry, state);
-  const listener = await adminListener(registry, config.gatherer.admin_listen, 'gatherer.admin_listen');
-  let shepherd: Shepherd;
-  try {
-    shepherd = Shepherd.open(state, config.shepherd);
-  } catch (err) {
-    await listener?.close();
-    throw err;
-  }
+  const shepherd = Shepherd.open(state, config.shepherd);
   const plan = { limit: config.shepherd.plan_batch, perSite: config.shepherd.plan_per_site };
   let gatherer: Gatherer | undefined;
   const total: CycleReport = emptyReport();
@@ -75,10 +69,12 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   };
   process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   let running: Promise<void> | undefined;
+  let listener: MetricsListener | undefined;
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
     gatherer = await Gatherer.open(state, config.gatherer, registry);
+    listener = await adminListener(registry, config.gatherer.admin_listen, 'gatherer.admin_listen');
     running = gatherer.run();
     const tty = process.stderr.isTTY;
     let wasIdle = false;

@@ -20,6 +20,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isLive, readGatherStatus } from '../common/gather-status.js';
+import { boundAddress, splitListen } from '../common/listen.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/metrics.js';
 import { originAllowed } from './auth.js';
@@ -112,9 +113,7 @@ export class SearchServer {
 
   /** HOST:PORT actually bound. */
   get address(): string {
-    const bound = this.http.address();
-    if (bound === null || typeof bound === 'string') return String(bound);
-    return bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`;
+    return boundAddress(this.http);
   }
 
   /** A new config and token, in effect at once; `listen` is only read at start. */
@@ -224,9 +223,4 @@ function refuse(socket: Duplex, status: number, message: string, headers: Record
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const body = `${message}\n`;
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`);
-}
-
-function splitListen(listen: string): { host: string; port: number } {
-  const colon = listen.lastIndexOf(':');
-  return { host: listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(listen.slice(colon + 1)) };
 }

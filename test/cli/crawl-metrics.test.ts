@@ -24,10 +24,11 @@ async function scrape(url: string): Promise<ReturnType<typeof parseExposition>> 
   return parseExposition(await response.text());
 }
 
-test('crawl serves /metrics on gatherer.admin_listen and its fetch counters move', async (t) => {
+test('crawl serves /metrics on gatherer.admin_listen and its fetch counters move', { timeout: 120_000 }, async (t) => {
   const state = scratchDir(t);
   let release!: () => void;
   const firstScraped = new Promise<void>((resolve) => (release = resolve));
+  t.after(() => release()); // a failed assertion must not leave the page held
   const routes: Record<string, RouteHandler> = { '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n') };
   for (let i = 0; i < PAGES; i++) {
     routes[`/p${i}`] = async (_req, res) => {

@@ -28,10 +28,11 @@ async function eventually(what: string, ok: () => Promise<boolean>): Promise<voi
   }
 }
 
-test('the status view shows the fetch counter rising during a crawl', async (t) => {
+test('the status view shows the fetch counter rising during a crawl', { timeout: 180_000 }, async (t) => {
   const state = scratchDir(t);
   let release!: () => void;
   const firstRead = new Promise<void>((resolve) => (release = resolve));
+  t.after(() => release()); // a failed assertion must not leave the page held
   const routes: Record<string, RouteHandler> = { '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n') };
   for (let i = 0; i < PAGES; i++) {
     routes[`/p${i}`] = async (_req, res) => {
