@@ -19,6 +19,10 @@
  * Stop. stop('drain') takes no new work and lets fetches in flight finish and
  * be stored; stop('abort') also aborts them (their entries stay queued and
  * are fetched after the restart). Either way the files are synced and closed.
+ *
+ * Status. While it runs, the gatherer rewrites its status snapshot every
+ * second (live-status.ts) and marks it stopped as it stops; its metrics
+ * (metrics.ts) go into the registry it was opened with.
  */
 
 import type { ArcRecordInput, FramedArcRecord } from '../common/arc-write.js';
@@ -234,11 +238,11 @@ export class Gatherer {
 
   /** The status snapshot; `running` false marks it as the last one. A failure is logged, never fatal. */
   private writeStatus(running: boolean): void {
-    const hosts: HostRow[] = [];
-    for (const host of this.queue.hosts()) {
-      hosts.push({ host: siteOf(host), queued: host.queued, errors: host.errorCount, nextAt: Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot)) });
-    }
     try {
+      const hosts: HostRow[] = [];
+      for (const host of this.queue.hosts()) {
+        hosts.push({ host: siteOf(host), queued: host.queued, errors: host.errorCount, nextAt: Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot)) });
+      }
       this.live.write(this.status(), hosts, this.store.lastArc, running);
       this.liveFailed = false;
     } catch (err) {
