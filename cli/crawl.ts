@@ -13,13 +13,13 @@
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
+import type { MetricsListener } from '../common/metrics-listener.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
 import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { describeInject, seedInput } from './inject.js';
-import type { MetricsListener } from '../common/metrics-listener.js';
 import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
