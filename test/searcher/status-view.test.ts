@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { startCli, until } from '../helpers/cli.js';
-import { startFixture, type RouteHandler } from '../helpers/http-fixtures.js';
+import { chainSite, startFixture } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
 
 const PAGES = 12;
@@ -33,15 +33,12 @@ test('the status view shows the fetch counter rising during a crawl', { timeout:
   let release!: () => void;
   const firstRead = new Promise<void>((resolve) => (release = resolve));
   t.after(() => release()); // a failed assertion must not leave the page held
-  const routes: Record<string, RouteHandler> = { '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n') };
-  for (let i = 0; i < PAGES; i++) {
-    routes[`/p${i}`] = async (_req, res) => {
+  const site = await startFixture({
+    routes: chainSite(PAGES, async (i) => {
       await new Promise((resolve) => setTimeout(resolve, DELAY_MS));
       if (i === 3) await firstRead;
-      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<title>page ${i}</title>${i + 1 < PAGES ? `<a href="/p${i + 1}">next</a>` : ''}`);
-    };
-  }
-  const site = await startFixture({ routes });
+    }),
+  });
   t.after(() => site.close());
 
   const searcher = startCli(t, ['searcher', 'run', '--state', state, '--listen', '127.0.0.1:0']);
