@@ -15,6 +15,7 @@
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
+import type { MetricsListener } from '../common/metrics-listener.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
 import { ShepherdMetrics } from '../shepherd/metrics.js';
@@ -99,24 +100,19 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   const started = Date.now();
   const registry = daemonRegistry();
   const metrics = new ShepherdMetrics(registry, state);
-  const listener = await adminListener(registry, config.gatherer.admin_listen, 'gatherer.admin_listen');
-  let shepherd: Shepherd;
-  try {
-    shepherd = Shepherd.open(state, config.shepherd);
-  } catch (err) {
-    await listener?.close();
-    throw err;
-  }
+  const shepherd = Shepherd.open(state, config.shepherd);
   const plan = { limit: config.shepherd.plan_batch, perSite: config.shepherd.plan_per_site };
   let gatherer: Gatherer | undefined;
   const total: CycleReport = emptyReport();
   let running: Promise<void> | undefined;
   let control: ControlServer | undefined;
+  let listener: MetricsListener | undefined;
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
     gatherer = await Gatherer.open(state, config.gatherer, registry);
     control = await controlGatherer(gatherer, runtimeDir());
+    listener = await adminListener(registry, config.gatherer.admin_listen, 'gatherer.admin_listen');
     running = gatherer.run();
     const tty = process.stderr.isTTY;
     let wasIdle = false;
@@ -142,7 +138,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   } finally {
     // After a failure of ours, the gatherer still closes its files cleanly.
     gatherer?.stop('abort');
-    // Not yet running (the control socket failed): run() only closes its files.
+    // Not yet running (the control socket or the listener failed): run() only closes its files.
     if (running === undefined) await gatherer?.run();
     await running?.catch(() => undefined);
     await control?.close();

@@ -47,7 +47,7 @@ export function registerSearcher(program: Command): void {
         };
         const { config, token } = settings();
         const engine = await IndexEngine.start({ state });
-        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry() });
+        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry(), state });
         let stop: (signal: string) => void = () => undefined;
         const stopped = new Promise<string>((resolve) => (stop = resolve));
         const d = daemon({

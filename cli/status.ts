@@ -3,7 +3,9 @@
  * doing, read without disturbing the daemons (no lock taken, nothing
  * repaired): which daemons hold the state, URLs by state, the shepherd's last
  * cycle, hosts and queue depth, work waiting between the parts (seed files,
- * plans, buckets not merged yet) and the archive's size.
+ * plans, buckets not merged yet), the archive's size, and what the gatherer
+ * is doing now (its status snapshot, common/gather-status.ts: fetch rate,
+ * errors, busiest and most-delayed hosts, the current ARC file).
  */
 
 import { existsSync, statSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { ALIGN, bucketFilePath } from '../common/bucket-file.js';
 import { readPauseFlag } from '../common/control.js';
 import { ioError, SherlockError } from '../common/errors.js';
 import { listDirectory } from '../common/files.js';
+import { isLive, readGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
 import { readHostRecords } from '../common/host-file.js';
 import { lockHolder } from '../common/lock.js';
 import { listPlans } from '../common/plan-file.js';
@@ -43,6 +46,8 @@ interface Status {
   bucketBytes: number;
   arcFiles: number;
   arcBytes: number;
+  /** The gatherer's last snapshot; `live` false when it stopped or died since. */
+  fetching?: GatherStatusSnapshot & { live: boolean };
 }
 
 export function registerStatus(program: Command): void {
@@ -79,6 +84,8 @@ function readStatus(state: string): Status {
   if (shepherd !== undefined) status.shepherd = shepherd;
   const gatherer = readGathererStatus(state);
   if (gatherer !== undefined) status.gatherer = gatherer;
+  const snapshot = readGatherStatus(state);
+  if (snapshot !== undefined) status.fetching = { ...snapshot, live: isLive(snapshot) };
   return status;
 }
 
@@ -143,5 +150,20 @@ function describe(s: Status): string[] {
   );
   lines.push(`waiting   ${n(s.seedFilesWaiting)} seed files, ${n(g?.plansWaiting ?? 0)} plans, ${mib(s.bucketBytesNotMerged)} of buckets not merged`);
   lines.push(`archive   ${n(s.arcFiles)} ARC files, ${mib(s.arcBytes)}; buckets ${mib(s.bucketBytes)}`);
+  if (s.fetching !== undefined) lines.push(...describeFetching(s.fetching, n, mib));
+  return lines;
+}
+
+function describeFetching(f: GatherStatusSnapshot & { live: boolean }, n: (x: number) => string, mib: (bytes: number) => string): string[] {
+  const counts = (record: Record<string, number>) => Object.entries(record).map(([k, v]) => `${k} ${n(v)}`).join(', ') || 'none';
+  const lines = [
+    f.live
+      ? `fetching  ${f.rate.toFixed(1)} pages/s; ${n(f.fetches)} fetched (${mib(f.bytes)}) since ${f.started}, ${n(f.in_flight)} in flight`
+      : `fetching  not now; last snapshot ${f.time}: ${n(f.fetches)} fetched (${mib(f.bytes)}) since ${f.started}`,
+    `errors    ${counts(f.errors)}`,
+  ];
+  if (f.busiest_hosts.length > 0) lines.push(`busiest   ${f.busiest_hosts.map((h) => `${h.host} (${n(h.queued)} queued)`).join(', ')}`);
+  if (f.delayed_hosts.length > 0) lines.push(`delayed   ${f.delayed_hosts.map((h) => `${h.host} until ${h.until} (${n(h.queued)} queued, ${n(h.errors)} errors)`).join(', ')}`);
+  if (f.arc !== null) lines.push(`ARC       ${f.arc.file} (${mib(f.arc.bytes)})`);
   return lines;
 }

@@ -29,6 +29,8 @@ export const ERROR_CODES = {
   SHERLOCK_CORRUPT_HADOOP: 'corrupt Hadoop file',
   /** A gzip member inside an archive cannot be inflated. */
   SHERLOCK_CORRUPT_GZIP: 'corrupt gzip',
+  /** The gatherer's status snapshot (gather/status.json) is not what it writes. */
+  SHERLOCK_CORRUPT_STATUS: 'corrupt status snapshot',
   /** A record or bucket is larger than the configured limit. */
   SHERLOCK_TOO_LARGE: 'too large',
   /** An object asked for does not exist (deleted bucket, offset past the end). */

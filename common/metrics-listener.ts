@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { z } from 'zod';
 import { ioError } from './errors.js';
+import { boundAddress, splitListen } from './listen.js';
 import { CONTENT_TYPE, type Registry } from './metrics.js';
 
 /** The `admin_listen` key: "" (off) or a loopback HOST:PORT; port 0 takes a free one. */
@@ -37,16 +38,15 @@ export async function serveMetrics(registry: Registry, listen: string): Promise<
     else if (req.method !== 'GET' && req.method !== 'HEAD') res.writeHead(405, { allow: 'GET, HEAD' }).end();
     else res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }).end(registry.expose());
   });
-  const colon = listen.lastIndexOf(':');
-  server.listen(Number(listen.slice(colon + 1)), listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1'));
+  const { host, port } = splitListen(listen);
+  server.listen(port, host);
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
   } catch (err) {
     throw ioError(err, listen, 'listening for /metrics');
   }
-  const bound = server.address() as { address: string; port: number; family: string };
   return {
-    address: bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`,
+    address: boundAddress(server),
     async close() {
       const closed = once(server, 'close');
       server.close();

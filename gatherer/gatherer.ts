@@ -23,6 +23,10 @@
  * Stop. stop('drain') takes no new work and lets fetches in flight finish and
  * be stored; stop('abort') also aborts them (their entries stay queued and
  * are fetched after the restart). Either way the files are synced and closed.
+ *
+ * Status. While it runs, the gatherer rewrites its status snapshot every
+ * second (live-status.ts) and marks it stopped as it stops; its metrics
+ * (metrics.ts) go into the registry it was opened with.
  */
 
 import { setMaxListeners } from 'node:events';
@@ -38,6 +42,7 @@ import type { GathererConfig } from './config.js';
 import { documentHeader, headerValue, responseFacts } from './document.js';
 import { Resolver, resolverFor } from './dns.js';
 import { Fetcher, fetcherFor, type FetchResponse } from './fetch.js';
+import { LiveStatus, type HostRow } from './live-status.js';
 import { GathererMetrics } from './metrics.js';
 import { CODE, givenUp, isTemporary, type Outcome } from './outcome.js';
 import { ParsePool, autoParseWorkers } from './parse-pool.js';
@@ -52,6 +57,9 @@ const log = logger('gatherer');
 
 /** How often the inbox is checked for new plans. */
 const INBOX_POLL_MS = 1000;
+
+/** How often the status snapshot (common/gather-status.ts) is rewritten. */
+const STATUS_MS = 1000;
 
 /** Counters for the status page and metrics; by outcome name and in total. */
 export interface GathererStatus {
@@ -109,6 +117,9 @@ export class Gatherer {
   private importing: Promise<void> | undefined;
   private readonly counters: GathererStatus;
   private readonly metrics: GathererMetrics;
+  private readonly live: LiveStatus;
+  /** The status snapshot could not be written (logged once). */
+  private liveFailed = false;
 
   private constructor(
     readonly state: string,
@@ -125,6 +136,7 @@ export class Gatherer {
     this.parser = new ParsePool(parseWorkers(config));
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
     this.metrics = new GathererMetrics(registry, () => this.status());
+    this.live = new LiveStatus(state);
   }
 
   /** Opens the queues and the store, repairs what a crash left, imports waiting plans; its metrics go into `registry`. */
@@ -200,9 +212,14 @@ export class Gatherer {
   async run(options: RunOptions = {}): Promise<void> {
     let lastSync = Date.now();
     let lastInbox = Date.now();
+    let lastStatus = 0;
     try {
       for (;;) {
         const now = Date.now();
+        if (now - lastStatus >= STATUS_MS) {
+          lastStatus = now;
+          this.writeStatus(true);
+        }
         if (this.importing === undefined && (this.inboxDue || now - lastInbox >= INBOX_POLL_MS)) {
           lastInbox = now;
           this.inboxDue = false;
@@ -231,10 +248,26 @@ export class Gatherer {
       }
     } finally {
       await Promise.allSettled([...this.inFlight, this.importing]);
+      this.writeStatus(false);
       await this.store.close(() => this.queue.sync());
       this.queue.close();
       await this.fetcher.close();
       await this.parser.close();
+    }
+  }
+
+  /** The status snapshot; `running` false marks it as the last one. A failure is logged, never fatal. */
+  private writeStatus(running: boolean): void {
+    try {
+      const hosts: HostRow[] = [];
+      for (const host of this.queue.hosts()) {
+        hosts.push({ host: siteOf(host), queued: host.queued, errors: host.errorCount, nextAt: Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot)) });
+      }
+      this.live.write(this.status(), hosts, this.store.lastArc, running);
+      this.liveFailed = false;
+    } catch (err) {
+      if (!this.liveFailed) log.warning('status snapshot not written', { problem: err instanceof Error ? err.message : String(err) });
+      this.liveFailed = true;
     }
   }
 

@@ -115,6 +115,14 @@ export class Scheduler {
   private serial = 0;
   private busyCount = 0;
 
+  /** When a host may be served next, by its own wait and its key's rest (ms; 0: now or unknown). */
+  nextAt(slot: number): number {
+    const host = this.hosts.get(slot);
+    if (host === undefined) return 0;
+    const key = host.key === undefined ? undefined : this.keys.get(host.key);
+    return Math.max(host.notBefore, key?.nextAt ?? 0);
+  }
+
   /** Requests handed out and not yet released. */
   get busy(): number {
     return this.busyCount;

@@ -111,6 +111,8 @@ export interface StoreOptions {
 
 export class GatherStore {
   private chain: Promise<unknown> = Promise.resolve();
+  /** The ARC file written last and its length to the end of its last record (for the status snapshot). */
+  lastArc: { file: string; bytes: number } | null = null;
 
   private constructor(
     private readonly state: string,
@@ -161,6 +163,7 @@ export class GatherStore {
       if (input.arc !== undefined) {
         written = await ('bytes' in input.arc ? this.arc.writeFramed(input.arc) : this.arc.write(input.arc));
         header.add('a', arcAttribute(written));
+        this.lastArc = { file: written.file, bytes: written.offset + written.length };
       }
       if (input.from !== undefined) header.add('q', queueAttribute(input.from));
       const { body } = input;

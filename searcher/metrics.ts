@@ -31,8 +31,15 @@ export interface SearcherFigures {
   indexBytes: number;
 }
 
+/** The window the status topic's query rate and latency are measured over. */
+const RECENT_MS = 10_000;
+/** Searches remembered for it at most (a busy searcher samples the window's first ones). */
+const RECENT_MAX = 10_000;
+
 export class SearcherMetrics {
   private readonly latency: Histogram;
+  /** (time ms, seconds) of the searches of the last RECENT_MS. */
+  private readonly window: [number, number][] = [];
 
   constructor(
     readonly registry: Registry,
@@ -56,5 +63,19 @@ export class SearcherMetrics {
 
   searched(seconds: number): void {
     this.latency.observe(seconds);
+    this.prune(Date.now());
+    if (this.window.length < RECENT_MAX) this.window.push([Date.now(), seconds]);
+  }
+
+  /** Searches a second and their median and 95th-percentile time, over the last RECENT_MS. */
+  recent(): { rate: number; p50_ms: number | null; p95_ms: number | null } {
+    this.prune(Date.now());
+    const times = this.window.map(([, s]) => s * 1000).sort((a, b) => a - b);
+    const at = (q: number) => (times.length === 0 ? null : Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 10) / 10);
+    return { rate: Math.round((this.window.length / (RECENT_MS / 1000)) * 100) / 100, p50_ms: at(0.5), p95_ms: at(0.95) };
+  }
+
+  private prune(now: number): void {
+    while (this.window.length > 0 && this.window[0]![0] < now - RECENT_MS) this.window.shift();
   }
 }

@@ -7,6 +7,8 @@
  *                         (&site=…&type=… filters, &page=N), for browsers
  *                         without JavaScript, shared links, curl and tests
  *   GET /page.css, /page.js, /render.js   the page's assets
+ *   GET /status           the status view (page/status.html, status.js,
+ *                         status.css): live figures over the status topic
  *   GET /metrics          Prometheus text format (metrics.ts); with a token
  *                         set, only for `Authorization: Bearer` with it
  *
@@ -39,6 +41,9 @@ const ASSET_FILES: Record<string, { url: URL; type: string }> = {
   '/page.css': { url: new URL('../../searcher/page/page.css', import.meta.url), type: 'text/css; charset=utf-8' },
   '/page.js': { url: new URL('../../searcher/page/page.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
   '/render.js': { url: new URL('./render.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  '/status': { url: new URL('../../searcher/page/status.html', import.meta.url), type: 'text/html; charset=utf-8' },
+  '/status.css': { url: new URL('../../searcher/page/status.css', import.meta.url), type: 'text/css; charset=utf-8' },
+  '/status.js': { url: new URL('../../searcher/page/status.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
 };
 
 /** Reads the page's assets once, at start: a missing file fails the start, not a visitor. */
@@ -106,7 +111,8 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, shared: Sh
     res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
     return;
   }
-  const headers = { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
+  // A static page (the status view) gets the same policy headers as the rendered ones.
+  const headers = { ...(asset.type.startsWith('text/html') ? HTML_HEADERS : {}), 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
   if (req.headers['if-none-match'] === asset.etag) res.writeHead(304, headers).end();
   else res.writeHead(200, headers).end(asset.body);
 }

@@ -19,6 +19,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { isLive, readGatherStatus } from '../common/gather-status.js';
+import { boundAddress, splitListen } from '../common/listen.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/metrics.js';
 import { originAllowed } from './auth.js';
@@ -43,6 +45,8 @@ export interface ServerOptions {
   token: string | undefined;
   /** Where /metrics figures go (with the process metrics the caller registered); default: a registry of its own. */
   registry?: Registry;
+  /** The state directory, whose gatherer status snapshot the status topic carries; none: no gatherer figures. */
+  state?: string;
 }
 
 export class SearchServer {
@@ -57,6 +61,8 @@ export class SearchServer {
   private readonly counters: Counters = newCounters();
   private readonly shared: Shared;
   private readonly started = Date.now();
+  private readonly metrics: SearcherMetrics;
+  private readonly state: string | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
 
@@ -65,10 +71,12 @@ export class SearchServer {
     this.token = options.token;
     this.engine = options.engine;
     const server = this;
+    this.state = options.state;
     const metrics = new SearcherMetrics(options.registry ?? new Registry(), () => {
       const engine = this.engine.status();
       return { counters: this.counters, connections: this.connections.size, documents: Number(engine['cards'] ?? 0), indexBytes: Number(engine['bytes'] ?? 0) };
     });
+    this.metrics = metrics;
     this.shared = {
       engine: this.engine,
       metrics,
@@ -105,9 +113,7 @@ export class SearchServer {
 
   /** HOST:PORT actually bound. */
   get address(): string {
-    const bound = this.http.address();
-    if (bound === null || typeof bound === 'string') return String(bound);
-    return bound.family === 'IPv6' ? `[${bound.address}]:${bound.port}` : `${bound.address}:${bound.port}`;
+    return boundAddress(this.http);
   }
 
   /** A new config and token, in effect at once; `listen` is only read at start. */
@@ -135,8 +141,22 @@ export class SearchServer {
       in_flight: inFlight,
       buffered_bytes: buffered,
       ...this.counters,
+      queries: this.metrics.recent(),
       engine: this.engine.status(),
+      gatherer: this.gathererStatus(),
     };
+  }
+
+  /** The gatherer's snapshot with `live` (common/gather-status.ts), or null without one or when unreadable. */
+  private gathererStatus(): Record<string, unknown> | null {
+    if (this.state === undefined) return null;
+    try {
+      const snapshot = readGatherStatus(this.state);
+      return snapshot === undefined ? null : { ...snapshot, live: isLive(snapshot) };
+    } catch (err) {
+      log.debug('gatherer status unreadable', { problem: err instanceof Error ? err.message : String(err) });
+      return null;
+    }
   }
 
   async close(): Promise<void> {
@@ -203,9 +223,4 @@ function refuse(socket: Duplex, status: number, message: string, headers: Record
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const body = `${message}\n`;
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`);
-}
-
-function splitListen(listen: string): { host: string; port: number } {
-  const colon = listen.lastIndexOf(':');
-  return { host: listen.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(listen.slice(colon + 1)) };
 }

@@ -5,10 +5,13 @@
  * found, and the size of the plans.
  */
 
+import { logger } from '../common/log.js';
 import type { Counter, Histogram, Registry } from '../common/metrics.js';
 import type { CycleReport } from './shepherd.js';
 import { readShepherdStatus } from './status.js';
 import { URL_STATES, type UrlDbStats } from './urldb.js';
+
+const log = logger('shepherd');
 
 /** The URL counts are this old at most. */
 const URL_COUNT_MS = 30_000;
@@ -28,8 +31,13 @@ export class ShepherdMetrics {
     let countedAt = 0;
     registry.onCollect(() => {
       if (Date.now() - countedAt < URL_COUNT_MS) return;
-      counted = readShepherdStatus(state);
       countedAt = Date.now();
+      try {
+        counted = readShepherdStatus(state);
+      } catch (err) {
+        // A scrape must not fail (nor take the daemon down) over one count; the last one stays.
+        log.warning('URLs not counted for /metrics', { problem: err instanceof Error ? err.message : String(err) });
+      }
     });
     registry.gauge({
       name: 'sherlock_shepherd_urls',

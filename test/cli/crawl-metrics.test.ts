@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startCli, until } from '../helpers/cli.js';
-import { startFixture, type RouteHandler } from '../helpers/http-fixtures.js';
+import { chainSite, startFixture } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
 import { parseExposition, sampleValue } from '../helpers/prometheus-text.js';
 
@@ -24,18 +24,12 @@ async function scrape(url: string): Promise<ReturnType<typeof parseExposition>> 
   return parseExposition(await response.text());
 }
 
-test('crawl serves /metrics on gatherer.admin_listen and its fetch counters move', async (t) => {
+test('crawl serves /metrics on gatherer.admin_listen and its fetch counters move', { timeout: 120_000 }, async (t) => {
   const state = scratchDir(t);
   let release!: () => void;
   const firstScraped = new Promise<void>((resolve) => (release = resolve));
-  const routes: Record<string, RouteHandler> = { '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n') };
-  for (let i = 0; i < PAGES; i++) {
-    routes[`/p${i}`] = async (_req, res) => {
-      if (i === 0) await firstScraped;
-      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<title>page ${i}</title>${i + 1 < PAGES ? `<a href="/p${i + 1}">next</a>` : ''}`);
-    };
-  }
-  const site = await startFixture({ routes });
+  t.after(() => release()); // a failed assertion must not leave the page held
+  const site = await startFixture({ routes: chainSite(PAGES, (i) => (i === 0 ? firstScraped : Promise.resolve())) });
   t.after(() => site.close());
   const seeds = join(state, 'seeds.txt');
   writeFileSync(seeds, `${site.origin}/p0\n`);

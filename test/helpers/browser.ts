@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -33,4 +33,12 @@ export function screenshotPath(name: string): string {
   const dir = process.env['SHERLOCK_SCREENSHOTS'] ?? tmpdir();
   mkdirSync(dir, { recursive: true });
   return join(dir, `${name}.png`);
+}
+
+/** Saves a full-page screenshot as NAME.png and names the file in the test's output. */
+export async function screenshot(t: TestContext, page: Page, name: string): Promise<string> {
+  const path = screenshotPath(name);
+  await page.screenshot({ path, fullPage: true });
+  t.diagnostic(`screenshot: ${path}`);
+  return path;
 }

@@ -106,3 +106,19 @@ export async function closedPort(address = '127.0.0.1'): Promise<number> {
   await once(server, 'close');
   return port;
 }
+
+/**
+ * Routes of a site whose pages /p0 … /p(pages-1) each link to the next, with
+ * a robots.txt allowing everything; `before(i)` runs before page i is
+ * answered (to slow it down or hold it until the test is ready).
+ */
+export function chainSite(pages: number, before: (i: number) => Promise<unknown> = async () => undefined): Record<string, RouteHandler> {
+  const routes: Record<string, RouteHandler> = { '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n') };
+  for (let i = 0; i < pages; i++) {
+    routes[`/p${i}`] = async (_req, res) => {
+      await before(i);
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<title>page ${i}</title>${i + 1 < pages ? `<a href="/p${i + 1}">next</a>` : ''}`);
+    };
+  }
+  return routes;
+}
