@@ -2,7 +2,7 @@
  * Fuzzing the readers of common/: ARC files (strict and lenient), buckets
  * (all four encodings) and the bucket file, Hadoop SequenceFiles (the
  * shared test data's real files as seeds) with their Writables, CDX lines,
- * the document text attribute and plan files. Random and mutated valid input
+ * the document text attribute, the config file and plan files. Random and mutated valid input
  * must give a result or a SherlockError (harness.ts), and where a writer
  * exists what it wrote must read back the same.
  */
@@ -19,9 +19,13 @@ import { cdxFields, formatCdx, parseCdxLine } from '../../common/cdx.js';
 import { plainText, readDocText, TextBuilder, WORD_TYPE } from '../../common/doc-text.js';
 import { encodePlan, readPlan } from '../../common/plan-file.js';
 import { decodeRecord, readSequenceFile, recordTypes, SequenceFileReader } from '../../common/sequence-file.js';
+import { loadConfig } from '../../common/config.js';
+import { isSherlockError } from '../../common/errors.js';
+import { sherlockConfig } from '../../cli/settings.js';
 import { testFiles } from '../helpers/nutch-data.js';
+import { repoRoot } from '../helpers/paths.js';
 import { writeSampleArc } from '../helpers/sample-arc.js';
-import { bytesNear, check, fuzzFile, parsed } from './harness.js';
+import { bytesNear, check, fuzzFile, parsed, parsedFile } from './harness.js';
 
 /** A scratch file the properties write each input to (the readers read files). */
 function scratch(): { file: (name: string) => string; done: () => void } {
@@ -31,7 +35,7 @@ function scratch(): { file: (name: string) => string; done: () => void } {
 
 /** Every record of an ARC file, strictly; then leniently, where nothing may be thrown at all. */
 function readArcBoth(path: string): void {
-  parsed(() => {
+  parsedFile(path, () => {
     const reader = ArcReader.open(path);
     try {
       for (const record of reader.records()) {
@@ -138,7 +142,7 @@ fuzzFile(import.meta.url, {
         const path = s.file('input.buckets');
         return check(bytesNear([readFileSync(seedPath)], 6), (bytes) => {
           writeFileSync(path, bytes);
-          parsed(() => {
+          parsedFile(path, () => {
             const reader = BucketReader.open(path);
             try {
               reader.verify();
@@ -168,7 +172,7 @@ fuzzFile(import.meta.url, {
         const path = s.file('input.seq');
         return check(bytesNear(seeds, 5), (bytes) => {
           writeFileSync(path, bytes);
-          parsed(() => {
+          parsedFile(path, () => {
             const reader = SequenceFileReader.open(path);
             try {
               const types = parsed(() => recordTypes(reader));
@@ -177,7 +181,7 @@ fuzzFile(import.meta.url, {
               reader.close();
             }
           });
-          parsed(() => [...readSequenceFile(path)].length);
+          parsedFile(path, () => [...readSequenceFile(path)].length);
         }, params);
       } finally {
         s.done();
@@ -226,6 +230,30 @@ fuzzFile(import.meta.url, {
       ),
   },
 
+  'config: mutated sherlock.toml files load, every value from the file or the defaults, or are refused with SHERLOCK_BAD_CONFIG naming the place': {
+    runs: 500,
+    property: (params) => {
+      const s = scratch();
+      try {
+        const path = s.file('sherlock.toml');
+        const seed = readFileSync(join(repoRoot, 'etc', 'sherlock.toml'));
+        return check(bytesNear([seed], 6), (bytes) => {
+          writeFileSync(path, bytes);
+          try {
+            const loaded = loadConfig(sherlockConfig, { file: path, env: { CONFIGURATION_DIRECTORY: '/nonexistent' } });
+            for (const { source } of loaded.leaves.values()) assert.ok(source === 'default' || source.startsWith(`${path}:`), source);
+          } catch (err) {
+            if (!isSherlockError(err, 'SHERLOCK_BAD_CONFIG')) throw err;
+            // A bad value names its key and "FILE:LINE"; a file that is not TOML names the file.
+            assert.ok(err.place.file === path || (err.place.key !== undefined && err.message.includes(`${path}:`)), err.message);
+          }
+        }, params);
+      } finally {
+        s.done();
+      }
+    },
+  },
+
   'plan files: mutated plans are read whole or refused with SHERLOCK_CORRUPT_PLAN': {
     runs: 500,
     property: (params) => {
@@ -238,7 +266,7 @@ fuzzFile(import.meta.url, {
         const path = s.file('input.plan');
         return check(bytesNear([seed], 4), (bytes) => {
           writeFileSync(path, bytes);
-          parsed(() => readPlan(path));
+          parsedFile(path, () => readPlan(path));
         }, params);
       } finally {
         s.done();

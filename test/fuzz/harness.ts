@@ -64,6 +64,8 @@ export function fuzzFile(moduleUrl: string, cases: Record<string, FuzzCase>): vo
       const cause = err instanceof Error ? (err.cause as Error | undefined) : undefined;
       report = { ok: false, message: `${err instanceof Error ? err.message : String(err)}${cause === undefined ? '' : `\n${cause.stack ?? String(cause)}`}` };
     }
+    // A counterexample made from a big seed file is printed whole by fast-check; its start is enough to see it.
+    if (!report.ok) report.message = report.message.split('\n').map((line) => (line.length > 600 ? `${line.slice(0, 600)}… (${line.length} characters)` : line)).join('\n');
     parentPort!.postMessage(report);
   })();
 }
@@ -113,6 +115,17 @@ export function parsed<T>(parse: () => T, ...allowed: Array<abstract new (...arg
   } catch (err) {
     if (isSherlockError(err) || allowed.some((type) => err instanceof type)) return undefined;
     throw err;
+  }
+}
+
+/** parsed() for a reader of the file at `path`: its SherlockError must name that file (STYLE §6, the place). */
+export function parsedFile<T>(path: string, parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (err) {
+    if (!isSherlockError(err)) throw err;
+    assert.equal(err.place.file, path, `${err.code} does not name the file: ${err.message}`);
+    return undefined;
   }
 }
 
