@@ -32,10 +32,20 @@ import { repoRoot } from '../helpers/paths.js';
 import { writeSampleArc } from '../helpers/sample-arc.js';
 import { bytesNear, check, fuzzFile, parsed, parsedFile } from './harness.js';
 
-/** A scratch file the properties write each input to (the readers read files). */
-function scratch(): { file: (name: string) => string; done: () => void } {
+/** Runs `run` with a scratch directory (the readers read files), removed afterwards. */
+function withScratch<T>(run: (file: (name: string) => string) => T): T {
   const dir = mkdtempSync(join(tmpdir(), 'sherlock-fuzz-'));
-  return { file: (name) => join(dir, name), done: () => rmSync(dir, { recursive: true, force: true }) };
+  const done = (): void => rmSync(dir, { recursive: true, force: true });
+  let result: T;
+  try {
+    result = run((name) => join(dir, name));
+  } catch (err) {
+    done();
+    throw err;
+  }
+  if (result instanceof Promise) return result.finally(done) as T;
+  done();
+  return result;
 }
 
 /** Every record of an ARC file, strictly; then leniently, where nothing may be thrown at all. */
@@ -92,24 +102,19 @@ function sameObject(a: BucketObject, b: BucketObject): void {
 fuzzFile(import.meta.url, {
   'ARC reader: mutated .arc.gz and plain .arc files read as records or SHERLOCK_CORRUPT_ARC; the lenient reader never throws': {
     runs: 400,
-    property: async (params) => {
-      const s = scratch();
-      try {
-        const seeds: Buffer[] = [];
-        for (const compress of [true, false]) {
-          const dir = s.file(compress ? 'gz' : 'plain');
-          const [name] = await writeSampleArc(dir, { compress });
-          seeds.push(readFileSync(join(dir, name!)));
-        }
-        const path = s.file('input.arc');
-        return check(bytesNear(seeds, 6), (bytes) => {
-          writeFileSync(path, bytes);
-          readArcBoth(path);
-        }, params);
-      } finally {
-        s.done();
+    property: (params) => withScratch(async (file) => {
+      const seeds: Buffer[] = [];
+      for (const compress of [true, false]) {
+        const dir = file(compress ? 'gz' : 'plain');
+        const [name] = await writeSampleArc(dir, { compress });
+        seeds.push(readFileSync(join(dir, name!)));
       }
-    },
+      const path = file('input.arc');
+      return check(bytesNear(seeds, 6), (bytes) => {
+        writeFileSync(path, bytes);
+        readArcBoth(path);
+      }, params);
+    }),
   },
 
   'buckets: every encoding round-trips any object, and mutated encodings decode or throw SHERLOCK_CORRUPT_BUCKET': {
@@ -136,34 +141,29 @@ fuzzFile(import.meta.url, {
 
   'bucket file: a mutated file opens, iterates, decodes and verifies, or throws a SherlockError': {
     runs: 300,
-    property: (params) => {
-      const s = scratch();
-      try {
-        const seedPath = s.file('seed.buckets');
-        const writer = BucketWriter.open(seedPath);
-        for (let i = 0; i < 5; i++) {
-          const header = new BucketObject().add('U', `http://example.org/${i}`).add('D', '1700000000');
-          writer.append(BUCKET_TYPE.V33, encodeBucket(BUCKET_TYPE.V33, { header, body: new BucketObject().add('X', 'text '.repeat(i * 20)) }));
-        }
-        writer.close();
-        const path = s.file('input.buckets');
-        return check(bytesNear([readFileSync(seedPath)], 6), (bytes) => {
-          writeFileSync(path, bytes);
-          parsedFile(path, () => {
-            const reader = BucketReader.open(path);
-            try {
-              reader.verify();
-              for (const stored of reader.buckets({ onDamage: () => undefined })) parsed(() => reader.decode(stored));
-              for (const stored of reader.buckets()) reader.decode(stored);
-            } finally {
-              reader.close();
-            }
-          });
-        }, params);
-      } finally {
-        s.done();
+    property: (params) => withScratch((file) => {
+      const seedPath = file('seed.buckets');
+      const writer = BucketWriter.open(seedPath);
+      for (let i = 0; i < 5; i++) {
+        const header = new BucketObject().add('U', `http://example.org/${i}`).add('D', '1700000000');
+        writer.append(BUCKET_TYPE.V33, encodeBucket(BUCKET_TYPE.V33, { header, body: new BucketObject().add('X', 'text '.repeat(i * 20)) }));
       }
-    },
+      writer.close();
+      const path = file('input.buckets');
+      return check(bytesNear([readFileSync(seedPath)], 6), (bytes) => {
+        writeFileSync(path, bytes);
+        parsedFile(path, () => {
+          const reader = BucketReader.open(path);
+          try {
+            reader.verify();
+            for (const stored of reader.buckets({ onDamage: () => undefined })) parsed(() => reader.decode(stored));
+            for (const stored of reader.buckets()) reader.decode(stored);
+          } finally {
+            reader.close();
+          }
+        });
+      }, params);
+    }),
   },
 
   'SequenceFile reader: mutated Hadoop files read, with their Writables, or throw SHERLOCK_CORRUPT_HADOOP': {
@@ -174,9 +174,8 @@ fuzzFile(import.meta.url, {
         const smallest = testFiles().filter((f) => f.compression === kind).sort((a, b) => a.bytes - b.bytes)[0]!;
         return readFileSync(smallest.path);
       });
-      const s = scratch();
-      try {
-        const path = s.file('input.seq');
+      return withScratch((file) => {
+        const path = file('input.seq');
         return check(bytesNear(seeds, 5), (bytes) => {
           writeFileSync(path, bytes);
           parsedFile(path, () => {
@@ -190,9 +189,7 @@ fuzzFile(import.meta.url, {
           });
           parsedFile(path, () => [...readSequenceFile(path)].length);
         }, params);
-      } finally {
-        s.done();
-      }
+      });
     },
   },
 
@@ -277,45 +274,35 @@ fuzzFile(import.meta.url, {
 
   'config: mutated sherlock.toml files load, every value from the file or the defaults, or are refused with SHERLOCK_BAD_CONFIG naming the place': {
     runs: 500,
-    property: (params) => {
-      const s = scratch();
-      try {
-        const path = s.file('sherlock.toml');
-        const seed = readFileSync(join(repoRoot, 'etc', 'sherlock.toml'));
-        return check(bytesNear([seed], 6), (bytes) => {
-          writeFileSync(path, bytes);
-          try {
-            const loaded = loadConfig(sherlockConfig, { file: path, env: { CONFIGURATION_DIRECTORY: '/nonexistent' } });
-            for (const { source } of loaded.leaves.values()) assert.ok(source === 'default' || source.startsWith(`${path}:`), source);
-          } catch (err) {
-            if (!isSherlockError(err, 'SHERLOCK_BAD_CONFIG')) throw err;
-            // A bad value names its key and "FILE:LINE"; a file that is not TOML names the file.
-            assert.ok(err.place.file === path || (err.place.key !== undefined && err.message.includes(`${path}:`)), err.message);
-          }
-        }, params);
-      } finally {
-        s.done();
-      }
-    },
+    property: (params) => withScratch((file) => {
+      const path = file('sherlock.toml');
+      const seed = readFileSync(join(repoRoot, 'etc', 'sherlock.toml'));
+      return check(bytesNear([seed], 6), (bytes) => {
+        writeFileSync(path, bytes);
+        try {
+          const loaded = loadConfig(sherlockConfig, { file: path, env: { CONFIGURATION_DIRECTORY: '/nonexistent' } });
+          for (const { source } of loaded.leaves.values()) assert.ok(source === 'default' || source.startsWith(`${path}:`), source);
+        } catch (err) {
+          if (!isSherlockError(err, 'SHERLOCK_BAD_CONFIG')) throw err;
+          // A bad value names its key and "FILE:LINE"; a file that is not TOML names the file.
+          assert.ok(err.place.file === path || (err.place.key !== undefined && err.message.includes(`${path}:`)), err.message);
+        }
+      }, params);
+    }),
   },
 
   'plan files: mutated plans are read whole or refused with SHERLOCK_CORRUPT_PLAN': {
     runs: 500,
-    property: (params) => {
-      const s = scratch();
-      try {
-        const seed = encodePlan([
-          { url: 'http://example.org/', priority: 1 },
-          { url: 'https://example.org/a?b=c', priority: 500_000_000 },
-        ]);
-        const path = s.file('input.plan');
-        return check(bytesNear([seed], 4), (bytes) => {
-          writeFileSync(path, bytes);
-          parsedFile(path, () => readPlan(path));
-        }, params);
-      } finally {
-        s.done();
-      }
-    },
+    property: (params) => withScratch((file) => {
+      const seed = encodePlan([
+        { url: 'http://example.org/', priority: 1 },
+        { url: 'https://example.org/a?b=c', priority: 500_000_000 },
+      ]);
+      const path = file('input.plan');
+      return check(bytesNear([seed], 4), (bytes) => {
+        writeFileSync(path, bytes);
+        parsedFile(path, () => readPlan(path));
+      }, params);
+    }),
   },
 });
