@@ -102,6 +102,8 @@ export const CRAWL_DATUM = registerWritable<CrawlDatum>({
     if (r.bool('metadata flag')) {
       if (version < 7) throw r.corrupt(`CrawlDatum v${version} metadata (Nutch's pre-1.0 map) is not supported`, flagAt);
       metadata = MAP.read(r);
+      // Nutch writes the flag only for a non-empty map and treats an empty one as none; so do we, so that what reads writes back the same.
+      if (metadata.entries.length === 0) metadata = null;
     }
     if (version < 5) status = OLD_STATUS[status] ?? CRAWL_STATUS.db_unfetched;
     return { status, fetchTime, retries, fetchInterval, score, modifiedTime, signature, metadata };

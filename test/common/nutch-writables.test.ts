@@ -348,6 +348,16 @@ test('property: every Nutch writable round-trips byte for byte', () => {
   fc.assert(fc.property(fc.array(link, { maxLength: 6 }), (links) => roundTrips(INLINKS, links)));
 });
 
+test('a CrawlDatum whose metadata flag is set over an empty map reads as no metadata, and writes back so (found by fuzzing)', () => {
+  const datum: CrawlDatum = { status: 1, fetchTime: 0n, retries: 0, fetchInterval: 60, score: 1, modifiedTime: 0n, signature: null, metadata: null };
+  const plain = encodeWritable(CRAWL_DATUM, datum);
+  assert.equal(plain.at(-1), 0, 'no metadata: the flag is 0');
+  const flagged = Buffer.concat([plain.subarray(0, -1), Buffer.from([1]), encodeWritable(MAP, { entries: [] })]);
+  const read = decodeWritable(CRAWL_DATUM, flagged, 'f', 0);
+  assert.equal(read.metadata, null);
+  assert.deepEqual(decodeWritable(CRAWL_DATUM, encodeWritable(CRAWL_DATUM, read), 'f', 0), read);
+});
+
 test('unknown classes, unknown versions and leftover bytes are errors naming the place', () => {
   const [, d] = records<CrawlDatum>(nutchData('nutch-1.10-segments/20150309101625/crawl_fetch/part-00000'))[0]!;
   const bytes = encodeWritable(CRAWL_DATUM, d);
