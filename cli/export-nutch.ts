@@ -16,7 +16,8 @@
  *     crawl_parse/part-r-00000                    signature and linked CrawlDatums, RECORD
  *
  * Compression is what Nutch's jobs write (crawldb NONE, the rest RECORD with
- * DefaultCodec, MapFile indexes BLOCK), sync entries every 102,400 bytes as
+ * DefaultCodec, MapFile indexes BLOCK; values under 256 bytes in stored
+ * deflate blocks, common/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
  * Hadoop 3, each file with its `.crc` (unless --no-crc). Keys ascend in
  * Hadoop's Text order: the URLs go through common/external-sort.ts (UTF-8
  * bytes read as Latin-1, NUL before the payload), so memory stays bounded
@@ -56,7 +57,7 @@ import {
   type Link,
   type Metadata,
 } from '../common/nutch-writables.js';
-import { SequenceFileWriter, type Compression } from '../common/sequence-file.js';
+import { bulkCodec, SequenceFileWriter, type Compression } from '../common/sequence-file.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';
 import { crawlDatumOf, NUTCH_DEFAULT_INTERVAL } from '../shepherd/nutch-crawldb.js';
@@ -107,13 +108,21 @@ export function segmentName(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
+const codec = bulkCodec();
+
 function mapFile(dir: string, valueClass: string, compression: Compression, checksum: boolean): MapFileWriter {
-  return MapFileWriter.create(join(dir, PART), { keyClass: TEXT.className, valueClass, compression, checksum });
+  return MapFileWriter.create(join(dir, PART), { keyClass: TEXT.className, valueClass, compression, codec, checksum });
 }
 
 function sequenceFile(dir: string, compression: Compression, checksum: boolean): SequenceFileWriter {
   mkdirSync(dir, { recursive: true });
-  return SequenceFileWriter.create(join(dir, PART), { keyClass: TEXT.className, valueClass: CRAWL_DATUM.className, compression, checksum });
+  return SequenceFileWriter.create(join(dir, PART), { keyClass: TEXT.className, valueClass: CRAWL_DATUM.className, compression, codec, checksum });
+}
+
+/** CPU time of the process so far, for the progress lines. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return Math.round((user + system) / 1000);
 }
 
 /** Bytes of the files under `dir`. */
@@ -143,14 +152,18 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       if (row.oid !== null) docs.add([key, row.oid, row.interval ?? NUTCH_DEFAULT_INTERVAL, row.weight].join(SEP));
       count++;
     }
+    log.info('URL database read', { urls: count, cpuMs: cpuMs() });
     const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', checksum);
     for (const line of urls.sorted()) {
       const cut = line.indexOf(SEP);
       crawldb.append(encodeText(Buffer.from(line.slice(0, cut), 'latin1')), Buffer.from(line.slice(cut + 1), 'base64'));
     }
     crawldb.close();
+    log.info('crawldb written', { cpuMs: cpuMs() });
     const documents = await writeSegment(state, join(temp, 'segments', segment), segment, docs, links, checksum);
+    log.info('segment written', { segment, documents, cpuMs: cpuMs() });
     const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, checksum);
+    log.info('linkdb written', { urls: linkedUrls, cpuMs: cpuMs() });
     const bytes = treeSize(temp);
     renameSync(temp, out);
     return { urls: count, documents, linkedUrls, segment, bytes };
