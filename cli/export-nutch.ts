@@ -119,10 +119,12 @@ function sequenceFile(dir: string, compression: Compression, checksum: boolean):
   return SequenceFileWriter.create(join(dir, PART), { keyClass: TEXT.className, valueClass: CRAWL_DATUM.className, compression, codec, checksum });
 }
 
-/** CPU time of the process so far, for the progress lines. */
-function cpuMs(): number {
+/** CPU time and memory of the process so far, for the progress lines. */
+function usage(): { cpuMs: number; rssMiB: number; heapMiB: number; externalMiB: number } {
   const { user, system } = process.cpuUsage();
-  return Math.round((user + system) / 1000);
+  const m = process.memoryUsage();
+  const mib = (n: number) => Math.round(n / 2 ** 20);
+  return { cpuMs: Math.round((user + system) / 1000), rssMiB: mib(m.rss), heapMiB: mib(m.heapUsed), externalMiB: mib(m.external + m.arrayBuffers) };
 }
 
 /** Bytes of the files under `dir`. */
@@ -152,18 +154,18 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       if (row.oid !== null) docs.add([key, row.oid, row.interval ?? NUTCH_DEFAULT_INTERVAL, row.weight].join(SEP));
       count++;
     }
-    log.info('URL database read', { urls: count, cpuMs: cpuMs() });
+    log.info('URL database read', { urls: count, ...usage() });
     const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', checksum);
     for (const line of urls.sorted()) {
       const cut = line.indexOf(SEP);
       crawldb.append(encodeText(Buffer.from(line.slice(0, cut), 'latin1')), Buffer.from(line.slice(cut + 1), 'base64'));
     }
     crawldb.close();
-    log.info('crawldb written', { cpuMs: cpuMs() });
+    log.info('crawldb written', { ...usage() });
     const documents = await writeSegment(state, join(temp, 'segments', segment), segment, docs, links, checksum);
-    log.info('segment written', { segment, documents, cpuMs: cpuMs() });
+    log.info('segment written', { segment, documents, ...usage() });
     const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, checksum);
-    log.info('linkdb written', { urls: linkedUrls, cpuMs: cpuMs() });
+    log.info('linkdb written', { urls: linkedUrls, ...usage() });
     const bytes = treeSize(temp);
     renameSync(temp, out);
     return { urls: count, documents, linkedUrls, segment, bytes };
