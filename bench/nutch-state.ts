@@ -18,23 +18,12 @@ import { documentBody, noRobots, type Link } from '../common/doc-body.js';
 import { TextBuilder } from '../common/doc-text.js';
 import { arcAttribute, arcDir } from '../gatherer/store.js';
 import { UrlDb, type FetchOutcome } from '../shepherd/urldb.js';
+import { prng, WORDS } from './arc-set.js';
 import { check, run } from './measure.js';
 import type { Availability, BenchContext, ExportEntry, ExportResult } from './parts.js';
 
-const WORDS = 'archive index search crawl page document debian manual package system network server client file data user guide install config option value table query result link text'.split(' ');
 const BATCH = 100_000;
 const LINKS = 20;
-
-/** xorshift32, as bench/arc-set.ts: reproducible, fast. */
-function prng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 /** URL number i: site i mod (urls/100), so a site's URLs spread over the whole range. */
 function urlOf(i: number, sites: number): string {

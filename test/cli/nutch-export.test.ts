@@ -17,6 +17,7 @@ import { mapGet } from '../../common/hadoop-writables.js';
 import { MapFileReader } from '../../common/map-file.js';
 import { CRAWL_STATUS, type Content, type CrawlDatum, type Link, type ParseData, type ParseText } from '../../common/nutch-writables.js';
 import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/sequence-file.js';
+import type { UrlRowColumns } from '../../shepherd/status.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
 import { nutchData } from '../helpers/nutch-data.js';
@@ -36,23 +37,8 @@ function routes() {
   };
 }
 
-interface Row {
-  url: string;
-  state: number;
-  depth: number;
-  first_seen: number;
-  last_fetch: number | null;
-  next_fetch: number | null;
-  interval: number | null;
-  retries: number;
-  status: number | null;
-  error: number | null;
-  checksum: Buffer | null;
-  last_modified: number | null;
-  etag: string | null;
-  weight: number;
-  redirect: string | null;
-}
+/** A URL row as the export reads it, but the bucket reference, which an import never restores. */
+type Row = Omit<UrlRowColumns, 'oid'>;
 
 /** Every row's columns but ids and oid, by URL; and the sites with their counts. */
 function dbContents(state: string): { urls: Row[]; sites: Array<{ site: string; urls: number }> } {
