@@ -180,7 +180,8 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
   if (existsSync(out)) throw new SherlockError('SHERLOCK_USAGE', 'the output directory exists already; give a new one', { file: out });
   const temp = `${out}.tmp`;
   rmSync(temp, { recursive: true, force: true });
-  const segment = segmentName(options.now ?? Date.now());
+  const now = options.now ?? Date.now();
+  const segment = segmentName(now);
   const urls = new ExternalSorter({ memoryBudget: options.sortMemory });
   const docs = new ExternalSorter({ memoryBudget: options.sortMemory });
   const links = new ExternalSorter({ memoryBudget: options.sortMemory });
@@ -200,7 +201,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     }
     crawldb.close();
     log.info('crawldb written', { ...usage() });
-    const documents = await writeSegment(state, join(temp, 'segments', segment), segment, docs, links, layout);
+    const documents = await writeSegment(state, join(temp, 'segments', segment), { name: segment, time: now }, docs, links, layout);
     log.info('segment written', { segment, documents, ...usage() });
     const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, layout);
     log.info('linkdb written', { urls: linkedUrls, ...usage() });
@@ -297,8 +298,15 @@ function outlinks(doc: DocumentBody): Link[] {
   return out;
 }
 
-async function writeSegment(state: string, dir: string, segment: string, docs: ExternalSorter, links: ExternalSorter, layout: Layout): Promise<number> {
-  const generateTime = typed.long(BigInt(Date.UTC(+segment.slice(0, 4), +segment.slice(4, 6) - 1, +segment.slice(6, 8), +segment.slice(8, 10), +segment.slice(10, 12), +segment.slice(12, 14))));
+async function writeSegment(
+  state: string,
+  dir: string,
+  { name: segment, time }: { name: string; time: number },
+  docs: ExternalSorter,
+  links: ExternalSorter,
+  layout: Layout,
+): Promise<number> {
+  const generateTime = typed.long(BigInt(time));
   const bucketFile = bucketFilePath(state);
   const buckets = existsSync(bucketFile) ? BucketReader.open(bucketFile) : undefined;
   const arcs = new ArcFiles(arcDir(state));
@@ -322,6 +330,11 @@ async function writeSegment(state: string, dir: string, segment: string, docs: E
         // A copy removed since (a shake) leaves the row's oid dangling: the URL stays in the crawldb.
         if (!isSherlockError(err) || err.code !== 'SHERLOCK_NOT_FOUND') throw err;
         log.warning('copy not found, left out of the segment', { url, oid });
+        continue;
+      }
+      // Oids change when the bucket file is shaken; a bucket of another URL is not this row's copy.
+      if (bucket.header.string('U') !== url) {
+        log.warning('bucket holds another URL, left out of the segment', { url, oid });
         continue;
       }
       const report = reportOf(oid, bucket);
