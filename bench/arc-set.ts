@@ -20,10 +20,10 @@ export interface ArcSet {
   records: number;
 }
 
-const WORDS = 'archive index search crawl page document debian manual package system network server client file data user guide install config option value table query result link text'.split(' ');
+export const WORDS = 'archive index search crawl page document debian manual package system network server client file data user guide install config option value table query result link text'.split(' ');
 
 /** xorshift32: fast and reproducible; quality is beside the point. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;

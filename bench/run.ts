@@ -30,6 +30,7 @@ import { urlDbScale } from './urldb-run.js';
 import { INJECT_BATCH, PLAN_SIZE } from './urldb-workload.js';
 import { warcioCdx } from './peers/exports.js';
 import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export.js';
+import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { loadOrGenerate } from './queries.js';
 import { renderReport } from './report.js';
 import type { Column, RatioSpec, Row, Table } from './report.js';
@@ -402,6 +403,7 @@ async function exportRow(ctx: BenchContext, entry: ExportEntry, count = ctx.opts
         s,
         recordsPerS: Number.isFinite(r.records) ? r.records / s : undefined,
         out: r.outBytes,
+        mbPerS: r.outBytes / 1e6 / s,
         rss: r.peakRss,
       });
     }
@@ -451,6 +453,30 @@ async function arcSetTable(ctx: BenchContext, footnotes: string[]): Promise<Tabl
     peers: [peer],
     sherlock,
     notes: ['warcio.js reads WARC only (it misreads ARC silently), so it indexes the WARC export of the same captures; it does not sort.'],
+  };
+}
+
+/** The Nutch export of a synthetic crawl state (bench/nutch-state.ts), one run (the state takes minutes to make). */
+async function nutchTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
+  const entry = sherlockNutchExport(ctx);
+  log(`exports: ${entry.name}`);
+  const sherlock = await exportRow(ctx, entry, 1);
+  footnotes.push(entry.how);
+  return {
+    id: 'export-nutch',
+    title: `Exports — Nutch crawl directory of a synthetic crawl (${nutchStateSize(ctx).toLocaleString('en')} URLs)`,
+    subtitle: 'crawldb of every URL, one segment and the linkdb of the fetched tenth (bench/nutch-state.ts). One run. Target: ≥ 50 MB/s written, peak RSS < 300 MB.',
+    columns: [
+      { key: 'records', label: 'URLs', format: 'int' },
+      { key: 's', label: 'time s', format: 's' },
+      { key: 'out', label: 'written MiB', format: 'mib' },
+      { key: 'mbPerS', label: 'MB/s written', format: 'dec1' },
+      { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+    ],
+    ratios: [],
+    peers: [],
+    sherlock,
+    notes: ['No peer: Nutch itself needs a JVM and Hadoop, which the bench machine does not have.'],
   };
 }
 
@@ -544,6 +570,7 @@ async function main(): Promise<void> {
     if (selected('urldb')) tables.push(await urlDbTable(ctx, footnotes));
     if (selected('index') || selected('search')) tables.push(...(await engineTables(ctx, selected('index'), selected('search'), footnotes)));
     if (selected('export')) tables.push(await exportTable(ctx, footnotes), await arcSetTable(ctx, footnotes));
+    if (selected('nutch')) tables.push(await nutchTable(ctx, footnotes));
   } finally {
     await ctx.server?.stop();
     ctx.server = undefined;

@@ -3,6 +3,9 @@
  * 1.x crawl directory that Nutch's readdb, readseg, readlinkdb, updatedb,
  * generate and indexers read as their own (docs/nutch.md):
  *
+ * One reduce part per directory (`part-r-00000`) unless `--parts N`, which
+ * spreads keys over N parts by Text hash as Hadoop's HashPartitioner does.
+ *
  *   crawldb/current/part-r-00000/{data,index}   Text URL → CrawlDatum, every URL
  *                                                of the URL database, NONE
  *   linkdb/current/part-r-00000/{data,index}    Text URL → Inlinks (from URL,
@@ -16,7 +19,8 @@
  *     crawl_parse/part-r-00000                    signature and linked CrawlDatums, RECORD
  *
  * Compression is what Nutch's jobs write (crawldb NONE, the rest RECORD with
- * DefaultCodec, MapFile indexes BLOCK), sync entries every 102,400 bytes as
+ * DefaultCodec, MapFile indexes BLOCK; values under 256 bytes in stored
+ * deflate blocks, common/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
  * Hadoop 3, each file with its `.crc` (unless --no-crc). Keys ascend in
  * Hadoop's Text order: the URLs go through common/external-sort.ts (UTF-8
  * bytes read as Latin-1, NUL before the payload), so memory stays bounded
@@ -39,7 +43,7 @@ import { parseBody, type DocumentBody } from '../common/doc-body.js';
 import { anchorTexts, plainText } from '../common/doc-text.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
-import { encodeText } from '../common/hadoop-io.js';
+import { encodeText, hashPartition, textPayload } from '../common/hadoop-io.js';
 import { encodeWritable, TEXT, typed, type Typed } from '../common/hadoop-writables.js';
 import { logger } from '../common/log.js';
 import { MapFileWriter } from '../common/map-file.js';
@@ -56,7 +60,7 @@ import {
   type Link,
   type Metadata,
 } from '../common/nutch-writables.js';
-import { SequenceFileWriter, type Compression } from '../common/sequence-file.js';
+import { bulkCodec, SequenceFileWriter, type Compression } from '../common/sequence-file.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';
 import { crawlDatumOf, NUTCH_DEFAULT_INTERVAL } from '../shepherd/nutch-crawldb.js';
@@ -71,6 +75,8 @@ export interface NutchExportOptions {
   sortMemory: number;
   /** Write Hadoop's `.crc` side files. */
   checksum: boolean;
+  /** Reduce parts per directory (part-r-00000 …), keys spread by Text hash as Hadoop's HashPartitioner does. */
+  parts: number;
   /** Export time, ms: names the segment. */
   now?: number;
 }
@@ -84,7 +90,6 @@ export interface NutchExportReport {
   bytes: number;
 }
 
-export const PART = 'part-r-00000';
 /** Nutch's db.max.inlinks and db.max.anchor.length. */
 const MAX_INLINKS = 10_000;
 const MAX_ANCHOR = 100;
@@ -107,13 +112,56 @@ export function segmentName(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
-function mapFile(dir: string, valueClass: string, compression: Compression, checksum: boolean): MapFileWriter {
-  return MapFileWriter.create(join(dir, PART), { keyClass: TEXT.className, valueClass, compression, checksum });
+const codec = bulkCodec();
+
+/** Hadoop's name of reduce part i. */
+export function partName(i: number): string {
+  return `part-r-${String(i).padStart(5, '0')}`;
 }
 
-function sequenceFile(dir: string, compression: Compression, checksum: boolean): SequenceFileWriter {
+interface Writer {
+  append(key: Buffer, value: Uint8Array): void;
+  close(): void;
+}
+
+/** One writer per part; a key (a serialised Text) goes to the part Hadoop's HashPartitioner gives it. */
+class Parts {
+  private readonly writers: Writer[];
+
+  constructor(parts: number, make: (part: string) => Writer) {
+    this.writers = Array.from({ length: parts }, (_, i) => make(partName(i)));
+  }
+
+  append(key: Buffer, value: Uint8Array): void {
+    const n = this.writers.length;
+    this.writers[n === 1 ? 0 : hashPartition(textPayload(key), n)]!.append(key, value);
+  }
+
+  close(): void {
+    for (const writer of this.writers) writer.close();
+  }
+}
+
+interface Layout {
+  parts: number;
+  checksum: boolean;
+}
+
+function mapFile(dir: string, valueClass: string, compression: Compression, { parts, checksum }: Layout): Parts {
+  return new Parts(parts, (part) => MapFileWriter.create(join(dir, part), { keyClass: TEXT.className, valueClass, compression, codec, checksum }));
+}
+
+function sequenceFile(dir: string, compression: Compression, { parts, checksum }: Layout): Parts {
   mkdirSync(dir, { recursive: true });
-  return SequenceFileWriter.create(join(dir, PART), { keyClass: TEXT.className, valueClass: CRAWL_DATUM.className, compression, checksum });
+  return new Parts(parts, (part) => SequenceFileWriter.create(join(dir, part), { keyClass: TEXT.className, valueClass: CRAWL_DATUM.className, compression, codec, checksum }));
+}
+
+/** CPU time and memory of the process so far, for the progress lines. */
+function usage(): { cpuMs: number; rssMiB: number; heapMiB: number; externalMiB: number } {
+  const { user, system } = process.cpuUsage();
+  const m = process.memoryUsage();
+  const mib = (n: number) => Math.round(n / 2 ** 20);
+  return { cpuMs: Math.round((user + system) / 1000), rssMiB: mib(m.rss), heapMiB: mib(m.heapUsed), externalMiB: mib(m.external + m.arrayBuffers) };
 }
 
 /** Bytes of the files under `dir`. */
@@ -127,11 +175,13 @@ function treeSize(dir: string): number {
 }
 
 export async function exportNutch(state: string, options: NutchExportOptions): Promise<NutchExportReport> {
-  const { out, checksum } = options;
+  const { out } = options;
+  const layout: Layout = { parts: options.parts, checksum: options.checksum };
   if (existsSync(out)) throw new SherlockError('SHERLOCK_USAGE', 'the output directory exists already; give a new one', { file: out });
   const temp = `${out}.tmp`;
   rmSync(temp, { recursive: true, force: true });
-  const segment = segmentName(options.now ?? Date.now());
+  const now = options.now ?? Date.now();
+  const segment = segmentName(now);
   const urls = new ExternalSorter({ memoryBudget: options.sortMemory });
   const docs = new ExternalSorter({ memoryBudget: options.sortMemory });
   const links = new ExternalSorter({ memoryBudget: options.sortMemory });
@@ -143,14 +193,18 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       if (row.oid !== null) docs.add([key, row.oid, row.interval ?? NUTCH_DEFAULT_INTERVAL, row.weight].join(SEP));
       count++;
     }
-    const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', checksum);
+    log.info('URL database read', { urls: count, ...usage() });
+    const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', layout);
     for (const line of urls.sorted()) {
       const cut = line.indexOf(SEP);
       crawldb.append(encodeText(Buffer.from(line.slice(0, cut), 'latin1')), Buffer.from(line.slice(cut + 1), 'base64'));
     }
     crawldb.close();
-    const documents = await writeSegment(state, join(temp, 'segments', segment), segment, docs, links, checksum);
-    const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, checksum);
+    log.info('crawldb written', { ...usage() });
+    const documents = await writeSegment(state, join(temp, 'segments', segment), { name: segment, time: now }, docs, links, layout);
+    log.info('segment written', { segment, documents, ...usage() });
+    const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, layout);
+    log.info('linkdb written', { urls: linkedUrls, ...usage() });
     const bytes = treeSize(temp);
     renameSync(temp, out);
     return { urls: count, documents, linkedUrls, segment, bytes };
@@ -244,17 +298,24 @@ function outlinks(doc: DocumentBody): Link[] {
   return out;
 }
 
-async function writeSegment(state: string, dir: string, segment: string, docs: ExternalSorter, links: ExternalSorter, checksum: boolean): Promise<number> {
-  const generateTime = typed.long(BigInt(Date.UTC(+segment.slice(0, 4), +segment.slice(4, 6) - 1, +segment.slice(6, 8), +segment.slice(8, 10), +segment.slice(10, 12), +segment.slice(12, 14))));
+async function writeSegment(
+  state: string,
+  dir: string,
+  { name: segment, time }: { name: string; time: number },
+  docs: ExternalSorter,
+  links: ExternalSorter,
+  layout: Layout,
+): Promise<number> {
+  const generateTime = typed.long(BigInt(time));
   const bucketFile = bucketFilePath(state);
   const buckets = existsSync(bucketFile) ? BucketReader.open(bucketFile) : undefined;
   const arcs = new ArcFiles(arcDir(state));
-  const generate = sequenceFile(join(dir, 'crawl_generate'), 'none', checksum);
-  const parse = sequenceFile(join(dir, 'crawl_parse'), 'record', checksum);
-  const fetch = mapFile(join(dir, 'crawl_fetch'), CRAWL_DATUM.className, 'record', checksum);
-  const content = mapFile(join(dir, 'content'), CONTENT.className, 'record', checksum);
-  const parseText = mapFile(join(dir, 'parse_text'), PARSE_TEXT.className, 'record', checksum);
-  const parseData = mapFile(join(dir, 'parse_data'), PARSE_DATA.className, 'record', checksum);
+  const generate = sequenceFile(join(dir, 'crawl_generate'), 'none', layout);
+  const parse = sequenceFile(join(dir, 'crawl_parse'), 'record', layout);
+  const fetch = mapFile(join(dir, 'crawl_fetch'), CRAWL_DATUM.className, 'record', layout);
+  const content = mapFile(join(dir, 'content'), CONTENT.className, 'record', layout);
+  const parseText = mapFile(join(dir, 'parse_text'), PARSE_TEXT.className, 'record', layout);
+  const parseData = mapFile(join(dir, 'parse_data'), PARSE_DATA.className, 'record', layout);
   let documents = 0;
   try {
     for (const line of docs.sorted()) {
@@ -269,6 +330,11 @@ async function writeSegment(state: string, dir: string, segment: string, docs: E
         // A copy removed since (a shake) leaves the row's oid dangling: the URL stays in the crawldb.
         if (!isSherlockError(err) || err.code !== 'SHERLOCK_NOT_FOUND') throw err;
         log.warning('copy not found, left out of the segment', { url, oid });
+        continue;
+      }
+      // Oids change when the bucket file is shaken; a bucket of another URL is not this row's copy.
+      if (bucket.header.string('U') !== url) {
+        log.warning('bucket holds another URL, left out of the segment', { url, oid });
         continue;
       }
       const report = reportOf(oid, bucket);
@@ -299,7 +365,15 @@ async function writeSegment(state: string, dir: string, segment: string, docs: E
         const payloadAt = httpPayloadOffset(response);
         contentMeta = headerMetadata(response.toString('latin1', 0, payloadAt));
         const coding = metadataValue(contentMeta, 'Content-Encoding');
-        const body = (await decodeContent(response.subarray(payloadAt), coding, MAX_CONTENT, url)).data;
+        const raw = response.subarray(payloadAt);
+        let body = raw;
+        try {
+          body = (await decodeContent(raw, coding, MAX_CONTENT, url)).data;
+        } catch (err) {
+          // A body that does not decode goes as received: the copy is still the copy.
+          if (!isSherlockError(err)) throw err;
+          log.warning('content left encoded', { url, reason: err.message });
+        }
         contentMeta.push(['_fst_', [String(status)]], ['nutch.segment.name', [segment]]);
         const ip = bucket.header.string('k');
         if (ip !== undefined) contentMeta.push(['_ip_', [ip]]);
@@ -334,8 +408,8 @@ async function writeSegment(state: string, dir: string, segment: string, docs: E
 }
 
 /** Inlinks grouped by target from lines "target NUL from NUL anchor" in sorted order; returns the number of targets. */
-function writeLinkDb(dir: string, links: ExternalSorter, checksum: boolean): number {
-  const linkdb = mapFile(dir, INLINKS.className, 'record', checksum);
+function writeLinkDb(dir: string, links: ExternalSorter, layout: Layout): number {
+  const linkdb = mapFile(dir, INLINKS.className, 'record', layout);
   let target: string | undefined;
   let inlinks: Link[] = [];
   let targets = 0;

@@ -32,8 +32,11 @@ export interface ExternalSortOptions {
 
 // V8's string header and the array slot, roughly: what a line costs beyond its characters.
 const LINE_OVERHEAD = 40;
-const WRITE_BATCH = 1024 * 1024;
-const READ_CHUNK = 1024 * 1024;
+// Below V8's largest regular object (128 KiB), so the batch strings and read
+// chunks die young: 1 MiB ones went to large-object space, freed only by full
+// collections, and a merge of a few hundred MB piled them up (peak RSS).
+const WRITE_BATCH = 64 * 1024;
+const READ_CHUNK = 64 * 1024;
 
 /** Reads one sorted run file line by line. */
 class RunCursor {

@@ -218,6 +218,8 @@ export function decodeModifiedUtf8(bytes: Uint8Array): string {
 
 /** Java's modified UTF-8 for `writeUTF` (only class names go through it here). */
 export function encodeModifiedUtf8(s: string): Buffer {
+  // Class names are ASCII: one byte each, the same bytes as Latin-1.
+  if (/^[\x01-\x7f]*$/.test(s)) return Buffer.from(s, 'latin1');
   const out: number[] = [];
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

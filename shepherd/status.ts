@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { ioError } from '../common/errors.js';
 import { lockHolder } from '../common/lock.js';
 import { META, type CycleReport } from './shepherd.js';
-import { countUrls, URL_STATES, urlDbPath, type UrlDbStats, type UrlState } from './urldb.js';
+import { countUrls, URL_STATES, urlDbPath, type ResultRow, type UrlDbStats, type UrlState } from './urldb.js';
 
 export interface ShepherdStatus extends UrlDbStats {
   /** PID of the process holding the URL database (shepherd or crawl), if any. */
@@ -74,23 +74,11 @@ export function* readUrls(state: string): Generator<UrlListing> {
 }
 
 /** Every column of a URL row but its ids (schema.ts). */
-export interface UrlRowColumns {
+export interface UrlRowColumns extends ResultRow {
   url: string;
-  state: number;
   depth: number;
   first_seen: number;
-  last_fetch: number | null;
-  next_fetch: number | null;
-  interval: number | null;
-  retries: number;
-  status: number | null;
-  error: number | null;
-  checksum: Buffer | null;
-  oid: number | null;
-  last_modified: number | null;
-  etag: string | null;
   weight: number;
-  redirect: string | null;
 }
 
 /** Every row in table (first-seen) order, streamed: no sort, memory bounded (SHERLOCK_IO when there is no database). */

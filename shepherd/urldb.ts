@@ -291,7 +291,7 @@ interface UrlRow extends ResultRow {
 }
 
 /** The columns a result reads and writes. */
-interface ResultRow {
+export interface ResultRow {
   state: number;
   last_fetch: number | null;
   next_fetch: number | null;

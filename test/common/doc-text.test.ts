@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { plainText, readDocText, TextBuilder, WORD_TYPE, type DocTextToken, type WordType } from '../../common/doc-text.js';
+import { anchorTexts, plainText, readDocText, TextBuilder, WORD_TYPE, type DocTextToken, type WordType } from '../../common/doc-text.js';
 import { SherlockError } from '../../common/errors.js';
 
 type Op =
@@ -260,4 +260,27 @@ test('property: arbitrary bytes read back or fail with SHERLOCK_CORRUPT_BUCKET a
     }),
     { numRuns: 2000 },
   );
+});
+
+test('anchorTexts gives the text of each link bracket by link number, whitespace collapsed, empty brackets empty', () => {
+  const builder = new TextBuilder(1000);
+  builder.append('before ');
+  builder.openLink(0);
+  builder.append('first   link');
+  builder.setType(WORD_TYPE.emphasised);
+  builder.append(' bold');
+  builder.closeLink();
+  builder.setType(WORD_TYPE.text);
+  builder.append(' between ');
+  builder.openLink(2);
+  builder.append('third');
+  builder.closeLink();
+  builder.openLink(5);
+  builder.closeLink();
+  const anchors = anchorTexts(builder.finish());
+  assert.deepEqual([...anchors], [
+    [0, 'first link bold'],
+    [2, 'third'],
+    [5, ''],
+  ]);
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
+import { inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { isSherlockError } from '../../common/errors.js';
 import { checksumPath, encodeChecksums, verifyChecksums } from '../../common/hadoop-crc.js';
@@ -9,12 +10,14 @@ import { encodeText } from '../../common/hadoop-io.js';
 import { BYTES, TEXT, decodeWritable } from '../../common/hadoop-writables.js';
 import '../../common/nutch-writables.js';
 import {
+  bulkCodec,
   codecFor,
   decodeRecord,
   readSequenceFile,
   recordTypes,
   SequenceFileReader,
   SequenceFileWriter,
+  storedZlib,
   SYNC_INTERVAL,
   type Compression,
   type SequenceFileWriterOptions,
@@ -222,6 +225,34 @@ test('property: any records round-trip in every mode, with small sync intervals 
       },
     ),
     { numRuns: 150 },
+  );
+});
+
+test('stored zlib streams inflate to their input at any size, across the 65,535-byte block limit', () => {
+  for (const size of [0, 1, 255, 65_535, 65_536, 200_000]) {
+    const data = Buffer.alloc(size, 7);
+    const stream = storedZlib(data);
+    assert.equal(stream.length, 2 + Math.max(1, Math.ceil(size / 65_535)) * 5 + size + 4, `size ${size}`);
+    assert.deepEqual(inflateSync(stream), data, `size ${size}`);
+  }
+});
+
+test('property: RECORD and BLOCK files written with the bulk codec (stored below the threshold, deflated above) read back', (t) => {
+  const dir = scratchDir(t);
+  let n = 0;
+  fc.assert(
+    fc.property(fc.array(record, { maxLength: 40 }), fc.constantFrom<Compression>('record', 'block'), fc.integer({ min: 0, max: 400 }), (records, compression, storeBelow) => {
+      const out = join(dir, `b${n++}`);
+      const writer = SequenceFileWriter.create(out, { keyClass: BYTES.className, valueClass: BYTES.className, compression, codec: bulkCodec(storeBelow) });
+      for (const r of records) writer.append(r.key, r.value);
+      writer.close();
+      assert.equal(readAll(out).header.codecClass, 'org.apache.hadoop.io.compress.DefaultCodec');
+      assert.deepEqual(
+        readAll(out).records.map((r) => [Uint8Array.from(r.key), Uint8Array.from(r.value)]),
+        records.map((r) => [r.key, r.value]),
+      );
+    }),
+    { numRuns: 100 },
   );
 });
 
