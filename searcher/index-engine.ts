@@ -15,16 +15,16 @@
 
 import { readlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { CARD_FLAG, cardType, type CardType } from '../common/index-cardinfo.js';
+import { CARD_TYPES, cardType } from '../common/index-cardinfo.js';
 import { logger } from '../common/log.js';
 import { urlParts } from '../common/url.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
-import { Evaluation, type Matches } from './evaluate.js';
-import { IndexVersion } from './index-version.js';
+import { Evaluation, type Hits } from './evaluate.js';
+import { HIDDEN, IndexVersion } from './index-version.js';
 import type { QueryNode } from './query.js';
-import { collapse, staticScore, topK, type Scored } from './rank.js';
-import { highlight, snippet, type Highlight } from './snippet.js';
+import { TopK, collapse, seek, staticScore, type Scored } from './rank.js';
+import { Marker, highlight } from './snippet.js';
 
 const log = logger('searcher');
 
@@ -167,62 +167,74 @@ function termCount(node: QueryNode): number {
 export async function searchVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
   const evaluation = new Evaluation(version, signal);
   const matches = await evaluation.run(request.query);
-  const filterTypes = request.filters.type?.length ? new Set<CardType>(request.filters.type.map(cardType)) : undefined;
+  let typeMask = 0;
+  for (const type of request.filters.type ?? []) typeMask |= 1 << CARD_TYPES.indexOf(cardType(type));
   const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
-  const terms = Math.max(1, termCount(request.query));
-  const scored: Scored[] = [];
-  const sites = new Map<number, { count: number; card: number }>();
-  const types = new Map<CardType, { count: number; card: number }>();
-  for (const [cardId, match] of matches) {
-    const info = version.info(cardId);
-    if ((info.flags & (CARD_FLAG.dup | CARD_FLAG.empty)) !== 0) continue;
-    if (filterTypes !== undefined && !filterTypes.has(info.type)) continue;
-    if (filterSites !== undefined && !filterSites.has(cardId)) continue;
-    scored.push({ cardId, score: match.score + staticScore(info.weight, terms) });
-    tally(sites, info.site, cardId);
-    tally(types, info.type, cardId);
-  }
   signal.throwIfAborted();
-  const ranked = topK(scored, (request.offset + request.limit) * COLLAPSE_SLACK + request.limit);
-  const order = collapse(ranked, (s) => version.info(s.cardId).site, request.limit);
-  const marks = highlight(request.query);
-  const hits = order.slice(request.offset, request.offset + request.limit).map((s) => hit(version, s, marks));
+  const terms = Math.max(1, termCount(request.query));
+  const { weight, flags, type, site } = version.columns;
+  const top = new TopK((request.offset + request.limit) * COLLAPSE_SLACK + request.limit);
+  const sites = new Tally();
+  const types = new Tally();
+  let total = 0;
+  let siteAt = 0;
+  for (let i = 0; i < matches.count; i++) {
+    const cardId = matches.cards[i]!;
+    if ((flags[cardId]! & HIDDEN) !== 0) continue;
+    if (typeMask !== 0 && ((typeMask >> type[cardId]!) & 1) === 0) continue;
+    if (filterSites !== undefined) {
+      siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
+      if (siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId) continue;
+    }
+    total += 1;
+    top.push(cardId, matches.scores[i]! + staticScore(weight[cardId]!, terms));
+    sites.add(site[cardId]!, cardId);
+    types.add(type[cardId]!, cardId);
+  }
+  const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
+  const marker = new Marker(highlight(request.query));
+  const hits = order.slice(request.offset, request.offset + request.limit).map((s) => hit(version, s, marker));
   return {
-    total: { value: scored.length, relation: evaluation.truncated ? 'gte' : 'eq' },
+    total: { value: total, relation: evaluation.truncated ? 'gte' : 'eq' },
     hits,
     facets: {
-      site: facet(sites, (card) => urlParts(version.card(card).url).host),
-      type: facet(types, (card) => version.card(card).type),
+      site: sites.largest((key, card) => version.siteHost(key, card)),
+      type: types.largest((_key, card) => version.mimeType(card)),
     },
   };
 }
 
-function tally<K>(counts: Map<K, { count: number; card: number }>, key: K, cardId: number): void {
-  const had = counts.get(key);
-  if (had === undefined) counts.set(key, { count: 1, card: cardId });
-  else had.count += 1;
-}
+/** Matching cards counted by a key (a dense site number, a coarse type), each with its first card. */
+class Tally {
+  private readonly counts = new Map<number, { count: number; card: number }>();
 
-/** The largest counts, named by one card of each (a site hash → its host, a coarse type → a MIME type). */
-function facet<K>(counts: Map<K, { count: number; card: number }>, name: (card: number) => string): FacetCount[] {
-  return [...counts.values()]
-    .sort((a, b) => b.count - a.count || a.card - b.card)
-    .slice(0, FACET_VALUES)
-    .map(({ count, card }) => ({ value: name(card), count }));
+  add(key: number, cardId: number): void {
+    const had = this.counts.get(key);
+    if (had === undefined) this.counts.set(key, { count: 1, card: cardId });
+    else had.count += 1;
+  }
+
+  /** The largest counts, named by one card of each (a site → its host, a coarse type → a MIME type). */
+  largest(name: (key: number, card: number) => string): FacetCount[] {
+    return [...this.counts]
+      .sort(([, a], [, b]) => b.count - a.count || a.card - b.card)
+      .slice(0, FACET_VALUES)
+      .map(([key, { count, card }]) => ({ value: name(key, card), count }));
+  }
 }
 
 /** The cards on any of `hosts` (the filters' site list), as `site:` finds them. */
-async function siteCards(version: IndexVersion, hosts: readonly string[], signal: AbortSignal): Promise<Matches> {
+async function siteCards(version: IndexVersion, hosts: readonly string[], signal: AbortSignal): Promise<Hits> {
   const query: QueryNode = { kind: 'or', children: hosts.map((host) => ({ kind: 'site', host, start: 0, end: 0 })) };
   return new Evaluation(version, signal).run(query);
 }
 
-function hit(version: IndexVersion, scored: Scored, marks: Highlight): SearchHit {
+function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
   const card = version.card(scored.cardId);
   const out: SearchHit = {
     url: card.url,
     title: card.title ?? card.url,
-    snippet: snippet(card.text, marks),
+    snippet: card.text.snippet(marker),
     score: Math.round(scored.score * 10) / 10,
     site: urlParts(card.url).host,
     type: card.type,

@@ -28,6 +28,9 @@ export interface Highlight {
   prefixes: string[];
 }
 
+/** ASCII code units: a pair of them indexes the table of the marks' beginnings. */
+const ASCII = 128;
+
 /** The words a query looks for (not those it excludes). */
 export function highlight(query: QueryNode): Highlight {
   const out: Highlight = { words: new Set(), prefixes: [] };
@@ -55,68 +58,133 @@ export function highlight(query: QueryNode): Highlight {
   return out;
 }
 
-interface Span {
-  start: number;
-  end: number;
-  marked: boolean;
+const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+
+/**
+ * Whether a word is marked. A word whose first two characters are ASCII
+ * has a plain form beginning with those two lower-cased (lower-casing, NFC
+ * and taking accents off keep ASCII letters and digits), so a table of the
+ * marks' first two characters tells most words apart without making a
+ * string; the rest are compared by their plain form.
+ */
+export class Marker {
+  private readonly pairs = new Uint8Array(ASCII * ASCII);
+
+  constructor(private readonly marks: Highlight) {
+    for (const word of [...marks.words, ...marks.prefixes]) {
+      const first = word.charCodeAt(0);
+      const second = word.length > 1 ? word.charCodeAt(1) : 0;
+      if (first < ASCII && second < ASCII) this.pairs[first * ASCII + second] = 1;
+    }
+  }
+
+  marked(text: string, start: number, end: number): boolean {
+    const first = lower(text.charCodeAt(start));
+    const second = end - start > 1 ? lower(text.charCodeAt(start + 1)) : 0;
+    if (first < ASCII && second < ASCII && this.pairs[first * ASCII + second] === 0) return false;
+    const word = plainForm(exactForm(text.slice(start, end)));
+    return this.marks.words.has(word) || this.marks.prefixes.some((p) => word.startsWith(p));
+  }
 }
 
-/** The snippet of `text` (a card's `X`) for `marks`. */
-export function snippet(text: Buffer, marks: Highlight): string {
-  let plain = '';
-  const spans: Span[] = [];
-  for (const token of readDocText(text)) {
-    if (spans.length >= MAX_WORDS) break;
-    if (token.kind === 'break') plain += ' ';
-    if (token.kind !== 'text') continue;
-    const base = plain.length;
-    plain += token.text;
-    cutWords(token.text, (start, end) => {
-      const word = plainForm(exactForm(token.text.slice(start, end)));
-      const marked = marks.words.has(word) || marks.prefixes.some((p) => word.startsWith(p));
-      spans.push({ start: base + start, end: base + end, marked });
-    });
+/**
+ * A card's text cut into words once (the card cache keeps it): the text as
+ * one string, blocks joined by a space, and each word's offsets in it. A
+ * snippet then costs a pass over the words' first characters.
+ */
+export class CardText {
+  private constructor(
+    private readonly text: string,
+    private readonly starts: Int32Array,
+    private readonly ends: Int32Array,
+  ) {}
+
+  /** The words of a card's `X` (doc-text.ts), the first MAX_WORDS of them. */
+  static of(data: Buffer): CardText {
+    let text = '';
+    let starts = new Int32Array(256);
+    let ends = new Int32Array(256);
+    let count = 0;
+    for (const token of readDocText(data)) {
+      if (count >= MAX_WORDS) break;
+      if (token.kind === 'break') text += ' ';
+      if (token.kind !== 'text') continue;
+      const base = text.length;
+      text += token.text;
+      cutWords(token.text, (start, end) => {
+        if (count === starts.length) {
+          starts = grow(starts);
+          ends = grow(ends);
+        }
+        starts[count] = base + start;
+        ends[count++] = base + end;
+      });
+    }
+    return new CardText(text, starts.slice(0, count), ends.slice(0, count));
   }
-  if (spans.length === 0) return '';
-  const fragments = choose(spans);
-  const parts = fragments.map(([from, to]) => render(plain, spans, from, to));
-  const head = fragments[0]![0] > 0 ? '… ' : '';
-  const tail = fragments[fragments.length - 1]![1] < spans.length - 1 ? ' …' : '';
-  return head + parts.join(' … ') + tail;
+
+  /** Bytes it holds, about. */
+  get bytes(): number {
+    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength;
+  }
+
+  /** The snippet for the marks of `marker` (one per query). */
+  snippet(marker: Marker): string {
+    const count = this.starts.length;
+    if (count === 0) return '';
+    const marked = new Uint8Array(count);
+    for (let i = 0; i < count; i++) if (marker.marked(this.text, this.starts[i]!, this.ends[i]!)) marked[i] = 1;
+    const fragments = choose(marked);
+    const parts = fragments.map(([from, to]) => this.render(marked, from, to));
+    const head = fragments[0]![0] > 0 ? '… ' : '';
+    const tail = fragments[fragments.length - 1]![1] < count - 1 ? ' …' : '';
+    return head + parts.join(' … ') + tail;
+  }
+
+  /** Words `from` to `to` as HTML, matched ones marked. */
+  private render(marked: Uint8Array, from: number, to: number): string {
+    const { text, starts, ends } = this;
+    let out = '';
+    let at = starts[from]!;
+    for (let i = from; i <= to; i++) {
+      out += escapeHtml(text.slice(at, starts[i]).replace(/\s+/g, ' '));
+      const word = escapeHtml(text.slice(starts[i], ends[i]));
+      out += marked[i] === 1 ? `<mark>${word}</mark>` : word;
+      at = ends[i]!;
+    }
+    // The text's last word keeps what follows it (a full stop); elsewhere " … " follows.
+    return to === starts.length - 1 ? out + escapeHtml(text.slice(at).replace(/\s+/g, ' ').trimEnd()) : out;
+  }
+}
+
+function grow(from: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const to = new Int32Array(2 * from.length);
+  to.set(from);
+  return to;
 }
 
 /** Word ranges [from, to] to show: around the matches with the most distinct words, in text order. */
-function choose(spans: readonly Span[]): Array<[number, number]> {
+function choose(marked: Uint8Array): Array<[number, number]> {
+  const count = marked.length;
   const windows: Array<[number, number]> = [];
-  spans.forEach((span, i) => {
-    if (!span.marked) return;
+  for (let i = 0; i < count; i++) {
+    if (marked[i] === 0) continue;
     const from = Math.max(0, i - BEFORE);
-    const to = Math.min(spans.length - 1, i + AFTER);
+    const to = Math.min(count - 1, i + AFTER);
     const last = windows[windows.length - 1];
     if (last !== undefined && from <= last[1] + 1) last[1] = to;
     else windows.push([from, to]);
-  });
-  if (windows.length === 0) return [[0, Math.min(spans.length, LEAD_WORDS) - 1]];
-  const marked = ([from, to]: [number, number]): number => spans.slice(from, to + 1).filter((s) => s.marked).length;
+  }
+  if (windows.length === 0) return [[0, Math.min(count, LEAD_WORDS) - 1]];
+  const inside = ([from, to]: [number, number]): number => {
+    let n = 0;
+    for (let i = from; i <= to; i++) n += marked[i]!;
+    return n;
+  };
   return windows
-    .map((w, i) => ({ w, i, n: marked(w) }))
+    .map((w, i) => ({ w, i, n: inside(w) }))
     .sort((a, b) => b.n - a.n || a.i - b.i)
     .slice(0, MAX_FRAGMENTS)
     .sort((a, b) => a.i - b.i)
     .map(({ w }) => w);
-}
-
-/** Words `from` to `to` of the text as HTML, matched ones marked. */
-function render(plain: string, spans: readonly Span[], from: number, to: number): string {
-  let out = '';
-  let at = spans[from]!.start;
-  for (let i = from; i <= to; i++) {
-    const span = spans[i]!;
-    out += escapeHtml(plain.slice(at, span.start).replace(/\s+/g, ' '));
-    const word = escapeHtml(plain.slice(span.start, span.end));
-    out += span.marked ? `<mark>${word}</mark>` : word;
-    at = span.end;
-  }
-  // The text's last word keeps what follows it (a full stop); elsewhere " … " follows.
-  return to === spans.length - 1 ? out + escapeHtml(plain.slice(at).replace(/\s+/g, ' ').trimEnd()) : out;
 }
