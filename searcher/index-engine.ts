@@ -17,7 +17,6 @@ import { readlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { CARD_TYPES, cardType } from '../common/index-cardinfo.js';
 import { logger } from '../common/log.js';
-import { urlParts } from '../common/url.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
 import { Evaluation, type Hits } from './evaluate.js';
@@ -236,7 +235,7 @@ function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
     title: card.title ?? card.url,
     snippet: card.text.snippet(marker),
     score: Math.round(scored.score * 10) / 10,
-    site: urlParts(card.url).host,
+    site: card.host,
     type: card.type,
     size: card.size,
     date: new Date(card.date * 1000).toISOString(),

@@ -36,6 +36,8 @@ import { CardText } from './snippet.js';
 /** A card as hits show it: its text already cut into words for snippets. */
 export interface ShownCard extends Omit<Card, 'text'> {
   text: CardText;
+  /** The URL's host. */
+  host: string;
 }
 
 /** Cache budgets in bytes (searcher.chain_cache, searcher.card_cache). */
@@ -217,7 +219,7 @@ export class IndexVersion {
     let card = this.cardCache.get(cardId);
     if (card === undefined) {
       const stored = this.cards.get(this.cardInfo.get(cardId).position, cardId);
-      card = { ...stored, text: CardText.of(stored.text) };
+      card = { ...stored, text: CardText.of(stored.text), host: urlParts(stored.url).host };
       this.cardCache.set(cardId, card);
     }
     return card;
@@ -225,7 +227,7 @@ export class IndexVersion {
 
   /** The host of a dense site number, `cardId` being one of its cards. */
   siteHost(site: number, cardId: number): string {
-    return (this.siteHosts[site] ??= urlParts(this.card(cardId).url).host);
+    return (this.siteHosts[site] ??= this.card(cardId).host);
   }
 
   /** The MIME type of a card. */

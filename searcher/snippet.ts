@@ -28,8 +28,9 @@ export interface Highlight {
   prefixes: string[];
 }
 
-/** ASCII code units: a pair of them indexes the table of the marks' beginnings. */
+/** ASCII code units: a pair of them, hashed to BUCKETS, indexes the table of the marks' beginnings. */
 const ASCII = 128;
+const BUCKETS = 1024;
 
 /** The words a query looks for (not those it excludes). */
 export function highlight(query: QueryNode): Highlight {
@@ -59,44 +60,70 @@ export function highlight(query: QueryNode): Highlight {
 }
 
 const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+/** The code of a word that is not all ASCII. */
+const NOT_ASCII = 0xffffffff;
+/** Lengths up to this are told apart; longer ones share the last bit. */
+const MAX_LENGTH_BIT = 30;
+const ANY_LENGTH = 0x80000000;
 
 /**
- * Whether a word is marked. A word whose first two characters are ASCII
- * has a plain form beginning with those two lower-cased (lower-casing, NFC
- * and taking accents off keep ASCII letters and digits), so a table of the
- * marks' first two characters tells most words apart without making a
- * string; the rest are compared by their plain form.
+ * Whether a word is marked. An ASCII word's plain form is itself
+ * lower-cased, so a small table indexed by the first two characters
+ * (lower-cased, hashed) holding a bit per length the marks have (or every
+ * length, for a prefix)
+ * tells most words apart by the code CardText keeps for each, without making
+ * a string; the rest are compared by their plain form, remembered per
+ * spelling for the query's other hits.
  */
 export class Marker {
-  private readonly pairs = new Uint8Array(ASCII * ASCII);
+  private readonly lengths = new Uint32Array(BUCKETS);
+  private readonly seen = new Map<string, boolean>();
 
   constructor(private readonly marks: Highlight) {
-    for (const word of [...marks.words, ...marks.prefixes]) {
+    const note = (word: string, bits: number): void => {
       const first = word.charCodeAt(0);
       const second = word.length > 1 ? word.charCodeAt(1) : 0;
-      if (first < ASCII && second < ASCII) this.pairs[first * ASCII + second] = 1;
-    }
+      if (first < ASCII && second < ASCII) this.lengths[(first * ASCII + second) % BUCKETS]! |= bits;
+    };
+    for (const word of marks.words) note(word, 1 << Math.min(word.length, MAX_LENGTH_BIT));
+    for (const prefix of marks.prefixes) note(prefix, ANY_LENGTH | (-1 << Math.min(prefix.length, MAX_LENGTH_BIT)));
   }
 
-  marked(text: string, start: number, end: number): boolean {
-    const first = lower(text.charCodeAt(start));
-    const second = end - start > 1 ? lower(text.charCodeAt(start + 1)) : 0;
-    if (first < ASCII && second < ASCII && this.pairs[first * ASCII + second] === 0) return false;
-    const word = plainForm(exactForm(text.slice(start, end)));
-    return this.marks.words.has(word) || this.marks.prefixes.some((p) => word.startsWith(p));
+  /** Whether a word with this code (CardText) may be marked. */
+  maybe(code: number): boolean {
+    return code === NOT_ASCII || (this.lengths[(code >>> 5) % BUCKETS]! & (1 << (code & 31))) !== 0;
   }
+
+  marked(spelling: string): boolean {
+    let marked = this.seen.get(spelling);
+    if (marked === undefined) {
+      const word = plainForm(exactForm(spelling));
+      marked = this.marks.words.has(word) || this.marks.prefixes.some((p) => word.startsWith(p));
+      this.seen.set(spelling, marked);
+    }
+    return marked;
+  }
+}
+
+/** The code of text[start..end): for an ASCII word its first two characters lower-cased and its length (Marker). */
+function codeOf(text: string, start: number, end: number): number {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) >= ASCII) return NOT_ASCII;
+  const first = lower(text.charCodeAt(start));
+  const second = end - start > 1 ? lower(text.charCodeAt(start + 1)) : 0;
+  return (((first * ASCII + second) << 5) | Math.min(end - start, MAX_LENGTH_BIT)) >>> 0;
 }
 
 /**
  * A card's text cut into words once (the card cache keeps it): the text as
- * one string, blocks joined by a space, and each word's offsets in it. A
- * snippet then costs a pass over the words' first characters.
+ * one string, blocks joined by a space, each word's offsets in it and its
+ * code (Marker). A snippet then costs a pass over the codes.
  */
 export class CardText {
   private constructor(
     private readonly text: string,
     private readonly starts: Int32Array,
     private readonly ends: Int32Array,
+    private readonly codes: Uint32Array,
   ) {}
 
   /** The words of a card's `X` (doc-text.ts), the first MAX_WORDS of them. */
@@ -120,12 +147,14 @@ export class CardText {
         ends[count++] = base + end;
       });
     }
-    return new CardText(text, starts.slice(0, count), ends.slice(0, count));
+    const codes = new Uint32Array(count);
+    for (let i = 0; i < count; i++) codes[i] = codeOf(text, starts[i]!, ends[i]!);
+    return new CardText(text, starts.slice(0, count), ends.slice(0, count), codes);
   }
 
   /** Bytes it holds, about. */
   get bytes(): number {
-    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength;
+    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.codes.byteLength;
   }
 
   /** The snippet for the marks of `marker` (one per query). */
@@ -133,8 +162,14 @@ export class CardText {
     const count = this.starts.length;
     if (count === 0) return '';
     const marked = new Uint8Array(count);
-    for (let i = 0; i < count; i++) if (marker.marked(this.text, this.starts[i]!, this.ends[i]!)) marked[i] = 1;
-    const fragments = choose(marked);
+    const hits: number[] = [];
+    for (let i = 0; i < count; i++) {
+      if (marker.maybe(this.codes[i]!) && marker.marked(this.text.slice(this.starts[i], this.ends[i]))) {
+        marked[i] = 1;
+        hits.push(i);
+      }
+    }
+    const fragments = choose(hits, count);
     const parts = fragments.map(([from, to]) => this.render(marked, from, to));
     const head = fragments[0]![0] > 0 ? '… ' : '';
     const tail = fragments[fragments.length - 1]![1] < count - 1 ? ' …' : '';
@@ -163,28 +198,22 @@ function grow(from: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   return to;
 }
 
-/** Word ranges [from, to] to show: around the matches with the most distinct words, in text order. */
-function choose(marked: Uint8Array): Array<[number, number]> {
-  const count = marked.length;
-  const windows: Array<[number, number]> = [];
-  for (let i = 0; i < count; i++) {
-    if (marked[i] === 0) continue;
-    const from = Math.max(0, i - BEFORE);
-    const to = Math.min(count - 1, i + AFTER);
+/** Word ranges [from, to] to show, of `count` words: around the matches (`hits`, ascending) with the most matched words, in text order. */
+function choose(hits: readonly number[], count: number): Array<[number, number]> {
+  const windows: Array<{ from: number; to: number; n: number; i: number }> = [];
+  for (const hit of hits) {
+    const from = Math.max(0, hit - BEFORE);
+    const to = Math.min(count - 1, hit + AFTER);
     const last = windows[windows.length - 1];
-    if (last !== undefined && from <= last[1] + 1) last[1] = to;
-    else windows.push([from, to]);
+    if (last !== undefined && from <= last.to + 1) {
+      last.to = to;
+      last.n += 1;
+    } else windows.push({ from, to, n: 1, i: windows.length });
   }
   if (windows.length === 0) return [[0, Math.min(count, LEAD_WORDS) - 1]];
-  const inside = ([from, to]: [number, number]): number => {
-    let n = 0;
-    for (let i = from; i <= to; i++) n += marked[i]!;
-    return n;
-  };
   return windows
-    .map((w, i) => ({ w, i, n: inside(w) }))
     .sort((a, b) => b.n - a.n || a.i - b.i)
     .slice(0, MAX_FRAGMENTS)
     .sort((a, b) => a.i - b.i)
-    .map(({ w }) => w);
+    .map(({ from, to }) => [from, to]);
 }
