@@ -20,7 +20,8 @@ import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
 import { Evaluation, type Hits } from './evaluate.js';
-import { HIDDEN, IndexVersion } from './index-version.js';
+import { HIDDEN, IndexVersion, type CacheSizes } from './index-version.js';
+import { cacheSizes } from './config.js';
 import type { QueryNode } from './query.js';
 import { TopK, collapse, seek, staticScore, type Scored } from './rank.js';
 import { Marker, highlight } from './snippet.js';
@@ -41,6 +42,8 @@ export interface IndexEngineOptions {
   state: string;
   /** How often to look at `current`; 0: only on check(). */
   pollMs?: number;
+  /** Cache budgets of each version loaded (searcher.chain_cache, searcher.card_cache). */
+  caches?: CacheSizes;
 }
 
 export class IndexEngine implements Engine {
@@ -53,7 +56,11 @@ export class IndexEngine implements Engine {
   private failures = 0;
   private loadedAt = 0;
 
-  private constructor(private readonly indexDir: string, pollMs: number) {
+  private constructor(
+    private readonly indexDir: string,
+    pollMs: number,
+    private readonly caches: CacheSizes,
+  ) {
     if (pollMs > 0) {
       this.timer = setInterval(() => void this.check(), pollMs);
       this.timer.unref();
@@ -62,7 +69,7 @@ export class IndexEngine implements Engine {
 
   /** Starts the engine and loads the current version if there is one (its failure is logged, not thrown). */
   static async start(options: IndexEngineOptions): Promise<IndexEngine> {
-    const engine = new IndexEngine(join(resolve(options.state), INDEX_DIR), options.pollMs ?? DEFAULT_POLL_MS);
+    const engine = new IndexEngine(join(resolve(options.state), INDEX_DIR), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes());
     await engine.check();
     return engine;
   }
@@ -101,7 +108,7 @@ export class IndexEngine implements Engine {
     this.tried = target;
     let next: IndexVersion | undefined;
     try {
-      next = IndexVersion.open(resolve(this.indexDir, target), basename(target));
+      next = IndexVersion.open(resolve(this.indexDir, target), basename(target), this.caches);
       await selfTest(next);
     } catch (err) {
       next?.retire();
@@ -162,8 +169,20 @@ function termCount(node: QueryNode): number {
   }
 }
 
-/** One search on one version: evaluate, filter, count, rank, collapse, and make the page's hits. */
+/** One search on one version: rank (rankVersion), then make the page's hits (cards and snippets). */
 export async function searchVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
+  const { total, page, facets } = await rankVersion(version, request, signal);
+  const marker = new Marker(highlight(request.query));
+  return { total, hits: page.map((s) => hit(version, s, marker)), facets };
+}
+
+/** What ranking gives: the total, the cards of the page asked for, and the facets. */
+export interface Ranked extends Omit<SearchResult, 'hits'> {
+  page: Scored[];
+}
+
+/** Evaluate, filter, count, rank, collapse: everything but the hits' cards and snippets. */
+export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<Ranked> {
   const evaluation = new Evaluation(version, signal);
   const matches = await evaluation.run(request.query);
   let typeMask = 0;
@@ -191,11 +210,9 @@ export async function searchVersion(version: IndexVersion, request: SearchReques
     types.add(type[cardId]!, cardId);
   }
   const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
-  const marker = new Marker(highlight(request.query));
-  const hits = order.slice(request.offset, request.offset + request.limit).map((s) => hit(version, s, marker));
   return {
     total: { value: total, relation: evaluation.truncated ? 'gte' : 'eq' },
-    hits,
+    page: order.slice(request.offset, request.offset + request.limit),
     facets: {
       site: sites.largest((key, card) => version.siteHost(key, card)),
       type: types.largest((_key, card) => version.mimeType(card)),

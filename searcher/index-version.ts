@@ -30,6 +30,7 @@ import { verifyIndexDir, type Manifest } from '../common/index-manifest.js';
 import type { PackedChains } from '../common/index-refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
+import { cacheSizes } from './config.js';
 import { chainScores } from './rank.js';
 import { CardText } from './snippet.js';
 
@@ -46,7 +47,6 @@ export interface CacheSizes {
   cards: number;
 }
 
-export const DEFAULT_CACHE_SIZES: CacheSizes = { chains: 64 * 1024 * 1024, cards: 32 * 1024 * 1024 };
 /** Card ids whose MIME type the type facet has named. */
 const MIME_CACHE_CARDS = 65_536;
 /** What a cached card costs beyond its text: the object, URL, title and the rest. */
@@ -174,7 +174,7 @@ export class IndexVersion {
   }
 
   /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */
-  static open(dir: string, name: string, caches: CacheSizes = DEFAULT_CACHE_SIZES): IndexVersion {
+  static open(dir: string, name: string, caches: CacheSizes = cacheSizes()): IndexVersion {
     const manifest = verifyIndexDir(dir);
     const opened: Array<{ close(): void }> = [];
     const keep = <T extends { close(): void }>(reader: T): T => {
