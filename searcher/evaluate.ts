@@ -330,20 +330,13 @@ export class Evaluation {
       lists.reduce((n, l) => n + l.count, 0),
       true,
     );
-    for (;;) {
-      let cardId = -1;
-      for (let l = 0; l < lists.length; l++) {
-        const list = lists[l]!;
-        if (cursor[l]! < list.count && (cardId < 0 || list.cards[cursor[l]!]! < cardId)) cardId = list.cards[cursor[l]!]!;
-      }
-      if (cardId < 0) break;
+    for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
       const first = out.used;
       let exactHere = 0;
       for (let l = 0; l < lists.length; l++) {
+        const i = take(lists, cursor, l, cardId);
+        if (i < 0) continue;
         const list = lists[l]!;
-        const i = cursor[l]!;
-        if (i >= list.count || list.cards[i] !== cardId) continue;
-        cursor[l] = i + 1;
         for (let j = list.starts[i]!; j < list.starts[i + 1]!; j++) {
           const ref = list.refs[j]!;
           if (metas >= 0 && ((ref & PACKED_META) === 0 || ((metas >> ((ref >> 2) & 15)) & 1) === 0)) continue;
@@ -491,6 +484,25 @@ function typeMask(types: readonly string[]): number {
   return mask;
 }
 
+/** The lowest card id at the cursors of a k-way merge, −1 when every list is done. */
+function lowest(lists: ReadonlyArray<{ count: number; cards: Uint32Array }>, cursor: Int32Array): number {
+  let cardId = -1;
+  for (let l = 0; l < lists.length; l++) {
+    const list = lists[l]!;
+    const i = cursor[l]!;
+    if (i < list.count && (cardId < 0 || list.cards[i]! < cardId)) cardId = list.cards[i]!;
+  }
+  return cardId;
+}
+
+/** The index of `cardId` at the cursor of list `l`, moving the cursor past it; −1 when that list is not at it. */
+function take(lists: ReadonlyArray<{ count: number; cards: Uint32Array }>, cursor: Int32Array, l: number, cardId: number): number {
+  const i = cursor[l]!;
+  if (i >= lists[l]!.count || lists[l]!.cards[i] !== cardId) return -1;
+  cursor[l] = i + 1;
+  return i;
+}
+
 /** The union of card sets: a k-way merge, scores added, keys merged when asked for. */
 function unite(sets: readonly Hits[], keys: boolean): Hits {
   if (sets.length === 1 && (!keys || sets[0]!.keys !== undefined)) return sets[0]!;
@@ -499,19 +511,12 @@ function unite(sets: readonly Hits[], keys: boolean): Hits {
     sets.reduce((n, s) => n + s.count, 0),
     keys,
   );
-  for (;;) {
-    let cardId = -1;
-    for (let s = 0; s < sets.length; s++) {
-      const set = sets[s]!;
-      if (cursor[s]! < set.count && (cardId < 0 || set.cards[cursor[s]!]! < cardId)) cardId = set.cards[cursor[s]!]!;
-    }
-    if (cardId < 0) break;
+  for (let cardId = lowest(sets, cursor); cardId >= 0; cardId = lowest(sets, cursor)) {
     let score = 0;
     for (let s = 0; s < sets.length; s++) {
+      const i = take(sets, cursor, s, cardId);
+      if (i < 0) continue;
       const set = sets[s]!;
-      const i = cursor[s]!;
-      if (i >= set.count || set.cards[i] !== cardId) continue;
-      cursor[s] = i + 1;
       score += set.scores[i]!;
       const [from, to] = range(set, i);
       if (keys && to > from) out.copyKeys(set.keys!, from, to);
