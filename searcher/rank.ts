@@ -103,12 +103,36 @@ export function lineAt(refs: Int32Array, from: number, to: number, line: number)
 /**
  * The smallest distance between the lines of packed refs `a[aFrom..aTo)`
  * and `b[bFrom..bTo)` (each ascending); refs behind the edge have no
- * position and do not count. Infinity when either has none. Each line of
- * the shorter list is looked up in the longer one, so a rare word next to a
- * frequent one costs the rare word's occurrences.
+ * position and do not count. Infinity when either has none. Lists of like
+ * length are merged; otherwise each line of the shorter is looked up in the
+ * longer, so a rare word next to a frequent one costs the rare word's
+ * occurrences.
  */
 export function minGap(a: Int32Array, aFrom: number, aTo: number, b: Int32Array, bFrom: number, bTo: number): number {
   if (aTo - aFrom > bTo - bFrom) return minGap(b, bFrom, bTo, a, aFrom, aTo);
+  if ((aTo - aFrom) * LOOKUP_RATIO < bTo - bFrom) return gapByLookup(a, aFrom, aTo, b, bFrom, bTo);
+  let best = Infinity;
+  let i = aFrom;
+  let j = bFrom;
+  while (i < aTo && j < bTo && best > 0) {
+    const x = a[i]! >> PACKED_CODE_BITS;
+    const y = b[j]! >> PACKED_CODE_BITS;
+    if (x === WORD_EDGE) i++;
+    else if (y === WORD_EDGE) j++;
+    else {
+      const d = x - y;
+      if (d < best && -d < best) best = d < 0 ? -d : d;
+      if (d < 0) i++;
+      else j++;
+    }
+  }
+  return best;
+}
+
+/** Above this ratio of lengths minGap looks lines up rather than merging. */
+const LOOKUP_RATIO = 8;
+
+function gapByLookup(a: Int32Array, aFrom: number, aTo: number, b: Int32Array, bFrom: number, bTo: number): number {
   let best = Infinity;
   let j = bFrom;
   for (let i = aFrom; i < aTo && best > 0; i++) {

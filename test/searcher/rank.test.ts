@@ -64,3 +64,20 @@ test('minGap is the smallest distance between the lines of two ascending lists o
   const meta = Int32Array.from([packRef({ kind: 'meta', type: 0, weight: 0, position: 3 })]);
   assert.ok(minGap(meta, 0, 1, words(3), 0, 1) > 1000);
 });
+
+test('minGap agrees with comparing every pair, merged or looked up, whatever the lengths', () => {
+  const lines = (max: number) => fc.uniqueArray(fc.integer({ min: 0, max: 300 }), { maxLength: max }).map((l) => l.sort((x, y) => x - y));
+  fc.assert(
+    fc.property(lines(6), lines(120), fc.nat(3), fc.nat(3), (a, b, edgesA, edgesB) => {
+      const packed = (positions: number[], edges: number) =>
+        Int32Array.from([...positions, ...Array<number>(edges).fill(WORD_EDGE)], (position) => packRef({ kind: 'word', type: 0, position }));
+      let expected = Infinity;
+      for (const x of a) for (const y of b) expected = Math.min(expected, Math.abs(x - y));
+      const pa = packed(a, edgesA);
+      const pb = packed(b, edgesB);
+      assert.equal(minGap(pa, 0, pa.length, pb, 0, pb.length), expected);
+      assert.equal(minGap(pb, 0, pb.length, pa, 0, pa.length), expected);
+    }),
+    { numRuns: 300 },
+  );
+});
