@@ -478,7 +478,7 @@ export class Evaluation {
 const positive = (hits: Hits): Result => ({ hits, negated: false });
 
 /** The coarse types (bits over CARD_TYPES) of a list of MIME types. */
-function typeMask(types: readonly string[]): number {
+export function typeMask(types: readonly string[]): number {
   let mask = 0;
   for (const type of types) mask |= 1 << CARD_TYPES.indexOf(cardType(type));
   return mask;

@@ -15,11 +15,10 @@
 
 import { readlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { CARD_TYPES, cardType } from '../common/index-cardinfo.js';
 import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
-import { Evaluation, type Hits } from './evaluate.js';
+import { Evaluation, typeMask, type Hits } from './evaluate.js';
 import { HIDDEN, IndexVersion, type CacheSizes } from './index-version.js';
 import { cacheSizes } from './config.js';
 import type { QueryNode } from './query.js';
@@ -185,8 +184,7 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
 export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<Ranked> {
   const evaluation = new Evaluation(version, signal);
   const matches = await evaluation.run(request.query);
-  let typeMask = 0;
-  for (const type of request.filters.type ?? []) typeMask |= 1 << CARD_TYPES.indexOf(cardType(type));
+  const wanted = typeMask(request.filters.type ?? []);
   const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
   signal.throwIfAborted();
   const terms = Math.max(1, termCount(request.query));
@@ -199,7 +197,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   for (let i = 0; i < matches.count; i++) {
     const cardId = matches.cards[i]!;
     if ((flags[cardId]! & HIDDEN) !== 0) continue;
-    if (typeMask !== 0 && ((typeMask >> type[cardId]!) & 1) === 0) continue;
+    if (wanted !== 0 && ((wanted >> type[cardId]!) & 1) === 0) continue;
     if (filterSites !== undefined) {
       siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
       if (siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId) continue;

@@ -22,7 +22,7 @@
  */
 
 import { join } from 'node:path';
-import { CARD_FLAG, CARD_TYPES, CardInfoReader, type CardType } from '../common/index-cardinfo.js';
+import { CARD_FLAG, CARD_TYPES, CardInfoReader } from '../common/index-cardinfo.js';
 import { CardsReader, type Card } from '../common/index-cards.js';
 import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index-chains.js';
 import { Lexicon, type LexiconEntry } from '../common/index-lexicon.js';
@@ -238,11 +238,6 @@ export class IndexVersion {
       this.mimeCache.set(cardId, mime);
     }
     return mime;
-  }
-
-  /** The coarse type of a card (CardInfo). */
-  cardType(cardId: number): CardType {
-    return CARD_TYPES[this.columns.type[cardId]!]!;
   }
 
   /**
