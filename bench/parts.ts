@@ -84,6 +84,12 @@ export interface SearchResult {
   latenciesMs: number[];
   zeroHits: number;
   peakRss: number | undefined;
+  /**
+   * Latencies in the engine's own process, when they differ from latenciesMs
+   * (sherlock, measured over WebSocket): ranked only (matching, totals, top
+   * 10, facets), and whole (with the hits' cards and snippets).
+   */
+  inProcess?: { rankMs: number[]; searchMs: number[] };
 }
 /** An engine that builds an index (indexing table) and answers the query set with it (searching table). */
 export interface EngineEntry extends BenchEntry {

@@ -5,7 +5,9 @@
  *   gathering  `sherlock crawl --state DIR --seeds FILE --until-idle`
  *   indexing   `sherlock index build --state DIR` (on the state the crawl left)
  *   searching  `sherlock searcher run --state DIR --listen 127.0.0.1:PORT`, then
- *              the query set over WebSocket (subprotocol sherlock.v1, DESIGN §7)
+ *              the query set over WebSocket (subprotocol sherlock.v1, DESIGN §7);
+ *              and `sherlock search --bench-queries FILE` (hidden): the same
+ *              queries timed inside one process, as the peers are
  *   exports    `sherlock export cdx|warc|nutch --state DIR --out …`
  *
  * An entry is available only when `sherlock help` lists its command; until then
@@ -186,7 +188,8 @@ export const sherlockEngine: EngineEntry = {
   how:
     'sherlock: `sherlock index build --state DIR` on the state of its own crawl of the site (size: the published index version); ' +
     '`sherlock searcher run --listen 127.0.0.1:PORT`, then the query set over one WebSocket (sherlock.v1), one query at a time, ' +
-    'latency = send to result.',
+    'latency = send to result. In-process: `sherlock search --state DIR --bench-queries FILE` with the same passes, each query timed ' +
+    'ranked only (matching, totals, top 10, facets) and whole (with the hits\' cards and snippets).',
   async available(ctx) {
     if (!hasCommand(ctx, ['index', 'build'])) return notBuilt('index build');
     if (!hasCommand(ctx, ['crawl'])) return notBuilt('crawl');
@@ -227,7 +230,17 @@ export const sherlockEngine: EngineEntry = {
       );
       const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as WsOut;
       if (out.errors > 0) throw new Error(`${out.errors} queries answered with an error`);
-      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: vmHwm(pid) };
+      const peakRss = vmHwm(pid);
+      const local = check(
+        'sherlock search --bench-queries',
+        await run(
+          process.execPath,
+          [cliPath(ctx), 'search', '--state', state, '--bench-queries', ctx.queryFile, '--passes', String(ctx.opts.passes), '--warmup', String(ctx.opts.warmup), ...sets(ctx)],
+          { timeoutMs: 1_800_000, measureRss: false },
+        ),
+      );
+      const inProcess = JSON.parse(local.stdout.trim().split('\n').pop() ?? '{}') as { rankMs: number[]; searchMs: number[] };
+      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess };
     } catch (err) {
       throw new Error(`${String(err)}${stderr === '' ? '' : '\nsearcher stderr: ' + stderr.trim().split('\n').slice(-3).join(' / ')}`);
     } finally {

@@ -28,6 +28,7 @@ import { logger } from '../common/log.js';
 import { startSampleSites, type SampleSites } from '../demo/server.js';
 import { buildIndex } from '../indexer/build.js';
 import { readToken } from '../searcher/auth.js';
+import { cacheSizes } from '../searcher/config.js';
 import { IndexEngine } from '../searcher/index-engine.js';
 import { SearchServer } from '../searcher/server.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
@@ -86,8 +87,8 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
   try {
     sites = await startSampleSites();
     // Listening first: a port in use fails the demo at once, not after the crawl.
-    engine = await IndexEngine.start({ state, pollMs: 0 });
-    server = await listenOrExplain({ ...config.searcher, listen: listen ?? config.searcher.listen }, token, engine);
+    engine = await IndexEngine.start({ state, pollMs: 0, caches: cacheSizes(config.searcher) });
+    server = await listenOrExplain({ ...config.searcher, listen: listen ?? config.searcher.listen }, token, engine, state);
     for (const site of sites.sites) print(`sample site ${site.origin}/  ${site.name} (${site.pages} pages)`);
     print(`state ${state}${temporary && opts.keep !== true ? ' (removed when the demo stops; --keep keeps it)' : ''}`);
     await spoolSeeds(state, Readable.from([sites.seeds.join('\n') + '\n']), 'sherlock demo');
@@ -111,9 +112,9 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
   return 0;
 }
 
-async function listenOrExplain(config: Parameters<typeof SearchServer.listen>[0]['config'], token: string | undefined, engine: IndexEngine): Promise<SearchServer> {
+async function listenOrExplain(config: Parameters<typeof SearchServer.listen>[0]['config'], token: string | undefined, engine: IndexEngine, state: string): Promise<SearchServer> {
   try {
-    return await SearchServer.listen({ config, token, engine });
+    return await SearchServer.listen({ config, token, engine, state });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     throw new SherlockError('SHERLOCK_USAGE', `--listen: ${config.listen} is in use; give another, or --listen 127.0.0.1:0 for any free port`, {}, { cause: err });

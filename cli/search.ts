@@ -5,16 +5,28 @@
  * the total and one block per hit (title, URL, snippet as text); `--json`
  * prints the result object of the WebSocket API. A query that does not parse
  * is a usage error (2) naming the character; no index version is a failure (1).
+ *
+ * Hidden, for bench/: `--bench-queries FILE [--passes N] [--warmup N]` times
+ * a query set in this process (no network): FILE has one query a line (`#`
+ * comments; of a line with tabs, the last field), searched WARMUP times
+ * untimed, then PASSES times, each query timed twice: ranked only
+ * (searcher/index-engine.ts rankVersion: evaluation, totals, top-k,
+ * facets) and searched whole (searchVersion: with the hits' cards and
+ * snippets). Prints {"rankMs": […], "searchMs": […], "zeroHits": N,
+ * "peakRss": bytes} on one line.
  */
 
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
-import { CURRENT, INDEX_DIR, searchVersion } from '../searcher/index-engine.js';
+import { cacheSizes } from '../searcher/config.js';
+import type { SearchRequest } from '../searcher/engine.js';
+import { CURRENT, INDEX_DIR, rankVersion, searchVersion } from '../searcher/index-engine.js';
 import { IndexVersion } from '../searcher/index-version.js';
-import { QueryError, parseQuery } from '../searcher/query.js';
+import { QueryError, parseQuery, type QueryNode } from '../searcher/query.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
+import { loadSettings, type GlobalOptions } from './settings.js';
 
 function count(name: string, max: number) {
   return (text: string): number => {
@@ -28,34 +40,92 @@ function snippetText(html: string): string {
   return html.replace(/<\/?mark>/g, '').replace(/&#(\d+);/g, (_m, code: string) => String.fromCodePoint(Number(code)));
 }
 
+function parsed(q: string): QueryNode {
+  try {
+    return parseQuery(q);
+  } catch (err) {
+    if (err instanceof QueryError) throw new SherlockError('SHERLOCK_USAGE', `bad query: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The version `current` names under the state directory, opened with the configured caches. */
+function openCurrent(state: string, globals: GlobalOptions): IndexVersion {
+  const indexDir = join(resolve(state), INDEX_DIR);
+  let target: string;
+  try {
+    target = readlinkSync(join(indexDir, CURRENT));
+  } catch {
+    throw new SherlockError('SHERLOCK_NOT_FOUND', `no index version in ${indexDir}: run sherlock index build`, { file: join(indexDir, CURRENT) });
+  }
+  return IndexVersion.open(resolve(indexDir, target), basename(target), cacheSizes(loadSettings(globals).config.searcher));
+}
+
+/** --bench-queries: the query set timed in this process, ranked only and whole. */
+async function benchQueries(version: IndexVersion, file: string, passes: number, warmup: number): Promise<void> {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  const requests: SearchRequest[] = lines.map((line) => ({ query: parsed(line.slice(line.lastIndexOf('\t') + 1)), offset: 0, limit: 10, filters: {} }));
+  const signal = new AbortController().signal;
+  let zeroHits = 0;
+  for (let pass = 0; pass < warmup; pass++) {
+    for (const request of requests) {
+      const result = await searchVersion(version, request, signal);
+      if (pass === 0 && result.hits.length === 0) zeroHits += 1;
+    }
+  }
+  const rankMs: number[] = [];
+  const searchMs: number[] = [];
+  for (let pass = 0; pass < passes; pass++) {
+    for (const request of requests) {
+      let started = performance.now();
+      await rankVersion(version, request, signal);
+      rankMs.push(performance.now() - started);
+      started = performance.now();
+      await searchVersion(version, request, signal);
+      searchMs.push(performance.now() - started);
+    }
+  }
+  printJson({ rankMs, searchMs, zeroHits, peakRss: process.resourceUsage().maxRSS * 1024 });
+}
+
+interface SearchOptions {
+  state?: string;
+  limit: number;
+  offset: number;
+  json?: boolean;
+  benchQueries?: string;
+  passes: number;
+  warmup: number;
+}
+
 export function registerSearch(program: Command): void {
   program
     .command('search')
     .description('one query on the current index version (the query language of the search page)')
-    .argument('<query...>', 'the query; several arguments are joined with spaces')
+    .argument('[query...]', 'the query; several arguments are joined with spaces')
     .option('--state <dir>', STATE_HELP)
     .option('--limit <n>', 'hits to print, 1–100', count('--limit', 100), 10)
     .option('--offset <n>', 'hits to skip, 0–1000', count('--offset', 1000), 0)
     .option('--json', 'print the result as one JSON object (the API\'s result fields)')
+    .addOption(new Option('--bench-queries <file>').hideHelp())
+    .addOption(new Option('--passes <n>').argParser(count('--passes', 1000)).default(3).hideHelp())
+    .addOption(new Option('--warmup <n>').argParser(count('--warmup', 1000)).default(1).hideHelp())
     .action(
-      action(async (words: string[], opts: { state?: string; limit: number; offset: number; json?: boolean }) => {
+      action(async (words: string[], opts: SearchOptions, cmd: Command) => {
         if (opts.limit < 1) throw new SherlockError('SHERLOCK_USAGE', '--limit: at least 1');
-        const q = words.join(' ');
-        let query;
-        try {
-          query = parseQuery(q);
-        } catch (err) {
-          if (err instanceof QueryError) throw new SherlockError('SHERLOCK_USAGE', `bad query: ${err.message}`);
-          throw err;
+        const globals = cmd.optsWithGlobals<GlobalOptions>();
+        if (opts.benchQueries !== undefined) {
+          const version = openCurrent(stateDir(opts), globals);
+          try {
+            await benchQueries(version, opts.benchQueries, opts.passes, opts.warmup);
+          } finally {
+            version.retire();
+          }
+          return;
         }
-        const indexDir = join(resolve(stateDir(opts)), INDEX_DIR);
-        let target: string;
-        try {
-          target = readlinkSync(join(indexDir, CURRENT));
-        } catch {
-          throw new SherlockError('SHERLOCK_NOT_FOUND', `no index version in ${indexDir}: run sherlock index build`, { file: join(indexDir, CURRENT) });
-        }
-        const version = IndexVersion.open(resolve(indexDir, target), basename(target));
+        if (words.length === 0) throw new SherlockError('SHERLOCK_USAGE', 'a query is needed');
+        const query = parsed(words.join(' '));
+        const version = openCurrent(stateDir(opts), globals);
         try {
           const started = performance.now();
           const result = await searchVersion(version, { query, offset: opts.offset, limit: opts.limit, filters: {} }, new AbortController().signal);

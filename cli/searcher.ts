@@ -17,7 +17,7 @@ import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { readToken } from '../searcher/auth.js';
-import { searcherConfig } from '../searcher/config.js';
+import { cacheSizes, searcherConfig } from '../searcher/config.js';
 import { IndexEngine } from '../searcher/index-engine.js';
 import { SearchServer } from '../searcher/server.js';
 import { STATE_HELP, action, stateDir } from './command.js';
@@ -46,7 +46,7 @@ export function registerSearcher(program: Command): void {
           return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file) };
         };
         const { config, token } = settings();
-        const engine = await IndexEngine.start({ state });
+        const engine = await IndexEngine.start({ state, caches: cacheSizes(config) });
         const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry(), state });
         let stop: (signal: string) => void = () => undefined;
         const stopped = new Promise<string>((resolve) => (stop = resolve));

@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import { getDomain } from 'tldts';
 import { CountingWriter, INDEX_HEADER_SIZE, IndexFileReader, type IndexFormat } from './index-file.js';
-import { ChainDecoder, encodeChains, type Chain } from './index-refs.js';
+import { ChainDecoder, encodeChains, type Chain, type PackedChains } from './index-refs.js';
 import { urlParts } from './url.js';
 
 export const WORDINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-WORDIDX', version: 1, fields: ['words'], what: 'WordIndex' };
@@ -165,16 +165,27 @@ class ChainFileReader<K> {
     return { key: this.codec.read(data), size: data.readUInt32LE(this.codec.size) };
   }
 
-  /** The entry at `refPos` (its first `max` chains); when `key` is given it must be that entry's key (as the Lexicon says). */
-  entryAt(refPos: number, key?: K, max = Infinity): ChainEntry<K> & { next: number } {
+  /** The decoder of the chains of the entry at `refPos`, whose key must be `key` when given (as the Lexicon says). */
+  private decoderAt(refPos: number, key?: K): { key: K; decoder: ChainDecoder; size: number; next: number } {
     const { codec } = this;
     const head = this.head(refPos);
     if (key !== undefined && codec.compare(head.key, key) !== 0) throw this.file.corrupt(refPos, `${codec.show(head.key)} found where ${codec.show(key)} should be`);
     if (head.size === 0) throw this.file.corrupt(refPos + codec.size, `${codec.show(head.key)} has no chains`);
     const start = refPos + codec.size + 4;
     const data = this.file.read(start, head.size, `chains of ${codec.show(head.key)}`);
-    const chains = new ChainDecoder(data, { file: this.file.file, offset: INDEX_HEADER_SIZE + start }).chains(0, data.length, max);
-    return { key: head.key, refPos, chains, next: start + head.size };
+    return { key: head.key, decoder: new ChainDecoder(data, { file: this.file.file, offset: INDEX_HEADER_SIZE + start }), size: head.size, next: start + head.size };
+  }
+
+  /** The entry at `refPos` (its first `max` chains); when `key` is given it must be that entry's key (as the Lexicon says). */
+  entryAt(refPos: number, key?: K, max = Infinity): ChainEntry<K> & { next: number } {
+    const entry = this.decoderAt(refPos, key);
+    return { key: entry.key, refPos, chains: entry.decoder.chains(0, entry.size, max), next: entry.next };
+  }
+
+  /** The chains of the entry at `refPos` (its first `max`) in columns (index-refs.ts PackedChains). */
+  packedAt(refPos: number, key?: K, max = Infinity): PackedChains {
+    const entry = this.decoderAt(refPos, key);
+    return entry.decoder.packed(0, entry.size, max);
   }
 
   /** Every entry in file order, keys checked to increase, the body CRC checked at the end. */
@@ -214,6 +225,11 @@ export class WordIndexReader extends ChainFileReader<number> {
   chains(wordId: number, refPos: number, max = Infinity): Chain[] {
     return this.entryAt(refPos, wordId, max).chains;
   }
+
+  /** The same chains in columns, for the searcher. */
+  packed(wordId: number, refPos: number, max = Infinity): PackedChains {
+    return this.packedAt(refPos, wordId, max);
+  }
 }
 
 export class StringIndexWriter extends ChainFileWriter<Buffer> {
@@ -242,5 +258,11 @@ export class StringIndexReader extends ChainFileReader<Buffer> {
   chains(key: Buffer): Chain[] {
     const refPos = this.places.get(key.toString('hex'));
     return refPos === undefined ? [] : this.entryAt(refPos, key).chains;
+  }
+
+  /** The cards of a string, ascending (none if it does not occur). */
+  cards(key: Buffer): Uint32Array {
+    const refPos = this.places.get(key.toString('hex'));
+    return refPos === undefined ? new Uint32Array(0) : this.packedAt(refPos, key).cards;
   }
 }

@@ -200,8 +200,47 @@ export function encodeChain(chain: Chain): Buffer {
 
 // ---------------------------------------------------------------- decoding
 
+/**
+ * A ref packed into one int32 (PackedChains): `line << 7 | meta << 6 |
+ * type << 2 | weight`. The line puts every occurrence of a card on one axis:
+ * a word's position (WORD_EDGE behind the edge), a meta's position above
+ * META_LINE; so packed refs sort by line, and two lines are near only when
+ * both are words or both metas.
+ */
+export const META_LINE = 1 << 20;
+export const PACKED_CODE_BITS = 7;
+const PACKED_META = 1 << 6;
+
+export function packRef(ref: Ref): number {
+  return ref.kind === 'word'
+    ? (ref.position << PACKED_CODE_BITS) | (ref.type << 2)
+    : ((META_LINE + ref.position) << PACKED_CODE_BITS) | PACKED_META | (ref.type << 2) | ref.weight;
+}
+
+export function unpackRef(packed: number): Ref {
+  const line = packed >> PACKED_CODE_BITS;
+  const type = (packed >> 2) & 15;
+  return (packed & PACKED_META) === 0 ? { kind: 'word', type, position: line } : { kind: 'meta', type, weight: packed & 3, position: line - META_LINE };
+}
+
+/**
+ * The chains of one word (or string) in columns, for the searcher: no
+ * object per chain or per ref. Chain i is card `cards[i]`, its refs are
+ * `refs[starts[i]]` to `refs[starts[i + 1]]`, packed (packRef), in the
+ * order they are stored.
+ */
+export interface PackedChains {
+  count: number;
+  cards: Uint32Array;
+  starts: Uint32Array;
+  refs: Int32Array;
+}
+
 /** Decodes chains from bytes placed at `at` (file and offset of data[0]). */
 export class ChainDecoder {
+  /** Where the last packed() call stopped. */
+  private next = 0;
+
   constructor(
     private readonly data: Buffer,
     private readonly at: ErrorPlace = {},
@@ -213,10 +252,17 @@ export class ChainDecoder {
 
   /** The chain at `pos`, not past `end`, and the position after it. */
   chainAt(pos: number, end = this.data.length): { chain: Chain; next: number } {
+    const packed = this.packed(pos, end, 1);
+    const refs: Ref[] = [];
+    for (let i = 0; i < packed.refs.length; i++) refs.push(unpackRef(packed.refs[i]!));
+    return { chain: { cardId: packed.cards[0]!, refs }, next: this.next };
+  }
+
+  /** The chain head at `pos`: card id, where its refs start and end. */
+  private head(pos: number, end: number): { cardId: number; start: number; stop: number } {
     const { data } = this;
     if (pos + 4 > end) throw this.corrupt(pos, `chain cut short: ${end - pos} of the 4 bytes of its card id and length`);
     const head = data.readUInt32LE(pos);
-    const cardId = head & MAX_CARD_ID;
     let length = head >>> 28;
     let start = pos + 4;
     if (length === 0) {
@@ -232,12 +278,12 @@ export class ChainDecoder {
       start = varint.next;
     }
     if (start + length > end) throw this.corrupt(pos, `chain cut short: its refs take ${length} bytes, ${end - start} remain`);
-    return { chain: { cardId, refs: this.refs(start, start + length) }, next: start + length };
+    return { cardId: head & MAX_CARD_ID, start, stop: start + length };
   }
 
-  private refs(pos: number, end: number): Ref[] {
+  /** The refs from `pos` to `end` (one chain's), packed into `out` from `n`; returns the new count. */
+  private refs(pos: number, end: number, out: Int32Array, n: number): number {
     const { data } = this;
-    const refs: Ref[] = [];
     let previous = -1;
     const need = (at: number, size: number) => {
       if (at + size > end) throw this.corrupt(at, `ref of ${size} bytes runs past its chain's end (${end - at} bytes left)`);
@@ -245,49 +291,64 @@ export class ChainDecoder {
     while (pos < end) {
       const at = pos;
       const b0 = data[pos]!;
-      let word: { type: number; delta: number; edgeAllowed: boolean } | undefined;
-      let meta: { type: number; weight: number; position: number } | undefined;
+      // Word refs set `delta` (and `edgeAllowed`); meta refs set `metaPosition`.
+      let type: number;
+      let delta = -1;
+      let edgeAllowed = true;
+      let weight = 0;
+      let metaPosition = 0;
       if (b0 < 0x80) {
-        word = { type: b0 >> 6, delta: b0 & 0x3f, edgeAllowed: true };
+        type = b0 >> 6;
+        delta = b0 & 0x3f;
         pos += 1;
       } else if (b0 < 0xc0) {
         need(pos, 2);
-        word = { type: b0 & 7, delta: (((b0 >> 3) & 7) << 8) | data[pos + 1]!, edgeAllowed: true };
+        type = b0 & 7;
+        delta = (((b0 >> 3) & 7) << 8) | data[pos + 1]!;
         pos += 2;
       } else if (b0 < 0xe0) {
         need(pos, 3);
-        word = { type: b0 & 7, delta: (((b0 >> 3) & 3) << 16) | data.readUInt16LE(pos + 1), edgeAllowed: false };
+        type = b0 & 7;
+        delta = (((b0 >> 3) & 3) << 16) | data.readUInt16LE(pos + 1);
+        edgeAllowed = false;
         pos += 3;
       } else if (b0 < 0xf0) {
         need(pos, 2);
         const b1 = data[pos + 1]!;
-        meta = { type: b0 & 15, weight: b1 >> 6, position: b1 & 0x3f };
+        type = b0 & 15;
+        weight = b1 >> 6;
+        metaPosition = b1 & 0x3f;
         pos += 2;
       } else if (b0 < 0xf8) {
         need(pos, 3);
         const b1 = data[pos + 1]!;
-        meta = { type: (((b0 >> 2) & 1) << 3) | (b1 & 7), weight: b0 & 3, position: ((b1 >> 3) << 8) | data[pos + 2]! };
+        type = (((b0 >> 2) & 1) << 3) | (b1 & 7);
+        weight = b0 & 3;
+        metaPosition = ((b1 >> 3) << 8) | data[pos + 2]!;
         pos += 3;
       } else if (b0 < 0xfc) {
         need(pos, 4);
         const b1 = data[pos + 1]!;
-        word = { type: ((b0 & 3) << 1) | (b1 >> 7), delta: ((b1 & 0x7f) << 16) | data.readUInt16LE(pos + 2), edgeAllowed: false };
+        type = ((b0 & 3) << 1) | (b1 >> 7);
+        delta = ((b1 & 0x7f) << 16) | data.readUInt16LE(pos + 2);
+        edgeAllowed = false;
         pos += 4;
       } else if (b0 < 0xfe) {
         need(pos, 4);
         const b1 = data[pos + 1]!;
-        meta = { type: b1 & 15, weight: ((b0 & 1) << 1) | (b1 >> 7), position: (((b1 >> 4) & 7) << 16) | data.readUInt16LE(pos + 2) };
+        type = b1 & 15;
+        weight = ((b0 & 1) << 1) | (b1 >> 7);
+        metaPosition = (((b1 >> 4) & 7) << 16) | data.readUInt16LE(pos + 2);
         pos += 4;
       } else {
         throw this.corrupt(at, `reserved ref byte 0x${b0.toString(16)}`);
       }
-      if (meta !== undefined) {
-        if (meta.type >= META_TYPES.length) throw this.corrupt(at, `undefined meta type ${meta.type}`);
-        if (meta.position > MAX_META_POSITION) throw this.corrupt(at, `meta position ${meta.position} beyond the limit ${MAX_META_POSITION}`);
-        refs.push({ kind: 'meta', ...meta });
+      if (delta < 0) {
+        if (type >= META_TYPES.length) throw this.corrupt(at, `undefined meta type ${type}`);
+        if (metaPosition > MAX_META_POSITION) throw this.corrupt(at, `meta position ${metaPosition} beyond the limit ${MAX_META_POSITION}`);
+        out[n++] = ((META_LINE + metaPosition) << PACKED_CODE_BITS) | PACKED_META | (type << 2) | weight;
         continue;
       }
-      const { type, delta, edgeAllowed } = word!;
       if (type >= WORD_TYPES) throw this.corrupt(at, `undefined word type ${type}`);
       let position: number;
       if (delta === 0) {
@@ -299,20 +360,41 @@ export class ChainDecoder {
         if (position > MAX_WORD_POSITION) throw this.corrupt(at, `word position ${position} beyond the limit ${MAX_WORD_POSITION}`);
       }
       previous = position;
-      refs.push({ kind: 'word', type, position });
+      out[n++] = (position << PACKED_CODE_BITS) | (type << 2);
     }
-    return refs;
+    return n;
+  }
+
+  /** Every chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
+  packed(pos = 0, end = this.data.length, max = Infinity): PackedChains {
+    // A chain takes at least 5 bytes and a ref at least one: bounds for the columns, cut to size at the end.
+    const room = Math.max(0, Math.min(Math.floor((end - pos) / 5), max));
+    const cards = new Uint32Array(room);
+    const starts = new Uint32Array(room + 1);
+    let refs = new Int32Array(Math.max(0, end - pos - 4));
+    let count = 0;
+    let n = 0;
+    while (pos < end && count < max) {
+      const { cardId, start, stop } = this.head(pos, end);
+      if (count > 0 && cardId <= cards[count - 1]!) throw this.corrupt(pos, `card id ${cardId} after ${cards[count - 1]}: chains must be in card order`);
+      cards[count] = cardId;
+      n = this.refs(start, stop, refs, n);
+      starts[++count] = n;
+      pos = stop;
+    }
+    this.next = pos;
+    if (n < refs.length) refs = refs.slice(0, n);
+    return { count, cards: count < room ? cards.slice(0, count) : cards, starts: count < room ? starts.slice(0, count + 1) : starts, refs };
   }
 
   /** Every chain from `pos` to `end` (the first `max` of them); card ids must increase. */
   chains(pos = 0, end = this.data.length, max = Infinity): Chain[] {
+    const packed = this.packed(pos, end, max);
     const out: Chain[] = [];
-    while (pos < end && out.length < max) {
-      const { chain, next } = this.chainAt(pos, end);
-      const last = out[out.length - 1];
-      if (last !== undefined && chain.cardId <= last.cardId) throw this.corrupt(pos, `card id ${chain.cardId} after ${last.cardId}: chains must be in card order`);
-      out.push(chain);
-      pos = next;
+    for (let i = 0; i < packed.count; i++) {
+      const refs: Ref[] = [];
+      for (let j = packed.starts[i]!; j < packed.starts[i + 1]!; j++) refs.push(unpackRef(packed.refs[j]!));
+      out.push({ cardId: packed.cards[i]!, refs });
     }
     return out;
   }

@@ -1,8 +1,10 @@
 /**
  * The [searcher] table of sherlock.toml: where it listens, who may ask, and
- * how much one client may ask. Defaults live here; `etc/sherlock.toml`
+ * how much one client may ask, and how much memory the caches of an index
+ * version take. Defaults live here; `etc/sherlock.toml`
  * documents them and a test checks both agree. A reload (SIGHUP) applies
- * everything but `listen` at once, to connections already open too.
+ * everything but `listen` at once, to connections already open too; the
+ * cache sizes with the next index version loaded.
  */
 
 import { z } from 'zod';
@@ -60,7 +62,16 @@ export const searcherConfig = z
     heartbeat_interval: duration({ min: '100ms' }).prefault('30s'),
     /** How often subscribers of the status topic get an event. */
     status_interval: duration({ min: '100ms' }).prefault('1s'),
+    /** Bytes of decoded chains (typed columns) kept per index version (docs/search.md "In memory"). */
+    chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('64MiB'),
+    /** Bytes of cards (title, URL, text cut into words for snippets) kept per index version. */
+    card_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
   })
   .strict();
 
 export type SearcherConfig = z.output<typeof searcherConfig>;
+
+/** The cache sizes of an index version (index-version.ts) from the config. */
+export function cacheSizes(config: Pick<SearcherConfig, 'chain_cache' | 'card_cache'> = searcherConfig.parse({})): { chains: number; cards: number } {
+  return { chains: config.chain_cache, cards: config.card_cache };
+}

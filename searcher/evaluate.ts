@@ -1,8 +1,9 @@
 /**
  * Evaluating a parsed query (query.ts) over one index version: each node
- * becomes the set of cards it matches, with a score and the positions of
- * its matches (rank.ts refKey: word positions, meta positions above them),
- * which phrases, NEAR and the proximity bonus read.
+ * becomes the cards it matches (Hits: ascending card ids in a typed array),
+ * a score per card and, where a parent needs them, the occurrences that
+ * matched (packed refs, index-refs.ts packRef, ascending by line), which
+ * phrases, NEAR and the proximity bonus read.
  *
  * - A word matches its plain form's accent variants (the Lexicon's
  *   variants()); a prefix `word*` the MAX_EXPANSIONS most frequent words
@@ -12,73 +13,157 @@
  *   metas; the indexer leaves a gap at block breaks and between metas, so a
  *   phrase never joins across them); occurrences behind the edge
  *   (WORD_EDGE) have no position and never make a phrase.
- * - AND intersects, OR unites, NOT complements: a NOT stays a complement
- *   (the cards it excludes) until an AND subtracts it; `type:` inside an AND
- *   with something positive is a test on each card, alone a scan of CardInfo.
+ * - AND intersects (galloping from the smallest set), OR unites, NOT
+ *   complements: a NOT stays a complement (the cards it excludes) until an
+ *   AND subtracts it; `type:` inside an AND with something positive is a
+ *   test on each card, alone a scan of the CardInfo columns.
+ *
+ * Nothing is allocated per occurrence or per card: a word with one variant
+ * and no field uses the cached columns of its chains as they are (only its
+ * scores are new), and every other node writes into typed arrays.
  *
  * Work bound: at most `budget` chains (cards × words) are decoded per
  * query; a word's chains past it are cut (its lowest card ids kept) and the
  * result says `truncated`, which the total reports as a lower bound. The
- * signal is checked, and the event loop given a turn, before every chain
- * read and every CardInfo scan slice, so a timeout or cancel stops it.
+ * signal is checked before every chain read, and the event loop given a turn
+ * after every YIELD_WORK chains read or cards scanned, so a timeout or
+ * cancel stops a long query while a short one runs in one go.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { cardType, type CardType } from '../common/index-cardinfo.js';
+import { CARD_TYPES, cardType } from '../common/index-cardinfo.js';
 import type { LexiconEntry } from '../common/index-lexicon.js';
-import { WORD_EDGE, type Chain } from '../common/index-refs.js';
+import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index-refs.js';
 import { hasAccents } from '../common/words.js';
-import type { IndexVersion } from './index-version.js';
+import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, NEAR_BONUS, PHRASE_BONUS, SECOND_DIVISOR, minGap, proximity, refKey, refWeight } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_WEIGHT, NEAR_BONUS, PHRASE_BONUS, lineAt, minGap, occurrenceScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
-const SCAN_SLICE = 65_536;
+/** Chains read or cards scanned between two turns given to the event loop. */
+const YIELD_WORK = 65_536;
+const PACKED_META = 1 << 6;
 
-/** Meta types (doc-body.ts META_TYPES) a field keeps. */
-const FIELD_METAS: Record<Field, readonly number[]> = { title: [0], url: [3, 4] };
+/** Meta types (doc-body.ts META_TYPES) a field keeps, one bit per type. */
+const FIELD_METAS: Record<Field, number> = { title: 1 << 0, url: (1 << 3) | (1 << 4) };
 
-export interface Match {
-  score: number;
-  /** Positions of the matches, ascending (rank.ts refKey). */
-  keys: number[];
+/** A node's cards, ascending, with scores; `keys` when asked for: card i's matches are keys[starts[i]] to keys[starts[i + 1]]. */
+export interface Hits {
+  count: number;
+  cards: Uint32Array;
+  /** Read only: they may be the chain cache's. */
+  scores: Float64Array | Float32Array;
+  starts: Uint32Array | undefined;
+  keys: Int32Array | undefined;
 }
 
-export type Matches = Map<number, Match>;
+/** One word's occurrences: its hits with keys, and which cards have the query word's exact form. */
+interface Occurrences extends Hits {
+  starts: Uint32Array;
+  keys: Int32Array;
+  exact: Uint8Array;
+}
 
 /** A node's cards; `negated`: the cards it excludes (everything else matches). */
 interface Result {
-  cards: Matches;
+  hits: Hits;
   negated: boolean;
 }
 
-/** One word's occurrences in one card. */
-interface Occurrences {
-  best: number;
-  second: number;
-  /** Positioned occurrences, ascending, and their weights. */
-  keys: number[];
-  weights: number[];
-  /** Some occurrence has the query word's exact form. */
-  exact: boolean;
-}
+const NO_HITS: Hits = { count: 0, cards: new Uint32Array(0), scores: new Float64Array(0), starts: new Uint32Array(1), keys: new Int32Array(0) };
 
-const positive = (cards: Matches): Result => ({ cards, negated: false });
+/** Hits written card by card into arrays that grow by doubling. */
+class HitsBuilder {
+  count = 0;
+  cards: Uint32Array;
+  scores: Float64Array;
+  exact: Uint8Array;
+  starts: Uint32Array | undefined;
+  keys: Int32Array | undefined;
+  /** Keys written so far. */
+  used = 0;
 
-function mergeKeys(a: readonly number[], b: readonly number[]): number[] {
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && a[i]! <= b[j]!)) out.push(a[i++]!);
-    else out.push(b[j++]!);
+  constructor(capacity: number, keys: boolean) {
+    const n = Math.max(16, capacity);
+    this.cards = new Uint32Array(n);
+    this.scores = new Float64Array(n);
+    this.exact = new Uint8Array(n);
+    if (keys) {
+      this.starts = new Uint32Array(n + 1);
+      this.keys = new Int32Array(n);
+    }
   }
-  return out;
+
+  /** Appends refs[from..to) to the keys of the card being built. */
+  copyKeys(refs: Int32Array, from: number, to: number): void {
+    const keys = this.room(to - from);
+    keys.set(refs.subarray(from, to), this.used);
+    this.used += to - from;
+  }
+
+  key(ref: number): void {
+    this.room(1)[this.used++] = ref;
+  }
+
+  private room(n: number): Int32Array {
+    let keys = this.keys!;
+    if (this.used + n > keys.length) {
+      const grown = new Int32Array(Math.max(2 * keys.length, this.used + n));
+      grown.set(keys.subarray(0, this.used));
+      this.keys = keys = grown;
+    }
+    return keys;
+  }
+
+  /** Forgets the keys written since the last card added. */
+  drop(): void {
+    if (this.starts !== undefined) this.used = this.starts[this.count]!;
+  }
+
+  /** Adds a card with the keys written since the last one; `sort`: they came from several lists. */
+  add(cardId: number, score: number, exact: number, sort: boolean): void {
+    if (this.count === this.cards.length) this.grow();
+    const { count } = this;
+    this.cards[count] = cardId;
+    this.scores[count] = score;
+    this.exact[count] = exact;
+    if (this.starts !== undefined) {
+      const from = this.starts[count]!;
+      if (sort && this.used - from > 1) this.keys!.subarray(from, this.used).sort();
+      this.starts[count + 1] = this.used;
+    }
+    this.count += 1;
+  }
+
+  private grow(): void {
+    const n = 2 * this.cards.length;
+    const more = <T extends Uint32Array | Float64Array | Uint8Array>(from: T, to: T): T => {
+      to.set(from);
+      return to;
+    };
+    this.cards = more(this.cards, new Uint32Array(n));
+    this.scores = more(this.scores, new Float64Array(n));
+    this.exact = more(this.exact, new Uint8Array(n));
+    if (this.starts !== undefined) this.starts = more(this.starts, new Uint32Array(n + 1));
+  }
+
+  hits(): Hits {
+    return { count: this.count, cards: this.cards, scores: this.scores, starts: this.starts, keys: this.keys };
+  }
 }
+
+/** Card i's keys as [from, to), or an empty range when `hits` carries none. */
+function range(hits: Hits, i: number): [number, number] {
+  return hits.starts === undefined ? [0, 0] : [hits.starts[i]!, hits.starts[i + 1]!];
+}
+
+const EMPTY_KEYS = new Int32Array(0);
 
 export class Evaluation {
   truncated = false;
+  /** Work since the event loop last had a turn. */
+  private work = 0;
 
   constructor(
     private readonly version: IndexVersion,
@@ -86,83 +171,129 @@ export class Evaluation {
     private budget = MAX_CHAINS,
   ) {}
 
-  /** The cards `query` matches. */
-  async run(query: QueryNode): Promise<Matches> {
-    const result = await this.node(query);
+  /** The cards `query` matches, with their scores (no keys). */
+  async run(query: QueryNode): Promise<Hits> {
+    const result = await this.node(query, false);
     // The parser refuses a query that only excludes; a complement at the top matches nothing then.
-    return result.negated ? new Map() : result.cards;
+    return result.negated ? NO_HITS : result.hits;
   }
 
-  private async node(node: QueryNode): Promise<Result> {
+  /** Gives the event loop a turn once enough work was done since the last; checks the signal. */
+  private async pace(work: number): Promise<void> {
+    this.signal.throwIfAborted();
+    this.work += work;
+    if (this.work < YIELD_WORK) return;
+    this.work = 0;
+    await nextTurn();
+    this.signal.throwIfAborted();
+  }
+
+  private async node(node: QueryNode, keys: boolean): Promise<Result> {
     switch (node.kind) {
       case 'word':
       case 'phrase':
-        return positive(await this.term(node));
+        return positive(await this.term(node, keys));
       case 'near':
-        return positive(await this.near(node));
+        return positive(await this.near(node, keys));
       case 'site':
-        return positive(this.site(node.host));
+        return positive(this.site(node.host, keys));
       case 'type':
-        return positive(await this.typeScan(node.types));
+        return positive(await this.typeScan(node.types, keys));
       case 'not': {
-        const inner = await this.node(node.child);
-        return { cards: inner.cards, negated: !inner.negated };
+        const inner = await this.node(node.child, false);
+        return { hits: inner.hits, negated: !inner.negated };
       }
       case 'and':
-        return this.and(node.children);
+        return this.and(node.children, keys);
       case 'or':
-        return this.or(node.children);
+        return this.or(node.children, keys);
     }
   }
 
-  private async and(children: readonly QueryNode[]): Promise<Result> {
+  private async and(children: readonly QueryNode[], keys: boolean): Promise<Result> {
     const hasPositive = children.some((c) => c.kind !== 'type' && c.kind !== 'not');
-    const tests = hasPositive ? children.filter((c) => c.kind === 'type').map((c) => new Set(c.types.map(cardType))) : [];
+    // Each type: child inside a positive AND is a test: a mask of the coarse types it takes.
+    const tests = hasPositive ? children.filter((c) => c.kind === 'type').map((c) => typeMask(c.types)) : [];
     const results: Result[] = [];
-    for (const child of children) if (!(hasPositive && child.kind === 'type')) results.push(await this.node(child));
-    const included = results.filter((r) => !r.negated).map((r) => r.cards);
-    const excluded = results.filter((r) => r.negated).map((r) => r.cards);
-    if (included.length === 0) return { cards: unite(excluded), negated: true };
-    const [smallest] = [...included].sort((a, b) => a.size - b.size);
-    const out: Matches = new Map();
-    for (const cardId of smallest!.keys()) {
-      if (excluded.some((cards) => cards.has(cardId))) continue;
-      if (tests.some((types) => !types.has(this.version.info(cardId).type))) continue;
-      const parts = included.map((cards) => cards.get(cardId));
-      if (parts.some((part) => part === undefined)) continue;
+    for (const child of children) if (!(hasPositive && child.kind === 'type')) results.push(await this.node(child, true));
+    const included = results.filter((r) => !r.negated).map((r) => r.hits);
+    const excluded = results.filter((r) => r.negated).map((r) => r.hits);
+    if (included.length === 0) return { hits: unite(excluded, false), negated: true };
+    let smallest = 0;
+    included.forEach((hits, i) => {
+      if (hits.count < included[smallest]!.count) smallest = i;
+    });
+    const base = included[smallest]!;
+    const types = this.version.columns.type;
+    const at = new Int32Array(included.length);
+    const out = new HitsBuilder(base.count, keys);
+    const excludedAt = new Int32Array(excluded.length);
+    cards: for (let i = 0; i < base.count; i++) {
+      const cardId = base.cards[i]!;
+      for (const mask of tests) if (((mask >> types[cardId]!) & 1) === 0) continue cards;
+      for (let e = 0; e < excluded.length; e++) {
+        const hits = excluded[e]!;
+        const j = (excludedAt[e] = seek(hits.cards, excludedAt[e]!, hits.count, cardId));
+        if (j < hits.count && hits.cards[j] === cardId) continue cards;
+      }
+      for (let p = 0; p < included.length; p++) {
+        const hits = included[p]!;
+        const j = (at[p] = seek(hits.cards, at[p]!, hits.count, cardId));
+        if (j >= hits.count || hits.cards[j] !== cardId) continue cards;
+      }
       let score = 0;
-      let keys: number[] = [];
-      parts.forEach((part, i) => {
-        score += part!.score;
-        if (i > 0) score += proximity(minGap(parts[i - 1]!.keys, part!.keys));
-        keys = mergeKeys(keys, part!.keys);
-      });
-      out.set(cardId, { score, keys });
+      for (let p = 0; p < included.length; p++) {
+        const hits = included[p]!;
+        const j = at[p]!;
+        score += hits.scores[j]!;
+        const [from, to] = range(hits, j);
+        if (p > 0) {
+          const prev = included[p - 1]!;
+          const [pFrom, pTo] = range(prev, at[p - 1]!);
+          score += proximity(minGap(prev.keys ?? EMPTY_KEYS, pFrom, pTo, hits.keys ?? EMPTY_KEYS, from, to));
+        }
+        if (keys && to > from) out.copyKeys(hits.keys!, from, to);
+      }
+      out.add(cardId, score, 0, true);
     }
-    return positive(out);
+    return positive(out.hits());
   }
 
-  private async or(children: readonly QueryNode[]): Promise<Result> {
+  private async or(children: readonly QueryNode[], keys: boolean): Promise<Result> {
     const results: Result[] = [];
-    for (const child of children) results.push(await this.node(child));
-    const union = unite(results.filter((r) => !r.negated).map((r) => r.cards));
-    const excluded = results.filter((r) => r.negated).map((r) => r.cards);
+    for (const child of children) results.push(await this.node(child, keys));
+    const union = unite(
+      results.filter((r) => !r.negated).map((r) => r.hits),
+      keys,
+    );
+    const excluded = results.filter((r) => r.negated).map((r) => r.hits);
     if (excluded.length === 0) return positive(union);
     // a OR -b OR -c = everything but the cards in both b and c and not in a.
     const [first, ...others] = excluded;
-    const out: Matches = new Map();
-    for (const [cardId, match] of first!) if (!union.has(cardId) && others.every((cards) => cards.has(cardId))) out.set(cardId, match);
-    return { cards: out, negated: true };
+    const out = new HitsBuilder(first!.count, false);
+    let u = 0;
+    const at = new Int32Array(others.length);
+    cards: for (let i = 0; i < first!.count; i++) {
+      const cardId = first!.cards[i]!;
+      u = seek(union.cards, u, union.count, cardId);
+      if (u < union.count && union.cards[u] === cardId) continue;
+      for (let o = 0; o < others.length; o++) {
+        const hits = others[o]!;
+        const j = (at[o] = seek(hits.cards, at[o]!, hits.count, cardId));
+        if (j >= hits.count || hits.cards[j] !== cardId) continue cards;
+      }
+      out.add(cardId, first!.scores[i]!, 0, false);
+    }
+    return { hits: out.hits(), negated: true };
   }
 
   /** The chains of one Lexicon entry within the work bound. */
-  private async read(entry: LexiconEntry): Promise<Chain[]> {
-    this.signal.throwIfAborted();
-    await nextTurn();
-    this.signal.throwIfAborted();
-    const chains = this.version.chains(entry, this.budget);
-    this.budget -= chains.length;
+  private async read(entry: LexiconEntry): Promise<Postings> {
+    await this.pace(0);
+    const chains = this.version.postings(entry, this.budget);
+    this.budget -= chains.count;
     if (this.budget <= 0) this.truncated = true;
+    await this.pace(chains.count);
     return chains;
   }
 
@@ -177,124 +308,220 @@ export class Evaluation {
     return this.version.lexicon.variants(word.plain);
   }
 
-  /** Where the `at`-th word of a term occurs, per card, within its field. */
-  private async occurrences(node: TermNode, at: number): Promise<Map<number, Occurrences>> {
+  /**
+   * Where the `at`-th word of a term occurs, per card, within its field;
+   * the score of a card is rank.ts occurrenceScore (best and second best).
+   */
+  private async occurrences(node: TermNode, at: number): Promise<Occurrences> {
     const exact = node.kind === 'word' ? node.word.exact : node.words[at]!.exact;
-    const metas = node.field === undefined ? undefined : FIELD_METAS[node.field];
+    const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
     const entries = this.entries(node, at);
-    const out = new Map<number, Occurrences>();
-    for (const entry of entries) {
-      for (const chain of await this.read(entry)) {
-        let occ = out.get(chain.cardId);
-        for (const ref of chain.refs) {
-          if (metas !== undefined && (ref.kind !== 'meta' || !metas.includes(ref.type))) continue;
-          occ ??= { best: 0, second: 0, keys: [], weights: [], exact: false };
-          const weight = refWeight(ref);
-          if (weight > occ.best) [occ.best, occ.second] = [weight, occ.best];
-          else if (weight > occ.second) occ.second = weight;
-          if (ref.kind === 'meta' || ref.position !== WORD_EDGE) {
-            occ.keys.push(refKey(ref));
-            occ.weights.push(weight);
-          }
-          occ.exact ||= entry.word === exact;
+    const lists: Postings[] = [];
+    for (const entry of entries) lists.push(await this.read(entry));
+    if (lists.length === 1 && metas < 0) {
+      // One variant, every occurrence: the cached columns and scores as they are.
+      const { count, cards, starts, refs, scores } = lists[0]!;
+      return { count, cards, scores, starts, keys: refs, exact: new Uint8Array(count).fill(entries[0]!.word === exact ? 1 : 0) };
+    }
+    // Several variants (or a field): a k-way merge by card, keeping the occurrences the field takes.
+    const isExact = entries.map((entry) => (entry.word === exact ? 1 : 0));
+    const cursor = new Int32Array(lists.length);
+    const out = new HitsBuilder(
+      lists.reduce((n, l) => n + l.count, 0),
+      true,
+    );
+    for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
+      const first = out.used;
+      let exactHere = 0;
+      for (let l = 0; l < lists.length; l++) {
+        const i = take(lists, cursor, l, cardId);
+        if (i < 0) continue;
+        const list = lists[l]!;
+        for (let j = list.starts[i]!; j < list.starts[i + 1]!; j++) {
+          const ref = list.refs[j]!;
+          if (metas >= 0 && ((ref & PACKED_META) === 0 || ((metas >> ((ref >> 2) & 15)) & 1) === 0)) continue;
+          out.key(ref);
+          exactHere |= isExact[l]!;
         }
-        if (occ !== undefined) out.set(chain.cardId, occ);
       }
+      if (out.used > first) out.add(cardId, occurrenceScore(out.keys!, first, out.used), exactHere, true);
     }
-    // Refs come metas first, then words; several variants interleave: sort the keys (with their weights).
-    for (const occ of out.values()) {
-      if (occ.keys.every((key, i) => i === 0 || occ.keys[i - 1]! < key)) continue;
-      const order = occ.keys.map((_, i) => i).sort((a, b) => occ.keys[a]! - occ.keys[b]!);
-      [occ.keys, occ.weights] = [order.map((i) => occ.keys[i]!), order.map((i) => occ.weights[i]!)];
-    }
-    return out;
+    const hits = out.hits();
+    return { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact };
   }
 
-  private async term(node: TermNode): Promise<Matches> {
-    return node.kind === 'word' ? this.word(node) : this.phrase(node);
+  private async term(node: TermNode, keys: boolean): Promise<Hits> {
+    return node.kind === 'word' ? this.word(node) : this.phrase(node, keys);
   }
 
-  private async word(node: Extract<TermNode, { kind: 'word' }>): Promise<Matches> {
-    const bonus = !node.prefix && hasAccents(node.word) ? ACCENT_BONUS : 0;
-    const out: Matches = new Map();
-    for (const [cardId, occ] of await this.occurrences(node, 0)) {
-      out.set(cardId, { score: occ.best + occ.second / SECOND_DIVISOR + (occ.exact ? bonus : 0), keys: occ.keys });
-    }
-    return out;
+  private async word(node: Extract<TermNode, { kind: 'word' }>): Promise<Hits> {
+    const occ = await this.occurrences(node, 0);
+    if (node.prefix || !hasAccents(node.word)) return occ;
+    const scores = Float64Array.from(occ.scores.subarray(0, occ.count), (score, i) => score + (occ.exact[i] === 1 ? ACCENT_BONUS : 0));
+    return { ...occ, scores };
   }
 
-  private async phrase(node: Extract<TermNode, { kind: 'phrase' }>): Promise<Matches> {
-    const words: Array<Map<number, Occurrences>> = [];
+  private async phrase(node: Extract<TermNode, { kind: 'phrase' }>, keys: boolean): Promise<Hits> {
+    const words: Occurrences[] = [];
     for (let i = 0; i < node.words.length; i++) words.push(await this.occurrences(node, i));
+    const n = words.length;
     const accented = node.words.some(hasAccents);
-    const out: Matches = new Map();
-    for (const [cardId, first] of words[0]!) {
-      const occs = words.map((w) => w.get(cardId));
-      if (occs.some((occ) => occ === undefined)) continue;
-      const at = occs.map((occ) => new Map(occ!.keys.map((key, i) => [key, occ!.weights[i]!])));
-      const best = new Array<number>(occs.length).fill(0);
-      const keys: number[] = [];
-      for (const start of first.keys) {
-        if (!at.every((positions, i) => positions.has(start + i))) continue;
-        at.forEach((positions, i) => {
-          best[i] = Math.max(best[i]!, positions.get(start + i)!);
-          keys.push(start + i);
-        });
+    // Cards come from the word in fewest of them.
+    let base = 0;
+    for (let w = 1; w < n; w++) if (words[w]!.count < words[base]!.count) base = w;
+    const first = words[base]!;
+    const at = new Int32Array(n);
+    const from = new Int32Array(n);
+    const to = new Int32Array(n);
+    const ref = new Int32Array(n);
+    const best = new Float64Array(n);
+    const out = new HitsBuilder(first.count, keys);
+    cards: for (let c = 0; c < first.count; c++) {
+      const cardId = first.cards[c]!;
+      at[base] = c;
+      for (let w = 0; w < n; w++) {
+        if (w === base) continue;
+        const word = words[w]!;
+        const j = (at[w] = seek(word.cards, at[w]!, word.count, cardId));
+        if (j >= word.count || word.cards[j] !== cardId) continue cards;
       }
-      if (keys.length === 0) continue;
-      const exact = accented && occs.every((occ) => occ!.exact);
-      const score = best.reduce((a, b) => a + b, 0) + PHRASE_BONUS * (occs.length - 1) + (exact ? ACCENT_BONUS : 0);
-      out.set(cardId, { score, keys: keys.sort((a, b) => a - b) });
+      // The word with the fewest occurrences in the card leads; the others are looked up by line.
+      let lead = 0;
+      for (let w = 0; w < n; w++) {
+        from[w] = words[w]!.starts[at[w]!]!;
+        to[w] = words[w]!.starts[at[w]! + 1]!;
+        if (to[w]! - from[w]! < to[lead]! - from[lead]!) lead = w;
+      }
+      const leader = words[lead]!;
+      best.fill(0);
+      let matched = false;
+      starts: for (let r = from[lead]!; r < to[lead]!; r++) {
+        const line = leader.keys[r]! >> PACKED_CODE_BITS;
+        const start = line - lead;
+        // A phrase stays within the words (before the edge) or within the metas.
+        if (line === WORD_EDGE || (line < WORD_EDGE ? start < 0 || start + n - 1 >= WORD_EDGE : start < META_LINE)) continue;
+        for (let w = 0; w < n; w++) {
+          if (w === lead) continue;
+          const word = words[w]!;
+          const j = (from[w] = lineAt(word.keys, from[w]!, to[w]!, start + w));
+          if (j >= to[w]! || word.keys[j]! >> PACKED_CODE_BITS !== start + w) continue starts;
+          ref[w] = j;
+        }
+        ref[lead] = r;
+        matched = true;
+        for (let w = 0; w < n; w++) {
+          const packed = words[w]!.keys[ref[w]!]!;
+          const weight = CODE_WEIGHT[packed & CODE_MASK]!;
+          if (weight > best[w]!) best[w] = weight;
+          if (keys) out.key(packed);
+        }
+      }
+      if (!matched) {
+        out.drop();
+        continue;
+      }
+      let exact = accented;
+      for (let w = 0; w < n && exact; w++) exact = words[w]!.exact[at[w]!] === 1;
+      let score = PHRASE_BONUS * (n - 1) + (exact ? ACCENT_BONUS : 0);
+      for (let w = 0; w < n; w++) score += best[w]!;
+      out.add(cardId, score, 0, true);
     }
-    return out;
+    return out.hits();
   }
 
-  private async near(node: Extract<QueryNode, { kind: 'near' }>): Promise<Matches> {
-    const left = await this.term(node.left);
-    const right = await this.term(node.right);
-    const out: Matches = new Map();
-    for (const [cardId, l] of left) {
-      const r = right.get(cardId);
-      if (r === undefined) continue;
-      const gap = minGap(l.keys, r.keys);
+  private async near(node: Extract<QueryNode, { kind: 'near' }>, keys: boolean): Promise<Hits> {
+    const left = await this.term(node.left, true);
+    const right = await this.term(node.right, true);
+    const out = new HitsBuilder(Math.min(left.count, right.count), keys);
+    let j = 0;
+    for (let i = 0; i < left.count; i++) {
+      const cardId = left.cards[i]!;
+      j = seek(right.cards, j, right.count, cardId);
+      if (j >= right.count) break;
+      if (right.cards[j] !== cardId) continue;
+      const [lFrom, lTo] = range(left, i);
+      const [rFrom, rTo] = range(right, j);
+      const gap = minGap(left.keys!, lFrom, lTo, right.keys!, rFrom, rTo);
       if (gap > node.distance) continue;
-      out.set(cardId, { score: l.score + r.score + (NEAR_BONUS * (node.distance + 1 - gap)) / node.distance, keys: mergeKeys(l.keys, r.keys) });
+      if (keys) {
+        out.copyKeys(left.keys!, lFrom, lTo);
+        out.copyKeys(right.keys!, rFrom, rTo);
+      }
+      out.add(cardId, left.scores[i]! + right.scores[j]! + (NEAR_BONUS * (node.distance + 1 - gap)) / node.distance, 0, true);
     }
-    return out;
+    return out.hits();
   }
 
   /** Cards on `host` or below it: the StringIndex's host, www.host and domain strings. */
-  private site(host: string): Matches {
-    const out: Matches = new Map();
-    for (const [kind, value] of [['host', host], ['host', `www.${host}`], ['domain', host]] as const) {
-      for (const chain of this.version.stringChains(kind, value)) out.set(chain.cardId, { score: 0, keys: [] });
-    }
-    return out;
+  private site(host: string, keys: boolean): Hits {
+    const lists = [this.version.stringCards('host', host), this.version.stringCards('host', `www.${host}`), this.version.stringCards('domain', host)];
+    return unite(
+      lists.map((cards) => ({ count: cards.length, cards, scores: new Float64Array(cards.length), starts: undefined, keys: undefined })),
+      keys,
+    );
   }
 
   /** Every card of one of `types` (MIME types, matched by their coarse CardInfo type). */
-  private async typeScan(types: readonly string[]): Promise<Matches> {
-    const wanted = new Set<CardType>(types.map(cardType));
-    const out: Matches = new Map();
-    for (let from = 0; from < this.version.cardCount; from += SCAN_SLICE) {
-      this.signal.throwIfAborted();
-      await nextTurn();
-      for (let id = from; id < Math.min(from + SCAN_SLICE, this.version.cardCount); id++) {
-        if (wanted.has(this.version.info(id).type)) out.set(id, { score: 0, keys: [] });
-      }
+  private async typeScan(types: readonly string[], keys: boolean): Promise<Hits> {
+    const mask = typeMask(types);
+    const column = this.version.columns.type;
+    const out = new HitsBuilder(0, keys);
+    for (let from = 0; from < column.length; from += YIELD_WORK) {
+      await this.pace(YIELD_WORK);
+      const to = Math.min(from + YIELD_WORK, column.length);
+      for (let id = from; id < to; id++) if (((mask >> column[id]!) & 1) !== 0) out.add(id, 0, 0, false);
     }
-    return out;
+    return out.hits();
   }
 }
 
-/** The union of card sets, scores added, keys merged. */
-function unite(sets: readonly Matches[]): Matches {
-  const out: Matches = new Map();
-  for (const cards of sets) {
-    for (const [cardId, match] of cards) {
-      const had = out.get(cardId);
-      out.set(cardId, had === undefined ? match : { score: had.score + match.score, keys: mergeKeys(had.keys, match.keys) });
-    }
+const positive = (hits: Hits): Result => ({ hits, negated: false });
+
+/** The coarse types (bits over CARD_TYPES) of a list of MIME types. */
+export function typeMask(types: readonly string[]): number {
+  let mask = 0;
+  for (const type of types) mask |= 1 << CARD_TYPES.indexOf(cardType(type));
+  return mask;
+}
+
+/** The lowest card id at the cursors of a k-way merge, −1 when every list is done. */
+function lowest(lists: ReadonlyArray<{ count: number; cards: Uint32Array }>, cursor: Int32Array): number {
+  let cardId = -1;
+  for (let l = 0; l < lists.length; l++) {
+    const list = lists[l]!;
+    const i = cursor[l]!;
+    if (i < list.count && (cardId < 0 || list.cards[i]! < cardId)) cardId = list.cards[i]!;
   }
-  return out;
+  return cardId;
+}
+
+/** The index of `cardId` at the cursor of list `l`, moving the cursor past it; −1 when that list is not at it. */
+function take(lists: ReadonlyArray<{ count: number; cards: Uint32Array }>, cursor: Int32Array, l: number, cardId: number): number {
+  const i = cursor[l]!;
+  if (i >= lists[l]!.count || lists[l]!.cards[i] !== cardId) return -1;
+  cursor[l] = i + 1;
+  return i;
+}
+
+/** The union of card sets: a k-way merge, scores added, keys merged when asked for. */
+function unite(sets: readonly Hits[], keys: boolean): Hits {
+  if (sets.length === 1 && (!keys || sets[0]!.keys !== undefined)) return sets[0]!;
+  const cursor = new Int32Array(sets.length);
+  const out = new HitsBuilder(
+    sets.reduce((n, s) => n + s.count, 0),
+    keys,
+  );
+  for (let cardId = lowest(sets, cursor); cardId >= 0; cardId = lowest(sets, cursor)) {
+    let score = 0;
+    for (let s = 0; s < sets.length; s++) {
+      const i = take(sets, cursor, s, cardId);
+      if (i < 0) continue;
+      const set = sets[s]!;
+      score += set.scores[i]!;
+      const [from, to] = range(set, i);
+      if (keys && to > from) out.copyKeys(set.keys!, from, to);
+    }
+    out.add(cardId, score, 0, true);
+  }
+  return out.hits();
 }

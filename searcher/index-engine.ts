@@ -15,16 +15,15 @@
 
 import { readlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { CARD_FLAG, cardType, type CardType } from '../common/index-cardinfo.js';
 import { logger } from '../common/log.js';
-import { urlParts } from '../common/url.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
-import { Evaluation, type Matches } from './evaluate.js';
-import { IndexVersion } from './index-version.js';
+import { Evaluation, typeMask, type Hits } from './evaluate.js';
+import { HIDDEN, IndexVersion, type CacheSizes } from './index-version.js';
+import { cacheSizes } from './config.js';
 import type { QueryNode } from './query.js';
-import { collapse, staticScore, topK, type Scored } from './rank.js';
-import { highlight, snippet, type Highlight } from './snippet.js';
+import { TopK, collapse, seek, staticScore, type Scored } from './rank.js';
+import { Marker, highlight } from './snippet.js';
 
 const log = logger('searcher');
 
@@ -42,6 +41,8 @@ export interface IndexEngineOptions {
   state: string;
   /** How often to look at `current`; 0: only on check(). */
   pollMs?: number;
+  /** Cache budgets of each version loaded (searcher.chain_cache, searcher.card_cache). */
+  caches?: CacheSizes;
 }
 
 export class IndexEngine implements Engine {
@@ -54,7 +55,11 @@ export class IndexEngine implements Engine {
   private failures = 0;
   private loadedAt = 0;
 
-  private constructor(private readonly indexDir: string, pollMs: number) {
+  private constructor(
+    private readonly indexDir: string,
+    pollMs: number,
+    private readonly caches: CacheSizes,
+  ) {
     if (pollMs > 0) {
       this.timer = setInterval(() => void this.check(), pollMs);
       this.timer.unref();
@@ -63,7 +68,7 @@ export class IndexEngine implements Engine {
 
   /** Starts the engine and loads the current version if there is one (its failure is logged, not thrown). */
   static async start(options: IndexEngineOptions): Promise<IndexEngine> {
-    const engine = new IndexEngine(join(resolve(options.state), INDEX_DIR), options.pollMs ?? DEFAULT_POLL_MS);
+    const engine = new IndexEngine(join(resolve(options.state), INDEX_DIR), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes());
     await engine.check();
     return engine;
   }
@@ -103,7 +108,7 @@ export class IndexEngine implements Engine {
     this.tried = target;
     let next: IndexVersion | undefined;
     try {
-      next = IndexVersion.open(resolve(this.indexDir, target), basename(target));
+      next = IndexVersion.open(resolve(this.indexDir, target), basename(target), this.caches);
       await selfTest(next);
     } catch (err) {
       next?.retire();
@@ -164,68 +169,89 @@ function termCount(node: QueryNode): number {
   }
 }
 
-/** One search on one version: evaluate, filter, count, rank, collapse, and make the page's hits. */
+/** One search on one version: rank (rankVersion), then make the page's hits (cards and snippets). */
 export async function searchVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
+  const { total, page, facets } = await rankVersion(version, request, signal);
+  const marker = new Marker(highlight(request.query));
+  return { total, hits: page.map((s) => hit(version, s, marker)), facets };
+}
+
+/** What ranking gives: the total, the cards of the page asked for, and the facets. */
+export interface Ranked extends Omit<SearchResult, 'hits'> {
+  page: Scored[];
+}
+
+/** Evaluate, filter, count, rank, collapse: everything but the hits' cards and snippets. */
+export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<Ranked> {
   const evaluation = new Evaluation(version, signal);
   const matches = await evaluation.run(request.query);
-  const filterTypes = request.filters.type?.length ? new Set<CardType>(request.filters.type.map(cardType)) : undefined;
+  const wanted = typeMask(request.filters.type ?? []);
   const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
-  const terms = Math.max(1, termCount(request.query));
-  const scored: Scored[] = [];
-  const sites = new Map<number, { count: number; card: number }>();
-  const types = new Map<CardType, { count: number; card: number }>();
-  for (const [cardId, match] of matches) {
-    const info = version.info(cardId);
-    if ((info.flags & (CARD_FLAG.dup | CARD_FLAG.empty)) !== 0) continue;
-    if (filterTypes !== undefined && !filterTypes.has(info.type)) continue;
-    if (filterSites !== undefined && !filterSites.has(cardId)) continue;
-    scored.push({ cardId, score: match.score + staticScore(info.weight, terms) });
-    tally(sites, info.site, cardId);
-    tally(types, info.type, cardId);
-  }
   signal.throwIfAborted();
-  const ranked = topK(scored, (request.offset + request.limit) * COLLAPSE_SLACK + request.limit);
-  const order = collapse(ranked, (s) => version.info(s.cardId).site, request.limit);
-  const marks = highlight(request.query);
-  const hits = order.slice(request.offset, request.offset + request.limit).map((s) => hit(version, s, marks));
+  const terms = Math.max(1, termCount(request.query));
+  const { weight, flags, type, site } = version.columns;
+  const top = new TopK((request.offset + request.limit) * COLLAPSE_SLACK + request.limit);
+  const sites = new Tally();
+  const types = new Tally();
+  let total = 0;
+  let siteAt = 0;
+  for (let i = 0; i < matches.count; i++) {
+    const cardId = matches.cards[i]!;
+    if ((flags[cardId]! & HIDDEN) !== 0) continue;
+    if (wanted !== 0 && ((wanted >> type[cardId]!) & 1) === 0) continue;
+    if (filterSites !== undefined) {
+      siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
+      if (siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId) continue;
+    }
+    total += 1;
+    top.push(cardId, matches.scores[i]! + staticScore(weight[cardId]!, terms));
+    sites.add(site[cardId]!, cardId);
+    types.add(type[cardId]!, cardId);
+  }
+  const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
   return {
-    total: { value: scored.length, relation: evaluation.truncated ? 'gte' : 'eq' },
-    hits,
+    total: { value: total, relation: evaluation.truncated ? 'gte' : 'eq' },
+    page: order.slice(request.offset, request.offset + request.limit),
     facets: {
-      site: facet(sites, (card) => urlParts(version.card(card).url).host),
-      type: facet(types, (card) => version.card(card).type),
+      site: sites.largest((key, card) => version.siteHost(key, card)),
+      type: types.largest((_key, card) => version.mimeType(card)),
     },
   };
 }
 
-function tally<K>(counts: Map<K, { count: number; card: number }>, key: K, cardId: number): void {
-  const had = counts.get(key);
-  if (had === undefined) counts.set(key, { count: 1, card: cardId });
-  else had.count += 1;
-}
+/** Matching cards counted by a key (a dense site number, a coarse type), each with its first card. */
+class Tally {
+  private readonly counts = new Map<number, { count: number; card: number }>();
 
-/** The largest counts, named by one card of each (a site hash → its host, a coarse type → a MIME type). */
-function facet<K>(counts: Map<K, { count: number; card: number }>, name: (card: number) => string): FacetCount[] {
-  return [...counts.values()]
-    .sort((a, b) => b.count - a.count || a.card - b.card)
-    .slice(0, FACET_VALUES)
-    .map(({ count, card }) => ({ value: name(card), count }));
+  add(key: number, cardId: number): void {
+    const had = this.counts.get(key);
+    if (had === undefined) this.counts.set(key, { count: 1, card: cardId });
+    else had.count += 1;
+  }
+
+  /** The largest counts, named by one card of each (a site → its host, a coarse type → a MIME type). */
+  largest(name: (key: number, card: number) => string): FacetCount[] {
+    return [...this.counts]
+      .sort(([, a], [, b]) => b.count - a.count || a.card - b.card)
+      .slice(0, FACET_VALUES)
+      .map(([key, { count, card }]) => ({ value: name(key, card), count }));
+  }
 }
 
 /** The cards on any of `hosts` (the filters' site list), as `site:` finds them. */
-async function siteCards(version: IndexVersion, hosts: readonly string[], signal: AbortSignal): Promise<Matches> {
+async function siteCards(version: IndexVersion, hosts: readonly string[], signal: AbortSignal): Promise<Hits> {
   const query: QueryNode = { kind: 'or', children: hosts.map((host) => ({ kind: 'site', host, start: 0, end: 0 })) };
   return new Evaluation(version, signal).run(query);
 }
 
-function hit(version: IndexVersion, scored: Scored, marks: Highlight): SearchHit {
+function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
   const card = version.card(scored.cardId);
   const out: SearchHit = {
     url: card.url,
     title: card.title ?? card.url,
-    snippet: snippet(card.text, marks),
+    snippet: card.text.snippet(marker),
     score: Math.round(scored.score * 10) / 10,
-    site: urlParts(card.url).host,
+    site: card.host,
     type: card.type,
     size: card.size,
     date: new Date(card.date * 1000).toISOString(),

@@ -2,9 +2,19 @@
  * One index version (`state/index/<version>/`, docs/indexer.md) opened
  * read-only for searching. Opening verifies the Manifest (every file's size
  * and CRC), so a damaged or half-copied version is refused before it serves
- * a query. The Lexicon and CardInfo are held in memory (a lookup is an array
- * access); WordIndex, StringIndex and Cards are read on demand, with the
- * chains of recent words and recent cards kept in bounded caches.
+ * a query. The Lexicon is held in memory, and CardInfo as columns (static
+ * weight, flags, type, a dense site number per card: typed arrays, one
+ * element per card, checked once here), so the per-card work of a query is
+ * array reads. WordIndex, StringIndex and Cards are read on demand:
+ *
+ * - a word's chains are decoded once into columns (Postings: card ids, per
+ *   card its refs packed into int32s sorted by line, and the word's score
+ *   in the card) and kept in an LRU bounded by their bytes
+ *   (`searcher.chain_cache`);
+ * - cards (inflated, for hits and snippets) in an LRU bounded by their
+ *   bytes (`searcher.card_cache`); the names facets show (a site's host, a
+ *   card's MIME type) in small caches of their own, so counting facets reads
+ *   no card once they are known.
  *
  * A version is shared by every query that started on it: acquire() and
  * release() count them, and retire() closes the files once the last one is
@@ -12,17 +22,35 @@
  */
 
 import { join } from 'node:path';
-import { CardInfoReader, type CardInfo } from '../common/index-cardinfo.js';
+import { CARD_FLAG, CARD_TYPES, CardInfoReader } from '../common/index-cardinfo.js';
 import { CardsReader, type Card } from '../common/index-cards.js';
 import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index-chains.js';
 import { Lexicon, type LexiconEntry } from '../common/index-lexicon.js';
 import { verifyIndexDir, type Manifest } from '../common/index-manifest.js';
-import type { Chain } from '../common/index-refs.js';
+import type { PackedChains } from '../common/index-refs.js';
+import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
+import { cacheSizes } from './config.js';
+import { chainScores } from './rank.js';
+import { CardText } from './snippet.js';
 
-/** Encoded chain bytes whose decoded chains the cache keeps. */
-const CHAIN_CACHE_BYTES = 32 * 1024 * 1024;
-const CARD_CACHE_CARDS = 2048;
+/** A card as hits show it: its text already cut into words for snippets. */
+export interface ShownCard extends Omit<Card, 'text'> {
+  text: CardText;
+  /** The URL's host. */
+  host: string;
+}
+
+/** Cache budgets in bytes (searcher.chain_cache, searcher.card_cache). */
+export interface CacheSizes {
+  chains: number;
+  cards: number;
+}
+
+/** Card ids whose MIME type the type facet has named. */
+const MIME_CACHE_CARDS = 65_536;
+/** What a cached card costs beyond its text: the object, URL, title and the rest. */
+const CARD_OVERHEAD = 512;
 
 /** A map that forgets its least recently used entries beyond `capacity` (counted by `cost`). */
 class Lru<K, V> {
@@ -55,9 +83,75 @@ class Lru<K, V> {
   }
 }
 
+/** A word's chains as the evaluator reads them: each card's refs sorted by line, and the word's score in each card (rank.ts chainScores). */
+export interface Postings extends PackedChains {
+  scores: Float32Array;
+}
+
+const postingsBytes = (p: Postings): number => p.cards.byteLength + p.starts.byteLength + p.refs.byteLength + p.scores.byteLength;
+
+/** Sorts each chain's refs by line (the decoder gives them as stored: metas first, then words) and scores them. */
+function postingsOf(p: PackedChains): Postings {
+  const { starts, refs } = p;
+  for (let i = 0; i < p.count; i++) {
+    const from = starts[i]!;
+    const to = starts[i + 1]!;
+    for (let j = from + 1; j < to; j++) {
+      if (refs[j - 1]! > refs[j]!) {
+        refs.subarray(from, to).sort();
+        break;
+      }
+    }
+  }
+  return { ...p, scores: chainScores(starts, refs, p.count) };
+}
+
+/** The first `max` chains of `p`, sharing its arrays. */
+function firstChains(p: Postings, max: number): Postings {
+  if (p.count <= max) return p;
+  const count = Math.max(0, max);
+  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count) };
+}
+
+/** CardInfo as columns: one element per card id. */
+export interface CardColumns {
+  weight: Uint8Array;
+  /** CARD_FLAG bits. */
+  flags: Uint8Array;
+  /** Index into CARD_TYPES. */
+  type: Uint8Array;
+  /** Dense site numbers 0, 1, 2 … in order of each site's first card. */
+  site: Uint32Array;
+  /** How many sites. */
+  sites: number;
+}
+
+function cardColumns(info: CardInfoReader): CardColumns {
+  const n = info.count;
+  const columns: CardColumns = { weight: new Uint8Array(n), flags: new Uint8Array(n), type: new Uint8Array(n), site: new Uint32Array(n), sites: 0 };
+  const numbers = new Map<number, number>();
+  for (let id = 0; id < n; id++) {
+    const record = info.get(id);
+    columns.weight[id] = record.weight;
+    columns.flags[id] = record.flags;
+    columns.type[id] = CARD_TYPES.indexOf(record.type);
+    let site = numbers.get(record.site);
+    if (site === undefined) numbers.set(record.site, (site = numbers.size));
+    columns.site[id] = site;
+  }
+  columns.sites = numbers.size;
+  return columns;
+}
+
+/** CARD_FLAG bits of a card that is never shown nor counted. */
+export const HIDDEN = CARD_FLAG.dup | CARD_FLAG.empty;
+
 export class IndexVersion {
-  private readonly chainCache = new Lru<number, Chain[]>(CHAIN_CACHE_BYTES, (chains) => chains.length * 64);
-  private readonly cardCache = new Lru<number, Card>(CARD_CACHE_CARDS, () => 1);
+  private readonly chainCache: Lru<number, Postings>;
+  private readonly cardCache: Lru<number, ShownCard>;
+  private readonly mimeCache = new Lru<number, string>(MIME_CACHE_CARDS, () => 1);
+  /** Host of each dense site number, filled as facets name them. */
+  private readonly siteHosts: Array<string | undefined> = [];
   /** Lexicon indexes sorted by plain form, made on the first prefix query. */
   private byPlain: { plain: string[]; entry: number[] } | undefined;
   private users = 0;
@@ -68,14 +162,19 @@ export class IndexVersion {
     readonly name: string,
     readonly manifest: Manifest,
     readonly lexicon: Lexicon,
-    readonly cardInfo: CardInfoReader,
+    private readonly cardInfo: CardInfoReader,
+    readonly columns: CardColumns,
     private readonly words: WordIndexReader,
     private readonly strings: StringIndexReader,
     private readonly cards: CardsReader,
-  ) {}
+    caches: CacheSizes,
+  ) {
+    this.chainCache = new Lru(caches.chains, postingsBytes);
+    this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0)));
+  }
 
   /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */
-  static open(dir: string, name: string): IndexVersion {
+  static open(dir: string, name: string, caches: CacheSizes = cacheSizes()): IndexVersion {
     const manifest = verifyIndexDir(dir);
     const opened: Array<{ close(): void }> = [];
     const keep = <T extends { close(): void }>(reader: T): T => {
@@ -86,7 +185,8 @@ export class IndexVersion {
       const words = keep(WordIndexReader.open(join(dir, 'WordIndex')));
       const strings = keep(StringIndexReader.open(join(dir, 'StringIndex')));
       const cards = keep(CardsReader.open(join(dir, 'Cards')));
-      return new IndexVersion(name, manifest, Lexicon.open(join(dir, 'Lexicon')), CardInfoReader.open(join(dir, 'CardInfo')), words, strings, cards);
+      const info = CardInfoReader.open(join(dir, 'CardInfo'));
+      return new IndexVersion(name, manifest, Lexicon.open(join(dir, 'Lexicon')), info, cardColumns(info), words, strings, cards, caches);
     } catch (err) {
       for (const reader of opened) reader.close();
       throw err;
@@ -97,32 +197,47 @@ export class IndexVersion {
     return this.cardInfo.count;
   }
 
-  /** The chains of a Lexicon entry, at most `max` (fewer cards, lowest ids first, when the work bound cuts it). */
-  chains(entry: LexiconEntry, max = Infinity): Chain[] {
-    if (entry.chainSize === 0) return [];
+  /**
+   * The chains of a Lexicon entry in columns, each card's refs sorted by
+   * line; at most `max` (fewer cards, lowest ids first, when the work bound
+   * cuts it). The arrays are shared with the cache: read, never write.
+   */
+  postings(entry: LexiconEntry, max = Infinity): Postings {
     const cached = this.chainCache.get(entry.id);
-    if (cached !== undefined) return cached.length > max ? cached.slice(0, max) : cached;
-    const chains = this.words.chains(entry.id, entry.refPos, max);
-    if (chains.length < max) this.chainCache.set(entry.id, chains);
-    return chains;
+    if (cached !== undefined) return firstChains(cached, max);
+    const packed = postingsOf(this.words.packed(entry.id, entry.refPos, max));
+    if (packed.count < max) this.chainCache.set(entry.id, packed);
+    return packed;
   }
 
-  /** The cards a StringIndex string (url, host, domain) names. */
-  stringChains(kind: StringKind, value: string): Chain[] {
-    return this.strings.chains(stringKey(kind, value));
+  /** The cards a StringIndex string (url, host, domain) names, ascending. */
+  stringCards(kind: StringKind, value: string): Uint32Array {
+    return this.strings.cards(stringKey(kind, value));
   }
 
-  info(cardId: number): CardInfo {
-    return this.cardInfo.get(cardId);
-  }
-
-  card(cardId: number): Card {
+  card(cardId: number): ShownCard {
     let card = this.cardCache.get(cardId);
     if (card === undefined) {
-      card = this.cards.get(this.cardInfo.get(cardId).position, cardId);
+      const stored = this.cards.get(this.cardInfo.get(cardId).position, cardId);
+      card = { ...stored, text: CardText.of(stored.text), host: urlParts(stored.url).host };
       this.cardCache.set(cardId, card);
     }
     return card;
+  }
+
+  /** The host of a dense site number, `cardId` being one of its cards. */
+  siteHost(site: number, cardId: number): string {
+    return (this.siteHosts[site] ??= this.card(cardId).host);
+  }
+
+  /** The MIME type of a card. */
+  mimeType(cardId: number): string {
+    let mime = this.mimeCache.get(cardId);
+    if (mime === undefined) {
+      mime = this.card(cardId).type;
+      this.mimeCache.set(cardId, mime);
+    }
+    return mime;
   }
 
   /**

@@ -11,7 +11,7 @@
  * 0–255, from the link graph) counts once per matched term.
  */
 
-import type { Ref } from '../common/index-refs.js';
+import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/index-refs.js';
 
 /** By word type (doc-text.ts): text, emphasised, small, heading 1, heading 2, alt. */
 const WORD_WEIGHTS = [10, 14, 5, 24, 18, 8] as const;
@@ -34,33 +34,118 @@ const STATIC_SCALE = 10 / 255;
 /** Results of one site on a page before the rest waits for later pages. */
 export const SITE_MAX = 2;
 
-/** Meta positions live above every word position, so the two never count as near. */
-export const META_BASE = 1 << 20;
-
 /** What an occurrence is worth. */
-export function refWeight(ref: Ref): number {
+function refWeight(ref: Ref): number {
   return ref.kind === 'word' ? (WORD_WEIGHTS[ref.type] ?? 0) : (META_WEIGHTS[ref.type] ?? 0) + ref.weight * META_WEIGHT_STEP;
 }
 
-/** Where an occurrence is, on one line of keys: word positions, then meta positions from META_BASE. */
-export function refKey(ref: Ref): number {
-  return ref.kind === 'word' ? ref.position : META_BASE + ref.position;
-}
+/** refWeight of a packed ref (index-refs.ts packRef) by its low bits: `CODE_WEIGHT[packed & CODE_MASK]`. */
+export const CODE_MASK = (1 << PACKED_CODE_BITS) - 1;
+export const CODE_WEIGHT = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => refWeight(unpackRef(code)));
 
 export function staticScore(weight: number, terms: number): number {
   return weight * STATIC_SCALE * terms;
 }
 
-/** The smallest distance between a key of `a` and one of `b` (both ascending); Infinity when either is empty. */
-export function minGap(a: readonly number[], b: readonly number[]): number {
+/**
+ * A word's score in each card of its chains (refs packed, index-refs.ts):
+ * the best occurrence plus the second best ÷ SECOND_DIVISOR. Made once when
+ * the chains are decoded; exact in a float32 (sums of integers and quarters).
+ */
+export function chainScores(starts: Uint32Array, refs: Int32Array, count: number): Float32Array {
+  const scores = new Float32Array(count);
+  for (let i = 0; i < count; i++) scores[i] = occurrenceScore(refs, starts[i]!, starts[i + 1]!);
+  return scores;
+}
+
+/** A word's score from its occurrences in one card, refs[from..to): the best plus the second best ÷ SECOND_DIVISOR. */
+export function occurrenceScore(refs: Int32Array, from: number, to: number): number {
+  let best = 0;
+  let second = 0;
+  for (let j = from; j < to; j++) {
+    const weight = CODE_WEIGHT[refs[j]! & CODE_MASK]!;
+    if (weight > best) [best, second] = [weight, best];
+    else if (weight > second) second = weight;
+  }
+  return best + second / SECOND_DIVISOR;
+}
+
+/**
+ * The first index i in [from, to) with list[i] ≥ target, or `to`, in an
+ * ascending list: galloping from `from`, then a binary search, so a walk
+ * through ascending targets costs the log of each step, not of the whole list.
+ */
+export function seek(list: Uint32Array | Int32Array, from: number, to: number, target: number): number {
+  if (from >= to || list[from]! >= target) return from;
+  let low = from;
+  let high = from + 1;
+  let step = 1;
+  while (high < to && list[high]! < target) {
+    low = high;
+    step <<= 1;
+    high = low + step;
+  }
+  if (high > to) high = to;
+  // list[low] < target; the answer is in (low, high].
+  while (low + 1 < high) {
+    const mid = (low + high) >>> 1;
+    if (list[mid]! < target) low = mid;
+    else high = mid;
+  }
+  return high;
+}
+
+/** The first index in [from, to) of packed refs (ascending) whose line is ≥ `line`, or `to`. */
+export function lineAt(refs: Int32Array, from: number, to: number, line: number): number {
+  return seek(refs, from, to, line << PACKED_CODE_BITS);
+}
+
+/**
+ * The smallest distance between the lines of packed refs `a[aFrom..aTo)`
+ * and `b[bFrom..bTo)` (each ascending); refs behind the edge have no
+ * position and do not count. Infinity when either has none. Lists of like
+ * length are merged; otherwise each line of the shorter is looked up in the
+ * longer, so a rare word next to a frequent one costs the rare word's
+ * occurrences.
+ */
+export function minGap(a: Int32Array, aFrom: number, aTo: number, b: Int32Array, bFrom: number, bTo: number): number {
+  if (aTo - aFrom > bTo - bFrom) return minGap(b, bFrom, bTo, a, aFrom, aTo);
+  if ((aTo - aFrom) * LOOKUP_RATIO < bTo - bFrom) return gapByLookup(a, aFrom, aTo, b, bFrom, bTo);
   let best = Infinity;
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const d = a[i]! - b[j]!;
-    best = Math.min(best, Math.abs(d));
-    if (d < 0) i++;
-    else j++;
+  let i = aFrom;
+  let j = bFrom;
+  while (i < aTo && j < bTo && best > 0) {
+    const x = a[i]! >> PACKED_CODE_BITS;
+    const y = b[j]! >> PACKED_CODE_BITS;
+    if (x === WORD_EDGE) i++;
+    else if (y === WORD_EDGE) j++;
+    else {
+      const d = x - y;
+      if (d < best && -d < best) best = d < 0 ? -d : d;
+      if (d < 0) i++;
+      else j++;
+    }
+  }
+  return best;
+}
+
+/** Above this ratio of lengths minGap looks lines up rather than merging. */
+const LOOKUP_RATIO = 8;
+
+function gapByLookup(a: Int32Array, aFrom: number, aTo: number, b: Int32Array, bFrom: number, bTo: number): number {
+  let best = Infinity;
+  let j = bFrom;
+  for (let i = aFrom; i < aTo && best > 0; i++) {
+    const x = a[i]! >> PACKED_CODE_BITS;
+    if (x === WORD_EDGE) continue;
+    j = lineAt(b, j, bTo, x);
+    // The nearest lines of b: the first at or after x, and the last before it (edge refs skipped).
+    let after = j;
+    while (after < bTo && b[after]! >> PACKED_CODE_BITS === WORD_EDGE) after++;
+    if (after < bTo) best = Math.min(best, (b[after]! >> PACKED_CODE_BITS) - x);
+    let before = j - 1;
+    while (before >= bFrom && b[before]! >> PACKED_CODE_BITS === WORD_EDGE) before--;
+    if (before >= bFrom) best = Math.min(best, x - (b[before]! >> PACKED_CODE_BITS));
   }
   return best;
 }
@@ -75,41 +160,68 @@ export interface Scored {
   score: number;
 }
 
-/** Better first: higher score, then lower card id (stable across runs). */
-function better(a: Scored, b: Scored): boolean {
-  return a.score > b.score || (a.score === b.score && a.cardId < b.cardId);
-}
+/** The best `k` of the cards pushed, through a min-heap of k in typed arrays (nothing allocated per card). */
+export class TopK {
+  private readonly cards: Uint32Array;
+  private readonly scores: Float64Array;
+  private size = 0;
 
-/** The best `k` of `items`, best first, through a min-heap of k. */
-export function topK(items: Iterable<Scored>, k: number): Scored[] {
-  const heap: Scored[] = [];
-  const down = (i: number): void => {
-    for (;;) {
+  constructor(private readonly k: number) {
+    this.cards = new Uint32Array(k);
+    this.scores = new Float64Array(k);
+  }
+
+  /** Whether slot `a` ranks below slot `b` (the heap keeps the worst on top). */
+  private worse(a: number, b: number): boolean {
+    const { scores, cards } = this;
+    return scores[a]! < scores[b]! || (scores[a] === scores[b] && cards[a]! > cards[b]!);
+  }
+
+  private swap(a: number, b: number): void {
+    const { scores, cards } = this;
+    const card = cards[a]!;
+    const score = scores[a]!;
+    cards[a] = cards[b]!;
+    scores[a] = scores[b]!;
+    cards[b] = card;
+    scores[b] = score;
+  }
+
+  push(cardId: number, score: number): void {
+    const { k, cards, scores } = this;
+    if (this.size < k) {
+      let i = this.size++;
+      cards[i] = cardId;
+      scores[i] = score;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!this.worse(i, parent)) break;
+        this.swap(i, parent);
+        i = parent;
+      }
+      return;
+    }
+    if (k === 0 || score < scores[0]! || (score === scores[0] && cardId > cards[0]!)) return;
+    cards[0] = cardId;
+    scores[0] = score;
+    for (let i = 0; ; ) {
       const l = 2 * i + 1;
       const r = l + 1;
       let worst = i;
-      if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l;
-      if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r;
+      if (l < this.size && this.worse(l, worst)) worst = l;
+      if (r < this.size && this.worse(r, worst)) worst = r;
       if (worst === i) return;
-      [heap[i], heap[worst]] = [heap[worst]!, heap[i]!];
+      this.swap(i, worst);
       i = worst;
     }
-  };
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      for (let i = heap.length - 1; i > 0; ) {
-        const parent = (i - 1) >> 1;
-        if (!better(heap[parent]!, heap[i]!)) break;
-        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-        i = parent;
-      }
-    } else if (k > 0 && better(item, heap[0]!)) {
-      heap[0] = item;
-      down(0);
-    }
   }
-  return heap.sort((a, b) => (better(a, b) ? -1 : 1));
+
+  /** The cards kept, best first: higher score, then lower card id. */
+  best(): Scored[] {
+    const out: Scored[] = [];
+    for (let i = 0; i < this.size; i++) out.push({ cardId: this.cards[i]!, score: this.scores[i]! });
+    return out.sort((a, b) => b.score - a.score || a.cardId - b.cardId);
+  }
 }
 
 /**

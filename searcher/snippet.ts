@@ -28,6 +28,10 @@ export interface Highlight {
   prefixes: string[];
 }
 
+/** ASCII code units: a pair of them, hashed to BUCKETS, indexes the table of the marks' beginnings. */
+const ASCII = 128;
+const BUCKETS = 1024;
+
 /** The words a query looks for (not those it excludes). */
 export function highlight(query: QueryNode): Highlight {
   const out: Highlight = { words: new Set(), prefixes: [] };
@@ -55,68 +59,161 @@ export function highlight(query: QueryNode): Highlight {
   return out;
 }
 
-interface Span {
-  start: number;
-  end: number;
-  marked: boolean;
-}
+const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+/** The code of a word that is not all ASCII. */
+const NOT_ASCII = 0xffffffff;
+/** Lengths up to this are told apart; longer ones share the last bit. */
+const MAX_LENGTH_BIT = 30;
+const ANY_LENGTH = 0x80000000;
 
-/** The snippet of `text` (a card's `X`) for `marks`. */
-export function snippet(text: Buffer, marks: Highlight): string {
-  let plain = '';
-  const spans: Span[] = [];
-  for (const token of readDocText(text)) {
-    if (spans.length >= MAX_WORDS) break;
-    if (token.kind === 'break') plain += ' ';
-    if (token.kind !== 'text') continue;
-    const base = plain.length;
-    plain += token.text;
-    cutWords(token.text, (start, end) => {
-      const word = plainForm(exactForm(token.text.slice(start, end)));
-      const marked = marks.words.has(word) || marks.prefixes.some((p) => word.startsWith(p));
-      spans.push({ start: base + start, end: base + end, marked });
-    });
+/**
+ * Whether a word is marked. An ASCII word's plain form is itself
+ * lower-cased, so a small table indexed by the first two characters
+ * (lower-cased, hashed) holding a bit per length the marks have (or every
+ * length, for a prefix)
+ * tells most words apart by the code CardText keeps for each, without making
+ * a string; the rest are compared by their plain form, remembered per
+ * spelling for the query's other hits.
+ */
+export class Marker {
+  private readonly lengths = new Uint32Array(BUCKETS);
+  private readonly seen = new Map<string, boolean>();
+
+  constructor(private readonly marks: Highlight) {
+    const note = (word: string, bits: number): void => {
+      const first = word.charCodeAt(0);
+      const second = word.length > 1 ? word.charCodeAt(1) : 0;
+      if (first < ASCII && second < ASCII) this.lengths[(first * ASCII + second) % BUCKETS]! |= bits;
+    };
+    for (const word of marks.words) note(word, 1 << Math.min(word.length, MAX_LENGTH_BIT));
+    for (const prefix of marks.prefixes) note(prefix, ANY_LENGTH | (-1 << Math.min(prefix.length, MAX_LENGTH_BIT)));
   }
-  if (spans.length === 0) return '';
-  const fragments = choose(spans);
-  const parts = fragments.map(([from, to]) => render(plain, spans, from, to));
-  const head = fragments[0]![0] > 0 ? '… ' : '';
-  const tail = fragments[fragments.length - 1]![1] < spans.length - 1 ? ' …' : '';
-  return head + parts.join(' … ') + tail;
+
+  /** Whether a word with this code (CardText) may be marked. */
+  maybe(code: number): boolean {
+    return code === NOT_ASCII || (this.lengths[(code >>> 5) % BUCKETS]! & (1 << (code & 31))) !== 0;
+  }
+
+  marked(spelling: string): boolean {
+    let marked = this.seen.get(spelling);
+    if (marked === undefined) {
+      const word = plainForm(exactForm(spelling));
+      marked = this.marks.words.has(word) || this.marks.prefixes.some((p) => word.startsWith(p));
+      this.seen.set(spelling, marked);
+    }
+    return marked;
+  }
 }
 
-/** Word ranges [from, to] to show: around the matches with the most distinct words, in text order. */
-function choose(spans: readonly Span[]): Array<[number, number]> {
-  const windows: Array<[number, number]> = [];
-  spans.forEach((span, i) => {
-    if (!span.marked) return;
-    const from = Math.max(0, i - BEFORE);
-    const to = Math.min(spans.length - 1, i + AFTER);
+/** The code of text[start..end): for an ASCII word its first two characters lower-cased and its length (Marker). */
+function codeOf(text: string, start: number, end: number): number {
+  for (let i = start; i < end; i++) if (text.charCodeAt(i) >= ASCII) return NOT_ASCII;
+  const first = lower(text.charCodeAt(start));
+  const second = end - start > 1 ? lower(text.charCodeAt(start + 1)) : 0;
+  return (((first * ASCII + second) << 5) | Math.min(end - start, MAX_LENGTH_BIT)) >>> 0;
+}
+
+/**
+ * A card's text cut into words once (the card cache keeps it): the text as
+ * one string, blocks joined by a space, each word's offsets in it and its
+ * code (Marker). A snippet then costs a pass over the codes.
+ */
+export class CardText {
+  private constructor(
+    private readonly text: string,
+    private readonly starts: Int32Array,
+    private readonly ends: Int32Array,
+    private readonly codes: Uint32Array,
+  ) {}
+
+  /** The words of a card's `X` (doc-text.ts), the first MAX_WORDS of them. */
+  static of(data: Buffer): CardText {
+    let text = '';
+    let starts = new Int32Array(256);
+    let ends = new Int32Array(256);
+    let count = 0;
+    for (const token of readDocText(data)) {
+      if (count >= MAX_WORDS) break;
+      if (token.kind === 'break') text += ' ';
+      if (token.kind !== 'text') continue;
+      const base = text.length;
+      text += token.text;
+      cutWords(token.text, (start, end) => {
+        if (count === starts.length) {
+          starts = grow(starts);
+          ends = grow(ends);
+        }
+        starts[count] = base + start;
+        ends[count++] = base + end;
+      });
+    }
+    const codes = new Uint32Array(count);
+    for (let i = 0; i < count; i++) codes[i] = codeOf(text, starts[i]!, ends[i]!);
+    return new CardText(text, starts.slice(0, count), ends.slice(0, count), codes);
+  }
+
+  /** Bytes it holds, about. */
+  get bytes(): number {
+    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.codes.byteLength;
+  }
+
+  /** The snippet for the marks of `marker` (one per query). */
+  snippet(marker: Marker): string {
+    const count = this.starts.length;
+    if (count === 0) return '';
+    const marked = new Uint8Array(count);
+    const hits: number[] = [];
+    for (let i = 0; i < count; i++) {
+      if (marker.maybe(this.codes[i]!) && marker.marked(this.text.slice(this.starts[i], this.ends[i]))) {
+        marked[i] = 1;
+        hits.push(i);
+      }
+    }
+    const fragments = choose(hits, count);
+    const parts = fragments.map(([from, to]) => this.render(marked, from, to));
+    const head = fragments[0]![0] > 0 ? '… ' : '';
+    const tail = fragments[fragments.length - 1]![1] < count - 1 ? ' …' : '';
+    return head + parts.join(' … ') + tail;
+  }
+
+  /** Words `from` to `to` as HTML, matched ones marked. */
+  private render(marked: Uint8Array, from: number, to: number): string {
+    const { text, starts, ends } = this;
+    let out = '';
+    let at = starts[from]!;
+    for (let i = from; i <= to; i++) {
+      out += escapeHtml(text.slice(at, starts[i]).replace(/\s+/g, ' '));
+      const word = escapeHtml(text.slice(starts[i], ends[i]));
+      out += marked[i] === 1 ? `<mark>${word}</mark>` : word;
+      at = ends[i]!;
+    }
+    // The text's last word keeps what follows it (a full stop); elsewhere " … " follows.
+    return to === starts.length - 1 ? out + escapeHtml(text.slice(at).replace(/\s+/g, ' ').trimEnd()) : out;
+  }
+}
+
+function grow(from: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const to = new Int32Array(2 * from.length);
+  to.set(from);
+  return to;
+}
+
+/** Word ranges [from, to] to show, of `count` words: around the matches (`hits`, ascending) with the most matched words, in text order. */
+function choose(hits: readonly number[], count: number): Array<[number, number]> {
+  const windows: Array<{ from: number; to: number; n: number; i: number }> = [];
+  for (const hit of hits) {
+    const from = Math.max(0, hit - BEFORE);
+    const to = Math.min(count - 1, hit + AFTER);
     const last = windows[windows.length - 1];
-    if (last !== undefined && from <= last[1] + 1) last[1] = to;
-    else windows.push([from, to]);
-  });
-  if (windows.length === 0) return [[0, Math.min(spans.length, LEAD_WORDS) - 1]];
-  const marked = ([from, to]: [number, number]): number => spans.slice(from, to + 1).filter((s) => s.marked).length;
+    if (last !== undefined && from <= last.to + 1) {
+      last.to = to;
+      last.n += 1;
+    } else windows.push({ from, to, n: 1, i: windows.length });
+  }
+  if (windows.length === 0) return [[0, Math.min(count, LEAD_WORDS) - 1]];
   return windows
-    .map((w, i) => ({ w, i, n: marked(w) }))
     .sort((a, b) => b.n - a.n || a.i - b.i)
     .slice(0, MAX_FRAGMENTS)
     .sort((a, b) => a.i - b.i)
-    .map(({ w }) => w);
-}
-
-/** Words `from` to `to` of the text as HTML, matched ones marked. */
-function render(plain: string, spans: readonly Span[], from: number, to: number): string {
-  let out = '';
-  let at = spans[from]!.start;
-  for (let i = from; i <= to; i++) {
-    const span = spans[i]!;
-    out += escapeHtml(plain.slice(at, span.start).replace(/\s+/g, ' '));
-    const word = escapeHtml(plain.slice(span.start, span.end));
-    out += span.marked ? `<mark>${word}</mark>` : word;
-    at = span.end;
-  }
-  // The text's last word keeps what follows it (a full stop); elsewhere " … " follows.
-  return to === spans.length - 1 ? out + escapeHtml(plain.slice(at).replace(/\s+/g, ' ').trimEnd()) : out;
+    .map(({ from, to }) => [from, to]);
 }

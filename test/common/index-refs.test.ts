@@ -15,7 +15,12 @@ import {
   MAX_CARD_ID,
   MAX_META_POSITION,
   MAX_WORD_POSITION,
+  META_LINE,
+  PACKED_CODE_BITS,
   WORD_EDGE,
+  ChainDecoder,
+  packRef,
+  unpackRef,
   type Chain,
   type Ref,
 } from '../../common/index-refs.js';
@@ -135,6 +140,38 @@ test('any chains within the limits decode to exactly what was encoded', () => {
     }),
     { numRuns: 300 },
   );
+});
+
+test('packed chains hold the same cards and refs, in columns, and the first `max` when cut', () => {
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.integer({ min: 0, max: MAX_CARD_ID }), { minLength: 1, maxLength: 6 }),
+      fc.array(refsArbitrary, { minLength: 6, maxLength: 6 }),
+      fc.nat(7),
+      (ids, refs, max) => {
+        const chains = ids.sort((a, b) => a - b).map((cardId, i) => ({ cardId, refs: refs[i]! }));
+        const packed = new ChainDecoder(encodeChains(chains)).packed(0, undefined, max);
+        const kept = chains.slice(0, max);
+        assert.equal(packed.count, kept.length);
+        assert.deepEqual([...packed.cards], kept.map((c) => c.cardId));
+        kept.forEach((chain, i) => {
+          const own = [...packed.refs.subarray(packed.starts[i], packed.starts[i + 1])];
+          assert.deepEqual(own.map(unpackRef), chain.refs);
+          assert.deepEqual(own, chain.refs.map(packRef));
+        });
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+test('a packed ref sorts by its line: word positions, the edge, then metas', () => {
+  const line = (ref: Ref) => packRef(ref) >> PACKED_CODE_BITS;
+  assert.equal(line(word(5, MAX_WORD_POSITION)), MAX_WORD_POSITION);
+  assert.equal(line(word(0, WORD_EDGE)), WORD_EDGE);
+  assert.equal(line(meta(5, 3, MAX_META_POSITION)), META_LINE + MAX_META_POSITION);
+  const refs = [meta(0, 0, 0), word(1, WORD_EDGE), word(5, 2), meta(3, 1, 1), word(0, 0)];
+  assert.deepEqual([...Int32Array.from(refs, packRef).sort()].map(unpackRef), [word(0, 0), word(5, 2), word(1, WORD_EDGE), meta(0, 0, 0), meta(3, 1, 1)]);
 });
 
 test('a chain cut at any byte is refused, naming the offset', () => {

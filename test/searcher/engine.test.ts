@@ -16,7 +16,8 @@ import test, { after, before } from 'node:test';
 import { runCli, startCli, until, type Running } from '../helpers/cli.js';
 import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { NoIndexError } from '../../searcher/engine.js';
-import { IndexEngine } from '../../searcher/index-engine.js';
+import { IndexEngine, searchVersion } from '../../searcher/index-engine.js';
+import { IndexVersion } from '../../searcher/index-version.js';
 import { parseQuery } from '../../searcher/query.js';
 import { buildCli } from '../indexer/site.js';
 import { Client, type Message } from './net.js';
@@ -191,6 +192,37 @@ test('sherlock search prints hits, and --json the result', async () => {
   const bad = await runCli(['search', '--state', state, '"open']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /bad query: a quotation mark is not closed \(at character 1\)/);
+});
+
+test('answers are the same from the caches as without them, query after query', async (t) => {
+  const dir = join(state, 'index', readlinkSync(join(state, 'index', 'current')));
+  const cached = IndexVersion.open(dir, 'cached', { chains: 64 * 1024 * 1024, cards: 64 * 1024 * 1024 });
+  // One byte: nothing fits, every query decodes its chains and reads its cards anew.
+  const bare = IndexVersion.open(dir, 'bare', { chains: 1, cards: 1 });
+  t.after(() => {
+    cached.retire();
+    bare.retire();
+  });
+  const queries = ['zebra', 'zebra africa', 'stripes OR africa', 'zebra -africa', '"baker street"', 'baker street', 'alpha NEAR/3 beta', 'title:zebra', 'url:scattered', 'café', 'cafe', 'program*', 'zebra type:text', 'zebra site:127.0.0.82', '東京'];
+  const answer = (version: IndexVersion, q: string) => searchVersion(version, { query: parseQuery(q), offset: 0, limit: 10, filters: {} }, new AbortController().signal);
+  for (let round = 0; round < 3; round++) {
+    for (const q of queries) assert.deepEqual(await answer(cached, q), await answer(bare, q), `${q}, round ${round + 1}`);
+  }
+  assert.ok((await answer(cached, 'café')).hits.length >= 2);
+});
+
+test('sherlock search --bench-queries times a query file in process, ranked and whole', async () => {
+  const file = join(state, 'bench-queries.tsv');
+  writeFileSync(file, '# kind TAB query, or a query alone\nzebra\nand2\tzebra africa\nnosuchwordanywhere\n');
+  const run = await runCli(['search', '--state', state, '--bench-queries', file, '--passes', '2', '--warmup', '1']);
+  assert.equal(run.status, 0, run.stderr);
+  const out = JSON.parse(run.stdout) as { rankMs: number[]; searchMs: number[]; zeroHits: number; peakRss: number };
+  assert.deepEqual([out.rankMs.length, out.searchMs.length, out.zeroHits], [6, 6, 1]);
+  assert.ok([...out.rankMs, ...out.searchMs].every((ms) => ms >= 0) && out.peakRss > 0);
+  writeFileSync(file, 'zebra\n"open\n');
+  const bad = await runCli(['search', '--state', state, '--bench-queries', file]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /bad query: a quotation mark is not closed/);
 });
 
 test('live swap: a newer version is taken while searches run, none fails', async (t) => {

@@ -7,14 +7,17 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { SITE_MAX, collapse, minGap, topK } from '../../searcher/rank.js';
+import { WORD_EDGE, packRef } from '../../common/index-refs.js';
+import { SITE_MAX, TopK, collapse, minGap } from '../../searcher/rank.js';
 
-test('topK gives the k best, best first, ties by lower card id', () => {
+test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
-    fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 200 }), fc.integer({ min: 0, max: 30 }), (scores, k) => {
+    fc.property(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 200 }), fc.integer({ min: 0, max: 30 }), fc.boolean(), (scores, k, reversed) => {
       const items = scores.map((score, cardId) => ({ cardId, score }));
       const sorted = [...items].sort((a, b) => b.score - a.score || a.cardId - b.cardId);
-      assert.deepEqual(topK(items, k), sorted.slice(0, k));
+      const top = new TopK(k);
+      for (const item of reversed ? [...items].reverse() : items) top.push(item.cardId, item.score);
+      assert.deepEqual(top.best(), sorted.slice(0, k));
     }),
   );
 });
@@ -47,7 +50,34 @@ test('collapse brings another site up past a third result of one site', () => {
   assert.deepEqual(collapse(ranked, (r) => r.site, 10).map((r) => r.rank), [0, 1, 3, 2]);
 });
 
-test('minGap is the smallest distance between two ascending lists', () => {
-  assert.equal(minGap([1, 10, 20], [5, 18]), 2);
-  assert.equal(minGap([], [1]), Infinity);
+test('minGap is the smallest distance between the lines of two ascending lists of packed refs, edge refs left out', () => {
+  const words = (...positions: number[]) => Int32Array.from(positions, (position) => packRef({ kind: 'word', type: 0, position }));
+  const a = words(1, 10, 20);
+  const b = words(5, 18);
+  assert.equal(minGap(a, 0, 3, b, 0, 2), 2);
+  assert.equal(minGap(a, 1, 3, b, 1, 2), 2);
+  assert.equal(minGap(a, 0, 2, b, 0, 1), 4);
+  assert.equal(minGap(a, 0, 0, b, 0, 1), Infinity);
+  const edge = words(32_767, WORD_EDGE);
+  assert.equal(minGap(edge, 1, 2, words(32_766), 0, 1), Infinity);
+  assert.equal(minGap(edge, 0, 2, words(32_766), 0, 1), 1);
+  const meta = Int32Array.from([packRef({ kind: 'meta', type: 0, weight: 0, position: 3 })]);
+  assert.ok(minGap(meta, 0, 1, words(3), 0, 1) > 1000);
+});
+
+test('minGap agrees with comparing every pair, merged or looked up, whatever the lengths', () => {
+  const lines = (max: number) => fc.uniqueArray(fc.integer({ min: 0, max: 300 }), { maxLength: max }).map((l) => l.sort((x, y) => x - y));
+  fc.assert(
+    fc.property(lines(6), lines(120), fc.nat(3), fc.nat(3), (a, b, edgesA, edgesB) => {
+      const packed = (positions: number[], edges: number) =>
+        Int32Array.from([...positions, ...Array<number>(edges).fill(WORD_EDGE)], (position) => packRef({ kind: 'word', type: 0, position }));
+      let expected = Infinity;
+      for (const x of a) for (const y of b) expected = Math.min(expected, Math.abs(x - y));
+      const pa = packed(a, edgesA);
+      const pb = packed(b, edgesB);
+      assert.equal(minGap(pa, 0, pa.length, pb, 0, pb.length), expected);
+      assert.equal(minGap(pb, 0, pb.length, pa, 0, pa.length), expected);
+    }),
+    { numRuns: 300 },
+  );
 });
