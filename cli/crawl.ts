@@ -64,14 +64,20 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   };
   process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   let running: Promise<void> | undefined;
+  // A gatherer that stops on a failure of its own (a full disk) ends the crawl with its error.
+  const gathering: { failed: boolean; error?: unknown } = { failed: false };
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
     gatherer = await Gatherer.open(state, config.gatherer);
-    running = gatherer.run();
+    running = gatherer.run().catch((error: unknown) => {
+      gathering.failed = true;
+      gathering.error = error;
+    });
     const tty = process.stderr.isTTY;
     let wasIdle = false;
     for (;;) {
+      if (gathering.failed) throw gathering.error;
       const round = shepherd.cycle(seconds(), plan);
       add(total, round);
       if (round.planned > 0) gatherer.plansWritten();
@@ -87,13 +93,14 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
     }
     gatherer.stop('drain');
     await running;
+    if (gathering.failed) throw gathering.error;
     shepherd.merge(seconds(), total);
     if (tty) process.stderr.write('\n');
   } finally {
     process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
     // After a failure of ours, the gatherer still closes its files cleanly.
     gatherer?.stop('abort');
-    await running?.catch(() => undefined);
+    await running;
     shepherd.close();
   }
   const summary = { seconds: (Date.now() - started) / 1000, fetched: total.fetched, newUrls: total.newUrls, refusedLinks: total.refusedLinks, outcomes: total.outcomes };
