@@ -9,7 +9,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { chmodSync, closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,8 @@ import { BucketReader, BUCKET_HEADER_SIZE, bucketFilePath } from '../../common/b
 import { arcDir } from '../../gatherer/store.js';
 import { urlDbPath } from '../../shepherd/urldb.js';
 import { runCli, type Run } from '../helpers/cli.js';
-import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
+import { flip, patch } from '../helpers/damage.js';
+import { startFixture, startFixtures, type RouteHandler } from '../helpers/http-fixtures.js';
 import { nutchData } from '../helpers/nutch-data.js';
 import { scratchDir } from '../helpers/paths.js';
 import { seededRandom } from './kill-points.js';
@@ -38,16 +39,6 @@ function pagesOf(pages: number): Record<string, RouteHandler> {
     };
   }
   return routes;
-}
-
-async function fixtures(t: TestContext, addresses: string[], pages: number): Promise<Fixture[]> {
-  const out: Fixture[] = [];
-  for (const address of addresses) {
-    const fixture = await startFixture({ address, routes: pagesOf(pages) });
-    t.after(() => fixture.close());
-    out.push(fixture);
-  }
-  return out;
 }
 
 async function cli(args: readonly string[], status: number): Promise<Run> {
@@ -84,20 +75,6 @@ async function copyOfState(t: TestContext): Promise<string> {
   const to = scratchDir(t);
   cpSync(from, to, { recursive: true, verbatimSymlinks: true });
   return to;
-}
-
-function overwrite(file: string, offset: number, bytes: Buffer): void {
-  const fd = openSync(file, 'r+');
-  try {
-    writeSync(fd, bytes, 0, bytes.length, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Inverts the byte at `offset`. */
-function flip(file: string, offset: number): void {
-  overwrite(file, offset, Buffer.from([readFileSync(file)[offset]! ^ 0xff]));
 }
 
 test('buckets: a flipped byte and a cut tail are reported with their offsets; the indexer skips the damaged bucket, the writer cuts the tail', async (t) => {
@@ -202,7 +179,7 @@ test('URL database: a damaged page is found by shepherd verify at its offset; th
   const root = db.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'urls'`).pluck().get() as number;
   db.close();
   await cli(['shepherd', 'verify', '--state', state], 0);
-  overwrite(file, (root - 1) * pageSize, Buffer.alloc(pageSize, 0xa5));
+  patch(file, (root - 1) * pageSize, Buffer.alloc(pageSize, 0xa5));
   const verify = await cli(['shepherd', 'verify', '--state', state], 1);
   assert.match(verify.stdout, new RegExp(`urls\\.sqlite: offset ${(root - 1) * pageSize}: `), "the problem is placed at the damaged page");
   // The shepherd meets the damage when it touches the page: here, injecting a URL into the damaged table.
@@ -212,7 +189,7 @@ test('URL database: a damaged page is found by shepherd verify at its offset; th
   const cycle = await cli(['shepherd', 'run', '--state', state, '--once'], 1);
   assert.match(cycle.stderr, /urls\.sqlite: .*SQLITE_CORRUPT/);
 
-  overwrite(file, 0, Buffer.from('not a database at all'));
+  patch(file, 0, Buffer.from('not a database at all'));
   const header = await cli(['shepherd', 'verify', '--state', state], 1);
   assert.match(header.stdout, /urls\.sqlite: offset 0: file is not a database/);
   const status = await cli(['status', '--state', state], 1);
@@ -221,7 +198,7 @@ test('URL database: a damaged page is found by shepherd verify at its offset; th
 
 test('gatherer queue: a damaged page quarantines its host, logged with file and offset, while the other host is fetched to the end', async (t) => {
   const state = scratchDir(t);
-  const sites = await fixtures(t, ['127.0.0.98', '127.0.0.99'], 150);
+  const sites = await startFixtures(t, ['127.0.0.98', '127.0.0.99'], () => pagesOf(150));
   const urls = sites.flatMap((f) => Array.from({ length: 150 }, (_, i) => `${f.origin}/p${i}`));
   await cli(['gatherer', 'add', '--state', state, ...urls], 0);
   await cli(['gatherer', 'run', '--state', state, '--max-pages', '2', ...SETS], 0);

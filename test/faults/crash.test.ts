@@ -24,7 +24,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { ArcReader } from '../../common/arc-read.js';
 import { BucketReader, bucketFilePath } from '../../common/bucket-file.js';
 import { verifyIndexDir } from '../../common/index-manifest.js';
@@ -32,7 +32,7 @@ import { MAX_UNSTORED_PER_HOST } from '../../gatherer/gatherer.js';
 import { arcDir, parseArcAttribute } from '../../gatherer/store.js';
 import { readUrls } from '../../shepherd/status.js';
 import { runCli } from '../helpers/cli.js';
-import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
+import { startFixtures, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
 import { killAfter, seededRandom, STRESS } from './kill-points.js';
 
@@ -60,16 +60,6 @@ function site(): Record<string, RouteHandler> {
   return routes;
 }
 
-async function hosts(t: TestContext): Promise<Fixture[]> {
-  const out: Fixture[] = [];
-  for (const address of ['127.0.0.90', '127.0.0.91']) {
-    const fixture = await startFixture({ address, routes: site() });
-    t.after(() => fixture.close());
-    out.push(fixture);
-  }
-  return out;
-}
-
 function pageRequests(fixtures: readonly Fixture[]): number {
   return fixtures.reduce((n, f) => n + f.requests.filter((r) => r.path.startsWith('/p')).length, 0);
 }
@@ -83,7 +73,7 @@ async function ok(args: readonly string[]): Promise<string> {
 test('every writer killed at random moments and restarted loses nothing and leaves every file whole', { timeout: 600_000 * STRESS }, async (t) => {
   const rnd = seededRandom(t);
   const state = scratchDir(t);
-  const fixtures = await hosts(t);
+  const fixtures = await startFixtures(t, ['127.0.0.90', '127.0.0.91'], site);
   const seeds = join(state, 'seeds.txt');
   writeFileSync(seeds, fixtures.map((f) => `${f.origin}/p0\n`).join(''));
   await ok(['inject', '--state', state, seeds]);
