@@ -19,6 +19,9 @@
  * Stop. stop('drain') takes no new work and lets fetches in flight finish and
  * be stored; stop('abort') also aborts them (their entries stay queued and
  * are fetched after the restart). Either way the files are synced and closed.
+ * A failure of our own (a full disk, a bug) stops it as abort does, and run()
+ * throws it once the files are closed. A queue page that fails its check
+ * quarantines only its host (takeEntry()).
  */
 
 import type { ArcRecordInput, FramedArcRecord } from '../common/arc-write.js';

@@ -10,10 +10,9 @@
  * publishes no file.
  *
  * Where the test cannot mount (not root, or a container without the right),
- * the same crawl runs under a file-size limit
- * (RLIMIT_FSIZE, `ulimit -f`): the kernel then fails the writes past the
- * limit with EFBIG, the same write paths as ENOSPC, with no hook in our
- * code. The test prints which of the two ran.
+ * the same crawl runs under a file-size limit (RLIMIT_FSIZE, `ulimit -f`):
+ * the kernel then fails the writes past the limit with EFBIG, the same write
+ * paths as ENOSPC, with no hook in our code. The test prints which ran.
  */
 
 import assert from 'node:assert/strict';
