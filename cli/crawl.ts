@@ -107,16 +107,22 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   let running: Promise<void> | undefined;
   let control: ControlServer | undefined;
   let listener: MetricsListener | undefined;
+  // A gatherer that stops on a failure of its own (a full disk) ends the crawl with its error.
+  const gathering: { failed: boolean; error?: unknown } = { failed: false };
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
     gatherer = await Gatherer.open(state, config.gatherer, registry);
     control = await controlGatherer(gatherer, runtimeDir());
     listener = await adminListener(registry, config.gatherer.admin_listen, 'gatherer.admin_listen');
-    running = gatherer.run();
+    running = gatherer.run().catch((error: unknown) => {
+      gathering.failed = true;
+      gathering.error = error;
+    });
     const tty = process.stderr.isTTY;
     let wasIdle = false;
     for (;;) {
+      if (gathering.failed) throw gathering.error;
       const round = shepherd.cycle(seconds(), plan);
       add(total, round);
       metrics.cycle(round);
@@ -133,6 +139,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
     }
     gatherer.stop('drain');
     await running;
+    if (gathering.failed) throw gathering.error;
     shepherd.merge(seconds(), total);
     if (tty) process.stderr.write('\n');
   } finally {
@@ -140,7 +147,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
     gatherer?.stop('abort');
     // Not yet running (the control socket or the listener failed): run() only closes its files.
     if (running === undefined) await gatherer?.run();
-    await running?.catch(() => undefined);
+    await running;
     await control?.close();
     shepherd.close();
     await listener?.close();

@@ -14,7 +14,8 @@
  * local time zone). --json: one object per record, {file, recno, offset, key,
  * class, value}; longs are numbers when exact, else strings; content bytes are
  * base64, signatures hex. Damage stops the dump with exit 1, naming the file
- * and offset.
+ * and offset; a file with a `.crc` side file is checked against it before a
+ * record is printed, so that a flipped bit inside a value is caught too.
  */
 
 import { closeSync, existsSync, openSync, readdirSync, statSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ioError, SherlockError } from '../common/errors.js';
 import { readAt } from '../common/files.js';
+import { verifyChecksums } from '../common/hadoop-crc.js';
 import { MAP, TEXT, type MapWritable, type Typed } from '../common/hadoop-writables.js';
 import { DATA_FILE, INDEX_FILE, MapFileReader } from '../common/map-file.js';
 import {
@@ -88,8 +90,9 @@ function* sequenceFiles(path: string, given: boolean): Generator<string> {
   }
 }
 
-/** Prints one file's records; false once stdout is gone. */
+/** Prints one file's records; false once stdout is gone. Its `.crc` side file, if any, is checked first, as Hadoop's reader does. */
 function dumpFile(file: string, json: boolean): boolean {
+  verifyChecksums(file);
   const dir = file.endsWith(`/${DATA_FILE}`) ? file.slice(0, -DATA_FILE.length - 1) : undefined;
   const map = dir !== undefined && isMapFile(dir) ? MapFileReader.open(dir) : undefined;
   const reader = map?.data ?? SequenceFileReader.open(file);

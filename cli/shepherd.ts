@@ -19,8 +19,8 @@ import type { ShepherdConfig } from '../shepherd/config.js';
 import { writeRefetch } from '../shepherd/seed-inbox.js';
 import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, takeInboxIfFree, type CycleReport } from '../shepherd/shepherd.js';
-import { readUrls } from '../shepherd/status.js';
-import { URL_STATES } from '../shepherd/urldb.js';
+import { checkUrlDb, readUrls } from '../shepherd/status.js';
+import { URL_STATES, urlDbPath } from '../shepherd/urldb.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { daemon } from './daemon.js';
 import { adminListener, daemonRegistry } from './metrics.js';
@@ -109,6 +109,19 @@ export function registerShepherd(program: Command): void {
         const path = writeRefetch(state, sites);
         const report = takeInboxIfFree(state, loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.shepherd);
         print(report === undefined ? `a running shepherd holds the URL database; it applies ${path} at its next cycle` : `${report.refetched} URLs due now`);
+      }),
+    );
+
+  shepherd
+    .command('verify')
+    .description("SQLite's integrity check of the URL database, each problem with the damaged page's offset; exit 1 on any")
+    .option('--state <dir>', STATE_HELP)
+    .action(
+      action((opts: { state?: string }) => {
+        const problems = checkUrlDb(stateDir(opts));
+        for (const problem of problems) print(problem.describe());
+        print(`${urlDbPath(stateDir(opts))}: ${problems.length === 0 ? 'ok' : `${problems.length} problems`}`);
+        return problems.length === 0 ? 0 : 1;
       }),
     );
 

@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   SHERLOCK_CORRUPT_INDEX: 'corrupt index file',
   /** A Hadoop SequenceFile, MapFile, `.crc` file or Nutch Writable breaks its format at a given offset. */
   SHERLOCK_CORRUPT_HADOOP: 'corrupt Hadoop file',
+  /** The shepherd's SQLite URL database fails SQLite's integrity check (the offset is the damaged page's, when SQLite names one). */
+  SHERLOCK_CORRUPT_URLDB: 'corrupt URL database',
   /** A gzip member inside an archive cannot be inflated. */
   SHERLOCK_CORRUPT_GZIP: 'corrupt gzip',
   /** The gatherer's status snapshot (gather/status.json) is not what it writes. */

@@ -23,7 +23,7 @@
  * disk is refused as a whole with its file and line, never half-imported.
  */
 
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from './errors.js';
@@ -104,6 +104,8 @@ export function writePlan(state: string, entries: readonly PlanEntry[]): string 
     writeSync(fd, data);
     fsyncSync(fd);
   } catch (err) {
+    // A plan cut short (a full disk) is removed, not left in the inbox.
+    rmSync(temp, { force: true });
     throw ioError(err, temp, 'writing');
   } finally {
     if (fd !== undefined) closeSync(fd);

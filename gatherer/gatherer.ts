@@ -27,12 +27,17 @@
  * Status. While it runs, the gatherer rewrites its status snapshot every
  * second (live-status.ts) and marks it stopped as it stops; its metrics
  * (metrics.ts) go into the registry it was opened with.
+ *
+ * A failure of our own (a full disk, a bug) stops it as abort does, and run()
+ * throws it once the files are closed. A queue page that fails its check
+ * quarantines only its host (takeEntry()).
  */
 
 import { setMaxListeners } from 'node:events';
 import type { ArcRecordInput, FramedArcRecord } from '../common/arc-write.js';
 import { BucketObject } from '../common/bucket.js';
 import { md5Hex } from '../common/digest.js';
+import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/metrics.js';
 import { listPlans } from '../common/plan-file.js';
@@ -89,6 +94,8 @@ interface HostRuntime {
   storing: Promise<void>;
   robots?: RobotsPolicy;
   robotsRedirect?: { url: string; hops: number };
+  /** A queue page of the host failed its check: nothing more is taken from it until a restart. */
+  quarantined?: boolean;
 }
 
 export interface RunOptions {
@@ -108,6 +115,8 @@ export class Gatherer {
   /** Hosts without an address yet (awaiting DNS, or failed): the only ones startWork looks at for lookups. */
   private readonly unresolved = new Set<HostRuntime>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** The first internal failure of a unit of work, thrown by run() once everything is closed. */
+  private failure: unknown;
   private readonly aborter = new AbortController();
   private stopping: 'drain' | 'abort' | undefined;
   private paused = false;
@@ -254,6 +263,7 @@ export class Gatherer {
       await this.fetcher.close();
       await this.parser.close();
     }
+    if (this.failure !== undefined) throw this.failure;
   }
 
   /** The status snapshot; `running` false marks it as the last one. A failure is logged, never fatal. */
@@ -315,8 +325,8 @@ export class Gatherer {
         .catch((err: unknown) => {
           // A failure here is ours (disk, a bug), not the site's: stop rather than lose track.
           log.err('gatherer stopping after an internal failure', { host: rt.host.name, problem: err instanceof Error ? err.message : String(err) });
+          this.failure ??= err;
           this.stop('abort');
-          throw err;
         })
         .finally(() => {
           this.inFlight.delete(task);
@@ -398,7 +408,7 @@ export class Gatherer {
         return;
       }
       const host = this.queue.get(rt.host);
-      const entry = this.nextEntry(rt, host);
+      const entry = this.takeEntry(rt, host);
       if (entry === undefined) return;
       const queued = decodeQueued(entry.rest);
       if (queued.notBefore !== undefined && queued.notBefore * 1000 > Date.now()) {
@@ -427,6 +437,22 @@ export class Gatherer {
     } finally {
       release(0);
       this.refresh(rt);
+    }
+  }
+
+  /**
+   * nextEntry(), but a damaged queue page quarantines the host (logged with
+   * the file and offset) instead of stopping the gatherer: the other hosts
+   * go on, and the damaged host's entries stay where they are.
+   */
+  private takeEntry(rt: HostRuntime, host: Host): QueueEntry | undefined {
+    try {
+      return this.nextEntry(rt, host);
+    } catch (err) {
+      if (!isSherlockError(err, 'SHERLOCK_CORRUPT_QUEUE')) throw err;
+      rt.quarantined = true;
+      log.err('damaged queue page: host quarantined until restart', { host: host.name, file: err.place.file, offset: err.place.offset, problem: err.message });
+      return undefined;
     }
   }
 
@@ -673,7 +699,7 @@ export const MAX_UNSTORED_PER_HOST = 4;
 
 /** Whether a host has an entry to fetch now: some not yet out, and room for one more. */
 function hasWork(host: Host, rt: HostRuntime): boolean {
-  return host.queued > rt.taken && rt.taken < MAX_UNSTORED_PER_HOST;
+  return rt.quarantined !== true && host.queued > rt.taken && rt.taken < MAX_UNSTORED_PER_HOST;
 }
 
 function parseWorkers(config: GathererConfig): number {

@@ -5,11 +5,14 @@
  * Counting scans the whole table, a second or two at ten million URLs.
  * readUrls lists every row (`sherlock shepherd dump`, Nutch's readdb -dump);
  * readUrlRows every column of every row in table order, for exports.
+ * checkUrlDb runs SQLite's integrity check (`sherlock shepherd verify`): the
+ * shepherd itself meets damage only in the pages a cycle reads, and then
+ * stops with SQLite's error naming the file; this finds it anywhere.
  */
 
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { ioError } from '../common/errors.js';
+import { ioError, SherlockError } from '../common/errors.js';
 import { lockHolder } from '../common/lock.js';
 import { META, type CycleReport } from './shepherd.js';
 import { countUrls, URL_STATES, urlDbPath, type ResultRow, type UrlDbStats, type UrlState } from './urldb.js';
@@ -115,4 +118,54 @@ export function readShepherdStatus(state: string): ShepherdStatus | undefined {
   } finally {
     db.close();
   }
+}
+
+/**
+ * `PRAGMA integrity_check`, read-only: one SHERLOCK_CORRUPT_URLDB per problem
+ * SQLite lists, placed at the file offset of the page it names. When the
+ * check itself stops at a page too damaged to read, each table is checked on
+ * its own and a failing one is placed at its root page; a file SQLite cannot
+ * open as a database is placed at offset 0.
+ */
+export function checkUrlDb(state: string): SherlockError[] {
+  const file = urlDbPath(state);
+  const corrupt = (message: string, offset: number, cause?: unknown) => new SherlockError('SHERLOCK_CORRUPT_URLDB', message, { file, offset }, { cause });
+  let db: Database.Database | undefined;
+  try {
+    db = openReadOnly(file);
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const check = (table?: string): SherlockError[] =>
+      (db!.pragma(table === undefined ? 'integrity_check' : `integrity_check(${JSON.stringify(table)})`) as { integrity_check: string }[])
+        .map((row) => row.integrity_check.replace(/^\*\*\* in database \w+ \*\*\*\s*/, '').replace(/\s+/g, ' '))
+        .filter((line) => line !== 'ok')
+        .map((line) => {
+          const page = /\bpage (\d+)/i.exec(line);
+          return corrupt(line, page === null ? 0 : (Number(page[1]) - 1) * pageSize);
+        });
+    try {
+      return check();
+    } catch (err) {
+      if (!isCorrupt(err)) throw err;
+      const tables = db.prepare<[], { name: string; rootpage: number }>(`SELECT name, rootpage FROM sqlite_master WHERE type = 'table' AND rootpage > 0`).all();
+      return tables.flatMap(({ name, rootpage }) => {
+        try {
+          return check(name);
+        } catch (tableErr) {
+          if (!isCorrupt(tableErr)) throw tableErr;
+          return [corrupt(`table ${name}: ${(tableErr as Error).message}`, (rootpage - 1) * pageSize, tableErr)];
+        }
+      });
+    }
+  } catch (err) {
+    const sqlite = err instanceof SherlockError ? err.cause : err;
+    if (isCorrupt(sqlite)) return [corrupt((sqlite as Error).message, 0, sqlite)];
+    throw err instanceof SherlockError ? err : ioError(err, file, 'checking the URL database');
+  } finally {
+    db?.close();
+  }
+}
+
+function isCorrupt(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
 }

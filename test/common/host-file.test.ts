@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { appendFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type TestContext } from 'node:test';
 import { isSherlockError } from '../../common/errors.js';
@@ -12,6 +12,7 @@ import {
   queueKeyText,
   reservedQueueKey,
 } from '../../common/host-file.js';
+import { flip } from '../helpers/damage.js';
 import { scratchDir } from '../helpers/paths.js';
 
 function hostFile(t: TestContext): string {
@@ -26,18 +27,6 @@ function withHosts<T>(path: string, body: (hosts: HostFile) => T): T {
     return body(hosts);
   } finally {
     hosts.close();
-  }
-}
-
-function flip(path: string, offset: number): void {
-  const fd = openSync(path, 'r+');
-  try {
-    const byte = Buffer.alloc(1);
-    readSync(fd, byte, 0, 1, offset);
-    byte[0]! ^= 0x04;
-    writeSync(fd, byte, 0, 1, offset);
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -94,13 +83,13 @@ test('a flipped bit in a record stops opening, naming the record offset', (t) =>
   withHosts(path, (hosts) => {
     for (let i = 0; i < 5; i++) hosts.add('http', 80, `h${i}.test`);
   });
-  flip(path, 3 * HOST_RECORD_SIZE + 130);
+  flip(path, 3 * HOST_RECORD_SIZE + 130, 0x04);
   throwsCorrupt(() => HostFile.open(path), path, 3 * HOST_RECORD_SIZE, /host record 3: CRC-32 mismatch/);
 });
 
 test('a damaged header stops opening', (t) => {
   const path = hostFile(t);
-  flip(path, 3);
+  flip(path, 3, 0x04);
   throwsCorrupt(() => HostFile.open(path), path, 0, /not a host file/);
 });
 

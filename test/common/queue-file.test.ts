@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { closeSync, openSync, readSync, statSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import test, { type TestContext } from 'node:test';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { isSherlockError } from '../../common/errors.js';
 import { HOST_RECORD_SIZE } from '../../common/host-file.js';
 import { GatherQueue, MAX_REST_LENGTH, PAGE_SIZE, gatherPaths, type Host, type QueueEntry } from '../../common/queue-file.js';
+import { patch } from '../helpers/damage.js';
 import { scratchDir } from '../helpers/paths.js';
 import { withQueue } from '../helpers/queue-entries.js';
 
@@ -17,15 +18,6 @@ function throwsCorrupt(run: () => unknown, file: string, offset: number, message
     if (message !== undefined) assert.match(err.message, message);
     return true;
   });
-}
-
-function patch(file: string, offset: number, bytes: Buffer): void {
-  const fd = openSync(file, 'r+');
-  try {
-    writeSync(fd, bytes, 0, bytes.length, offset);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function readBytes(file: string, offset: number, length: number): Buffer {

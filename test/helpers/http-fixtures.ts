@@ -13,6 +13,7 @@
 import { once } from 'node:events';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { TestContext } from 'node:test';
 import type { SecureContextOptions, TlsOptions } from 'node:tls';
 
 /** Any return value is ignored; a returned promise that rejects destroys the connection. */
@@ -94,6 +95,17 @@ export async function startFixture(options: FixtureOptions): Promise<Fixture> {
       await closed;
     },
   };
+}
+
+/** One fixture per address, each serving its own `routes()`, closed when the test ends. */
+export async function startFixtures(t: TestContext, addresses: readonly string[], routes: () => Record<string, RouteHandler>): Promise<Fixture[]> {
+  const out: Fixture[] = [];
+  for (const address of addresses) {
+    const fixture = await startFixture({ address, routes: routes() });
+    t.after(() => fixture.close());
+    out.push(fixture);
+  }
+  return out;
 }
 
 /** A port on `address` that nothing listens on (bound once, then released). */
