@@ -84,7 +84,7 @@ function bytesOf(run: SortedRun): number {
 }
 
 /** Indices of `keys` (each below `range`) in key order, equal keys in index order. */
-function stableOrder(keys: Uint32Array, range: number): Uint32Array {
+export function stableOrder(keys: Uint32Array, range: number): Uint32Array {
   const n = keys.length;
   // A counting sort costs the range; for a few records among many words a comparison sort is cheaper.
   if (8 * n < range) return Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
@@ -124,7 +124,7 @@ class MemoryCursor implements RunCursor {
 }
 
 /** A file read front to back through a buffer. */
-class Sequential {
+export class Sequential {
   private readonly buffer: Buffer;
   private start = 0;
   private end = 0;
