@@ -149,6 +149,8 @@ function grow<T extends Growable>(array: T, size: number): T {
 /** Past this many spellings the worker forgets its forms (bounded memory on any corpus). */
 const MAX_SPELLINGS = 1 << 21;
 const GARBAGE = -1;
+/** Link URLs whose fingerprints the worker keeps (target()). */
+const MAX_TARGETS = 1 << 16;
 const META_BIT = 1 << 22;
 const META_TYPE = Object.fromEntries(META_TYPES.map((name, i) => [name, i])) as Record<(typeof META_TYPES)[number], number>;
 const LINK_TYPE_NUMBER = new Map(LINK_TYPES.map((type, i) => [type, i]));
@@ -280,6 +282,7 @@ class Chewer {
   private order = new Uint32Array(4096);
   private checksumWords: string[] = [];
   private readonly builder = new ChainBuilder();
+  private readonly targets = new Map<string, Buffer | undefined>();
   // What the visitors of cutWords need: the text being cut, and the bits or base of its occurrences.
   private text = '';
   private textBits = 0;
@@ -418,15 +421,30 @@ class Chewer {
     this.summaries.length += SUMMARY_SIZE;
   }
 
+  /**
+   * The fingerprint of a link's URL, undefined when it is not one we could
+   * resolve. Pages of a site link the same pages over and over (menus,
+   * navigation), and each anchor needs it twice (Links, RefTexts): the
+   * canonical key and MD5 are made once per URL while the cache holds.
+   */
+  private target(url: string): Buffer | undefined {
+    let target = this.targets.get(url);
+    if (target === undefined && !this.targets.has(url)) {
+      try {
+        target = fingerprint(url);
+      } catch (err) {
+        if (!isSherlockError(err)) throw err;
+      }
+      if (this.targets.size >= MAX_TARGETS) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
+  }
+
   private addLinks(doc: DocumentBody, cardId: number): void {
     for (const link of doc.links) {
-      let target: Buffer;
-      try {
-        target = fingerprint(link.url);
-      } catch (err) {
-        if (isSherlockError(err)) continue; // not an http(s) URL we could ever resolve
-        throw err;
-      }
+      const target = this.target(link.url);
+      if (target === undefined) continue; // not an http(s) URL we could ever resolve
       const at = this.links.reserve(LINK_RECORD);
       target.copy(this.links.data, at);
       this.links.data.writeUInt32LE((cardId | (LINK_TYPE_NUMBER.get(link.type)! << 30)) >>> 0, at + FINGERPRINT_SIZE);
@@ -586,13 +604,8 @@ class Chewer {
   private anchorText(cardId: number, url: string, text: string): void {
     const collapsed = text.replace(/\s+/g, ' ').trim();
     if (collapsed === '') return;
-    let target: Buffer;
-    try {
-      target = fingerprint(url);
-    } catch (err) {
-      if (isSherlockError(err)) return;
-      throw err;
-    }
+    const target = this.target(url);
+    if (target === undefined) return;
     let bytes = Buffer.from(collapsed, 'utf8');
     // Cut at a character boundary: a UTF-16 unit is at most 3 bytes.
     if (bytes.length > MAX_REFTEXT_BYTES) bytes = Buffer.from(collapsed.slice(0, Math.floor(MAX_REFTEXT_BYTES / 3)), 'utf8');

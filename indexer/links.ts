@@ -42,7 +42,7 @@ import type { CardFacts, CardFinder } from './cards.js';
 import { rawId, type Vocabulary } from './lexicon.js';
 import { NOWHERE } from './merge.js';
 import { END } from './runs.js';
-import { POSTING_HEAD, POSTINGS_FORMAT, readPostings, readRefTexts, WorkFileWriter } from './work-files.js';
+import { countedBlocks, POSTING_HEAD, POSTINGS_FORMAT, postingLength, readRefTexts, WorkFileWriter } from './work-files.js';
 
 const DAMPING = 0.85;
 const RANK_ITERATIONS = 20;
@@ -198,7 +198,6 @@ function mergeAnchors(files: { postings: string; out: string }, refs: AnchorRefs
     builder.writeTo(card, record, POSTING_HEAD);
     out.write(record.subarray(0, POSTING_HEAD + size), 1);
   };
-  const head = Buffer.alloc(POSTING_HEAD);
   /** The current card's anchor positions by word, words in the order first met. */
   let byWord = new Map<number, number[]>();
   const take = (card: number): void => {
@@ -230,26 +229,41 @@ function mergeAnchors(files: { postings: string; out: string }, refs: AnchorRefs
   };
   try {
     let current = -1;
-    for (const { word, chain } of readPostings(files.postings)) {
-      const card = chain.readUInt32LE(0) & MAX_CARD_ID;
-      if (card !== current) {
-        flush(current);
-        before(card);
-        current = card;
-        take(card);
+    for (const block of countedBlocks(files.postings, POSTINGS_FORMAT, postingLength)) {
+      // Records that stay as they are go out in stretches, not one by one.
+      let stretch = 0;
+      let stretchRecords = 0;
+      const flushStretch = (end: number): void => {
+        if (end > stretch) out.write(block.subarray(stretch, end), stretchRecords);
+        stretch = end;
+        stretchRecords = 0;
+      };
+      for (let at = 0; at < block.length; ) {
+        const size = block.readUInt32LE(at + 4);
+        const next = at + POSTING_HEAD + size;
+        const card = block.readUInt32LE(at + POSTING_HEAD) & MAX_CARD_ID;
+        if (card !== current) {
+          flushStretch(at);
+          flush(current);
+          before(card);
+          current = card;
+          take(card);
+        }
+        const word = block.readUInt32LE(at);
+        const positions = byWord.size === 0 ? undefined : byWord.get(word);
+        if (positions === undefined) {
+          stretchRecords += 1;
+        } else {
+          flushStretch(at);
+          builder.resume(refsOf(block.subarray(at + POSTING_HEAD, next)));
+          addMetas(positions);
+          write(word, card);
+          byWord.delete(word);
+          stretch = next;
+        }
+        at = next;
       }
-      const positions = byWord.get(word);
-      if (positions === undefined) {
-        head.writeUInt32LE(word, 0);
-        head.writeUInt32LE(chain.length, 4);
-        out.write(head, 0);
-        out.write(chain, 1);
-      } else {
-        builder.resume(refsOf(chain));
-        addMetas(positions);
-        write(word, card);
-        byWord.delete(word);
-      }
+      flushStretch(block.length);
     }
     flush(current);
     before(END);
