@@ -9,12 +9,14 @@ import test from 'node:test';
 import fc from 'fast-check';
 import { isSherlockError } from '../../common/errors.js';
 import {
+  ChainBuilder,
   decodeChains,
   encodeChain,
   encodeChains,
   MAX_CARD_ID,
   MAX_META_POSITION,
   MAX_WORD_POSITION,
+  refsOf,
   WORD_EDGE,
   type Chain,
   type Ref,
@@ -132,6 +134,22 @@ test('any chains within the limits decode to exactly what was encoded', () => {
     fc.property(fc.uniqueArray(fc.integer({ min: 0, max: MAX_CARD_ID }), { maxLength: 6 }), fc.array(refsArbitrary, { minLength: 6, maxLength: 6 }), (ids, refs) => {
       const chains = ids.sort((a, b) => a - b).map((cardId, i) => ({ cardId, refs: refs[i]! }));
       assert.deepEqual(decodeChains(encodeChains(chains)), chains);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('a chain resumed from its refs (refsOf) with meta refs added encodes as the whole chain would; word refs after it are refused', () => {
+  const metaRefs = fc.array(fc.record({ type: fc.integer({ min: 0, max: 5 }), weight: fc.integer({ min: 0, max: 3 }), position: fc.integer({ min: 0, max: MAX_META_POSITION }) }), { minLength: 1, maxLength: 40 });
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: MAX_CARD_ID }), refsArbitrary, metaRefs, (cardId, refs, added) => {
+      const builder = new ChainBuilder();
+      builder.resume(refsOf(encodeChain({ cardId, refs })));
+      for (const m of added) builder.meta(m.type, m.weight, m.position);
+      const out = Buffer.alloc(builder.chainSize);
+      builder.writeTo(cardId, out, 0);
+      assert.deepEqual(out, encodeChain({ cardId, refs: [...refs, ...added.map((m) => meta(m.type, m.weight, m.position))] }));
+      assert.throws(() => builder.word(0, MAX_WORD_POSITION), RangeError);
     }),
     { numRuns: 300 },
   );
