@@ -1,7 +1,8 @@
 /**
  * The anchor refs of the link stage (links.ts), regrouped by target card in
  * bounded memory: each ref is three u32 (card, LexRaw id, meta position),
- * packed into a chunk of a fixed number of bytes; a full chunk is put in card
+ * packed into a chunk that grows up to the memory given (counting what
+ * sorting it takes); a full chunk is put in card
  * order (a stable counting sort, runs.ts stableOrder) and spilled as a run
  * file, `anchors/run-N` in the version directory; the last chunk stays in
  * memory. Reading walks the cards in increasing order and, for each, takes
@@ -20,7 +21,8 @@ import { ioError } from '../common/errors.js';
 import { writeAt } from '../common/files.js';
 import { END, Sequential, stableOrder } from './runs.js';
 
-const REF_BYTES = 12;
+/** Bytes a ref takes while its chunk is sorted: 12 in the chunk, 4 + 4 for the card keys and the order, 12 in the sorted copy. */
+const SORT_BYTES = 32;
 const READ_BUFFER = 1 << 16;
 
 interface Cursor {
@@ -73,19 +75,21 @@ class FileCursor implements Cursor {
 }
 
 export class AnchorRefs {
-  private chunk: Uint32Array;
+  /** Grows by doubling up to `limit` numbers: a small link graph takes little memory. */
+  private chunk = new Uint32Array(3 * 1024);
+  private readonly limit: number;
   private used = 0;
   private readonly files: { path: string; bytes: number }[] = [];
   private cursors: Cursor[] = [];
   private readonly fds: number[] = [];
 
-  /** `cards`: the card ids are below it; `memory`: bytes of the chunk. */
+  /** `cards`: the card ids are below it; `memory`: bytes a chunk may take while it is sorted. */
   constructor(
     private readonly dir: string,
     private readonly cards: number,
     memory: number,
   ) {
-    this.chunk = new Uint32Array(3 * Math.max(1024, Math.floor(memory / REF_BYTES)));
+    this.limit = 3 * Math.max(1024, Math.floor(memory / SORT_BYTES));
   }
 
   /** Run files written so far. */
@@ -94,7 +98,15 @@ export class AnchorRefs {
   }
 
   add(card: number, word: number, position: number): void {
-    if (this.used === this.chunk.length) this.spill();
+    if (this.used === this.chunk.length) {
+      if (this.chunk.length < this.limit) {
+        const grown = new Uint32Array(Math.min(this.limit, 2 * this.chunk.length));
+        grown.set(this.chunk);
+        this.chunk = grown;
+      } else {
+        this.spill();
+      }
+    }
     const { chunk, used } = this;
     chunk[used] = card;
     chunk[used + 1] = word;

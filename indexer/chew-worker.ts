@@ -176,17 +176,20 @@ function urlText(url: string): string {
   }
 }
 
-const EMPTY_SLOT = '';
 const ABSENT = -2;
+/** A free slot's value in Spellings (values are worker words ≥ 0 or GARBAGE). */
+const FREE = -3;
 
 /**
  * Spellings met → worker word, looked up by a stretch of a text (no string
  * made for the lookup): open addressing on an FNV-1a hash of the UTF-16 units.
+ * Each slot's hash and value lie side by side in one array, so a probe
+ * touches one cache line and the spelling itself only when the hashes agree.
  */
 class Spellings {
-  private keys: string[] = new Array<string>(1 << 16).fill(EMPTY_SLOT);
-  private hashes = new Int32Array(1 << 16);
-  private values = new Int32Array(1 << 16);
+  private keys: string[] = new Array<string>(1 << 16);
+  /** Per slot: hash, value (FREE when the slot is free). */
+  private table = new Int32Array(2 << 16).fill(FREE);
   size = 0;
   /** Hash and slot of the last find() that missed: where insert() puts it. */
   private hash = 0;
@@ -196,19 +199,23 @@ class Spellings {
   find(text: string, start: number, end: number): number {
     let h = 0x811c9dc5 | 0;
     for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    const { table } = this;
     const mask = this.keys.length - 1;
     const length = end - start;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const key = this.keys[slot]!;
-      if (key === EMPTY_SLOT) {
+      const value = table[2 * slot + 1]!;
+      if (value === FREE) {
         this.hash = h;
         this.slot = slot;
         return ABSENT;
       }
-      if (this.hashes[slot] === h && key.length === length) {
-        let i = 0;
-        while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) i++;
-        if (i === length) return this.values[slot]!;
+      if (table[2 * slot] === h) {
+        const key = this.keys[slot]!;
+        if (key.length === length) {
+          let i = 0;
+          while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) i++;
+          if (i === length) return value;
+        }
       }
     }
   }
@@ -216,31 +223,31 @@ class Spellings {
   /** Adds the spelling the last find() missed. */
   insert(spelling: string, value: number): void {
     this.keys[this.slot] = spelling;
-    this.hashes[this.slot] = this.hash;
-    this.values[this.slot] = value;
+    this.table[2 * this.slot] = this.hash;
+    this.table[2 * this.slot + 1] = value;
     this.size += 1;
     if (2 * this.size > this.keys.length) this.rehash(2 * this.keys.length);
   }
 
   clear(): void {
-    this.keys.fill(EMPTY_SLOT);
+    this.keys.fill('');
+    this.table.fill(FREE);
     this.size = 0;
   }
 
   private rehash(capacity: number): void {
-    const { keys, hashes, values } = this;
-    this.keys = new Array<string>(capacity).fill(EMPTY_SLOT);
-    this.hashes = new Int32Array(capacity);
-    this.values = new Int32Array(capacity);
+    const { keys, table } = this;
+    this.keys = new Array<string>(capacity);
+    this.table = new Int32Array(2 * capacity).fill(FREE);
     const mask = capacity - 1;
-    keys.forEach((key, old) => {
-      if (key === EMPTY_SLOT) return;
-      let slot = hashes[old]! & mask;
-      while (this.keys[slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
-      this.keys[slot] = key;
-      this.hashes[slot] = hashes[old]!;
-      this.values[slot] = values[old]!;
-    });
+    for (let old = 0; old < keys.length; old++) {
+      if (table[2 * old + 1] === FREE) continue;
+      let slot = table[2 * old]! & mask;
+      while (this.table[2 * slot + 1] !== FREE) slot = (slot + 1) & mask;
+      this.keys[slot] = keys[old]!;
+      this.table[2 * slot] = table[2 * old]!;
+      this.table[2 * slot + 1] = table[2 * old + 1]!;
+    }
   }
 }
 
