@@ -15,11 +15,9 @@
  * build fails).
  */
 
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ioError } from '../common/errors.js';
-import { writeAt } from '../common/files.js';
-import { END, Sequential, stableOrder } from './runs.js';
+import { END, openScratch, Sequential, stableOrder, writeScratch } from './runs.js';
 
 /** Bytes a ref takes while its chunk is sorted: 12 in the chunk, 4 + 4 for the card keys and the order, 12 in the sorted copy. */
 const SORT_BYTES = 32;
@@ -136,17 +134,7 @@ export class AnchorRefs {
     mkdirSync(this.dir, { recursive: true });
     const path = join(this.dir, `run-${String(this.files.length).padStart(5, '0')}`);
     const refs = this.sorted();
-    let fd: number;
-    try {
-      fd = openSync(path, 'w');
-    } catch (err) {
-      throw ioError(err, path, 'creating');
-    }
-    try {
-      writeAt(fd, path, Buffer.from(refs.buffer, refs.byteOffset, refs.byteLength), 0);
-    } finally {
-      closeSync(fd);
-    }
+    writeScratch(path, new Uint8Array(refs.buffer, refs.byteOffset, refs.byteLength));
     this.files.push({ path, bytes: refs.byteLength });
   }
 
@@ -155,12 +143,7 @@ export class AnchorRefs {
     const last = new MemoryCursor(this.sorted());
     this.chunk = new Uint32Array(0);
     this.cursors = this.files.map(({ path, bytes }) => {
-      let fd: number;
-      try {
-        fd = openSync(path, 'r');
-      } catch (err) {
-        throw ioError(err, path, 'opening');
-      }
+      const fd = openScratch(path);
       this.fds.push(fd);
       return new FileCursor(new Sequential(path, fd, bytes, READ_BUFFER));
     });
