@@ -21,9 +21,9 @@
  *              on, a gap of one between two texts, none past the last meta
  *              position (so at most 2,048 per card). The refs are grouped
  *              by card in bounded memory (anchor-refs.ts: packed runs, a
- *              quarter of the memory budget), then merged with Postings into AnchoredPostings: a
- *              word the card has gets the refs appended to its chain, a new
- *              word a chain of its own. AnchoredPostings has the Postings
+ *              quarter of the memory budget), then merged with Postings
+ *              into AnchoredPostings: a word the card has gets the refs
+ *              appended to its chain, a new word a chain of its own. AnchoredPostings has the Postings
  *              layout (work-files.ts) and is what WordIndex is built from.
  *   Feedback   (common/index-feedback.ts) per card its footprint, flags and
  *              weight, published with the version for the shepherd.
