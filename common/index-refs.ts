@@ -110,6 +110,19 @@ export class ChainBuilder {
     this.previous = -1;
   }
 
+  /**
+   * Starts a chain from refs already encoded (those of a chain read back,
+   * refsOf): the meta refs added next go after them; word refs are refused,
+   * as the last word position is not known.
+   */
+  resume(refs: Uint8Array): void {
+    this.used = 0;
+    this.room(refs.length);
+    this.refs.set(refs);
+    this.used = refs.length;
+    this.previous = Number.POSITIVE_INFINITY;
+  }
+
   /** Bytes of the refs so far. */
   get length(): number {
     return this.used;
@@ -199,6 +212,11 @@ export function encodeChain(chain: Chain): Buffer {
 }
 
 // ---------------------------------------------------------------- decoding
+
+/** The refs of the one chain `chain` holds (written by ChainBuilder: its lengths are trusted). */
+export function refsOf(chain: Buffer): Buffer {
+  return chain[3]! >>> 4 !== 0 ? chain.subarray(4) : chain.subarray(decodeVarint(chain, 4).next);
+}
 
 /**
  * A ref packed into one int32 (PackedChains): `line << 7 | meta << 6 |

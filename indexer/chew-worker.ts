@@ -149,6 +149,8 @@ function grow<T extends Growable>(array: T, size: number): T {
 /** Past this many spellings the worker forgets its forms (bounded memory on any corpus). */
 const MAX_SPELLINGS = 1 << 21;
 const GARBAGE = -1;
+/** Link URLs whose fingerprints the worker keeps (target()). */
+const MAX_TARGETS = 1 << 16;
 const META_BIT = 1 << 22;
 const META_TYPE = Object.fromEntries(META_TYPES.map((name, i) => [name, i])) as Record<(typeof META_TYPES)[number], number>;
 const LINK_TYPE_NUMBER = new Map(LINK_TYPES.map((type, i) => [type, i]));
@@ -174,17 +176,20 @@ function urlText(url: string): string {
   }
 }
 
-const EMPTY_SLOT = '';
 const ABSENT = -2;
+/** A free slot's value in Spellings (values are worker words ≥ 0 or GARBAGE). */
+const FREE = -3;
 
 /**
  * Spellings met → worker word, looked up by a stretch of a text (no string
  * made for the lookup): open addressing on an FNV-1a hash of the UTF-16 units.
+ * Each slot's hash and value lie side by side in one array, so a probe
+ * touches one cache line and the spelling itself only when the hashes agree.
  */
 class Spellings {
-  private keys: string[] = new Array<string>(1 << 16).fill(EMPTY_SLOT);
-  private hashes = new Int32Array(1 << 16);
-  private values = new Int32Array(1 << 16);
+  private keys: string[] = new Array<string>(1 << 16);
+  /** Per slot: hash, value (FREE when the slot is free). */
+  private table = new Int32Array(2 << 16).fill(FREE);
   size = 0;
   /** Hash and slot of the last find() that missed: where insert() puts it. */
   private hash = 0;
@@ -194,19 +199,23 @@ class Spellings {
   find(text: string, start: number, end: number): number {
     let h = 0x811c9dc5 | 0;
     for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    const { table } = this;
     const mask = this.keys.length - 1;
     const length = end - start;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const key = this.keys[slot]!;
-      if (key === EMPTY_SLOT) {
+      const value = table[2 * slot + 1]!;
+      if (value === FREE) {
         this.hash = h;
         this.slot = slot;
         return ABSENT;
       }
-      if (this.hashes[slot] === h && key.length === length) {
-        let i = 0;
-        while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) i++;
-        if (i === length) return this.values[slot]!;
+      if (table[2 * slot] === h) {
+        const key = this.keys[slot]!;
+        if (key.length === length) {
+          let i = 0;
+          while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) i++;
+          if (i === length) return value;
+        }
       }
     }
   }
@@ -214,31 +223,31 @@ class Spellings {
   /** Adds the spelling the last find() missed. */
   insert(spelling: string, value: number): void {
     this.keys[this.slot] = spelling;
-    this.hashes[this.slot] = this.hash;
-    this.values[this.slot] = value;
+    this.table[2 * this.slot] = this.hash;
+    this.table[2 * this.slot + 1] = value;
     this.size += 1;
     if (2 * this.size > this.keys.length) this.rehash(2 * this.keys.length);
   }
 
   clear(): void {
-    this.keys.fill(EMPTY_SLOT);
+    this.keys.fill('');
+    this.table.fill(FREE);
     this.size = 0;
   }
 
   private rehash(capacity: number): void {
-    const { keys, hashes, values } = this;
-    this.keys = new Array<string>(capacity).fill(EMPTY_SLOT);
-    this.hashes = new Int32Array(capacity);
-    this.values = new Int32Array(capacity);
+    const { keys, table } = this;
+    this.keys = new Array<string>(capacity);
+    this.table = new Int32Array(2 * capacity).fill(FREE);
     const mask = capacity - 1;
-    keys.forEach((key, old) => {
-      if (key === EMPTY_SLOT) return;
-      let slot = hashes[old]! & mask;
-      while (this.keys[slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
-      this.keys[slot] = key;
-      this.hashes[slot] = hashes[old]!;
-      this.values[slot] = values[old]!;
-    });
+    for (let old = 0; old < keys.length; old++) {
+      if (table[2 * old + 1] === FREE) continue;
+      let slot = table[2 * old]! & mask;
+      while (this.table[2 * slot + 1] !== FREE) slot = (slot + 1) & mask;
+      this.keys[slot] = keys[old]!;
+      this.table[2 * slot] = table[2 * old]!;
+      this.table[2 * slot + 1] = table[2 * old + 1]!;
+    }
   }
 }
 
@@ -280,6 +289,7 @@ class Chewer {
   private order = new Uint32Array(4096);
   private checksumWords: string[] = [];
   private readonly builder = new ChainBuilder();
+  private readonly targets = new Map<string, Buffer | undefined>();
   // What the visitors of cutWords need: the text being cut, and the bits or base of its occurrences.
   private text = '';
   private textBits = 0;
@@ -418,15 +428,30 @@ class Chewer {
     this.summaries.length += SUMMARY_SIZE;
   }
 
+  /**
+   * The fingerprint of a link's URL, undefined when it is not one we could
+   * resolve. Pages of a site link the same pages over and over (menus,
+   * navigation), and each anchor needs it twice (Links, RefTexts): the
+   * canonical key and MD5 are made once per URL while the cache holds.
+   */
+  private target(url: string): Buffer | undefined {
+    let target = this.targets.get(url);
+    if (target === undefined && !this.targets.has(url)) {
+      try {
+        target = fingerprint(url);
+      } catch (err) {
+        if (!isSherlockError(err)) throw err;
+      }
+      if (this.targets.size >= MAX_TARGETS) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
+  }
+
   private addLinks(doc: DocumentBody, cardId: number): void {
     for (const link of doc.links) {
-      let target: Buffer;
-      try {
-        target = fingerprint(link.url);
-      } catch (err) {
-        if (isSherlockError(err)) continue; // not an http(s) URL we could ever resolve
-        throw err;
-      }
+      const target = this.target(link.url);
+      if (target === undefined) continue; // not an http(s) URL we could ever resolve
       const at = this.links.reserve(LINK_RECORD);
       target.copy(this.links.data, at);
       this.links.data.writeUInt32LE((cardId | (LINK_TYPE_NUMBER.get(link.type)! << 30)) >>> 0, at + FINGERPRINT_SIZE);
@@ -586,13 +611,8 @@ class Chewer {
   private anchorText(cardId: number, url: string, text: string): void {
     const collapsed = text.replace(/\s+/g, ' ').trim();
     if (collapsed === '') return;
-    let target: Buffer;
-    try {
-      target = fingerprint(url);
-    } catch (err) {
-      if (isSherlockError(err)) return;
-      throw err;
-    }
+    const target = this.target(url);
+    if (target === undefined) return;
     let bytes = Buffer.from(collapsed, 'utf8');
     // Cut at a character boundary: a UTF-16 unit is at most 3 bytes.
     if (bytes.length > MAX_REFTEXT_BYTES) bytes = Buffer.from(collapsed.slice(0, Math.floor(MAX_REFTEXT_BYTES / 3)), 'utf8');

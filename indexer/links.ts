@@ -19,28 +19,30 @@
  *              with text becomes meta refs of type `ext` (anchor text) in the
  *              target's chains, from the target's first free meta position
  *              on, a gap of one between two texts, none past the last meta
- *              position (so at most 2,048 per card). The refs are sorted by
- *              card in an external sort (lines, a quarter of the memory
- *              budget), then merged with Postings into AnchoredPostings: a
- *              word the card has gets the refs appended to its chain, a new
- *              word a chain of its own. AnchoredPostings has the Postings
+ *              position (so at most 2,048 per card). The refs are grouped
+ *              by card in bounded memory (anchor-refs.ts: packed runs, a
+ *              quarter of the memory budget), then merged with Postings
+ *              into AnchoredPostings: a word the card has gets the refs
+ *              appended to its chain, a new word a chain of its own. AnchoredPostings has the Postings
  *              layout (work-files.ts) and is what WordIndex is built from.
  *   Feedback   (common/index-feedback.ts) per card its footprint, flags and
  *              weight, published with the version for the shepherd.
  */
 
-import { ExternalSorter } from '../common/external-sort.js';
+import { join } from 'node:path';
 import { META_TYPES } from '../common/doc-body.js';
 import { CARD_FLAG } from '../common/index-cardinfo.js';
 import { FeedbackWriter, FOOTPRINT_SIZE } from '../common/index-feedback.js';
 import { readLinks } from '../common/index-fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
-import { decodeChains, encodeChain, MAX_CARD_ID, MAX_META_POSITION, type MetaRef } from '../common/index-refs.js';
-import { words } from '../common/words.js';
+import { ChainBuilder, MAX_CARD_ID, MAX_META_POSITION, refsOf } from '../common/index-refs.js';
+import { cutWords, exactForm, plainForm, type RawKind } from '../common/words.js';
+import { AnchorRefs } from './anchor-refs.js';
 import type { CardFacts, CardFinder } from './cards.js';
 import { rawId, type Vocabulary } from './lexicon.js';
 import { NOWHERE } from './merge.js';
-import { POSTING_HEAD, POSTINGS_FORMAT, readPostings, readRefTexts, WorkFileWriter } from './work-files.js';
+import { END } from './runs.js';
+import { countedBlocks, POSTING_HEAD, POSTINGS_FORMAT, postingLength, readRefTexts, WorkFileWriter } from './work-files.js';
 
 const DAMPING = 0.85;
 const RANK_ITERATIONS = 20;
@@ -111,16 +113,14 @@ export function staticWeights(rank: Float64Array, merges: Uint32Array, flags: Ui
   return Uint8Array.from(classRank, (r) => Math.min(255, Math.round(WEIGHT_SCALE * Math.log2(1 + (r * cards) / BASE_RANK))));
 }
 
-/** Fixed-width hex: sorted lines compare as the numbers. */
-function hex(value: number, digits: number): string {
-  return value.toString(16).padStart(digits, '0');
-}
-
 export interface AnchorReport {
   /** Anchor texts attached, and the Postings records written. */
   anchors: number;
   postings: number;
 }
+
+/** Vocabulary numbers of the spellings met in anchor texts (GARBAGE: too long in UTF-8), so each is formed once. */
+const GARBAGE = -1;
 
 /**
  * Attaches the anchor texts of `files.refTexts` to their targets, adding
@@ -137,103 +137,139 @@ export function attachAnchors(
 ): AnchorReport {
   const { flags } = facts;
   const nextMeta = Uint16Array.from(facts.metaEnds);
-  const sorter = new ExternalSorter({ memoryBudget: Math.max(1 << 16, Math.floor(budget / 4)), tmpDir: files.sortDir });
+  const refs = new AnchorRefs(join(files.sortDir, 'anchors'), flags.length, Math.max(1 << 16, Math.floor(budget / 4)));
+  const spellings = new Map<string, number>();
   let anchors = 0;
-  for (const ref of readRefTexts(files.refTexts)) {
-    const found = finder.find(ref.target);
-    const landed = found < 0 ? NOWHERE : landing(found, flags, merges);
-    // An empty card's Merges entry is its redirect's end, any other card's its class's primary.
-    const target = landed === NOWHERE ? NOWHERE : merges[landed]!;
-    if (target === NOWHERE || (flags[target]! & CARD_FLAG.empty) !== 0 || merges[ref.source] === target || target === ref.source) continue;
-    const base = nextMeta[target]!;
-    let last = -1;
-    for (const word of words(ref.text)) {
-      const position = base + word.position;
-      if (position > MAX_META_POSITION) break;
-      last = word.position;
-      if (Buffer.byteLength(word.exact, 'utf8') > MAX_WORD_BYTES) continue;
-      const n = vocabulary.add(word.exact, word.plain);
-      vocabulary.frequency[n]! += 1;
-      sorter.add(`${hex(target, 8)}${hex(rawId(n), 8)}${hex(position, 4)}`);
+  let text = '';
+  let target = 0;
+  let base = 0;
+  let last = -1;
+  const visit = (start: number, end: number, kind: RawKind, position: number): void => {
+    if (kind === 'garbage') return;
+    const at = base + position;
+    if (at > MAX_META_POSITION) return;
+    last = position;
+    const spelling = text.slice(start, end);
+    let n = spellings.get(spelling);
+    if (n === undefined) {
+      const exact = exactForm(spelling);
+      n = Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES ? GARBAGE : vocabulary.add(exact, plainForm(exact));
+      spellings.set(spelling, n);
     }
-    if (last >= 0) {
-      nextMeta[target] = Math.min(MAX_META_POSITION + 1, base + last + 2);
-      anchors += 1;
-    }
-  }
-  return { anchors, postings: mergeAnchors(files, sorter) };
-}
-
-interface AnchorRef {
-  card: number;
-  word: number;
-  position: number;
-}
-
-function* anchorRefs(sorter: ExternalSorter): Generator<AnchorRef> {
-  for (const line of sorter.sorted()) yield { card: parseInt(line.slice(0, 8), 16), word: parseInt(line.slice(8, 16), 16), position: parseInt(line.slice(16), 16) };
-}
-
-/** Postings and the sorted anchor refs, merged card by card into `files.out`; returns its records. */
-function mergeAnchors(files: { postings: string; out: string }, sorter: ExternalSorter): number {
-  const out = new WorkFileWriter(files.out, POSTINGS_FORMAT);
-  const refs = anchorRefs(sorter);
-  let pending = refs.next();
-  const head = Buffer.alloc(POSTING_HEAD);
-  const write = (word: number, chain: Buffer): void => {
-    head.writeUInt32LE(word, 0);
-    head.writeUInt32LE(chain.length, 4);
-    out.write(head, 0);
-    out.write(chain, 1);
+    if (n === GARBAGE) return;
+    vocabulary.frequency[n]! += 1;
+    refs.add(target, rawId(n), at);
   };
-  const metaRef = (position: number): MetaRef => ({ kind: 'meta', type: EXT, weight: 0, position });
-  /** The anchor refs of `card`, by word. */
-  const take = (card: number): Map<number, MetaRef[]> => {
-    const byWord = new Map<number, MetaRef[]>();
-    while (!pending.done && pending.value.card === card) {
-      const { word, position } = pending.value;
-      byWord.set(word, [...(byWord.get(word) ?? []), metaRef(position)]);
-      pending = refs.next();
+  try {
+    for (const ref of readRefTexts(files.refTexts)) {
+      const found = finder.find(ref.target);
+      const landed = found < 0 ? NOWHERE : landing(found, flags, merges);
+      // An empty card's Merges entry is its redirect's end, any other card's its class's primary.
+      target = landed === NOWHERE ? NOWHERE : merges[landed]!;
+      if (target === NOWHERE || (flags[target]! & CARD_FLAG.empty) !== 0 || merges[ref.source] === target || target === ref.source) continue;
+      text = ref.text;
+      base = nextMeta[target]!;
+      last = -1;
+      // Positions past the last meta position stop the text (cutWords goes on, the visitor drops them).
+      cutWords(text, visit);
+      if (last >= 0) {
+        nextMeta[target] = Math.min(MAX_META_POSITION + 1, base + last + 2);
+        anchors += 1;
+      }
     }
-    return byWord;
+    refs.finish();
+    return { anchors, postings: mergeAnchors(files, refs) };
+  } finally {
+    refs.remove();
+  }
+}
+
+/** Postings and the anchor refs, merged card by card into `files.out`; returns its records. */
+function mergeAnchors(files: { postings: string; out: string }, refs: AnchorRefs): number {
+  const out = new WorkFileWriter(files.out, POSTINGS_FORMAT);
+  const builder = new ChainBuilder();
+  let record = Buffer.allocUnsafe(1024);
+  /** Writes the builder's chain of `card` as a record of `word`. */
+  const write = (word: number, card: number): void => {
+    const size = builder.chainSize;
+    if (POSTING_HEAD + size > record.length) record = Buffer.allocUnsafe(2 * (POSTING_HEAD + size));
+    record.writeUInt32LE(word, 0);
+    record.writeUInt32LE(size, 4);
+    builder.writeTo(card, record, POSTING_HEAD);
+    out.write(record.subarray(0, POSTING_HEAD + size), 1);
+  };
+  /** The current card's anchor positions by word, words in the order first met. */
+  let byWord = new Map<number, number[]>();
+  const take = (card: number): void => {
+    byWord = new Map();
+    refs.take(card, (word, position) => {
+      const positions = byWord.get(word);
+      if (positions === undefined) byWord.set(word, [position]);
+      else positions.push(position);
+    });
+  };
+  const addMetas = (positions: number[]): void => {
+    for (const position of positions) builder.meta(EXT, 0, position);
   };
   /** Chains of their own for the words left in `byWord`. */
-  const flush = (card: number, byWord: Map<number, MetaRef[]>): void => {
-    for (const [word, metas] of byWord) write(word, encodeChain({ cardId: card, refs: metas }));
+  const flush = (card: number): void => {
+    for (const [word, positions] of byWord) {
+      builder.reset();
+      addMetas(positions);
+      write(word, card);
+    }
+    byWord.clear();
   };
   /** Every anchor card before `card` that has no postings. */
   const before = (card: number): void => {
-    while (!pending.done && pending.value.card < card) {
-      const alone = pending.value.card;
-      flush(alone, take(alone));
+    for (let alone = refs.nextCard(); alone < card; alone = refs.nextCard()) {
+      take(alone);
+      flush(alone);
     }
   };
   try {
     let current = -1;
-    let byWord = new Map<number, MetaRef[]>();
-    for (const { word, chain } of readPostings(files.postings)) {
-      const card = chain.readUInt32LE(0) & MAX_CARD_ID;
-      if (card !== current) {
-        flush(current, byWord);
-        before(card);
-        current = card;
-        byWord = take(card);
+    for (const block of countedBlocks(files.postings, POSTINGS_FORMAT, postingLength)) {
+      // Records that stay as they are go out in stretches, not one by one.
+      let stretch = 0;
+      let stretchRecords = 0;
+      const flushStretch = (end: number): void => {
+        if (end > stretch) out.write(block.subarray(stretch, end), stretchRecords);
+        stretch = end;
+        stretchRecords = 0;
+      };
+      for (let at = 0; at < block.length; ) {
+        const size = block.readUInt32LE(at + 4);
+        const next = at + POSTING_HEAD + size;
+        const card = block.readUInt32LE(at + POSTING_HEAD) & MAX_CARD_ID;
+        if (card !== current) {
+          flushStretch(at);
+          flush(current);
+          before(card);
+          current = card;
+          take(card);
+        }
+        const word = block.readUInt32LE(at);
+        const positions = byWord.size === 0 ? undefined : byWord.get(word);
+        if (positions === undefined) {
+          stretchRecords += 1;
+        } else {
+          flushStretch(at);
+          builder.resume(refsOf(block.subarray(at + POSTING_HEAD, next)));
+          addMetas(positions);
+          write(word, card);
+          byWord.delete(word);
+          stretch = next;
+        }
+        at = next;
       }
-      const metas = byWord.get(word);
-      if (metas === undefined) {
-        write(word, chain);
-      } else {
-        const [decoded] = decodeChains(chain);
-        write(word, encodeChain({ cardId: card, refs: [...decoded!.refs, ...metas] }));
-        byWord.delete(word);
-      }
+      flushStretch(block.length);
     }
-    flush(current, byWord);
-    before(Infinity);
+    flush(current);
+    before(END);
     out.finish();
   } catch (err) {
     out.abort();
-    sorter.discard();
     throw err;
   }
   return out.records;

@@ -84,7 +84,7 @@ function bytesOf(run: SortedRun): number {
 }
 
 /** Indices of `keys` (each below `range`) in key order, equal keys in index order. */
-function stableOrder(keys: Uint32Array, range: number): Uint32Array {
+export function stableOrder(keys: Uint32Array, range: number): Uint32Array {
   const n = keys.length;
   // A counting sort costs the range; for a few records among many words a comparison sort is cheaper.
   if (8 * n < range) return Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
@@ -123,8 +123,32 @@ class MemoryCursor implements RunCursor {
   }
 }
 
+/** Writes a scratch file (a spilled run) whole: no fsync, it does not outlive the build. */
+export function writeScratch(path: string, bytes: Uint8Array): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'w');
+  } catch (err) {
+    throw ioError(err, path, 'creating');
+  }
+  try {
+    writeAt(fd, path, bytes, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens a scratch file for reading. */
+export function openScratch(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (err) {
+    throw ioError(err, path, 'opening');
+  }
+}
+
 /** A file read front to back through a buffer. */
-class Sequential {
+export class Sequential {
   private readonly buffer: Buffer;
   private start = 0;
   private end = 0;
@@ -239,30 +263,14 @@ export class Runs {
     const data = join(this.dir, `run-${String(this.files).padStart(5, '0')}`);
     const index = `${data}.idx`;
     const pairs = Buffer.from(run.index.buffer, run.index.byteOffset, run.index.byteLength);
-    for (const [path, bytes] of [[data, run.data] as const, [index, pairs] as const]) {
-      let fd: number;
-      try {
-        fd = openSync(path, 'w');
-      } catch (err) {
-        throw ioError(err, path, 'creating');
-      }
-      try {
-        writeAt(fd, path, bytes, 0);
-      } finally {
-        closeSync(fd);
-      }
-    }
+    writeScratch(data, run.data);
+    writeScratch(index, pairs);
     this.files += 1;
     return { data, index, sizes: [run.data.length, pairs.length] };
   }
 
   private open(path: string, size: number, bufferSize: number): Sequential {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (err) {
-      throw ioError(err, path, 'opening');
-    }
+    const fd = openScratch(path);
     this.fds.push(fd);
     return new Sequential(path, fd, size, bufferSize);
   }

@@ -5,12 +5,14 @@
  *
  * Memory. Postings are read in chunks of a quarter of `indexer.memory_budget`
  * (at most 2 MiB, at least 16 KiB), each sorted into a run (runs.ts); runs
- * stay in memory up to half the budget, older ones are spilled to disk; the
- * merge reads spilled runs through two buffers each, sharing a quarter of
- * the budget (at least 16 KiB each). Chains are streamed into WordIndex
- * (index-chains.ts beginEntry/writeChains), never a word's whole list. So
- * the postings, which grow with the text, never take more than the budget;
- * besides it the stage holds a few numbers per distinct word.
+ * stay in memory up to a quarter of the budget, older ones are spilled to
+ * disk; the merge reads spilled runs through two buffers each, sharing a
+ * quarter of the budget (at least 16 KiB each). Chains are streamed into
+ * WordIndex (index-chains.ts beginEntry/writeChains), never a word's whole
+ * list. So the postings, which grow with the text, never take more than half
+ * the budget, leaving the other half to what the build holds per card and
+ * per word and to the JavaScript heap; besides it the stage holds a few
+ * numbers per distinct word.
  *
  * StringIndex strings are few per card (three keys of 16 bytes each with the
  * card id, collected by the chewer) and are sorted in memory.
@@ -46,7 +48,7 @@ export interface WordIndexReport {
 export function writeWordIndex(postingsFile: string, wordIndexFile: string, order: LexiconOrder, budget: number, runDir: string): WordIndexReport {
   const words = order.rank.length;
   const sizes = new Float64Array(words);
-  const runs = new Runs(runDir, Math.floor(budget / 2));
+  const runs = new Runs(runDir, Math.floor(budget / 4));
   const postings = IndexFileReader.open(postingsFile, POSTINGS_FORMAT);
   let count = 0;
   try {

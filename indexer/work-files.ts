@@ -168,20 +168,25 @@ export function refTextLength(data: Buffer, at: number): number {
   return at + REFTEXT_HEAD > data.length ? -1 : REFTEXT_HEAD + data.readUInt16LE(at + 16);
 }
 
-/** Every record of a file of variable records, as views into its blocks; the count is checked. */
-function* variableRecords(path: string, format: IndexFormat, recordLength: (data: Buffer, at: number) => number): IterableIterator<Buffer> {
+/** The blocks of whole records (recordBlocks) of a file of variable records; the count is checked after the last. */
+export function* countedBlocks(path: string, format: IndexFormat, recordLength: (data: Buffer, at: number) => number): IterableIterator<Buffer> {
   const file = IndexFileReader.open(path, format);
   try {
     let seen = 0;
     for (const block of recordBlocks(file, 1 << 20, recordLength)) {
-      for (let at = 0; at < block.length; at += recordLength(block, at)) {
-        seen += 1;
-        yield block.subarray(at, at + recordLength(block, at));
-      }
+      for (let at = 0; at < block.length; at += recordLength(block, at)) seen += 1;
+      yield block;
     }
     if (seen !== file.fields[0]) throw file.corrupt(file.bodyLength, `${seen} records found, the header says ${file.fields[0]}`);
   } finally {
     file.close();
+  }
+}
+
+/** Every record of a file of variable records, as views into its blocks; the count is checked. */
+function* variableRecords(path: string, format: IndexFormat, recordLength: (data: Buffer, at: number) => number): IterableIterator<Buffer> {
+  for (const block of countedBlocks(path, format, recordLength)) {
+    for (let at = 0; at < block.length; at += recordLength(block, at)) yield block.subarray(at, at + recordLength(block, at));
   }
 }
 

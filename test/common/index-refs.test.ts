@@ -9,6 +9,7 @@ import test from 'node:test';
 import fc from 'fast-check';
 import { isSherlockError } from '../../common/errors.js';
 import {
+  ChainBuilder,
   decodeChains,
   encodeChain,
   encodeChains,
@@ -17,6 +18,7 @@ import {
   MAX_WORD_POSITION,
   META_LINE,
   PACKED_CODE_BITS,
+  refsOf,
   WORD_EDGE,
   ChainDecoder,
   packRef,
@@ -172,6 +174,22 @@ test('a packed ref sorts by its line: word positions, the edge, then metas', () 
   assert.equal(line(meta(5, 3, MAX_META_POSITION)), META_LINE + MAX_META_POSITION);
   const refs = [meta(0, 0, 0), word(1, WORD_EDGE), word(5, 2), meta(3, 1, 1), word(0, 0)];
   assert.deepEqual([...Int32Array.from(refs, packRef).sort()].map(unpackRef), [word(0, 0), word(5, 2), word(1, WORD_EDGE), meta(0, 0, 0), meta(3, 1, 1)]);
+});
+
+test('a chain resumed from its refs (refsOf) with meta refs added encodes as the whole chain would; word refs after it are refused', () => {
+  const metaRefs = fc.array(fc.record({ type: fc.integer({ min: 0, max: 5 }), weight: fc.integer({ min: 0, max: 3 }), position: fc.integer({ min: 0, max: MAX_META_POSITION }) }), { minLength: 1, maxLength: 40 });
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: MAX_CARD_ID }), refsArbitrary, metaRefs, (cardId, refs, added) => {
+      const builder = new ChainBuilder();
+      builder.resume(refsOf(encodeChain({ cardId, refs })));
+      for (const m of added) builder.meta(m.type, m.weight, m.position);
+      const out = Buffer.alloc(builder.chainSize);
+      builder.writeTo(cardId, out, 0);
+      assert.deepEqual(out, encodeChain({ cardId, refs: [...refs, ...added.map((m) => meta(m.type, m.weight, m.position))] }));
+      assert.throws(() => builder.word(0, MAX_WORD_POSITION), RangeError);
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('a chain cut at any byte is refused, naming the offset', () => {
