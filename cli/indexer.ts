@@ -12,9 +12,11 @@
 
 import type { Command } from 'commander';
 import { logger } from '../common/log.js';
+import { IndexerMetrics } from '../indexer/metrics.js';
 import { Rebuilder } from '../indexer/rebuild.js';
 import { STATE_HELP, action, stateDir } from './command.js';
 import { daemon } from './daemon.js';
+import { adminListener, daemonRegistry } from './metrics.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('indexer');
@@ -31,13 +33,20 @@ export function registerIndexer(program: Command): void {
         const globals = cmd.optsWithGlobals<GlobalOptions>();
         const state = stateDir(opts);
         const config = loadSettings(globals).config;
+        const registry = daemonRegistry();
+        const metrics = new IndexerMetrics(registry);
+        const listener = await adminListener(registry, config.indexer.admin_listen, 'indexer.admin_listen');
         let d: ReturnType<typeof daemon> | undefined;
         const rebuilder = new Rebuilder({
           state,
           config: config.indexer,
           logLevel: config.log.level,
           onStatus: (text) => d?.status(text),
-          onBuilt: (report) => log.notice('index version published', { version: report.version, cards: report.cards, seconds: report.seconds.toFixed(1) }),
+          onBuilt: (report) => {
+            metrics.built(report);
+            log.notice('index version published', { version: report.version, cards: report.cards, seconds: report.seconds.toFixed(1) });
+          },
+          onFailed: (seconds) => metrics.failed(seconds),
         });
         d = daemon({
           stop(signal, count) {
@@ -55,6 +64,7 @@ export function registerIndexer(program: Command): void {
           await running;
         } finally {
           d.close();
+          await listener?.close();
         }
         log.notice('indexer stopped');
       }),

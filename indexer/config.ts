@@ -6,6 +6,7 @@
 
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
+import { adminListen } from '../common/metrics-listener.js';
 
 export const indexerConfig = z
   .object({
@@ -31,6 +32,8 @@ export const indexerConfig = z
     rebuild_interval: duration().prefault('1h'),
     /** How often the daemon looks at the bucket file. */
     poll_interval: duration({ min: '100ms' }).prefault('10s'),
+    /** Loopback HOST:PORT serving /metrics for `indexer run`; "" serves none. */
+    admin_listen: adminListen(),
   })
   .refine((c) => c.signature_threshold <= c.signatures, { message: 'signature_threshold must not exceed signatures', path: ['signature_threshold'] })
   .strict();

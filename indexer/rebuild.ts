@@ -38,6 +38,8 @@ export interface RebuilderOptions {
   onStatus?: (text: string) => void;
   /** Each published version. */
   onBuilt?: (report: BuildReport) => void;
+  /** Each failed build (not one abandoned on stop), after how many seconds. */
+  onFailed?: (seconds: number) => void;
 }
 
 export class Rebuilder {
@@ -112,6 +114,11 @@ export class Rebuilder {
     log.notice('building an index version');
     this.options.onStatus?.('building: starting');
     let built = false;
+    const started = Date.now();
+    const failed = (problem: string): void => {
+      log.err('index build failed; current version kept', { problem });
+      this.options.onFailed?.((Date.now() - started) / 1000);
+    };
     return new Promise((resolve) => {
       worker.on('message', (message: BuildMessage) => {
         if (message.kind === 'progress') {
@@ -122,10 +129,10 @@ export class Rebuilder {
         } else if (message.code === 'SHERLOCK_ABORTED') {
           log.notice('build abandoned: stopping');
         } else {
-          log.err('index build failed; current version kept', { problem: message.message });
+          failed(message.message);
         }
       });
-      worker.on('error', (err) => log.err('index build failed; current version kept', { problem: err.stack ?? err.message }));
+      worker.on('error', (err) => failed(err.stack ?? err.message));
       worker.on('exit', () => {
         this.build = undefined;
         resolve(built);
