@@ -15,7 +15,8 @@
  * `allowNetworks` lets chosen private networks through (an intranet) while
  * the rest stays refused. The check applies to every address connected to:
  * a plan's host, a robots.txt redirect's host, a redirect target the shepherd
- * plans later, and an IPv4 address written as IPv6 (`::ffff:127.0.0.1`).
+ * plans later, and an IPv4 address carried inside IPv6 (mapped
+ * `::ffff:127.0.0.1`, NAT64 `64:ff9b::7f00:1`, 6to4 `2002:7f00:1::`).
  */
 
 import { lookup } from 'node:dns/promises';
@@ -46,8 +47,9 @@ for (const [net, prefix] of [
   NOT_PUBLIC.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible addresses (deprecated) and Teredo: refused whole.
+  ['::', 96],
+  ['2001::', 32],
   ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001:db8::', 32],
@@ -62,9 +64,40 @@ for (const [net, prefix] of [
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (v4mapped !== null) return isPublicAddress(v4mapped[1]!);
+  if (family === 6) {
+    const inside = embeddedIpv4(address);
+    if (inside !== undefined) return isPublicAddress(inside);
+  }
   return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The IPv4 address an IPv6 one carries where a packet would reach it: mapped
+ * (::ffff:0:0/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16); undefined for
+ * any other.
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const h = hextets(address);
+  const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  if (h[0] === 0 && h[1] === 0 && h[2] === 0 && h[3] === 0 && h[4] === 0 && h[5] === 0xffff) return v4(h[6]!, h[7]!);
+  if (h[0] === 0x64 && h[1] === 0xff9b && h[2] === 0 && h[3] === 0 && h[4] === 0 && h[5] === 0) return v4(h[6]!, h[7]!);
+  if (h[0] === 0x2002) return v4(h[1]!, h[2]!);
+  return undefined;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (a zone is ignored; a dotted tail is two groups). */
+function hextets(address: string): number[] {
+  let text = address.split('%')[0]!;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const groups = (part: string | undefined): number[] => (part === undefined || part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const front = groups(head);
+  const back = groups(tail);
+  return tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
 /** A URL host as the resolver wants it: IPv6 literals lose their brackets. */

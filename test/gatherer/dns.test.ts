@@ -103,6 +103,20 @@ test('isPublicAddress: public v4 and v6 addresses pass, special-purpose ranges d
     ['::ffff:192.168.1.1', false],
     ['::ffff:7f00:1', false],
     ['::ffff:a00:1', false],
+    ['::ffff:101:101', true],
+    // IPv4 inside IPv6 where it would be reached: NAT64 and 6to4 carry it
+    // (public only when it is), IPv4-compatible (deprecated) and Teredo are refused whole
+    ['64:ff9b::7f00:1', false],
+    ['64:ff9b::10.0.0.1', false],
+    ['64:ff9b::808:808', true],
+    ['2002:7f00:1::1', false],
+    ['2002:c0a8:101::', false],
+    ['2002:808:808::1', true],
+    ['::7f00:1', false],
+    ['::127.0.0.1', false],
+    ['::808:808', false],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false],
+    ['fe80::1%eth0', false],
     // not addresses at all
     ['', false],
     ['localhost', false],
