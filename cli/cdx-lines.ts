@@ -1,0 +1,112 @@
+/**
+ * The CDX or CDXJ lines of many ARC files for `export cdx`, one worker thread
+ * per file when there are several files and cores (cli/cdx-worker.ts), inline
+ * otherwise. Reading, inflating, digesting and SURT keys are nearly all of the
+ * export's CPU time (docs/benchmarks.md), and the files are independent; the
+ * caller's thread keeps only the sort. Lines come in batches of about 256 KiB
+ * (one string, lines ended by LF) in no fixed order across files, which the
+ * byte sort makes irrelevant.
+ *
+ * Errors keep their SherlockError code and place across the thread boundary;
+ * the first one stops every worker. In lenient mode each problem is reported
+ * as it comes (so problems of different files may interleave).
+ */
+
+import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { readArc } from '../common/arc-read.js';
+import { cdxFields, formatCdx, formatCdxj } from '../common/cdx.js';
+import { SherlockError, type ErrorCode, type ErrorPlace } from '../common/errors.js';
+
+export type CdxFormat = 'cdx' | 'cdxj';
+
+export interface CdxJob {
+  path: string;
+  format: CdxFormat;
+  lenient: boolean;
+}
+
+/** A SherlockError as it crosses a thread boundary. */
+export interface ErrorMessage {
+  code: ErrorCode;
+  message: string;
+  place: ErrorPlace;
+}
+
+export type CdxMessage = { kind: 'lines'; text: string } | { kind: 'problem'; problem: ErrorMessage } | { kind: 'failed'; error: ErrorMessage | string };
+
+const BATCH = 256 * 1024;
+
+/** Reads one ARC file, handing its lines over in LF-ended batches; lenient problems go to `onProblem`. */
+export function cdxLinesOfFile(job: CdxJob, emit: (text: string) => void, onProblem: (problem: SherlockError) => void): void {
+  const name = basename(job.path);
+  const format = job.format === 'cdxj' ? formatCdxj : formatCdx;
+  let batch = '';
+  for (const record of readArc(job.path, job.lenient ? { onProblem } : {})) {
+    const fields = cdxFields(record, name);
+    if (fields === undefined) continue;
+    batch += format(fields) + '\n';
+    if (batch.length >= BATCH) {
+      emit(batch);
+      batch = '';
+    }
+  }
+  if (batch !== '') emit(batch);
+}
+
+export function errorMessage(err: SherlockError): ErrorMessage {
+  return { code: err.code, message: err.message, place: err.place };
+}
+
+const revive = (error: ErrorMessage | string): Error =>
+  typeof error === 'string' ? new Error(error) : new SherlockError(error.code, error.message, error.place);
+
+/** Every line of every file to `add`, problems (lenient mode) to `onProblem`. */
+export async function cdxLines(
+  files: string[],
+  options: { format: CdxFormat; lenient: boolean },
+  add: (line: string) => void,
+  onProblem: (problem: SherlockError) => void,
+): Promise<void> {
+  const addBatch = (text: string): void => {
+    for (let at = 0, lf = text.indexOf('\n'); lf !== -1; at = lf + 1, lf = text.indexOf('\n', at)) add(text.slice(at, lf));
+  };
+  const threads = Math.min(files.length, availableParallelism());
+  if (threads <= 1) {
+    for (const path of files) cdxLinesOfFile({ path, ...options }, addBatch, onProblem);
+    return;
+  }
+  const workers = new Set<Worker>();
+  let next = 0;
+  await new Promise<void>((resolve, reject) => {
+    let failed = false;
+    const fail = (err: Error): void => {
+      if (failed) return;
+      failed = true;
+      for (const worker of workers) void worker.terminate();
+      reject(err);
+    };
+    const start = (): void => {
+      if (failed) return;
+      if (next === files.length) {
+        if (workers.size === 0) resolve();
+        return;
+      }
+      const job: CdxJob = { path: files[next++]!, ...options };
+      const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData: job });
+      workers.add(worker);
+      worker.on('message', (message: CdxMessage) => {
+        if (message.kind === 'lines') addBatch(message.text);
+        else if (message.kind === 'problem') onProblem(revive(message.problem) as SherlockError);
+        else fail(revive(message.error));
+      });
+      worker.on('error', fail);
+      worker.on('exit', () => {
+        workers.delete(worker);
+        start();
+      });
+    };
+    for (let i = 0; i < threads; i++) start();
+  });
+}
