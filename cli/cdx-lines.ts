@@ -38,21 +38,32 @@ export type CdxMessage = { kind: 'lines'; text: string } | { kind: 'problem'; pr
 
 const BATCH = 256 * 1024;
 
-/** Reads one ARC file, handing its lines over in LF-ended batches; lenient problems go to `onProblem`. */
-export function cdxLinesOfFile(job: CdxJob, emit: (text: string) => void, onProblem: (problem: SherlockError) => void): void {
+/** Reads one ARC file, handing each line (without LF) to `add`; lenient problems go to `onProblem`. */
+export function cdxLinesOfFile(job: CdxJob, add: (line: string) => void, onProblem: (problem: SherlockError) => void): void {
   const name = basename(job.path);
   const format = job.format === 'cdxj' ? formatCdxj : formatCdx;
-  let batch = '';
   for (const record of readArc(job.path, job.lenient ? { onProblem } : {})) {
     const fields = cdxFields(record, name);
-    if (fields === undefined) continue;
-    batch += format(fields) + '\n';
-    if (batch.length >= BATCH) {
-      emit(batch);
-      batch = '';
-    }
+    if (fields !== undefined) add(format(fields));
   }
-  if (batch !== '') emit(batch);
+}
+
+/** Collects lines into LF-ended batches of about 256 KiB for posting. */
+export function batching(emit: (text: string) => void): { add: (line: string) => void; flush: () => void } {
+  let batch = '';
+  return {
+    add(line) {
+      batch += line + '\n';
+      if (batch.length >= BATCH) {
+        emit(batch);
+        batch = '';
+      }
+    },
+    flush() {
+      if (batch !== '') emit(batch);
+      batch = '';
+    },
+  };
 }
 
 export function errorMessage(err: SherlockError): ErrorMessage {
@@ -74,7 +85,7 @@ export async function cdxLines(
   };
   const threads = Math.min(files.length, availableParallelism());
   if (threads <= 1) {
-    for (const path of files) cdxLinesOfFile({ path, ...options }, addBatch, onProblem);
+    for (const path of files) cdxLinesOfFile({ path, ...options }, add, onProblem);
     return;
   }
   const workers = new Set<Worker>();

@@ -7,16 +7,14 @@
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { isSherlockError } from '../common/errors.js';
-import { cdxLinesOfFile, errorMessage, type CdxJob, type CdxMessage } from './cdx-lines.js';
+import { batching, cdxLinesOfFile, errorMessage, type CdxJob, type CdxMessage } from './cdx-lines.js';
 
 const post = (message: CdxMessage): void => parentPort!.postMessage(message);
 
+const lines = batching((text) => post({ kind: 'lines', text }));
 try {
-  cdxLinesOfFile(
-    workerData as CdxJob,
-    (text) => post({ kind: 'lines', text }),
-    (problem) => post({ kind: 'problem', problem: errorMessage(problem) }),
-  );
+  cdxLinesOfFile(workerData as CdxJob, lines.add, (problem) => post({ kind: 'problem', problem: errorMessage(problem) }));
+  lines.flush();
 } catch (err) {
   post({ kind: 'failed', error: isSherlockError(err) ? errorMessage(err) : err instanceof Error ? (err.stack ?? err.message) : String(err) });
 }
