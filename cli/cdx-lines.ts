@@ -5,7 +5,9 @@
  * export's CPU time (docs/benchmarks.md), and the files are independent; the
  * caller's thread keeps only the sort. Lines come in batches of about 256 KiB
  * (one string, lines ended by LF) in no fixed order across files, which the
- * byte sort makes irrelevant.
+ * byte sort makes irrelevant. A worker waits while IN_FLIGHT of its batches
+ * are untaken, so a sort busy spilling a run does not let batches pile up
+ * (without that, 1,000,000 records over 6 files peaked at 389 MB RSS).
  *
  * Errors keep their SherlockError code and place across the thread boundary;
  * the first one stops every worker. In lenient mode each problem is reported
@@ -25,7 +27,12 @@ export interface CdxJob {
   path: string;
   format: CdxFormat;
   lenient: boolean;
+  /** Workers only: [0] counts the batches the parent has taken (an Int32Array over a SharedArrayBuffer). */
+  taken?: Int32Array;
 }
+
+/** Batches a worker may have posted and the parent not yet taken: what bounds memory when the sort falls behind. */
+export const IN_FLIGHT = 4;
 
 /** A SherlockError as it crosses a thread boundary. */
 export interface ErrorMessage {
@@ -104,11 +111,16 @@ export async function cdxLines(
         if (workers.size === 0) resolve();
         return;
       }
-      const job: CdxJob = { path: files[next++]!, ...options };
+      const taken = new Int32Array(new SharedArrayBuffer(4));
+      const job: CdxJob = { path: files[next++]!, ...options, taken };
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData: job });
       workers.add(worker);
       worker.on('message', (message: CdxMessage) => {
-        if (message.kind === 'lines') addBatch(message.text);
+        if (message.kind === 'lines') {
+          addBatch(message.text);
+          Atomics.add(taken, 0, 1);
+          Atomics.notify(taken, 0);
+        }
         else if (message.kind === 'problem') onProblem(revive(message.problem) as SherlockError);
         else fail(revive(message.error));
       });
