@@ -3,7 +3,7 @@
  * per file when there are several files and cores (cli/cdx-worker.ts), inline
  * otherwise. Reading, inflating, digesting and SURT keys are nearly all of the
  * export's CPU time (docs/benchmarks.md), and the files are independent; the
- * caller's thread keeps only the sort. Lines come in batches of about 256 KiB
+ * caller's thread keeps only the sort. Lines come in batches of about 64 KiB
  * (one string, lines ended by LF) in no fixed order across files, which the
  * byte sort makes irrelevant. A worker waits while IN_FLIGHT of its batches
  * are untaken, so a sort busy spilling a run does not let batches pile up
@@ -32,7 +32,7 @@ export interface CdxJob {
 }
 
 /** Batches a worker may have posted and the parent not yet taken: what bounds memory when the sort falls behind. */
-export const IN_FLIGHT = 4;
+export const IN_FLIGHT = 8;
 
 /** A SherlockError as it crosses a thread boundary. */
 export interface ErrorMessage {
@@ -43,7 +43,8 @@ export interface ErrorMessage {
 
 export type CdxMessage = { kind: 'lines'; text: string } | { kind: 'problem'; problem: ErrorMessage } | { kind: 'failed'; error: ErrorMessage | string };
 
-const BATCH = 256 * 1024;
+// Under V8's largest regular object (128 KiB): larger strings go to large-object space, freed only by full collections.
+const BATCH = 64 * 1024;
 
 /** Reads one ARC file, handing each line (without LF) to `add`; lenient problems go to `onProblem`. */
 export function cdxLinesOfFile(job: CdxJob, add: (line: string) => void, onProblem: (problem: SherlockError) => void): void {
@@ -55,7 +56,7 @@ export function cdxLinesOfFile(job: CdxJob, add: (line: string) => void, onProbl
   }
 }
 
-/** Collects lines into LF-ended batches of about 256 KiB for posting. */
+/** Collects lines into LF-ended batches of about 64 KiB for posting. */
 export function batching(emit: (text: string) => void): { add: (line: string) => void; flush: () => void } {
   let batch = '';
   return {
@@ -113,7 +114,7 @@ export async function cdxLines(
       }
       const taken = new Int32Array(new SharedArrayBuffer(4));
       const job: CdxJob = { path: files[next++]!, ...options, taken };
-      const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData: job });
+      const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       workers.add(worker);
       worker.on('message', (message: CdxMessage) => {
         if (message.kind === 'lines') {

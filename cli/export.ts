@@ -59,7 +59,7 @@ export function registerExport(program: Command): void {
     .addOption(new Option('--format <format>', 'line format').choices(['cdx', 'cdxj']).default('cdx'))
     .option('--zipnum <dir>', 'also write a ZipNum cluster (index.idx, index.loc, index-NNNNN.cdx.gz) into this directory')
     .option('--block-lines <n>', 'ZipNum lines per block', positiveInteger, 3000)
-    .option('--sort-memory <size>', 'memory for sorting before spilling runs to disk', sizeArg, 64 * 1024 * 1024)
+    .option('--sort-memory <size>', 'memory for sorting before spilling runs to disk', sizeArg, 32 * 1024 * 1024)
     .action(action((opts: CdxOptions) => exportCdx(opts)));
 
   sources(exp.command('warc'))
