@@ -58,19 +58,20 @@ export function cdxLinesOfFile(job: CdxJob, add: (line: string) => void, onProbl
 
 /** Collects lines into LF-ended batches of about 64 KiB for posting. */
 export function batching(emit: (text: string) => void): { add: (line: string) => void; flush: () => void } {
-  let batch = '';
+  let lines: string[] = [];
+  let held = 0;
+  const flush = (): void => {
+    if (lines.length > 0) emit(lines.join('\n') + '\n');
+    lines = [];
+    held = 0;
+  };
   return {
     add(line) {
-      batch += line + '\n';
-      if (batch.length >= BATCH) {
-        emit(batch);
-        batch = '';
-      }
+      lines.push(line);
+      held += line.length + 1;
+      if (held >= BATCH) flush();
     },
-    flush() {
-      if (batch !== '') emit(batch);
-      batch = '';
-    },
+    flush,
   };
 }
 
