@@ -115,6 +115,7 @@ export async function cdxLines(
       }
       const taken = new Int32Array(new SharedArrayBuffer(4));
       const job: CdxJob = { path: files[next++]!, ...options, taken };
+      // A small young generation: a worker's garbage is per record, and three default heaps overshot the 300 MB budget.
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       workers.add(worker);
       worker.on('message', (message: CdxMessage) => {
