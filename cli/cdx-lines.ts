@@ -97,14 +97,20 @@ export async function cdxLines(
     for (const path of files) cdxLinesOfFile({ path, ...options }, add, onProblem);
     return;
   }
-  const workers = new Set<Worker>();
+  // Each worker with its `taken` counter.
+  const workers = new Map<Worker, Int32Array>();
   let next = 0;
   await new Promise<void>((resolve, reject) => {
     let failed = false;
     const fail = (err: Error): void => {
       if (failed) return;
       failed = true;
-      for (const worker of workers) void worker.terminate();
+      for (const [worker, taken] of workers) {
+        // Wake a worker waiting for its batches to be taken, so that it sees the termination.
+        Atomics.store(taken, 0, 2 ** 30);
+        Atomics.notify(taken, 0);
+        void worker.terminate();
+      }
       reject(err);
     };
     const start = (): void => {
@@ -117,15 +123,23 @@ export async function cdxLines(
       const job: CdxJob = { path: files[next++]!, ...options, taken };
       // A small young generation: a worker's garbage is per record, and three default heaps overshot the 300 MB budget.
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      workers.add(worker);
+      workers.set(worker, taken);
       worker.on('message', (message: CdxMessage) => {
-        if (message.kind === 'lines') {
-          addBatch(message.text);
-          Atomics.add(taken, 0, 1);
-          Atomics.notify(taken, 0);
+        if (failed) return;
+        try {
+          if (message.kind === 'lines') {
+            addBatch(message.text);
+            Atomics.add(taken, 0, 1);
+            Atomics.notify(taken, 0);
+          } else if (message.kind === 'problem') {
+            onProblem(revive(message.problem) as SherlockError);
+          } else {
+            fail(revive(message.error));
+          }
+        } catch (err) {
+          // The sort failing (a full disk) ends the export like a read error.
+          fail(err as Error);
         }
-        else if (message.kind === 'problem') onProblem(revive(message.problem) as SherlockError);
-        else fail(revive(message.error));
       });
       worker.on('error', fail);
       worker.on('exit', () => {
