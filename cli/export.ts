@@ -24,7 +24,7 @@ import { basename, join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { normalizeArcDate } from '../common/arc.js';
 import { readArc, type ArcRecord } from '../common/arc-read.js';
-import { CDX_LEGEND, cdxFields, formatCdx, formatCdxj } from '../common/cdx.js';
+import { CDX_LEGEND } from '../common/cdx.js';
 import { ioError, SherlockError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
 import { writeAt } from '../common/files.js';
@@ -33,6 +33,7 @@ import { captureRecord, warcinfoRecord } from '../common/warc.js';
 import { ZipNumWriter } from '../common/zipnum.js';
 import { arcDir } from '../gatherer/store.js';
 import { STATE_HELP, action, print, printBytes, printJson, stateDir } from './command.js';
+import { cdxLines, type CdxFormat } from './cdx-lines.js';
 import { exportNutch } from './export-nutch.js';
 
 interface SourceOptions {
@@ -43,7 +44,7 @@ interface SourceOptions {
 
 interface CdxOptions extends SourceOptions {
   out?: string;
-  format: 'cdx' | 'cdxj';
+  format: CdxFormat;
   zipnum?: string;
   blockLines: number;
   sortMemory: number;
@@ -58,7 +59,7 @@ export function registerExport(program: Command): void {
     .addOption(new Option('--format <format>', 'line format').choices(['cdx', 'cdxj']).default('cdx'))
     .option('--zipnum <dir>', 'also write a ZipNum cluster (index.idx, index.loc, index-NNNNN.cdx.gz) into this directory')
     .option('--block-lines <n>', 'ZipNum lines per block', positiveInteger, 3000)
-    .option('--sort-memory <size>', 'memory for sorting before spilling runs to disk', sizeArg, 64 * 1024 * 1024)
+    .option('--sort-memory <size>', 'memory for sorting before spilling runs to disk', sizeArg, 32 * 1024 * 1024)
     .action(action((opts: CdxOptions) => exportCdx(opts)));
 
   sources(exp.command('warc'))
@@ -129,13 +130,12 @@ class Reading {
   constructor(private readonly lenient: boolean) {}
 
   records(path: string): Iterable<ArcRecord> {
-    if (!this.lenient) return readArc(path);
-    return readArc(path, {
-      onProblem: (problem) => {
-        this.problems += 1;
-        process.stderr.write(`sherlock: ${problem.describe()}\n`);
-      },
-    });
+    return this.lenient ? readArc(path, { onProblem: (problem) => this.report(problem) }) : readArc(path);
+  }
+
+  report(problem: SherlockError): void {
+    this.problems += 1;
+    process.stderr.write(`sherlock: ${problem.describe()}\n`);
   }
 
   get status(): number {
@@ -202,16 +202,9 @@ async function exportCdx(opts: CdxOptions): Promise<number> {
   if (opts.out === undefined && opts.zipnum === undefined) throw new SherlockError('SHERLOCK_USAGE', 'give --out FILE (or -) and/or --zipnum DIR');
   const files = arcFiles(opts);
   const reading = new Reading(opts.lenient === true);
-  const format = opts.format === 'cdxj' ? formatCdxj : formatCdx;
   const sorter = new ExternalSorter({ memoryBudget: opts.sortMemory });
   try {
-    for (const path of files) {
-      const name = basename(path);
-      for (const record of reading.records(path)) {
-        const fields = cdxFields(record, name);
-        if (fields !== undefined) sorter.add(format(fields));
-      }
-    }
+    await cdxLines(files, { format: opts.format, lenient: opts.lenient === true }, (line) => sorter.add(line), (problem) => reading.report(problem));
     const zipnum = opts.zipnum === undefined ? undefined : new ZipNumWriter(opts.zipnum, { blockLines: opts.blockLines });
     const toStdout = opts.out === '-';
     const file = opts.out === undefined || toStdout ? undefined : new TempFile(opts.out);

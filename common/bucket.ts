@@ -37,8 +37,9 @@
  * buffer, not copies.
  */
 
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
 import { SherlockError, type ErrorPlace } from './errors.js';
+import { RawInflater } from './raw-inflate.js';
 
 export const BUCKET_TYPE = {
   PLAIN: 0x80000000,
@@ -366,6 +367,9 @@ function decodeSequence(data: Buffer, pos: number, end: number, textual: boolean
   return { object: root, next: pos };
 }
 
+// Synchronous use only: one engine for every body of the process.
+const bodyInflater = new RawInflater();
+
 function decodeDeflated(data: Buffer, pos: number): BucketObject {
   if (data.length - pos < 8) throw corrupt(pos, 'body length and Adler-32 missing');
   const length = data.readUInt32LE(pos);
@@ -374,16 +378,12 @@ function decodeDeflated(data: Buffer, pos: number): BucketObject {
   const compressed = data.subarray(pos + 8);
   let body: Buffer;
   try {
-    // info: true returns the engine too (the typings do not say so), whose
-    // bytesWritten tells how much input the deflate stream used.
-    const inflated = inflateRawSync(compressed, { maxOutputLength: Math.max(length, 1), info: true }) as unknown as {
-      buffer: Buffer;
-      engine: { bytesWritten: number };
-    };
-    if (inflated.engine.bytesWritten !== compressed.length) {
-      throw new Error(`${compressed.length - inflated.engine.bytesWritten} bytes after the end of the stream`);
+    const inflated = bodyInflater.inflate(compressed, Math.max(length, 1));
+    if (inflated === undefined) throw new Error('unexpected end of file');
+    if (inflated.consumed !== compressed.length) {
+      throw new Error(`${compressed.length - inflated.consumed} bytes after the end of the stream`);
     }
-    body = inflated.buffer;
+    body = inflated.data;
   } catch (err) {
     const detail = err instanceof Error ? err.message : String(err);
     throw new SherlockError('SHERLOCK_CORRUPT_BUCKET', `deflated body: ${detail}`, { offset: pos + 8 }, { cause: err });

@@ -24,8 +24,8 @@
  *
  * A member's compressed length is not stored anywhere: it is where inflation
  * stops plus the 8-byte trailer. We inflate a window read at the offset
- * (`zlib.inflateRawSync` with `info`, whose `engine.bytesWritten` counts the
- * compressed bytes consumed even when the window holds more after the member);
+ * (`raw-inflate.ts`, one reused zlib engine, which counts the compressed bytes
+ * consumed even when the window holds more after the member);
  * when the window ends first (Z_BUF_ERROR) we read a larger one and retry, up
  * to a cap derived from `maxOutput`. Memory is therefore bounded by the record
  * size limit, never by the file size.
@@ -36,9 +36,10 @@
  */
 
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { crc32, gzipSync, inflateRawSync, type Zlib } from 'node:zlib';
+import { crc32, gzipSync } from 'node:zlib';
 import { ioError, SherlockError } from './errors.js';
 import { readAt } from './files.js';
+import { InflateError, RawInflater, type Inflated } from './raw-inflate.js';
 
 const FHCRC = 2;
 const FEXTRA = 4;
@@ -180,11 +181,8 @@ export function parseGzipHeader(buf: Buffer, place: MemberPlace): GzipHeader | u
   return header;
 }
 
-/** The inflate result with `info: true`, which @types/node does not model. */
-interface InflateInfo {
-  buffer: Buffer;
-  engine: Zlib;
-}
+// Synchronous use only, so one engine serves every reader of the process.
+const inflater = new RawInflater();
 
 /**
  * Inflates the member at the start of `buf` (which may hold more after it).
@@ -194,21 +192,19 @@ interface InflateInfo {
 export function parseGzipMember(buf: Buffer, place: MemberPlace, maxOutput: number): GzipMember | undefined {
   const header = parseGzipHeader(buf, place);
   if (header === undefined) return undefined;
-  let inflated: InflateInfo;
+  let inflated: Inflated | undefined;
   try {
-    // Node returns {buffer, engine} when info is set.
-    inflated = inflateRawSync(buf.subarray(header.size), { info: true, maxOutputLength: Math.max(1, maxOutput) }) as unknown as InflateInfo;
+    inflated = inflater.inflate(buf.subarray(header.size), maxOutput);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'Z_BUF_ERROR') return undefined;
-    if (code === 'ERR_BUFFER_TOO_LARGE') {
+    if (!(err instanceof InflateError)) throw err;
+    if (err.code === 'ERR_BUFFER_TOO_LARGE') {
       throw new SherlockError('SHERLOCK_TOO_LARGE', `gzip member inflates to more than ${maxOutput} bytes`, { ...place }, { cause: err });
     }
-    if (code?.startsWith('Z_') === true) throw corrupt(place, `cannot inflate gzip member: ${(err as Error).message}`, err);
-    throw err;
+    throw corrupt(place, `cannot inflate gzip member: ${err.message}`, err);
   }
-  const data = inflated.buffer;
-  const trailerAt = header.size + inflated.engine.bytesWritten;
+  if (inflated === undefined) return undefined;
+  const data = inflated.data;
+  const trailerAt = header.size + inflated.consumed;
   if (buf.length < trailerAt + TRAILER_SIZE) return undefined;
   if (buf.readUInt32LE(trailerAt) !== crc32(data)) throw corrupt(place, 'gzip member CRC32 mismatch');
   if (buf.readUInt32LE(trailerAt + 4) !== data.length % 2 ** 32) throw corrupt(place, 'gzip member ISIZE mismatch');

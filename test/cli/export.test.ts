@@ -122,6 +122,22 @@ test('damage: strictly exit 1 naming file and offset and no output file; --lenie
   assert.equal(readFileSync(out, 'latin1').split('\n').filter((l) => l !== '').length, 3);
 });
 
+test('several files (a worker thread each): damage in one still names its file and offset, strictly and leniently', async (t) => {
+  const dir = scratchDir(t);
+  const { arcs } = await sampleState(dir);
+  const broken = testdata('arc', 'cdx-writer', 'negative_content_length.arc.gz');
+  const out = join(dir, 'index.cdx');
+  const strict = await runCli(['export', 'cdx', '--arc', ...arcs, broken, '--out', out]);
+  assert.equal(strict.status, 1);
+  assert.match(strict.stderr, /negative_content_length\.arc\.gz: offset 399: .*negative length/);
+  assert.equal(readdirSync(dir).includes('index.cdx'), false);
+  const lenient = await runCli(['export', 'cdx', '--lenient', '--arc', ...arcs, broken, '--out', out]);
+  assert.equal(lenient.status, 1);
+  assert.equal(lenient.stderr.match(/negative_content_length\.arc\.gz: offset 399/g)?.length, 1);
+  const lines = readFileSync(out, 'latin1').split('\n').filter((l) => l !== '' && !l.startsWith(' CDX'));
+  assert.equal(lines.length, ourLines(arcs).length + 2);
+});
+
 test('usage: --state and --arc together, or neither --out nor --zipnum, exit 2', async () => {
   assert.equal((await runCli(['export', 'cdx', '--state', '/x', '--arc', '/y', '--out', '-'])).status, 2);
   assert.equal((await runCli(['export', 'cdx', '--arc', '/y'])).status, 2);

@@ -1,0 +1,104 @@
+/**
+ * Inflating many small raw deflate streams (RFC 1951) with one zlib engine,
+ * as record-per-member archives and buckets need: one stream per record.
+ *
+ * `zlib.inflateRawSync` builds a new engine (32 KiB window, state, 16 KiB
+ * output chunks) for every call and closes it after; for records of a few KiB
+ * that set-up and the garbage it leaves cost more than the inflating itself
+ * (docs/benchmarks.md, the CPU profile of the CDX export). Node offers no
+ * public synchronous way to reuse an engine, so this drives the engine's
+ * native handle the way `inflateRawSync` does internally (`writeSync` with
+ * `_writeState` reporting the bytes left, `reset` between streams), on one
+ * engine per inflater, output into a scratch buffer that grows as needed.
+ *
+ * Results: the inflated bytes (a buffer of their own) and how many input bytes
+ * the stream used, so that what follows it can be found; undefined when the
+ * input ends before the stream does. A stream inflating past `maxOutput` is
+ * an `InflateError` with code ERR_BUFFER_TOO_LARGE; damage is an
+ * `InflateError` with zlib's code (Z_DATA_ERROR …), as Node's own errors have.
+ */
+
+import * as zlib from 'node:zlib';
+
+// zlib.codes maps errno numbers to names too; the typings have only the names.
+const codeNames = (zlib as unknown as { codes: Record<string, string> }).codes;
+
+/** The parts of Node's zlib binding used here; stable since Node 12, not in the typings. */
+interface ZlibHandle {
+  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
+  reset(): void;
+  onerror: (message: string, errno: number) => void;
+}
+
+export class InflateError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Inflated {
+  data: Buffer;
+  /** Input bytes the deflate stream took, from the start of the input. */
+  consumed: number;
+}
+
+const FIRST_SCRATCH = 64 * 1024;
+
+export class RawInflater {
+  private handle: ZlibHandle;
+  /** [output bytes left, input bytes left] after each writeSync. */
+  private state: Uint32Array;
+  private scratch = Buffer.allocUnsafe(FIRST_SCRATCH);
+  private failure: InflateError | undefined;
+
+  constructor() {
+    const engine = zlib.createInflateRaw() as unknown as { _handle: ZlibHandle; _writeState: Uint32Array };
+    this.handle = engine._handle;
+    this.state = engine._writeState;
+    // Keep the engine alive after damage: record the error instead of Node's handler destroying the stream.
+    this.handle.onerror = (message, errno) => {
+      this.failure = new InflateError(message, codeNames[String(errno)] ?? 'Z_ERRNO');
+    };
+  }
+
+  /** Inflates the deflate stream at the start of `input` (which may hold more after it). */
+  inflate(input: Uint8Array, maxOutput: number): Inflated | undefined {
+    this.handle.reset();
+    const limit = Math.max(1, maxOutput);
+    let inOff = 0;
+    let produced = 0;
+    for (;;) {
+      if (produced === this.scratch.length) this.grow(limit);
+      const outLen = Math.min(this.scratch.length, limit + 1) - produced;
+      this.failure = undefined;
+      this.handle.writeSync(zlib.constants.Z_FINISH, input, inOff, input.length - inOff, this.scratch, produced, outLen);
+      const failure = this.failure as InflateError | undefined;
+      if (failure !== undefined) {
+        // Z_BUF_ERROR with Z_FINISH: the input ended inside the stream.
+        if (failure.code === 'Z_BUF_ERROR') return undefined;
+        throw failure;
+      }
+      const outLeft = this.state[0]!;
+      const inLeft = this.state[1]!;
+      produced += outLen - outLeft;
+      inOff = input.length - inLeft;
+      if (produced > limit) {
+        throw new InflateError(`inflates to more than ${limit} bytes`, 'ERR_BUFFER_TOO_LARGE');
+      }
+      // Output space left over means the stream ended (Z_STREAM_END); none means it may go on.
+      if (outLeft > 0) break;
+    }
+    const data = Buffer.allocUnsafe(produced);
+    this.scratch.copy(data, 0, 0, produced);
+    return { data, consumed: inOff };
+  }
+
+  private grow(limit: number): void {
+    const bigger = Buffer.allocUnsafe(Math.min(this.scratch.length * 4, limit + 1));
+    this.scratch.copy(bigger);
+    this.scratch = bigger;
+  }
+}
