@@ -181,19 +181,37 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
   page: Scored[];
 }
 
-/** Evaluate, filter, count, rank, collapse: everything but the hits' cards and snippets. */
-export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<Ranked> {
+/**
+ * Evaluate, filter, count, rank, collapse: everything but the hits' cards
+ * and snippets. With `prune`, the cards whose bound (evaluate.ts Matcher)
+ * is below the top's floor are not scored: the k best bounds are scored
+ * first, then the rest in card order while the floor rises. A phrase's
+ * card left unscored may not match at all, so the total (and the facets)
+ * then count the cards scored, as a lower bound ("gte"); an AND's cards all
+ * match, so its counts stay exact.
+ */
+export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true): Promise<Ranked> {
   const evaluation = new Evaluation(version, signal);
-  const matches = await evaluation.run(request.query);
+  const matches = await evaluation.matcher(request.query);
   const wanted = typeMask(request.filters.type ?? []);
   const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
   signal.throwIfAborted();
   const terms = Math.max(1, termCount(request.query));
   const { weight, flags, type, site } = version.columns;
-  const top = new TopK((request.offset + request.limit) * COLLAPSE_SLACK + request.limit);
+  const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
+  const top = new TopK(k);
   const sites = new Tally();
   const types = new Tally();
   let total = 0;
+  const count = (cardId: number): void => {
+    total += 1;
+    sites.add(site[cardId]!, cardId);
+    types.add(type[cardId]!, cardId);
+  };
+  // The matches the filters keep, with their bounds.
+  const kept = new Uint32Array(matches.count);
+  const bounds = new Float64Array(matches.count);
+  let n = 0;
   let siteAt = 0;
   for (let i = 0; i < matches.count; i++) {
     const cardId = matches.cards[i]!;
@@ -203,14 +221,39 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
       if (siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId) continue;
     }
-    total += 1;
-    top.push(cardId, matches.scores[i]! + staticScore(weight[cardId]!, terms));
-    sites.add(site[cardId]!, cardId);
-    types.add(type[cardId]!, cardId);
+    kept[n] = i;
+    bounds[n++] = matches.bounds[i]! + staticScore(weight[cardId]!, terms);
+    if (matches.certain) count(cardId);
+  }
+  let skipped = 0;
+  const score = (j: number): void => {
+    const i = kept[j]!;
+    const cardId = matches.cards[i]!;
+    const s = matches.exact ? matches.bounds[i]! : matches.score(i);
+    if (s < 0) return;
+    if (!matches.certain) count(cardId);
+    top.push(cardId, s + staticScore(weight[cardId]!, terms));
+  };
+  if (!prune || matches.exact || n <= k) {
+    for (let j = 0; j < n; j++) score(j);
+  } else {
+    const first = new TopK(k);
+    for (let j = 0; j < n; j++) first.push(j, bounds[j]!);
+    const done = new Uint8Array(n);
+    for (const { cardId: j } of first.best()) {
+      done[j] = 1;
+      score(j);
+    }
+    for (let j = 0; j < n; j++) {
+      if (done[j] === 1) continue;
+      if (bounds[j]! < top.floor()) skipped += 1;
+      else score(j);
+    }
   }
   const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
+  const lower = evaluation.truncated || (skipped > 0 && !matches.certain);
   return {
-    total: { value: total, relation: evaluation.truncated ? 'gte' : 'eq' },
+    total: { value: total, relation: lower ? 'gte' : 'eq' },
     page: order.slice(request.offset, request.offset + request.limit),
     facets: {
       site: sites.largest((key, card) => version.siteHost(key, card)),
@@ -226,7 +269,11 @@ class Tally {
   add(key: number, cardId: number): void {
     const had = this.counts.get(key);
     if (had === undefined) this.counts.set(key, { count: 1, card: cardId });
-    else had.count += 1;
+    else {
+      had.count += 1;
+      // Pruned ranking counts out of card order: each key keeps its lowest card.
+      if (cardId < had.card) had.card = cardId;
+    }
   }
 
   /** The largest counts, named by one card of each (a site → its host, a coarse type → a MIME type). */
