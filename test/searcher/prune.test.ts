@@ -4,7 +4,8 @@
  * headings, emphasis and text: for every query, the page (cards, scores,
  * order) is the same, and a total is the same unless pruning says it is a
  * lower bound, which it then is. Pruning must also have left some phrase
- * cards unscored, or this test proves nothing.
+ * cards unscored, or this test proves nothing. Underneath, every card's
+ * bound is at least its score.
  */
 
 import assert from 'node:assert/strict';
@@ -14,13 +15,14 @@ import { basename, join, resolve } from 'node:path';
 import test, { after, before } from 'node:test';
 import { runCli } from '../helpers/cli.js';
 import { startFixture, type RouteHandler } from '../helpers/http-fixtures.js';
+import { Evaluation } from '../../searcher/evaluate.js';
 import { rankVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
 import { parseQuery } from '../../searcher/query.js';
 import { buildCli } from '../indexer/site.js';
 
 const WORDS = ['the', 'linux', 'kernel', 'driver', 'memory', 'page', 'table', 'lock', 'of', 'and'];
-const PAGES = 160;
+const PAGES = 200;
 
 /** A small deterministic generator (mulberry32), so every run indexes the same site. */
 function generator(seed: number): () => number {
@@ -34,7 +36,10 @@ function generator(seed: number): () => number {
 }
 
 function page(random: () => number): string {
-  const words = (n: number): string => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+  // Query words among fillers, dense on some pages and sparse on others, so that phrases are frequent and the words' distances (the proximity bonus) vary.
+  const dense = [0.9, 0.4, 0.1][Math.floor(random() * 3)]!;
+  const word = (): string => (random() < dense ? WORDS[Math.floor(random() * WORDS.length)]! : `filler${Math.floor(random() * 300)}`);
+  const words = (n: number): string => Array.from({ length: n }, word).join(' ');
   const paragraphs = Array.from({ length: 1 + Math.floor(random() * 4) }, () => `<p>${words(10 + Math.floor(random() * 60))} <em>${words(2)}</em></p>`);
   return `<html><head><title>${words(1 + Math.floor(random() * 4))}</title></head><body><h1>${words(3)}</h1>${paragraphs.join('')}</body></html>`;
 }
@@ -89,7 +94,7 @@ test('pruned ranking returns the same pages as scoring every card; its totals ar
   let lowerBounds = 0;
   let compared = 0;
   for (const q of queries()) {
-    for (const [offset, limit] of [[0, 10], [10, 10], [0, 3]] as const) {
+    for (const [offset, limit] of [[0, 10], [10, 10], [0, 3], [0, 1]] as const) {
       const request = { query: parseQuery(q), offset, limit, filters: {} };
       const pruned = await rankVersion(version, request, signal, true);
       const full = await rankVersion(version, request, signal, false);
@@ -107,4 +112,17 @@ test('pruned ranking returns the same pages as scoring every card; its totals ar
   }
   assert.ok(compared > 1000, `only ${compared} hits compared: the site matches too little`);
   assert.ok(lowerBounds > 0, 'no phrase was pruned');
+});
+
+test('a card\'s bound is never below its score', async () => {
+  let checked = 0;
+  for (const q of queries()) {
+    const match = await new Evaluation(version, new AbortController().signal).matcher(parseQuery(q));
+    for (let i = 0; i < match.count; i++) {
+      const score = match.score(i);
+      assert.ok(match.bounds[i]! >= score, `${q}: card ${match.cards[i]} bound ${match.bounds[i]} below its score ${score}`);
+      if (score >= 0) checked += 1;
+    }
+  }
+  assert.ok(checked > 10_000, `only ${checked} cards scored`);
 });
