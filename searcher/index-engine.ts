@@ -208,35 +208,44 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     sites.add(site[cardId]!, cardId);
     types.add(type[cardId]!, cardId);
   };
-  // The matches the filters keep, with their bounds.
-  const kept = new Uint32Array(matches.count);
-  const bounds = new Float64Array(matches.count);
-  let n = 0;
   let siteAt = 0;
-  for (let i = 0; i < matches.count; i++) {
-    const cardId = matches.cards[i]!;
-    if ((flags[cardId]! & HIDDEN) !== 0) continue;
-    if (wanted !== 0 && ((wanted >> type[cardId]!) & 1) === 0) continue;
-    if (filterSites !== undefined) {
-      siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
-      if (siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId) continue;
-    }
-    kept[n] = i;
-    bounds[n++] = matches.bounds[i]! + staticScore(weight[cardId]!, terms);
-    if (matches.certain) count(cardId);
-  }
-  let skipped = 0;
-  const score = (j: number): void => {
-    const i = kept[j]!;
-    const cardId = matches.cards[i]!;
-    const s = matches.exact ? matches.bounds[i]! : matches.score(i);
-    if (s < 0) return;
-    if (!matches.certain) count(cardId);
-    top.push(cardId, s + staticScore(weight[cardId]!, terms));
+  const filtered = (cardId: number): boolean => {
+    if ((flags[cardId]! & HIDDEN) !== 0) return true;
+    if (wanted !== 0 && ((wanted >> type[cardId]!) & 1) === 0) return true;
+    if (filterSites === undefined) return false;
+    siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
+    return siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId;
   };
-  if (!prune || matches.exact || n <= k) {
-    for (let j = 0; j < n; j++) score(j);
+  let skipped = 0;
+  if (!prune || matches.exact) {
+    for (let i = 0; i < matches.count; i++) {
+      const cardId = matches.cards[i]!;
+      if (filtered(cardId)) continue;
+      const s = matches.exact ? matches.bounds[i]! : matches.score(i);
+      if (s < 0) continue;
+      count(cardId);
+      top.push(cardId, s + staticScore(weight[cardId]!, terms));
+    }
   } else {
+    // The matches the filters keep, with their bounds.
+    const kept = new Uint32Array(matches.count);
+    const bounds = new Float64Array(matches.count);
+    let n = 0;
+    for (let i = 0; i < matches.count; i++) {
+      const cardId = matches.cards[i]!;
+      if (filtered(cardId)) continue;
+      kept[n] = i;
+      bounds[n++] = matches.bounds[i]! + staticScore(weight[cardId]!, terms);
+      if (matches.certain) count(cardId);
+    }
+    const score = (j: number): void => {
+      const cardId = matches.cards[kept[j]!]!;
+      const s = matches.score(kept[j]!);
+      if (s < 0) return;
+      if (!matches.certain) count(cardId);
+      top.push(cardId, s + staticScore(weight[cardId]!, terms));
+    };
+    // The k best bounds first, so that the floor rises early; then the rest in card order.
     const first = new TopK(k);
     for (let j = 0; j < n; j++) first.push(j, bounds[j]!);
     const done = new Uint8Array(n);

@@ -17,6 +17,8 @@ import { escapeHtml } from './render.js';
 const BEFORE = 6;
 const AFTER = 10;
 const MAX_FRAGMENTS = 3;
+/** Words a fragment grows to at most; a match past them starts the next (a page of matches is not one long fragment). */
+const MAX_FRAGMENT = 40;
 /** Words of the text's start when nothing in it matches. */
 const LEAD_WORDS = 30;
 /** Words of a card looked at: enough for any snippet, bounded for a huge text. */
@@ -176,19 +178,19 @@ export class CardText {
     return head + parts.join(' … ') + tail;
   }
 
-  /** Words `from` to `to` as HTML, matched ones marked. */
+  /** Words `from` to `to` as HTML, matched ones marked: the text between two marks is escaped in one piece. */
   private render(marked: Uint8Array, from: number, to: number): string {
     const { text, starts, ends } = this;
+    const plain = (from: number, to: number): string => escapeHtml(text.slice(from, to).replace(/\s+/g, ' '));
     let out = '';
     let at = starts[from]!;
     for (let i = from; i <= to; i++) {
-      out += escapeHtml(text.slice(at, starts[i]).replace(/\s+/g, ' '));
-      const word = escapeHtml(text.slice(starts[i], ends[i]));
-      out += marked[i] === 1 ? `<mark>${word}</mark>` : word;
+      if (marked[i] !== 1) continue;
+      out += `${plain(at, starts[i]!)}<mark>${escapeHtml(text.slice(starts[i], ends[i]))}</mark>`;
       at = ends[i]!;
     }
     // The text's last word keeps what follows it (a full stop); elsewhere " … " follows.
-    return to === starts.length - 1 ? out + escapeHtml(text.slice(at).replace(/\s+/g, ' ').trimEnd()) : out;
+    return to === starts.length - 1 ? out + plain(at, text.length).trimEnd() : out + plain(at, Math.max(at, ends[to]!));
   }
 }
 
@@ -205,7 +207,7 @@ function choose(hits: readonly number[], count: number): Array<[number, number]>
     const from = Math.max(0, hit - BEFORE);
     const to = Math.min(count - 1, hit + AFTER);
     const last = windows[windows.length - 1];
-    if (last !== undefined && from <= last.to + 1) {
+    if (last !== undefined && from <= last.to + 1 && to - last.from < MAX_FRAGMENT) {
       last.to = to;
       last.n += 1;
     } else windows.push({ from, to, n: 1, i: windows.length });
