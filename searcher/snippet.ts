@@ -163,29 +163,26 @@ export class CardText {
   snippet(marker: Marker): string {
     const count = this.starts.length;
     if (count === 0) return '';
-    const marked = new Uint8Array(count);
+    const { codes, text, starts, ends } = this;
     const hits: number[] = [];
-    for (let i = 0; i < count; i++) {
-      if (marker.maybe(this.codes[i]!) && marker.marked(this.text.slice(this.starts[i], this.ends[i]))) {
-        marked[i] = 1;
-        hits.push(i);
-      }
-    }
+    for (let i = 0; i < count; i++) if (marker.maybe(codes[i]!) && marker.marked(text.slice(starts[i], ends[i]))) hits.push(i);
     const fragments = choose(hits, count);
-    const parts = fragments.map(([from, to]) => this.render(marked, from, to));
+    const parts = fragments.map(([from, to]) => this.render(hits, from, to));
     const head = fragments[0]![0] > 0 ? '… ' : '';
     const tail = fragments[fragments.length - 1]![1] < count - 1 ? ' …' : '';
     return head + parts.join(' … ') + tail;
   }
 
-  /** Words `from` to `to` as HTML, matched ones marked: the text between two marks is escaped in one piece. */
-  private render(marked: Uint8Array, from: number, to: number): string {
+  /** Words `from` to `to` as HTML, the matched ones (`hits`, ascending) marked: the text between two marks is escaped in one piece. */
+  private render(hits: readonly number[], from: number, to: number): string {
     const { text, starts, ends } = this;
     const plain = (from: number, to: number): string => escapeHtml(text.slice(from, to).replace(/\s+/g, ' '));
     let out = '';
     let at = starts[from]!;
-    for (let i = from; i <= to; i++) {
-      if (marked[i] !== 1) continue;
+    let h = 0;
+    while (h < hits.length && hits[h]! < from) h++;
+    for (; h < hits.length && hits[h]! <= to; h++) {
+      const i = hits[h]!;
       out += `${plain(at, starts[i]!)}<mark>${escapeHtml(text.slice(starts[i], ends[i]))}</mark>`;
       at = ends[i]!;
     }
