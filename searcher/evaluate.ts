@@ -640,11 +640,13 @@ class PhraseMatch implements Matcher {
     }
     best.fill(0);
     let matched: boolean;
-    if (out !== undefined) matched = this.scan(lead, from[lead]!, to[lead]!, out);
+    const leader = words[lead]!.keys;
+    // Without a meta occurrence of the lead (the last ref), the text is all there is.
+    if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, out);
     else {
       // Metas first (their refs come last): once each word has a meta match
       // worth more than any word occurrence, the text cannot raise the score.
-      const metas = lineAt(words[lead]!.keys, from[lead]!, to[lead]!, META_LINE);
+      const metas = lineAt(leader, from[lead]!, to[lead]!, META_LINE);
       const textEnd = from[lead]!;
       matched = this.scan(lead, metas, to[lead]!, undefined);
       if (!(matched && best.every((weight) => weight >= MAX_WORD_WEIGHT))) {

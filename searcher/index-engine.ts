@@ -200,14 +200,8 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const { weight, flags, type, site } = version.columns;
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
   const top = new TopK(k);
-  const sites = new Tally();
-  const types = new Tally();
-  let total = 0;
-  const count = (cardId: number): void => {
-    total += 1;
-    sites.add(site[cardId]!, cardId);
-    types.add(type[cardId]!, cardId);
-  };
+  const counts = new Counts(site, type);
+  const count = (cardId: number): void => counts.add(cardId);
   let siteAt = 0;
   const filtered = (cardId: number): boolean => {
     if ((flags[cardId]! & HIDDEN) !== 0) return true;
@@ -217,32 +211,34 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     return siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId;
   };
   let skipped = 0;
-  if (!prune || matches.exact) {
-    for (let i = 0; i < matches.count; i++) {
-      const cardId = matches.cards[i]!;
+  // Read once: the matcher is one of several classes, and its fields would be looked up per card.
+  const { count: matched, cards, bounds: scores, exact, certain } = matches;
+  if (!prune || exact || matched <= k) {
+    for (let i = 0; i < matched; i++) {
+      const cardId = cards[i]!;
       if (filtered(cardId)) continue;
-      const s = matches.exact ? matches.bounds[i]! : matches.score(i);
+      const s = exact ? scores[i]! : matches.score(i);
       if (s < 0) continue;
       count(cardId);
       top.push(cardId, s + staticScore(weight[cardId]!, terms));
     }
   } else {
     // The matches the filters keep, with their bounds.
-    const kept = new Uint32Array(matches.count);
-    const bounds = new Float64Array(matches.count);
+    const kept = new Uint32Array(matched);
+    const bounds = new Float64Array(matched);
     let n = 0;
-    for (let i = 0; i < matches.count; i++) {
-      const cardId = matches.cards[i]!;
+    for (let i = 0; i < matched; i++) {
+      const cardId = cards[i]!;
       if (filtered(cardId)) continue;
       kept[n] = i;
-      bounds[n++] = matches.bounds[i]! + staticScore(weight[cardId]!, terms);
-      if (matches.certain) count(cardId);
+      bounds[n++] = scores[i]! + staticScore(weight[cardId]!, terms);
+      if (certain) count(cardId);
     }
     const score = (j: number): void => {
-      const cardId = matches.cards[kept[j]!]!;
+      const cardId = cards[kept[j]!]!;
       const s = matches.score(kept[j]!);
       if (s < 0) return;
-      if (!matches.certain) count(cardId);
+      if (!certain) count(cardId);
       top.push(cardId, s + staticScore(weight[cardId]!, terms));
     };
     // The k best bounds first, so that the floor rises early; then the rest in card order.
@@ -260,15 +256,33 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     }
   }
   const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
-  const lower = evaluation.truncated || (skipped > 0 && !matches.certain);
+  const lower = evaluation.truncated || (skipped > 0 && !certain);
   return {
-    total: { value: total, relation: lower ? 'gte' : 'eq' },
+    total: { value: counts.total, relation: lower ? 'gte' : 'eq' },
     page: order.slice(request.offset, request.offset + request.limit),
     facets: {
-      site: sites.largest((key, card) => version.siteHost(key, card)),
-      type: types.largest((_key, card) => version.mimeType(card)),
+      site: counts.sites.largest((key, card) => version.siteHost(key, card)),
+      type: counts.types.largest((_key, card) => version.mimeType(card)),
     },
   };
+}
+
+/** The matches counted: their total, and by site and by coarse type. */
+class Counts {
+  total = 0;
+  readonly sites = new Tally();
+  readonly types = new Tally();
+
+  constructor(
+    private readonly site: Uint32Array,
+    private readonly type: Uint8Array,
+  ) {}
+
+  add(cardId: number): void {
+    this.total += 1;
+    this.sites.add(this.site[cardId]!, cardId);
+    this.types.add(this.type[cardId]!, cardId);
+  }
 }
 
 /** Matching cards counted by a key (a dense site number, a coarse type), each with its first card. */
