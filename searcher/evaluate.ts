@@ -496,20 +496,37 @@ class Matched implements Matcher {
   }
 }
 
+/** A Matcher's cards as they are found: each with its bound and its index in each of the node's `width` lists (at[i × width + list]). */
+abstract class Candidates {
+  count = 0;
+  readonly cards: Uint32Array;
+  readonly bounds: Float64Array;
+  protected readonly at: Int32Array;
+
+  constructor(
+    capacity: number,
+    protected readonly width: number,
+  ) {
+    this.cards = new Uint32Array(capacity);
+    this.bounds = new Float64Array(capacity);
+    this.at = new Int32Array(capacity * width);
+  }
+
+  protected append(cardId: number, at: Int32Array, bound: number): void {
+    this.at.set(at, this.count * this.width);
+    this.cards[this.count] = cardId;
+    this.bounds[this.count++] = bound;
+  }
+}
+
 /**
  * The cards in every included set, in none excluded, of a type the tests
  * take; the bound of a card counts the largest proximity bonus between
  * each pair of neighbouring terms, its score the one their lines give.
  */
-class AndMatch implements Matcher {
+class AndMatch extends Candidates implements Matcher {
   readonly certain = true;
   readonly exact = false;
-  count = 0;
-  readonly cards: Uint32Array;
-  readonly bounds: Float64Array;
-  /** Card i's index in included set p: at[i × width + p]. */
-  private readonly at: Int32Array;
-  private readonly width: number;
 
   constructor(
     private readonly included: readonly Hits[],
@@ -517,15 +534,9 @@ class AndMatch implements Matcher {
     tests: readonly number[],
     types: Uint8Array,
   ) {
-    let smallest = 0;
-    included.forEach((hits, i) => {
-      if (hits.count < included[smallest]!.count) smallest = i;
-    });
-    const base = included[smallest]!;
-    const n = (this.width = included.length);
-    this.cards = new Uint32Array(base.count);
-    this.bounds = new Float64Array(base.count);
-    this.at = new Int32Array(base.count * n);
+    const base = included.reduce((smallest, hits) => (hits.count < smallest.count ? hits : smallest));
+    super(base.count, included.length);
+    const n = included.length;
     const at = new Int32Array(n);
     const excludedAt = new Int32Array(excluded.length);
     const closest = proximity(0);
@@ -548,9 +559,7 @@ class AndMatch implements Matcher {
         bound += included[p]!.scores[at[p]!]!;
         if (p > 0) bound += closest;
       }
-      this.at.set(at, this.count * n);
-      this.cards[this.count] = cardId;
-      this.bounds[this.count++] = bound;
+      this.append(cardId, at, bound);
     }
   }
 
@@ -580,15 +589,9 @@ class AndMatch implements Matcher {
  * in a row: the word with fewest occurrences in the card leads, the others
  * are looked up by line.
  */
-class PhraseMatch implements Matcher {
+class PhraseMatch extends Candidates implements Matcher {
   readonly certain = false;
   readonly exact = false;
-  count = 0;
-  readonly cards: Uint32Array;
-  readonly bounds: Float64Array;
-  /** Card i's index in word w's occurrences: at[i × n + w]. */
-  private readonly at: Int32Array;
-  private readonly n: number;
   private readonly from: Int32Array;
   private readonly to: Int32Array;
   private readonly ref: Int32Array;
@@ -598,17 +601,14 @@ class PhraseMatch implements Matcher {
     private readonly words: readonly Occurrences[],
     private readonly accented: boolean,
   ) {
-    const n = (this.n = words.length);
+    const first = words.reduce((fewest, word) => (word.count < fewest.count ? word : fewest));
+    super(first.count, words.length);
+    const n = words.length;
+    const base = words.indexOf(first);
     this.from = new Int32Array(n);
     this.to = new Int32Array(n);
     this.ref = new Int32Array(n);
     this.best = new Float64Array(n);
-    let base = 0;
-    for (let w = 1; w < n; w++) if (words[w]!.count < words[base]!.count) base = w;
-    const first = words[base]!;
-    this.cards = new Uint32Array(first.count);
-    this.bounds = new Float64Array(first.count);
-    this.at = new Int32Array(first.count * n);
     const at = new Int32Array(n);
     const bonus = PHRASE_BONUS * (n - 1) + (accented ? ACCENT_BONUS : 0);
     cards: for (let c = 0; c < first.count; c++) {
@@ -622,14 +622,12 @@ class PhraseMatch implements Matcher {
       }
       let bound = bonus;
       for (let w = 0; w < n; w++) bound += words[w]!.scores[at[w]!]!;
-      this.at.set(at, this.count * n);
-      this.cards[this.count] = cardId;
-      this.bounds[this.count++] = bound;
+      this.append(cardId, at, bound);
     }
   }
 
   score(i: number, out?: HitsBuilder): number {
-    const { words, n, from, to, best } = this;
+    const { words, width: n, from, to, best } = this;
     const { at } = this;
     const o = i * n;
     let lead = 0;
@@ -664,7 +662,7 @@ class PhraseMatch implements Matcher {
 
   /** The phrase's matches led by refs r0 to r1 of word `lead` (the others from their cursors `from`): raises `best`, writes keys to `out`. */
   private scan(lead: number, r0: number, r1: number, out: HitsBuilder | undefined): boolean {
-    const { words, n, from, to, ref, best } = this;
+    const { words, width: n, from, to, ref, best } = this;
     const leader = words[lead]!;
     let matched = false;
     starts: for (let r = r0; r < r1; r++) {
