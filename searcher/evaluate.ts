@@ -18,6 +18,10 @@
  *   AND subtracts it; `type:` inside an AND with something positive is a
  *   test on each card, alone a scan of the CardInfo columns.
  *
+ * - A phrase or an AND at the top is a Matcher: its cards, each with a
+ *   bound of its score, scored one by one only where ranking needs them
+ *   (index-engine.ts rankVersion prunes by the bounds).
+ *
  * Nothing is allocated per occurrence or per card: a word with one variant
  * and no field uses the cached columns of its chains as they are (only its
  * scores are new), and every other node writes into typed arrays.

@@ -201,7 +201,6 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
   const top = new TopK(k);
   const counts = new Counts(site, type);
-  const count = (cardId: number): void => counts.add(cardId);
   let siteAt = 0;
   const filtered = (cardId: number): boolean => {
     if ((flags[cardId]! & HIDDEN) !== 0) return true;
@@ -219,7 +218,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       if (filtered(cardId)) continue;
       const s = exact ? scores[i]! : matches.score(i);
       if (s < 0) continue;
-      count(cardId);
+      counts.add(cardId);
       top.push(cardId, s + staticScore(weight[cardId]!, terms));
     }
   } else {
@@ -232,13 +231,13 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       if (filtered(cardId)) continue;
       kept[n] = i;
       bounds[n++] = scores[i]! + staticScore(weight[cardId]!, terms);
-      if (certain) count(cardId);
+      if (certain) counts.add(cardId);
     }
     const score = (j: number): void => {
       const cardId = cards[kept[j]!]!;
       const s = matches.score(kept[j]!);
       if (s < 0) return;
-      if (!certain) count(cardId);
+      if (!certain) counts.add(cardId);
       top.push(cardId, s + staticScore(weight[cardId]!, terms));
     };
     // The k best bounds first, so that the floor rises early; then the rest in card order.
