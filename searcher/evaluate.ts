@@ -18,6 +18,10 @@
  *   AND subtracts it; `type:` inside an AND with something positive is a
  *   test on each card, alone a scan of the CardInfo columns.
  *
+ * - A phrase or an AND at the top is a Matcher: its cards, each with a
+ *   bound of its score, scored one by one only where ranking needs them
+ *   (index-engine.ts rankVersion prunes by the bounds).
+ *
  * Nothing is allocated per occurrence or per card: a word with one variant
  * and no field uses the cached columns of its chains as they are (only its
  * scores are new), and every other node writes into typed arrays.
@@ -37,7 +41,7 @@ import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index-refs.js'
 import { hasAccents } from '../common/words.js';
 import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_WEIGHT, NEAR_BONUS, PHRASE_BONUS, lineAt, minGap, occurrenceScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_WEIGHT, MAX_WORD_WEIGHT, NEAR_BONUS, PHRASE_BONUS, lineAt, minGap, occurrenceScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -178,6 +182,20 @@ export class Evaluation {
     return result.negated ? NO_HITS : result.hits;
   }
 
+  /**
+   * The cards `query` may match, each with a bound of its score, for a top-k
+   * that scores only the cards that can still enter it (rank.ts): a phrase's
+   * positions and an AND's proximity are looked at card by card there.
+   */
+  async matcher(query: QueryNode): Promise<Matcher> {
+    if (query.kind === 'phrase') return this.phraseMatch(query);
+    if (query.kind === 'and') {
+      const match = await this.andMatch(query.children);
+      return match instanceof AndMatch ? match : new Matched(NO_HITS);
+    }
+    return new Matched(await this.run(query));
+  }
+
   /** Gives the event loop a turn once enough work was done since the last; checks the signal. */
   private async pace(work: number): Promise<void> {
     this.signal.throwIfAborted();
@@ -211,6 +229,13 @@ export class Evaluation {
   }
 
   private async and(children: readonly QueryNode[], keys: boolean): Promise<Result> {
+    const match = await this.andMatch(children);
+    if (!(match instanceof AndMatch)) return match;
+    return positive(scoreAll(match, keys));
+  }
+
+  /** An AND's children evaluated, as the AndMatch of its cards, or its complement when nothing in it is positive. */
+  private async andMatch(children: readonly QueryNode[]): Promise<AndMatch | Result> {
     const hasPositive = children.some((c) => c.kind !== 'type' && c.kind !== 'not');
     // Each type: child inside a positive AND is a test: a mask of the coarse types it takes.
     const tests = hasPositive ? children.filter((c) => c.kind === 'type').map((c) => typeMask(c.types)) : [];
@@ -219,44 +244,7 @@ export class Evaluation {
     const included = results.filter((r) => !r.negated).map((r) => r.hits);
     const excluded = results.filter((r) => r.negated).map((r) => r.hits);
     if (included.length === 0) return { hits: unite(excluded, false), negated: true };
-    let smallest = 0;
-    included.forEach((hits, i) => {
-      if (hits.count < included[smallest]!.count) smallest = i;
-    });
-    const base = included[smallest]!;
-    const types = this.version.columns.type;
-    const at = new Int32Array(included.length);
-    const out = new HitsBuilder(base.count, keys);
-    const excludedAt = new Int32Array(excluded.length);
-    cards: for (let i = 0; i < base.count; i++) {
-      const cardId = base.cards[i]!;
-      for (const mask of tests) if (((mask >> types[cardId]!) & 1) === 0) continue cards;
-      for (let e = 0; e < excluded.length; e++) {
-        const hits = excluded[e]!;
-        const j = (excludedAt[e] = seek(hits.cards, excludedAt[e]!, hits.count, cardId));
-        if (j < hits.count && hits.cards[j] === cardId) continue cards;
-      }
-      for (let p = 0; p < included.length; p++) {
-        const hits = included[p]!;
-        const j = (at[p] = seek(hits.cards, at[p]!, hits.count, cardId));
-        if (j >= hits.count || hits.cards[j] !== cardId) continue cards;
-      }
-      let score = 0;
-      for (let p = 0; p < included.length; p++) {
-        const hits = included[p]!;
-        const j = at[p]!;
-        score += hits.scores[j]!;
-        const [from, to] = range(hits, j);
-        if (p > 0) {
-          const prev = included[p - 1]!;
-          const [pFrom, pTo] = range(prev, at[p - 1]!);
-          score += proximity(minGap(prev.keys ?? EMPTY_KEYS, pFrom, pTo, hits.keys ?? EMPTY_KEYS, from, to));
-        }
-        if (keys && to > from) out.copyKeys(hits.keys!, from, to);
-      }
-      out.add(cardId, score, 0, true);
-    }
-    return positive(out.hits());
+    return new AndMatch(included, excluded, tests, this.version.columns.type);
   }
 
   private async or(children: readonly QueryNode[], keys: boolean): Promise<Result> {
@@ -362,71 +350,13 @@ export class Evaluation {
   }
 
   private async phrase(node: Extract<TermNode, { kind: 'phrase' }>, keys: boolean): Promise<Hits> {
+    return scoreAll(await this.phraseMatch(node), keys);
+  }
+
+  private async phraseMatch(node: Extract<TermNode, { kind: 'phrase' }>): Promise<PhraseMatch> {
     const words: Occurrences[] = [];
     for (let i = 0; i < node.words.length; i++) words.push(await this.occurrences(node, i));
-    const n = words.length;
-    const accented = node.words.some(hasAccents);
-    // Cards come from the word in fewest of them.
-    let base = 0;
-    for (let w = 1; w < n; w++) if (words[w]!.count < words[base]!.count) base = w;
-    const first = words[base]!;
-    const at = new Int32Array(n);
-    const from = new Int32Array(n);
-    const to = new Int32Array(n);
-    const ref = new Int32Array(n);
-    const best = new Float64Array(n);
-    const out = new HitsBuilder(first.count, keys);
-    cards: for (let c = 0; c < first.count; c++) {
-      const cardId = first.cards[c]!;
-      at[base] = c;
-      for (let w = 0; w < n; w++) {
-        if (w === base) continue;
-        const word = words[w]!;
-        const j = (at[w] = seek(word.cards, at[w]!, word.count, cardId));
-        if (j >= word.count || word.cards[j] !== cardId) continue cards;
-      }
-      // The word with the fewest occurrences in the card leads; the others are looked up by line.
-      let lead = 0;
-      for (let w = 0; w < n; w++) {
-        from[w] = words[w]!.starts[at[w]!]!;
-        to[w] = words[w]!.starts[at[w]! + 1]!;
-        if (to[w]! - from[w]! < to[lead]! - from[lead]!) lead = w;
-      }
-      const leader = words[lead]!;
-      best.fill(0);
-      let matched = false;
-      starts: for (let r = from[lead]!; r < to[lead]!; r++) {
-        const line = leader.keys[r]! >> PACKED_CODE_BITS;
-        const start = line - lead;
-        // A phrase stays within the words (before the edge) or within the metas.
-        if (line === WORD_EDGE || (line < WORD_EDGE ? start < 0 || start + n - 1 >= WORD_EDGE : start < META_LINE)) continue;
-        for (let w = 0; w < n; w++) {
-          if (w === lead) continue;
-          const word = words[w]!;
-          const j = (from[w] = lineAt(word.keys, from[w]!, to[w]!, start + w));
-          if (j >= to[w]! || word.keys[j]! >> PACKED_CODE_BITS !== start + w) continue starts;
-          ref[w] = j;
-        }
-        ref[lead] = r;
-        matched = true;
-        for (let w = 0; w < n; w++) {
-          const packed = words[w]!.keys[ref[w]!]!;
-          const weight = CODE_WEIGHT[packed & CODE_MASK]!;
-          if (weight > best[w]!) best[w] = weight;
-          if (keys) out.key(packed);
-        }
-      }
-      if (!matched) {
-        out.drop();
-        continue;
-      }
-      let exact = accented;
-      for (let w = 0; w < n && exact; w++) exact = words[w]!.exact[at[w]!] === 1;
-      let score = PHRASE_BONUS * (n - 1) + (exact ? ACCENT_BONUS : 0);
-      for (let w = 0; w < n; w++) score += best[w]!;
-      out.add(cardId, score, 0, true);
-    }
-    return out.hits();
+    return new PhraseMatch(words, node.words.some(hasAccents));
   }
 
   private async near(node: Extract<QueryNode, { kind: 'near' }>, keys: boolean): Promise<Hits> {
@@ -524,4 +454,242 @@ function unite(sets: readonly Hits[], keys: boolean): Hits {
     out.add(cardId, score, 0, true);
   }
   return out.hits();
+}
+
+/**
+ * A node whose cards are known before their scores: bounds[i] is at least
+ * card i's score, and score(i) the score itself (writing the card's keys to
+ * `out` when given), or −1 when card i does not match after all (a phrase
+ * whose words are never in a row). `certain`: every card matches, only the
+ * scores wait; `exact`: the bounds are the scores.
+ */
+export interface Matcher {
+  readonly count: number;
+  readonly cards: Uint32Array;
+  readonly bounds: Float64Array | Float32Array;
+  readonly certain: boolean;
+  readonly exact: boolean;
+  score(i: number, out?: HitsBuilder): number;
+}
+
+/** Every card of a Matcher scored, in card order. */
+function scoreAll(match: Matcher, keys: boolean): Hits {
+  const out = new HitsBuilder(match.count, keys);
+  for (let i = 0; i < match.count; i++) {
+    const score = match.score(i, keys ? out : undefined);
+    if (score < 0) out.drop();
+    else out.add(match.cards[i]!, score, 0, true);
+  }
+  return out.hits();
+}
+
+/** Hits already scored. */
+class Matched implements Matcher {
+  readonly certain = true;
+  readonly exact = true;
+  readonly count: number;
+  readonly cards: Uint32Array;
+  readonly bounds: Float64Array | Float32Array;
+
+  constructor(hits: Hits) {
+    ({ count: this.count, cards: this.cards, scores: this.bounds } = hits);
+  }
+
+  score(i: number): number {
+    return this.bounds[i]!;
+  }
+}
+
+/** A Matcher's cards as they are found: each with its bound and its index in each of the node's `width` lists (at[i × width + list]). */
+abstract class Candidates {
+  count = 0;
+  readonly cards: Uint32Array;
+  readonly bounds: Float64Array;
+  protected readonly at: Int32Array;
+
+  constructor(
+    capacity: number,
+    protected readonly width: number,
+  ) {
+    this.cards = new Uint32Array(capacity);
+    this.bounds = new Float64Array(capacity);
+    this.at = new Int32Array(capacity * width);
+  }
+
+  protected append(cardId: number, at: Int32Array, bound: number): void {
+    this.at.set(at, this.count * this.width);
+    this.cards[this.count] = cardId;
+    this.bounds[this.count++] = bound;
+  }
+}
+
+/**
+ * The cards in every included set, in none excluded, of a type the tests
+ * take; the bound of a card counts the largest proximity bonus between
+ * each pair of neighbouring terms, its score the one their lines give.
+ */
+class AndMatch extends Candidates implements Matcher {
+  readonly certain = true;
+  readonly exact = false;
+
+  constructor(
+    private readonly included: readonly Hits[],
+    excluded: readonly Hits[],
+    tests: readonly number[],
+    types: Uint8Array,
+  ) {
+    const base = included.reduce((smallest, hits) => (hits.count < smallest.count ? hits : smallest));
+    super(base.count, included.length);
+    const n = included.length;
+    const at = new Int32Array(n);
+    const excludedAt = new Int32Array(excluded.length);
+    const closest = proximity(0);
+    cards: for (let i = 0; i < base.count; i++) {
+      const cardId = base.cards[i]!;
+      for (const mask of tests) if (((mask >> types[cardId]!) & 1) === 0) continue cards;
+      for (let e = 0; e < excluded.length; e++) {
+        const hits = excluded[e]!;
+        const j = (excludedAt[e] = seek(hits.cards, excludedAt[e]!, hits.count, cardId));
+        if (j < hits.count && hits.cards[j] === cardId) continue cards;
+      }
+      for (let p = 0; p < n; p++) {
+        const hits = included[p]!;
+        const j = (at[p] = seek(hits.cards, at[p]!, hits.count, cardId));
+        if (j >= hits.count || hits.cards[j] !== cardId) continue cards;
+      }
+      // Summed in the order score() sums, so that rounding keeps the bound above the score.
+      let bound = 0;
+      for (let p = 0; p < n; p++) {
+        bound += included[p]!.scores[at[p]!]!;
+        if (p > 0) bound += closest;
+      }
+      this.append(cardId, at, bound);
+    }
+  }
+
+  score(i: number, out?: HitsBuilder): number {
+    const { included, at, width } = this;
+    let score = 0;
+    for (let p = 0; p < width; p++) {
+      const hits = included[p]!;
+      const j = at[i * width + p]!;
+      score += hits.scores[j]!;
+      const [from, to] = range(hits, j);
+      if (p > 0) {
+        const prev = included[p - 1]!;
+        const [pFrom, pTo] = range(prev, at[i * width + p - 1]!);
+        score += proximity(minGap(prev.keys ?? EMPTY_KEYS, pFrom, pTo, hits.keys ?? EMPTY_KEYS, from, to));
+      }
+      if (out !== undefined && to > from) out.copyKeys(hits.keys!, from, to);
+    }
+    return score;
+  }
+}
+
+/**
+ * The cards with every word of a phrase (from the word in fewest of them);
+ * a card's bound is the phrase bonus plus each word's score in the card
+ * (at least the weight of any one occurrence), its score needs the words
+ * in a row: the word with fewest occurrences in the card leads, the others
+ * are looked up by line.
+ */
+class PhraseMatch extends Candidates implements Matcher {
+  readonly certain = false;
+  readonly exact = false;
+  private readonly from: Int32Array;
+  private readonly to: Int32Array;
+  private readonly ref: Int32Array;
+  private readonly best: Float64Array;
+
+  constructor(
+    private readonly words: readonly Occurrences[],
+    private readonly accented: boolean,
+  ) {
+    const first = words.reduce((fewest, word) => (word.count < fewest.count ? word : fewest));
+    super(first.count, words.length);
+    const n = words.length;
+    const base = words.indexOf(first);
+    this.from = new Int32Array(n);
+    this.to = new Int32Array(n);
+    this.ref = new Int32Array(n);
+    this.best = new Float64Array(n);
+    const at = new Int32Array(n);
+    const bonus = PHRASE_BONUS * (n - 1) + (accented ? ACCENT_BONUS : 0);
+    cards: for (let c = 0; c < first.count; c++) {
+      const cardId = first.cards[c]!;
+      at[base] = c;
+      for (let w = 0; w < n; w++) {
+        if (w === base) continue;
+        const word = words[w]!;
+        const j = (at[w] = seek(word.cards, at[w]!, word.count, cardId));
+        if (j >= word.count || word.cards[j] !== cardId) continue cards;
+      }
+      let bound = bonus;
+      for (let w = 0; w < n; w++) bound += words[w]!.scores[at[w]!]!;
+      this.append(cardId, at, bound);
+    }
+  }
+
+  score(i: number, out?: HitsBuilder): number {
+    const { words, width: n, from, to, best } = this;
+    const { at } = this;
+    const o = i * n;
+    let lead = 0;
+    for (let w = 0; w < n; w++) {
+      from[w] = words[w]!.starts[at[o + w]!]!;
+      to[w] = words[w]!.starts[at[o + w]! + 1]!;
+      if (to[w]! - from[w]! < to[lead]! - from[lead]!) lead = w;
+    }
+    best.fill(0);
+    let matched: boolean;
+    const leader = words[lead]!.keys;
+    // Without a meta occurrence of the lead (the last ref), the text is all there is.
+    if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, out);
+    else {
+      // Metas first (their refs come last): once each word has a meta match
+      // worth more than any word occurrence, the text cannot raise the score.
+      const metas = lineAt(leader, from[lead]!, to[lead]!, META_LINE);
+      const textEnd = from[lead]!;
+      matched = this.scan(lead, metas, to[lead]!, undefined);
+      if (!(matched && best.every((weight) => weight >= MAX_WORD_WEIGHT))) {
+        for (let w = 0; w < n; w++) from[w] = words[w]!.starts[at[o + w]!]!;
+        matched = this.scan(lead, textEnd, metas, undefined) || matched;
+      }
+    }
+    if (!matched) return -1;
+    let exact = this.accented;
+    for (let w = 0; w < n && exact; w++) exact = words[w]!.exact[at[o + w]!] === 1;
+    let score = PHRASE_BONUS * (n - 1) + (exact ? ACCENT_BONUS : 0);
+    for (let w = 0; w < n; w++) score += best[w]!;
+    return score;
+  }
+
+  /** The phrase's matches led by refs r0 to r1 of word `lead` (the others from their cursors `from`): raises `best`, writes keys to `out`. */
+  private scan(lead: number, r0: number, r1: number, out: HitsBuilder | undefined): boolean {
+    const { words, width: n, from, to, ref, best } = this;
+    const leader = words[lead]!;
+    let matched = false;
+    starts: for (let r = r0; r < r1; r++) {
+      const line = leader.keys[r]! >> PACKED_CODE_BITS;
+      const start = line - lead;
+      // A phrase stays within the words (before the edge) or within the metas.
+      if (line === WORD_EDGE || (line < WORD_EDGE ? start < 0 || start + n - 1 >= WORD_EDGE : start < META_LINE)) continue;
+      for (let w = 0; w < n; w++) {
+        if (w === lead) continue;
+        const word = words[w]!;
+        const j = (from[w] = lineAt(word.keys, from[w]!, to[w]!, start + w));
+        if (j >= to[w]! || word.keys[j]! >> PACKED_CODE_BITS !== start + w) continue starts;
+        ref[w] = j;
+      }
+      ref[lead] = r;
+      matched = true;
+      for (let w = 0; w < n; w++) {
+        const packed = words[w]!.keys[ref[w]!]!;
+        const weight = CODE_WEIGHT[packed & CODE_MASK]!;
+        if (weight > best[w]!) best[w] = weight;
+        out?.key(packed);
+      }
+    }
+    return matched;
+  }
 }

@@ -181,42 +181,107 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
   page: Scored[];
 }
 
-/** Evaluate, filter, count, rank, collapse: everything but the hits' cards and snippets. */
-export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<Ranked> {
+/**
+ * Evaluate, filter, count, rank, collapse: everything but the hits' cards
+ * and snippets. With `prune`, the cards whose bound (evaluate.ts Matcher)
+ * is below the top's floor are not scored: the k best bounds are scored
+ * first, then the rest in card order while the floor rises. A phrase's
+ * card left unscored may not match at all, so the total (and the facets)
+ * then count the cards scored, as a lower bound ("gte"); an AND's cards all
+ * match, so its counts stay exact.
+ */
+export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true): Promise<Ranked> {
   const evaluation = new Evaluation(version, signal);
-  const matches = await evaluation.run(request.query);
+  const matches = await evaluation.matcher(request.query);
   const wanted = typeMask(request.filters.type ?? []);
   const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
   signal.throwIfAborted();
   const terms = Math.max(1, termCount(request.query));
   const { weight, flags, type, site } = version.columns;
-  const top = new TopK((request.offset + request.limit) * COLLAPSE_SLACK + request.limit);
-  const sites = new Tally();
-  const types = new Tally();
-  let total = 0;
+  const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
+  const top = new TopK(k);
+  const counts = new Counts(site, type);
   let siteAt = 0;
-  for (let i = 0; i < matches.count; i++) {
-    const cardId = matches.cards[i]!;
-    if ((flags[cardId]! & HIDDEN) !== 0) continue;
-    if (wanted !== 0 && ((wanted >> type[cardId]!) & 1) === 0) continue;
-    if (filterSites !== undefined) {
-      siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
-      if (siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId) continue;
+  const filtered = (cardId: number): boolean => {
+    if ((flags[cardId]! & HIDDEN) !== 0) return true;
+    if (wanted !== 0 && ((wanted >> type[cardId]!) & 1) === 0) return true;
+    if (filterSites === undefined) return false;
+    siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
+    return siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId;
+  };
+  let skipped = 0;
+  // Read once: the matcher is one of several classes, and its fields would be looked up per card.
+  const { count: matched, cards, bounds: scores, exact, certain } = matches;
+  if (!prune || exact || matched <= k) {
+    for (let i = 0; i < matched; i++) {
+      const cardId = cards[i]!;
+      if (filtered(cardId)) continue;
+      const s = exact ? scores[i]! : matches.score(i);
+      if (s < 0) continue;
+      counts.add(cardId);
+      top.push(cardId, s + staticScore(weight[cardId]!, terms));
     }
-    total += 1;
-    top.push(cardId, matches.scores[i]! + staticScore(weight[cardId]!, terms));
-    sites.add(site[cardId]!, cardId);
-    types.add(type[cardId]!, cardId);
+  } else {
+    // The matches the filters keep, with their bounds.
+    const kept = new Uint32Array(matched);
+    const bounds = new Float64Array(matched);
+    let n = 0;
+    for (let i = 0; i < matched; i++) {
+      const cardId = cards[i]!;
+      if (filtered(cardId)) continue;
+      kept[n] = i;
+      bounds[n++] = scores[i]! + staticScore(weight[cardId]!, terms);
+      if (certain) counts.add(cardId);
+    }
+    const score = (j: number): void => {
+      const cardId = cards[kept[j]!]!;
+      const s = matches.score(kept[j]!);
+      if (s < 0) return;
+      if (!certain) counts.add(cardId);
+      top.push(cardId, s + staticScore(weight[cardId]!, terms));
+    };
+    // The k best bounds first, so that the floor rises early; then the rest in card order.
+    const first = new TopK(k);
+    for (let j = 0; j < n; j++) first.push(j, bounds[j]!);
+    const done = new Uint8Array(n);
+    for (const { cardId: j } of first.best()) {
+      done[j] = 1;
+      score(j);
+    }
+    for (let j = 0; j < n; j++) {
+      if (done[j] === 1) continue;
+      if (bounds[j]! < top.floor()) skipped += 1;
+      else score(j);
+    }
   }
   const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
+  const lower = evaluation.truncated || (skipped > 0 && !certain);
   return {
-    total: { value: total, relation: evaluation.truncated ? 'gte' : 'eq' },
+    total: { value: counts.total, relation: lower ? 'gte' : 'eq' },
     page: order.slice(request.offset, request.offset + request.limit),
     facets: {
-      site: sites.largest((key, card) => version.siteHost(key, card)),
-      type: types.largest((_key, card) => version.mimeType(card)),
+      site: counts.sites.largest((key, card) => version.siteHost(key, card)),
+      type: counts.types.largest((_key, card) => version.mimeType(card)),
     },
   };
+}
+
+/** The matches counted: their total, and by site and by coarse type. */
+class Counts {
+  total = 0;
+  readonly sites = new Tally();
+  readonly types = new Tally();
+
+  constructor(
+    private readonly site: Uint32Array,
+    private readonly type: Uint8Array,
+  ) {}
+
+  add(cardId: number): void {
+    this.total += 1;
+    this.sites.add(this.site[cardId]!, cardId);
+    this.types.add(this.type[cardId]!, cardId);
+  }
 }
 
 /** Matching cards counted by a key (a dense site number, a coarse type), each with its first card. */
@@ -226,7 +291,11 @@ class Tally {
   add(key: number, cardId: number): void {
     const had = this.counts.get(key);
     if (had === undefined) this.counts.set(key, { count: 1, card: cardId });
-    else had.count += 1;
+    else {
+      had.count += 1;
+      // Pruned ranking counts out of card order: each key keeps its lowest card.
+      if (cardId < had.card) had.card = cardId;
+    }
   }
 
   /** The largest counts, named by one card of each (a site → its host, a coarse type → a MIME type). */

@@ -15,6 +15,7 @@ import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/inde
 
 /** By word type (doc-text.ts): text, emphasised, small, heading 1, heading 2, alt. */
 const WORD_WEIGHTS = [10, 14, 5, 24, 18, 8] as const;
+export const MAX_WORD_WEIGHT = Math.max(...WORD_WEIGHTS);
 /** By meta type (doc-body.ts): title, keywords, description, URL words, file name, anchor text. */
 const META_WEIGHTS = [40, 12, 14, 16, 16, 24] as const;
 /** A meta's own weight (0–3) adds this much per step. */
@@ -214,6 +215,11 @@ export class TopK {
       this.swap(i, worst);
       i = worst;
     }
+  }
+
+  /** The score a card must reach to enter: the worst kept once k are, −Infinity before. */
+  floor(): number {
+    return this.size < this.k ? -Infinity : this.scores[0]!;
   }
 
   /** The cards kept, best first: higher score, then lower card id. */

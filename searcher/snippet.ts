@@ -17,6 +17,8 @@ import { escapeHtml } from './render.js';
 const BEFORE = 6;
 const AFTER = 10;
 const MAX_FRAGMENTS = 3;
+/** Words a fragment grows to at most; a match past them starts the next (a page of matches is not one long fragment). */
+const MAX_FRAGMENT = 40;
 /** Words of the text's start when nothing in it matches. */
 const LEAD_WORDS = 30;
 /** Words of a card looked at: enough for any snippet, bounded for a huge text. */
@@ -161,34 +163,31 @@ export class CardText {
   snippet(marker: Marker): string {
     const count = this.starts.length;
     if (count === 0) return '';
-    const marked = new Uint8Array(count);
+    const { codes, text, starts, ends } = this;
     const hits: number[] = [];
-    for (let i = 0; i < count; i++) {
-      if (marker.maybe(this.codes[i]!) && marker.marked(this.text.slice(this.starts[i], this.ends[i]))) {
-        marked[i] = 1;
-        hits.push(i);
-      }
-    }
+    for (let i = 0; i < count; i++) if (marker.maybe(codes[i]!) && marker.marked(text.slice(starts[i], ends[i]))) hits.push(i);
     const fragments = choose(hits, count);
-    const parts = fragments.map(([from, to]) => this.render(marked, from, to));
+    const parts = fragments.map(([from, to]) => this.render(hits, from, to));
     const head = fragments[0]![0] > 0 ? '… ' : '';
     const tail = fragments[fragments.length - 1]![1] < count - 1 ? ' …' : '';
     return head + parts.join(' … ') + tail;
   }
 
-  /** Words `from` to `to` as HTML, matched ones marked. */
-  private render(marked: Uint8Array, from: number, to: number): string {
+  /** Words `from` to `to` as HTML, the matched ones (`hits`, ascending) marked: the text between two marks is escaped in one piece. */
+  private render(hits: readonly number[], from: number, to: number): string {
     const { text, starts, ends } = this;
+    const plain = (from: number, to: number): string => escapeHtml(text.slice(from, to).replace(/\s+/g, ' '));
     let out = '';
     let at = starts[from]!;
-    for (let i = from; i <= to; i++) {
-      out += escapeHtml(text.slice(at, starts[i]).replace(/\s+/g, ' '));
-      const word = escapeHtml(text.slice(starts[i], ends[i]));
-      out += marked[i] === 1 ? `<mark>${word}</mark>` : word;
+    let h = 0;
+    while (h < hits.length && hits[h]! < from) h++;
+    for (; h < hits.length && hits[h]! <= to; h++) {
+      const i = hits[h]!;
+      out += `${plain(at, starts[i]!)}<mark>${escapeHtml(text.slice(starts[i], ends[i]))}</mark>`;
       at = ends[i]!;
     }
     // The text's last word keeps what follows it (a full stop); elsewhere " … " follows.
-    return to === starts.length - 1 ? out + escapeHtml(text.slice(at).replace(/\s+/g, ' ').trimEnd()) : out;
+    return to === starts.length - 1 ? out + plain(at, text.length).trimEnd() : out + plain(at, Math.max(at, ends[to]!));
   }
 }
 
@@ -205,7 +204,7 @@ function choose(hits: readonly number[], count: number): Array<[number, number]>
     const from = Math.max(0, hit - BEFORE);
     const to = Math.min(count - 1, hit + AFTER);
     const last = windows[windows.length - 1];
-    if (last !== undefined && from <= last.to + 1) {
+    if (last !== undefined && from <= last.to + 1 && to - last.from < MAX_FRAGMENT) {
       last.to = to;
       last.n += 1;
     } else windows.push({ from, to, n: 1, i: windows.length });

@@ -1,0 +1,128 @@
+/**
+ * Pruned ranking (index-engine.ts rankVersion) against unpruned, on a real
+ * index of a generated site whose pages share a small vocabulary in titles,
+ * headings, emphasis and text: for every query, the page (cards, scores,
+ * order) is the same, and a total is the same unless pruning says it is a
+ * lower bound, which it then is. Pruning must also have left some phrase
+ * cards unscored, or this test proves nothing. Underneath, every card's
+ * bound is at least its score.
+ */
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import test, { after, before } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { startFixture, type RouteHandler } from '../helpers/http-fixtures.js';
+import { Evaluation } from '../../searcher/evaluate.js';
+import { rankVersion } from '../../searcher/index-engine.js';
+import { IndexVersion } from '../../searcher/index-version.js';
+import { parseQuery } from '../../searcher/query.js';
+import { buildCli } from '../indexer/site.js';
+
+const WORDS = ['the', 'linux', 'kernel', 'driver', 'memory', 'page', 'table', 'lock', 'of', 'and'];
+const PAGES = 200;
+
+/** A small deterministic generator (mulberry32), so every run indexes the same site. */
+function generator(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function page(random: () => number): string {
+  // Query words among fillers, dense on some pages and sparse on others, so that phrases are frequent and the words' distances (the proximity bonus) vary.
+  const dense = [0.9, 0.4, 0.1][Math.floor(random() * 3)]!;
+  const word = (): string => (random() < dense ? WORDS[Math.floor(random() * WORDS.length)]! : `filler${Math.floor(random() * 300)}`);
+  const words = (n: number): string => Array.from({ length: n }, word).join(' ');
+  const paragraphs = Array.from({ length: 1 + Math.floor(random() * 4) }, () => `<p>${words(10 + Math.floor(random() * 60))} <em>${words(2)}</em></p>`);
+  return `<html><head><title>${words(1 + Math.floor(random() * 4))}</title></head><body><h1>${words(3)}</h1>${paragraphs.join('')}</body></html>`;
+}
+
+let state: string;
+let version: IndexVersion;
+
+before(async () => {
+  state = mkdtempSync(join(tmpdir(), 'sherlock-prune-'));
+  const random = generator(7);
+  const html = (body: string): RouteHandler => (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
+  const routes: Record<string, RouteHandler> = {
+    '/': html(`<html><body>${Array.from({ length: PAGES }, (_, i) => `<a href="/p${i}">p</a>`).join(' ')}</body></html>`),
+  };
+  for (let i = 0; i < PAGES; i++) routes[`/p${i}`] = html(page(random));
+  const site = await startFixture({ address: '127.0.0.83', routes });
+  try {
+    writeFileSync(join(state, 'seeds.txt'), `${site.origin}/\n`);
+    const sets = ['gatherer.allow_private_addresses=true', 'gatherer.min_delay=0s'].flatMap((s) => ['--set', s]);
+    const crawl = await runCli(['crawl', '--state', state, '--seeds', join(state, 'seeds.txt'), '--until-idle', ...sets]);
+    assert.equal(crawl.status, 0, crawl.stderr);
+  } finally {
+    await site.close();
+  }
+  await buildCli(state);
+  const dir = join(state, 'index');
+  const target = readlinkSync(join(dir, 'current'));
+  version = IndexVersion.open(resolve(dir, target), basename(target), { chains: 1 << 24, cards: 1 << 24 });
+});
+
+after(() => {
+  version?.retire();
+  if (process.env['SHERLOCK_KEEP_TMP'] === undefined) rmSync(state, { recursive: true, force: true });
+});
+
+/** Phrases of two and three words, ANDs of two and three, an AND with a phrase and an exclusion. */
+function queries(): string[] {
+  const out: string[] = [];
+  for (const a of WORDS) {
+    for (const b of WORDS) {
+      if (a === b) continue;
+      out.push(`"${a} ${b}"`, `${a} ${b}`);
+      out.push(`"${a} ${b} ${WORDS[(a.length + b.length) % WORDS.length]}"`, `${a} ${b} ${WORDS[(a.length * b.length) % WORDS.length]}`);
+    }
+    out.push(`"${a} the" kernel -lock`);
+  }
+  return out;
+}
+
+test('pruned ranking returns the same pages as scoring every card; its totals are exact or lower bounds', async () => {
+  const signal = new AbortController().signal;
+  let lowerBounds = 0;
+  let compared = 0;
+  for (const q of queries()) {
+    for (const [offset, limit] of [[0, 10], [10, 10], [0, 3], [0, 1]] as const) {
+      const request = { query: parseQuery(q), offset, limit, filters: {} };
+      const pruned = await rankVersion(version, request, signal, true);
+      const full = await rankVersion(version, request, signal, false);
+      assert.deepEqual(pruned.page, full.page, `${q} offset ${offset} limit ${limit}`);
+      assert.equal(full.total.relation, 'eq', q);
+      if (pruned.total.relation === 'eq') {
+        assert.deepEqual(pruned.total, full.total, q);
+        assert.deepEqual(pruned.facets, full.facets, q);
+      } else {
+        lowerBounds += 1;
+        assert.ok(pruned.total.value <= full.total.value && pruned.total.value >= pruned.page.length, q);
+      }
+      compared += full.page.length;
+    }
+  }
+  assert.ok(compared > 1000, `only ${compared} hits compared: the site matches too little`);
+  assert.ok(lowerBounds > 0, 'no phrase was pruned');
+});
+
+test('a card\'s bound is never below its score', async () => {
+  let checked = 0;
+  for (const q of queries()) {
+    const match = await new Evaluation(version, new AbortController().signal).matcher(parseQuery(q));
+    for (let i = 0; i < match.count; i++) {
+      const score = match.score(i);
+      assert.ok(match.bounds[i]! >= score, `${q}: card ${match.cards[i]} bound ${match.bounds[i]} below its score ${score}`);
+      if (score >= 0) checked += 1;
+    }
+  }
+  assert.ok(checked > 10_000, `only ${checked} cards scored`);
+});
