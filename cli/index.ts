@@ -53,7 +53,8 @@ import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, Lexicon, readLexList,
 import { checkIndexDir, readManifest } from '../common/index-manifest.js';
 import { ChainDecoder, WORD_EDGE, type Ref } from '../common/index-refs.js';
 import { buildIndex, STAGES, type BuildReport, type Stage } from '../indexer/build.js';
-import { CURRENT, currentVersion, indexDirectory, publishedVersions } from '../indexer/publish.js';
+import { CURRENT, currentVersion, indexDirectory } from '../common/index-layout.js';
+import { publishedVersions } from '../indexer/publish.js';
 import { NOWHERE, readMerges } from '../indexer/merge.js';
 import { readSignatures } from '../indexer/signatures.js';
 import { readAttributes, readChecksums, readPostings, readRefTexts } from '../indexer/work-files.js';

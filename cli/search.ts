@@ -16,13 +16,14 @@
  * "peakRss": bytes} on one line.
  */
 
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { cacheSizes } from '../searcher/config.js';
 import type { SearchRequest } from '../searcher/engine.js';
-import { CURRENT, INDEX_DIR, rankVersion, searchVersion } from '../searcher/index-engine.js';
+import { rankVersion, searchVersion } from '../searcher/index-engine.js';
+import { CURRENT, currentVersion, indexDirectory } from '../common/index-layout.js';
 import { IndexVersion } from '../searcher/index-version.js';
 import { QueryError, parseQuery, type QueryNode } from '../searcher/query.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
@@ -51,11 +52,9 @@ function parsed(q: string): QueryNode {
 
 /** The version `current` names under the state directory, opened with the configured caches. */
 function openCurrent(state: string, globals: GlobalOptions): IndexVersion {
-  const indexDir = join(resolve(state), INDEX_DIR);
-  let target: string;
-  try {
-    target = readlinkSync(join(indexDir, CURRENT));
-  } catch {
+  const indexDir = indexDirectory(resolve(state));
+  const target = currentVersion(indexDir);
+  if (target === undefined) {
     throw new SherlockError('SHERLOCK_NOT_FOUND', `no index version in ${indexDir}: run sherlock index build`, { file: join(indexDir, CURRENT) });
   }
   return IndexVersion.open(resolve(indexDir, target), basename(target), cacheSizes(loadSettings(globals).config.searcher));

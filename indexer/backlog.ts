@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BucketReader, bucketFilePath, oidAfter } from '../common/bucket-file.js';
 import { MANIFEST_NAME, readManifest } from '../common/index-manifest.js';
-import { currentVersion, indexDirectory } from './publish.js';
+import { currentVersion, indexDirectory } from '../common/index-layout.js';
 
 export interface Backlog {
   /** The current version, if any. */

@@ -33,7 +33,8 @@ import type { IndexerConfig } from './config.js';
 import { writeLexiconFile, writeLexLists } from './lexicon.js';
 import { attachAnchors, rankCards, staticWeights, writeFeedback } from './links.js';
 import { mergeCards, resolveRedirects } from './merge.js';
-import { beginVersion, indexDirectory, publishVersion } from './publish.js';
+import { indexDirectory } from '../common/index-layout.js';
+import { beginVersion, publishVersion } from './publish.js';
 import { scan } from './scan.js';
 import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
 

@@ -32,7 +32,7 @@ import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlin
 import { join } from 'node:path';
 import { ioError } from '../common/errors.js';
 import { syncDirectory, syncPath } from '../common/files.js';
-import { CURRENT, currentVersion, indexDirectory } from '../common/index-layout.js';
+import { CURRENT, currentVersion } from '../common/index-layout.js';
 import { MANIFEST_NAME, writeManifest } from '../common/index-manifest.js';
 import { logger } from '../common/log.js';
 
@@ -40,8 +40,6 @@ const log = logger('indexer');
 
 const TEMP_SUFFIX = '.tmp';
 const VERSION_NAME = /^(\d{14})(?:-(\d+))?$/;
-
-export { CURRENT, currentVersion, indexDirectory };
 
 /** Versions by age, oldest first. */
 function versionOrder(a: string, b: string): number {

@@ -13,8 +13,8 @@
  * With no version at all every search is NoIndexError, as noIndexEngine.
  */
 
-import { readlinkSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { currentVersion, indexDirectory } from '../common/index-layout.js';
 import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
@@ -27,9 +27,6 @@ import { Marker, highlight } from './snippet.js';
 
 const log = logger('searcher');
 
-/** The state directory's index folder and the symlink the indexer publishes through (indexer/publish.ts). */
-export const INDEX_DIR = 'index';
-export const CURRENT = 'current';
 const DEFAULT_POLL_MS = 5000;
 const FACET_VALUES = 10;
 const TEST_QUERIES = 3;
@@ -68,7 +65,7 @@ export class IndexEngine implements Engine {
 
   /** Starts the engine and loads the current version if there is one (its failure is logged, not thrown). */
   static async start(options: IndexEngineOptions): Promise<IndexEngine> {
-    const engine = new IndexEngine(join(resolve(options.state), INDEX_DIR), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes());
+    const engine = new IndexEngine(indexDirectory(resolve(options.state)), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes());
     await engine.check();
     return engine;
   }
@@ -97,14 +94,14 @@ export class IndexEngine implements Engine {
   }
 
   private async swap(): Promise<void> {
-    let target: string;
+    let target: string | undefined;
     try {
-      target = readlinkSync(join(this.indexDir, CURRENT));
+      target = currentVersion(this.indexDir);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warning('cannot read the current index link', { dir: this.indexDir, problem: String(err) });
+      log.warning('cannot read the current index link', { dir: this.indexDir, problem: err instanceof Error ? err.message : String(err) });
       return;
     }
-    if (target === this.tried) return;
+    if (target === undefined || target === this.tried) return;
     this.tried = target;
     let next: IndexVersion | undefined;
     try {

@@ -24,7 +24,7 @@
 import { BucketReader, bucketFilePath } from '../common/bucket-file.js';
 import { isSherlockError, type SherlockError } from '../common/errors.js';
 import { CARD_FLAG } from '../common/index-cardinfo.js';
-import { FEEDBACK_NAME, readFeedback } from '../common/index-feedback.js';
+import { FEEDBACK_NAME, readFeedback, type FeedbackRecord } from '../common/index-feedback.js';
 import { currentVersion, indexDirectory } from '../common/index-layout.js';
 import { logger } from '../common/log.js';
 import { listPlans, writePlan } from '../common/plan-file.js';
@@ -62,6 +62,15 @@ interface FeedbackProgress {
   done: boolean;
 }
 
+/** The Feedback file being applied, open across cycles. */
+interface FeedbackReading {
+  version: string;
+  records: Iterator<FeedbackRecord>;
+  applied: number;
+  /** Records applied before a restart, still to be read past. */
+  skip: number;
+}
+
 export interface CycleReport {
   /** Seed URLs taken from the inbox: added, already known, over a site's budget, refused by scope.ts (by reason); URLs made due by refetch requests. */
   injected: InjectReport;
@@ -94,6 +103,9 @@ const INJECT_BATCH = 50_000;
 
 export class Shepherd {
   private scope: Scope;
+  private feedbackReading: FeedbackReading | undefined;
+  /** The version whose Feedback is applied whole: nothing to read until `current` changes. */
+  private feedbackApplied: string | undefined;
   private readonly seedHosts: Set<string>;
 
   private constructor(
@@ -111,6 +123,7 @@ export class Shepherd {
   }
 
   close(): void {
+    this.finishFeedback(undefined);
     this.db.close();
   }
 
@@ -214,45 +227,71 @@ export class Shepherd {
   /**
    * Applies the Feedback of the index version `current` names
    * (common/index-feedback.ts): static weights steer planning, duplicates
-   * are not fetched again. FEEDBACK_BATCH records per call; the progress in
-   * meta moves in the same transaction as the records, and applying a
-   * record twice changes nothing, so a crash anywhere is harmless.
+   * are not fetched again. FEEDBACK_BATCH records per call, read on from
+   * where the last call stopped (the reader stays open between cycles); the
+   * progress in meta moves in the same transaction as the records, and
+   * applying a record twice changes nothing, so a crash anywhere is harmless.
    */
   applyFeedback(report: CycleReport = emptyReport()): CycleReport {
     const indexDir = indexDirectory(this.state);
     const version = currentVersion(indexDir);
-    if (version === undefined) return report;
-    const stored = this.db.getMeta(META.feedback);
-    const progress = typeof stored === 'string' ? (JSON.parse(stored) as FeedbackProgress) : undefined;
-    if (progress?.version === version && progress.done) return report;
-    const skip = progress?.version === version ? progress.applied : 0;
-    const file = join(indexDir, version, FEEDBACK_NAME);
+    if (version === undefined || version === this.feedbackApplied) return report;
+    const reading = this.feedbackReading?.version === version ? this.feedbackReading : this.startFeedback(indexDir, version);
+    if (reading === undefined) return report;
     const batch: Feedback[] = [];
-    let seen = 0;
-    let done = true;
+    let done = false;
     try {
-      for (const record of readFeedback(file)) {
-        seen += 1;
-        if (seen <= skip) continue;
-        batch.push({ footprint: record.footprint, weight: record.weight, duplicate: (record.flags & CARD_FLAG.dup) !== 0 });
-        if (batch.length === FEEDBACK_BATCH) {
-          done = false;
+      while (batch.length < FEEDBACK_BATCH) {
+        const next = reading.records.next();
+        if (next.done === true) {
+          done = true;
           break;
         }
+        const record = next.value;
+        if (reading.skip > 0) {
+          reading.skip -= 1;
+          continue;
+        }
+        batch.push({ footprint: record.footprint, weight: record.weight, duplicate: (record.flags & CARD_FLAG.dup) !== 0 });
       }
     } catch (err) {
-      // A version removed under us (grace period) or damaged: the next version brings its own Feedback.
-      log.warning('index feedback not applied', { file, problem: err instanceof Error ? err.message : String(err) });
-      this.db.transaction(() => this.db.setMeta(META.feedback, JSON.stringify({ version, applied: skip, done: true } satisfies FeedbackProgress)));
-      return report;
+      // A damaged version: the next version brings its own Feedback.
+      log.warning('index feedback not applied', { version, problem: err instanceof Error ? err.message : String(err) });
+      batch.length = 0;
+      done = true;
     }
+    reading.applied += batch.length;
     this.db.transaction(() => {
       this.db.feedback(batch);
-      this.db.setMeta(META.feedback, JSON.stringify({ version, applied: skip + batch.length, done } satisfies FeedbackProgress));
+      this.db.setMeta(META.feedback, JSON.stringify({ version, applied: reading.applied, done } satisfies FeedbackProgress));
     });
     report.feedback += batch.length;
-    if (done) log.info('index feedback applied', { version, records: skip + batch.length });
+    if (done) {
+      this.finishFeedback(version);
+      log.info('index feedback applied', { version, records: reading.applied });
+    }
     return report;
+  }
+
+  /** Opens the version's Feedback past the records meta says are applied; undefined when all are. */
+  private startFeedback(indexDir: string, version: string): FeedbackReading | undefined {
+    this.finishFeedback(undefined);
+    const stored = this.db.getMeta(META.feedback);
+    const progress = typeof stored === 'string' ? (JSON.parse(stored) as FeedbackProgress) : undefined;
+    if (progress?.version === version && progress.done) {
+      this.feedbackApplied = version;
+      return undefined;
+    }
+    const applied = progress?.version === version ? progress.applied : 0;
+    this.feedbackReading = { version, records: readFeedback(join(indexDir, version, FEEDBACK_NAME)), applied, skip: applied };
+    return this.feedbackReading;
+  }
+
+  /** Closes the Feedback being read; `version` (if any) is applied whole. */
+  private finishFeedback(version: string | undefined): void {
+    this.feedbackReading?.records.return?.();
+    this.feedbackReading = undefined;
+    this.feedbackApplied = version;
   }
 
   private mergeFetch(result: FetchResult, now: number, report: CycleReport): void {
