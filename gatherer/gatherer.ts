@@ -187,6 +187,10 @@ export class Gatherer {
       queued += host.queued;
       hosts += 1;
     }
+    return this.statusOf(queued, hosts);
+  }
+
+  private statusOf(queued: number, hosts: number): GathererStatus {
     return { ...this.counters, outcomes: { ...this.counters.outcomes }, inFlight: this.inFlight.size, queued, hosts, paused: this.paused };
   }
 
@@ -269,11 +273,16 @@ export class Gatherer {
   /** The status snapshot; `running` false marks it as the last one. A failure is logged, never fatal. */
   private writeStatus(running: boolean): void {
     try {
-      const hosts: HostRow[] = [];
+      // One walk over the hosts: the totals, and a row for each host with URLs queued (the snapshot lists only those).
+      const rows: HostRow[] = [];
+      let queued = 0;
+      let hosts = 0;
       for (const host of this.queue.hosts()) {
-        hosts.push({ host: siteOf(host), queued: host.queued, errors: host.errorCount, nextAt: Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot)) });
+        hosts += 1;
+        queued += host.queued;
+        if (host.queued > 0) rows.push({ host: siteOf(host), queued: host.queued, errors: host.errorCount, nextAt: Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot)) });
       }
-      this.live.write(this.status(), hosts, this.store.lastArc, running);
+      this.live.write(this.statusOf(queued, hosts), rows, this.store.lastArc, running);
       this.liveFailed = false;
     } catch (err) {
       if (!this.liveFailed) log.warning('status snapshot not written', { problem: err instanceof Error ? err.message : String(err) });

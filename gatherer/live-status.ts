@@ -25,13 +25,13 @@ export class LiveStatus {
 
   constructor(private readonly state: string) {}
 
+  /** A new snapshot; `hosts`: the hosts with URLs queued. */
   write(status: GathererStatus, hosts: readonly HostRow[], arc: GatherStatusSnapshot['arc'], running: boolean): void {
     const now = Date.now();
     this.samples.push([now, status.fetches]);
     while (this.samples.length > 2 && this.samples[0]![0] < now - RATE_WINDOW_S * 1000) this.samples.shift();
     const [since, before] = this.samples[0]!;
     const rate = now > since ? ((status.fetches - before) * 1000) / (now - since) : 0;
-    const queued = hosts.filter((h) => h.queued > 0);
     writeGatherStatus(this.state, {
       format: GATHER_STATUS_FORMAT,
       pid: process.pid,
@@ -54,8 +54,8 @@ export class LiveStatus {
           .filter(([outcome]) => !FINE.has(outcome))
           .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)),
       ),
-      busiest_hosts: [...queued].sort((a, b) => b.queued - a.queued).slice(0, TOP_HOSTS).map((h) => ({ host: h.host, queued: h.queued })),
-      delayed_hosts: queued
+      busiest_hosts: [...hosts].sort((a, b) => b.queued - a.queued).slice(0, TOP_HOSTS).map((h) => ({ host: h.host, queued: h.queued })),
+      delayed_hosts: hosts
         .filter((h) => h.nextAt > now)
         .sort((a, b) => b.nextAt - a.nextAt)
         .slice(0, TOP_HOSTS)
