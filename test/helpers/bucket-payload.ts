@@ -3,21 +3,13 @@
  * and the parent checking its work derive the same bytes from (seed, index).
  */
 
+import { mulberry32 as random } from '../../bench/queries.js';
 import { BUCKET_TYPE, BucketObject, encodeBucket, type BucketType } from '../../common/bucket.js';
 
-const TYPES = Object.values(BUCKET_TYPE);
+/** The bench's seeded generator: the crash tests' writers and checkers derive the same bytes from it. */
+export { random };
 
-/** mulberry32: small, fast, good enough to vary lengths and bytes. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const TYPES = Object.values(BUCKET_TYPE);
 
 /**
  * Bucket `index` of writer run `seed`: a real bucket of one of the four types
