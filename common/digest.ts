@@ -14,7 +14,7 @@
  * always agree.
  */
 
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -38,8 +38,29 @@ export function base32(bytes: Uint8Array): string {
   return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
 }
 
+/** The 20 bytes of a SHA-1 as 32 base32 characters, five bytes (eight characters) at a time. */
+function digestBase32(d: Buffer): string {
+  let out = '';
+  for (let i = 0; i < 20; i += 5) {
+    // 40 bits: the high 8 bits times 2^32 plus the low 32, exact in a double.
+    const hi = d[i]!;
+    const lo = d.readUInt32BE(i + 1);
+    out +=
+      BASE32_ALPHABET[hi >>> 3]! +
+      BASE32_ALPHABET[((hi & 7) << 2) | (lo >>> 30)]! +
+      BASE32_ALPHABET[(lo >>> 25) & 31]! +
+      BASE32_ALPHABET[(lo >>> 20) & 31]! +
+      BASE32_ALPHABET[(lo >>> 15) & 31]! +
+      BASE32_ALPHABET[(lo >>> 10) & 31]! +
+      BASE32_ALPHABET[(lo >>> 5) & 31]! +
+      BASE32_ALPHABET[lo & 31]!;
+  }
+  return out;
+}
+
+// crypto.hash is one call into OpenSSL; createHash builds a Hash object (and its stream machinery) per digest.
 export function sha1Base32(data: Uint8Array): string {
-  return base32(createHash('sha1').update(data).digest());
+  return digestBase32(hash('sha1', data, 'buffer'));
 }
 
 /** MD5 in lower-case hex: the bucket's `C` checksum of a body. */
