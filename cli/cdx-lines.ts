@@ -1,25 +1,23 @@
 /**
- * The CDX or CDXJ lines of many ARC files for `export cdx`, read by as many
- * worker threads as cores (cli/cdx-worker.ts) when there is more than one
- * part to read, inline otherwise. Reading, inflating, digesting and SURT keys
- * are nearly all of the export's CPU time (docs/benchmarks.md); the caller's
- * thread keeps the sort.
+ * The CDX or CDXJ lines of many ARC files for `export cdx`, into an external
+ * sorter: read by as many worker threads as cores (cli/cdx-worker.ts) when
+ * there is more than one part to read, inline otherwise. Reading, inflating,
+ * digesting and SURT keys are nearly all of the export's CPU time
+ * (docs/benchmarks.md). Each worker also sorts what it reads, into run files
+ * in the sorter's directory (each part ends a run), and hands over only their
+ * names: no line crosses between threads, the sorting is shared, and the
+ * caller's thread is left the final merge. The workers share the sort memory
+ * budget.
  *
  * Work is handed out in parts, so that every thread stays busy to the end: a
  * `.arc.gz` file of PART bytes or more is cut into parts of about PART bytes
  * at member boundaries (`ArcReader#recordStartAfter`), other files are one
  * part each. A boundary found by scanning is only a candidate (a record can
- * hold an archived `.arc.gz` verbatim), so a part's lines are held until the
- * part before it is known to end exactly where it starts; when it does not,
- * the part's lines are dropped and the stretch is read again from where the
- * part before really ended. Files read leniently are never cut: a problem is
- * reported as it comes, which a held part could not do.
- *
- * Lines come in batches of about 64 KiB (one string, lines ended by LF) in no
- * fixed order across parts, which the byte sort makes irrelevant. A worker
- * waits while IN_FLIGHT of its batches are untaken, so a sort busy spilling a
- * run does not let batches pile up (without that, 1,000,000 records over 6
- * files peaked at 389 MB RSS).
+ * hold an archived `.arc.gz` verbatim), so a part's runs are merged only once
+ * the part before it is known to end exactly where it starts; when it does
+ * not, the part's runs are left out and the stretch is read again from where
+ * the part before really ended. Files read leniently are never cut: a problem
+ * is reported as it comes, which a part in doubt could not do.
  *
  * Errors keep their SherlockError code and place across the thread boundary;
  * the first one of a part that is known to be real stops every worker, so
@@ -34,6 +32,7 @@ import { Worker } from 'node:worker_threads';
 import { ArcReader } from '../common/arc-read.js';
 import { cdxFields, formatCdx, formatCdxj } from '../common/cdx.js';
 import { SherlockError, type ErrorCode, type ErrorPlace } from '../common/errors.js';
+import { ExternalSorter } from '../common/external-sort.js';
 import { FileWindow, hasGzipMagic } from '../common/gzip-member.js';
 
 export type CdxFormat = 'cdx' | 'cdxj';
@@ -59,9 +58,6 @@ export interface PartExtent {
   stop: number;
 }
 
-/** Batches a worker may have posted and the parent not yet taken: what bounds memory when the sort falls behind. */
-export const IN_FLIGHT = 8;
-
 /** Bytes of a `.arc.gz` file per part: 100 MB files give 6 parts, enough to even out two or four threads. */
 const PART = 16 * 1024 * 1024;
 
@@ -75,9 +71,8 @@ export interface ErrorMessage {
 /** Worker to parent. */
 export type CdxMessage =
   | { kind: 'start'; start: number }
-  | { kind: 'lines'; text: string }
   | { kind: 'problem'; problem: ErrorMessage }
-  | { kind: 'done'; stop: number }
+  | { kind: 'done'; stop: number; runs: string[] }
   | { kind: 'failed'; error: ErrorMessage | string };
 
 /** Parent to worker: a part to read, or the end. */
@@ -85,12 +80,10 @@ export type CdxOrder = { kind: 'part'; part: CdxPart } | { kind: 'end' };
 
 /** workerData of cli/cdx-worker.ts. */
 export interface CdxWorkerData extends CdxOptions {
-  /** [0] counts the batches the parent has taken (an Int32Array over a SharedArrayBuffer). */
-  taken: Int32Array;
+  /** Where the worker's sorter puts its runs (the parent sorter's directory) and its share of the memory budget. */
+  runDir: string;
+  sortMemory: number;
 }
-
-// Under V8's largest regular object (128 KiB): larger strings go to large-object space, freed only by full collections.
-const BATCH = 64 * 1024;
 
 /** Reads one part, handing each line (without LF) to `add`, its start to `onStart` before the first line; lenient problems go to `onProblem`. */
 export function cdxLinesOfPart(
@@ -117,25 +110,6 @@ export function cdxLinesOfPart(
   } finally {
     reader.close();
   }
-}
-
-/** Collects lines into LF-ended batches of about 64 KiB for posting. */
-export function batching(emit: (text: string) => void): { add: (line: string) => void; flush: () => void } {
-  let lines: string[] = [];
-  let held = 0;
-  const flush = (): void => {
-    if (lines.length > 0) emit(lines.join('\n') + '\n');
-    lines = [];
-    held = 0;
-  };
-  return {
-    add(line) {
-      lines.push(line);
-      held += line.length + 1;
-      if (held >= BATCH) flush();
-    },
-    flush,
-  };
 }
 
 export function errorMessage(err: SherlockError): ErrorMessage {
@@ -169,7 +143,7 @@ function planParts(files: string[], lenient: boolean, partSize: number): CdxPart
   return parts;
 }
 
-/** A part in the parent: its lines are held until it is known to start where the part before it stopped. */
+/** A part in the parent: its runs are merged once it is known to start where the part before it stopped. */
 interface Tracked {
   part: CdxPart;
   /** The part before it in the same file, until this one is confirmed. */
@@ -178,50 +152,43 @@ interface Tracked {
   confirmed: boolean;
   /** Started at a false boundary: its lines and outcome are ignored. */
   dropped: boolean;
-  held: string[];
+  /** Run files of a finished part, until it is confirmed. */
+  runs: string[];
   extent: Partial<PartExtent>;
   finished: boolean;
   failure?: Error;
 }
 
-/** Every line of every file to `add`, problems (lenient mode) to `onProblem`; `partSize` is for tests. */
+/** Every line of every file into `sorter` (lines or runs), problems (lenient mode) to `onProblem`; `partSize` is for tests. */
 export async function cdxLines(
   files: string[],
-  options: CdxOptions & { partSize?: number },
-  add: (line: string) => void,
+  options: CdxOptions & { sortMemory: number; partSize?: number },
+  sorter: ExternalSorter,
   onProblem: (problem: SherlockError) => void,
 ): Promise<void> {
-  const addBatch = (text: string): void => {
-    for (let at = 0, lf = text.indexOf('\n'); lf !== -1; at = lf + 1, lf = text.indexOf('\n', at)) add(text.slice(at, lf));
-  };
   const parts = planParts(files, options.lenient, options.partSize ?? PART);
   const threads = Math.min(parts.length, availableParallelism());
   if (threads <= 1) {
-    for (const path of files) cdxLinesOfPart({ path, from: 0, seek: false }, options, add, onProblem);
+    for (const path of files) cdxLinesOfPart({ path, from: 0, seek: false }, options, (line) => sorter.add(line), onProblem);
     return;
   }
   const queue: Tracked[] = [];
   for (const part of parts) {
     const previous = queue.at(-1);
     const before = previous?.part.path === part.path ? previous : undefined;
-    const tracked: Tracked = { part, before, after: undefined, confirmed: before === undefined, dropped: false, held: [], extent: {}, finished: false };
+    const tracked: Tracked = { part, before, after: undefined, confirmed: before === undefined, dropped: false, runs: [], extent: {}, finished: false };
     if (before !== undefined) before.after = tracked;
     queue.push(tracked);
   }
   const all = [...queue];
-  // Each worker with its `taken` counter and the part it reads.
-  const workers = new Map<Worker, { taken: Int32Array; current: Tracked | undefined }>();
+  // Each worker with the part it reads.
+  const workers = new Map<Worker, { current: Tracked | undefined }>();
   await new Promise<void>((resolve, reject) => {
     let failed = false;
     const fail = (err: Error): void => {
       if (failed) return;
       failed = true;
-      for (const [worker, { taken }] of workers) {
-        // Wake a worker waiting for its batches to be taken, so that it sees the termination.
-        Atomics.store(taken, 0, 2 ** 30);
-        Atomics.notify(taken, 0);
-        void worker.terminate();
-      }
+      for (const worker of workers.keys()) void worker.terminate();
       reject(err);
     };
     /** Confirms `t` when the part before it, itself confirmed, stopped where `t` started; re-reads the stretch when not. */
@@ -230,14 +197,13 @@ export async function cdxLines(
       if (t.confirmed || before === undefined || !before.confirmed || before.extent.stop === undefined || t.extent.start === undefined) return;
       if (before.extent.stop !== t.extent.start) {
         t.dropped = true;
-        t.held = [];
         const again: Tracked = {
           part: { path: t.part.path, from: before.extent.stop, seek: false, ...(t.part.to === undefined ? {} : { to: t.part.to }) },
           before: undefined,
           after: t.after,
           confirmed: true,
           dropped: false,
-          held: [],
+          runs: [],
           extent: {},
           finished: false,
         };
@@ -249,8 +215,8 @@ export async function cdxLines(
       }
       t.confirmed = true;
       t.before = undefined;
-      for (const text of t.held) addBatch(text);
-      t.held = [];
+      sorter.adoptRuns(t.runs);
+      t.runs = [];
       if (t.failure !== undefined) throw t.failure;
       if (t.finished && t.after !== undefined) settle(t.after);
     };
@@ -271,15 +237,9 @@ export async function cdxLines(
       }
       for (const worker of workers.keys()) worker.postMessage({ kind: 'end' } satisfies CdxOrder);
     };
-    const receive = (state: { taken: Int32Array; current: Tracked | undefined }, message: CdxMessage): void => {
+    const receive = (state: { current: Tracked | undefined }, message: CdxMessage): void => {
       const t = state.current!;
-      if (message.kind === 'lines') {
-        Atomics.add(state.taken, 0, 1);
-        Atomics.notify(state.taken, 0);
-        if (t.dropped) return;
-        if (t.confirmed) addBatch(message.text);
-        else t.held.push(message.text);
-      } else if (message.kind === 'problem') {
+      if (message.kind === 'problem') {
         onProblem(revive(message.problem) as SherlockError);
       } else if (message.kind === 'start') {
         t.extent.start = message.start;
@@ -293,24 +253,29 @@ export async function cdxLines(
           t.failure = error;
         } else {
           t.extent.stop = message.stop;
-          if (t.confirmed && t.after !== undefined) settle(t.after);
+          if (t.confirmed) {
+            sorter.adoptRuns(message.runs);
+            if (t.after !== undefined) settle(t.after);
+          } else {
+            t.runs = message.runs;
+          }
         }
         dispatch();
       }
     };
+    const runDir = sorter.runDirectory();
     for (let i = 0; i < threads; i++) {
-      const taken = new Int32Array(new SharedArrayBuffer(4));
-      const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, taken };
+      const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, runDir, sortMemory: Math.floor(options.sortMemory / threads) };
       // A small young generation: a worker's garbage is per record, and default heaps overshot the 300 MB budget.
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      const state = { taken, current: undefined as Tracked | undefined };
+      const state = { current: undefined as Tracked | undefined };
       workers.set(worker, state);
       worker.on('message', (message: CdxMessage) => {
         if (failed) return;
         try {
           receive(state, message);
         } catch (err) {
-          // A read error of a confirmed part, or the sort failing (a full disk), ends the export.
+          // A read error of a confirmed part ends the export.
           fail(err as Error);
         }
       });

@@ -1,27 +1,22 @@
 /**
- * Parts of ARC files to CDX or CDXJ lines in a worker thread
+ * Parts of ARC files to sorted runs of CDX or CDXJ lines in a worker thread
  * (cli/cdx-lines.ts). workerData: CdxWorkerData. Orders from the parent
  * (CdxOrder): a part to read, or the end. Messages to the parent (CdxMessage)
- * per part: 'start' with where reading starts, 'lines' batches, 'problem' per
- * lenient problem, then 'done' with where it stopped or 'failed' with the
- * error that stopped it. It waits while IN_FLIGHT batches are posted and not
- * yet taken (`taken`).
+ * per part: 'start' with where reading starts, 'problem' per lenient
+ * problem, then 'done' with where it stopped and the part's run files, or
+ * 'failed' with the error that stopped it.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { isSherlockError } from '../common/errors.js';
-import { batching, cdxLinesOfPart, errorMessage, IN_FLIGHT, type CdxMessage, type CdxOrder, type CdxWorkerData } from './cdx-lines.js';
+import { ExternalSorter } from '../common/external-sort.js';
+import { cdxLinesOfPart, errorMessage, type CdxMessage, type CdxOrder, type CdxWorkerData } from './cdx-lines.js';
 
 const post = (message: CdxMessage): void => parentPort!.postMessage(message);
 
 const options = workerData as CdxWorkerData;
-const taken = options.taken;
-let posted = 0;
-const lines = batching((text) => {
-  for (let seen = Atomics.load(taken, 0); posted - seen >= IN_FLIGHT; seen = Atomics.load(taken, 0)) Atomics.wait(taken, 0, seen);
-  post({ kind: 'lines', text });
-  posted += 1;
-});
+const sorter = new ExternalSorter({ memoryBudget: options.sortMemory, tmpDir: options.runDir });
+const add = (line: string): void => sorter.add(line);
 
 parentPort!.on('message', (order: CdxOrder) => {
   if (order.kind === 'end') {
@@ -32,14 +27,14 @@ parentPort!.on('message', (order: CdxOrder) => {
     const { stop } = cdxLinesOfPart(
       order.part,
       options,
-      lines.add,
+      add,
       (problem) => post({ kind: 'problem', problem: errorMessage(problem) }),
       (start) => post({ kind: 'start', start }),
     );
-    lines.flush();
-    post({ kind: 'done', stop });
+    post({ kind: 'done', stop, runs: sorter.takeRuns() });
   } catch (err) {
-    lines.flush();
+    // The lines read so far go to a run no one merges; the parent's sorter removes it with the rest.
+    sorter.takeRuns();
     post({ kind: 'failed', error: isSherlockError(err) ? errorMessage(err) : err instanceof Error ? (err.stack ?? err.message) : String(err) });
   }
 });

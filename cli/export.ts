@@ -204,7 +204,7 @@ async function exportCdx(opts: CdxOptions): Promise<number> {
   const reading = new Reading(opts.lenient === true);
   const sorter = new ExternalSorter({ memoryBudget: opts.sortMemory });
   try {
-    await cdxLines(files, { format: opts.format, lenient: opts.lenient === true }, (line) => sorter.add(line), (problem) => reading.report(problem));
+    await cdxLines(files, { format: opts.format, lenient: opts.lenient === true, sortMemory: opts.sortMemory }, sorter, (problem) => reading.report(problem));
     const zipnum = opts.zipnum === undefined ? undefined : new ZipNumWriter(opts.zipnum, { blockLines: opts.blockLines });
     const toStdout = opts.out === '-';
     const file = opts.out === undefined || toStdout ? undefined : new TempFile(opts.out);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import test from 'node:test';
 import { ArcReader } from '../../common/arc-read.js';
 import { isSherlockError } from '../../common/errors.js';
+import { ExternalSorter } from '../../common/external-sort.js';
 import { compressMember } from '../../common/gzip-member.js';
 import { cdxLines, cdxLinesOfPart } from '../../cli/cdx-lines.js';
 import { scratchDir } from '../helpers/paths.js';
@@ -36,9 +37,13 @@ function writeArc(path: string, count: number): number[] {
 }
 
 async function partedLines(files: string[], partSize: number): Promise<string[]> {
-  const lines: string[] = [];
-  await cdxLines(files, { format: 'cdx', lenient: false, partSize }, (line) => lines.push(line), (problem) => assert.fail(problem.message));
-  return lines.sort();
+  const sorter = new ExternalSorter({ memoryBudget: 1 << 20 });
+  try {
+    await cdxLines(files, { format: 'cdx', lenient: false, sortMemory: 1 << 20, partSize }, sorter, (problem) => assert.fail(problem.message));
+    return [...sorter.sorted()];
+  } finally {
+    sorter.discard();
+  }
 }
 
 function wholeLines(files: string[]): string[] {
