@@ -10,7 +10,7 @@
  * budget.
  *
  * Work is handed out in parts, so that every thread stays busy to the end: a
- * `.arc.gz` file of PART bytes or more is cut into parts of about PART bytes
+ * `.arc.gz` file of twice PART or more is cut into parts of about PART bytes
  * at member boundaries (`ArcReader#recordStartAfter`), other files are one
  * part each. A boundary found by scanning is only a candidate (a record can
  * hold an archived `.arc.gz` verbatim), so a part's runs are merged only once
