@@ -1,38 +1,65 @@
 /**
- * The CDX or CDXJ lines of many ARC files for `export cdx`, one worker thread
- * per file when there are several files and cores (cli/cdx-worker.ts), inline
- * otherwise. Reading, inflating, digesting and SURT keys are nearly all of the
- * export's CPU time (docs/benchmarks.md), and the files are independent; the
- * caller's thread keeps only the sort. Lines come in batches of about 64 KiB
- * (one string, lines ended by LF) in no fixed order across files, which the
- * byte sort makes irrelevant. A worker waits while IN_FLIGHT of its batches
- * are untaken, so a sort busy spilling a run does not let batches pile up
- * (without that, 1,000,000 records over 6 files peaked at 389 MB RSS).
+ * The CDX or CDXJ lines of many ARC files for `export cdx`, into an external
+ * sorter: read by as many worker threads as cores (cli/cdx-worker.ts) when
+ * there is more than one part to read, inline otherwise. Reading, inflating,
+ * digesting and SURT keys are nearly all of the export's CPU time
+ * (docs/benchmarks.md). Each worker also sorts what it reads, into run files
+ * in the sorter's directory (each part ends a run), and hands over only their
+ * names: no line crosses between threads, the sorting is shared, and the
+ * caller's thread is left the final merge. The workers share the sort memory
+ * budget.
+ *
+ * Work is handed out in parts, so that every thread stays busy to the end: a
+ * `.arc.gz` file of twice PART or more is cut into parts of about PART bytes
+ * at member boundaries (`ArcReader#recordStartAfter`), other files are one
+ * part each. A boundary found by scanning is only a candidate (a record can
+ * hold an archived `.arc.gz` verbatim), so a part's runs are merged only once
+ * the part before it is known to end exactly where it starts; when it does
+ * not, the part's runs are left out and the stretch is read again from where
+ * the part before really ended. Files read leniently are never cut: a problem
+ * is reported as it comes, which a part in doubt could not do.
  *
  * Errors keep their SherlockError code and place across the thread boundary;
- * the first one stops every worker. In lenient mode each problem is reported
- * as it comes (so problems of different files may interleave).
+ * the first one of a part that is known to be real stops every worker, so
+ * within a file the error reported is the first in file order, as reading it
+ * whole would report. In lenient mode each problem is reported as it comes
+ * (so problems of different files may interleave).
  */
 
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { readArc } from '../common/arc-read.js';
+import { ArcReader } from '../common/arc-read.js';
 import { cdxFields, formatCdx, formatCdxj } from '../common/cdx.js';
 import { SherlockError, type ErrorCode, type ErrorPlace } from '../common/errors.js';
+import { ExternalSorter } from '../common/external-sort.js';
+import { FileWindow, hasGzipMagic } from '../common/gzip-member.js';
 
 export type CdxFormat = 'cdx' | 'cdxj';
 
-export interface CdxJob {
-  path: string;
+export interface CdxOptions {
   format: CdxFormat;
   lenient: boolean;
-  /** Workers only: [0] counts the batches the parent has taken (an Int32Array over a SharedArrayBuffer). */
-  taken?: Int32Array;
 }
 
-/** Batches a worker may have posted and the parent not yet taken: what bounds memory when the sort falls behind. */
-export const IN_FLIGHT = 8;
+/** A stretch of one ARC file to read. */
+export interface CdxPart {
+  path: string;
+  /** Where reading starts: this record boundary, or with `seek` the first record found from here (`recordStartAfter`). */
+  from: number;
+  seek: boolean;
+  /** The part ends at the first record found from here; undefined: at the end of the file. */
+  to?: number;
+}
+
+/** Where a part's reading really started and stopped (the first record boundary at or after its end). */
+export interface PartExtent {
+  start: number;
+  stop: number;
+}
+
+/** Bytes of a `.arc.gz` file per part: 100 MB files give 6 parts, enough to even out two or four threads. */
+const PART = 16 * 1024 * 1024;
 
 /** A SherlockError as it crosses a thread boundary. */
 export interface ErrorMessage {
@@ -41,38 +68,48 @@ export interface ErrorMessage {
   place: ErrorPlace;
 }
 
-export type CdxMessage = { kind: 'lines'; text: string } | { kind: 'problem'; problem: ErrorMessage } | { kind: 'failed'; error: ErrorMessage | string };
+/** Worker to parent. */
+export type CdxMessage =
+  | { kind: 'start'; start: number }
+  | { kind: 'problem'; problem: ErrorMessage }
+  | { kind: 'done'; stop: number; runs: string[] }
+  | { kind: 'failed'; error: ErrorMessage | string };
 
-// Under V8's largest regular object (128 KiB): larger strings go to large-object space, freed only by full collections.
-const BATCH = 64 * 1024;
+/** Parent to worker: a part to read, or the end. */
+export type CdxOrder = { kind: 'part'; part: CdxPart } | { kind: 'end' };
 
-/** Reads one ARC file, handing each line (without LF) to `add`; lenient problems go to `onProblem`. */
-export function cdxLinesOfFile(job: CdxJob, add: (line: string) => void, onProblem: (problem: SherlockError) => void): void {
-  const name = basename(job.path);
-  const format = job.format === 'cdxj' ? formatCdxj : formatCdx;
-  for (const record of readArc(job.path, job.lenient ? { onProblem } : {})) {
-    const fields = cdxFields(record, name);
-    if (fields !== undefined) add(format(fields));
-  }
+/** workerData of cli/cdx-worker.ts. */
+export interface CdxWorkerData extends CdxOptions {
+  /** Where the worker's sorter puts its runs (the parent sorter's directory) and its share of the memory budget. */
+  runDir: string;
+  sortMemory: number;
 }
 
-/** Collects lines into LF-ended batches of about 64 KiB for posting. */
-export function batching(emit: (text: string) => void): { add: (line: string) => void; flush: () => void } {
-  let lines: string[] = [];
-  let held = 0;
-  const flush = (): void => {
-    if (lines.length > 0) emit(lines.join('\n') + '\n');
-    lines = [];
-    held = 0;
-  };
-  return {
-    add(line) {
-      lines.push(line);
-      held += line.length + 1;
-      if (held >= BATCH) flush();
-    },
-    flush,
-  };
+/** Reads one part, handing each line (without LF) to `add`, its start to `onStart` before the first line; lenient problems go to `onProblem`. */
+export function cdxLinesOfPart(
+  part: CdxPart,
+  options: CdxOptions,
+  add: (line: string) => void,
+  onProblem: (problem: SherlockError) => void,
+  onStart: (start: number) => void = () => {},
+): PartExtent {
+  const name = basename(part.path);
+  const format = options.format === 'cdxj' ? formatCdxj : formatCdx;
+  // Each record is indexed before the next is read, so its content need not be copied out of the inflater.
+  const reader = ArcReader.open(part.path, { ...(options.lenient ? { onProblem } : {}), borrowContent: true });
+  try {
+    const start = part.seek ? reader.recordStartAfter(part.from) : part.from;
+    const end = part.to === undefined ? reader.size : reader.recordStartAfter(part.to);
+    onStart(start);
+    const records = reader.records(start, end);
+    for (let next = records.next(); ; next = records.next()) {
+      if (next.done === true) return { start, stop: next.value };
+      const fields = cdxFields(next.value, name);
+      if (fields !== undefined) add(format(fields));
+    }
+  } finally {
+    reader.close();
+  }
 }
 
 export function errorMessage(err: SherlockError): ErrorMessage {
@@ -82,71 +119,173 @@ export function errorMessage(err: SherlockError): ErrorMessage {
 const revive = (error: ErrorMessage | string): Error =>
   typeof error === 'string' ? new Error(error) : new SherlockError(error.code, error.message, error.place);
 
-/** Every line of every file to `add`, problems (lenient mode) to `onProblem`. */
+/** The parts of the files: `.arc.gz` files of two parts or more cut every `partSize` bytes (strict reading only), the rest whole. */
+function planParts(files: string[], lenient: boolean, partSize: number): CdxPart[] {
+  const parts: CdxPart[] = [];
+  for (const path of files) {
+    const file = FileWindow.open(path);
+    let cut = false;
+    try {
+      cut = !lenient && file.size >= 2 * partSize && hasGzipMagic(file.read(0, 2));
+    } finally {
+      file.close();
+    }
+    if (!cut) {
+      parts.push({ path, from: 0, seek: false });
+      continue;
+    }
+    const count = Math.round(file.size / partSize);
+    for (let i = 0; i < count; i++) {
+      const to = i + 1 === count ? undefined : Math.round(((i + 1) * file.size) / count);
+      parts.push({ path, from: Math.round((i * file.size) / count), seek: i > 0, ...(to === undefined ? {} : { to }) });
+    }
+  }
+  return parts;
+}
+
+/** A part in the parent: its runs are merged once it is known to start where the part before it stopped. */
+interface Tracked {
+  part: CdxPart;
+  /** The part before it in the same file, until this one is confirmed. */
+  before: Tracked | undefined;
+  after: Tracked | undefined;
+  confirmed: boolean;
+  /** Started at a false boundary: its lines and outcome are ignored. */
+  dropped: boolean;
+  /** Run files of a finished part, until it is confirmed. */
+  runs: string[];
+  extent: Partial<PartExtent>;
+  finished: boolean;
+  failure?: Error;
+}
+
+/** Every line of every file into `sorter` (lines or runs), problems (lenient mode) to `onProblem`; `partSize` is for tests. */
 export async function cdxLines(
   files: string[],
-  options: { format: CdxFormat; lenient: boolean },
-  add: (line: string) => void,
+  options: CdxOptions & { sortMemory: number; partSize?: number },
+  sorter: ExternalSorter,
   onProblem: (problem: SherlockError) => void,
 ): Promise<void> {
-  const addBatch = (text: string): void => {
-    for (let at = 0, lf = text.indexOf('\n'); lf !== -1; at = lf + 1, lf = text.indexOf('\n', at)) add(text.slice(at, lf));
-  };
-  const threads = Math.min(files.length, availableParallelism());
+  const parts = planParts(files, options.lenient, options.partSize ?? PART);
+  const threads = Math.min(parts.length, availableParallelism());
   if (threads <= 1) {
-    for (const path of files) cdxLinesOfFile({ path, ...options }, add, onProblem);
+    for (const path of files) cdxLinesOfPart({ path, from: 0, seek: false }, options, (line) => sorter.add(line), onProblem);
     return;
   }
-  // Each worker with its `taken` counter.
-  const workers = new Map<Worker, Int32Array>();
-  let next = 0;
+  const queue: Tracked[] = [];
+  for (const part of parts) {
+    const previous = queue.at(-1);
+    const before = previous?.part.path === part.path ? previous : undefined;
+    const tracked: Tracked = { part, before, after: undefined, confirmed: before === undefined, dropped: false, runs: [], extent: {}, finished: false };
+    if (before !== undefined) before.after = tracked;
+    queue.push(tracked);
+  }
+  const all = [...queue];
+  // Each worker with the part it reads.
+  const workers = new Map<Worker, { current: Tracked | undefined }>();
   await new Promise<void>((resolve, reject) => {
     let failed = false;
     const fail = (err: Error): void => {
       if (failed) return;
       failed = true;
-      for (const [worker, taken] of workers) {
-        // Wake a worker waiting for its batches to be taken, so that it sees the termination.
-        Atomics.store(taken, 0, 2 ** 30);
-        Atomics.notify(taken, 0);
-        void worker.terminate();
-      }
+      for (const worker of workers.keys()) void worker.terminate();
       reject(err);
     };
-    const start = (): void => {
-      if (failed) return;
-      if (next === files.length) {
-        if (workers.size === 0) resolve();
+    /** Confirms `t` when the part before it, itself confirmed, stopped where `t` started; re-reads the stretch when not. */
+    const settle = (t: Tracked): void => {
+      const before = t.before;
+      if (t.confirmed || before === undefined || !before.confirmed || before.extent.stop === undefined || t.extent.start === undefined) return;
+      if (before.extent.stop !== t.extent.start) {
+        t.dropped = true;
+        const again: Tracked = {
+          part: { path: t.part.path, from: before.extent.stop, seek: false, ...(t.part.to === undefined ? {} : { to: t.part.to }) },
+          before: undefined,
+          after: t.after,
+          confirmed: true,
+          dropped: false,
+          runs: [],
+          extent: {},
+          finished: false,
+        };
+        if (t.after !== undefined) t.after.before = again;
+        all.push(again);
+        queue.unshift(again);
+        dispatch();
         return;
       }
-      const taken = new Int32Array(new SharedArrayBuffer(4));
-      const job: CdxJob = { path: files[next++]!, ...options, taken };
-      // A small young generation: a worker's garbage is per record, and three default heaps overshot the 300 MB budget.
-      const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      workers.set(worker, taken);
+      t.confirmed = true;
+      t.before = undefined;
+      sorter.adoptRuns(t.runs);
+      t.runs = [];
+      if (t.failure !== undefined) throw t.failure;
+      if (t.finished && t.after !== undefined) settle(t.after);
+    };
+    const dispatch = (): void => {
+      for (const [worker, state] of workers) {
+        if (state.current !== undefined) continue;
+        const next = queue.shift();
+        if (next === undefined) break;
+        state.current = next;
+        worker.postMessage({ kind: 'part', part: next.part } satisfies CdxOrder);
+      }
+      if (queue.length > 0 || [...workers.values()].some((state) => state.current !== undefined)) return;
+      const open = all.find((t) => !t.confirmed && !t.dropped);
+      if (open !== undefined) {
+        // A part that failed before it started (an I/O error seeking its start).
+        fail(open.failure ?? new Error(`cdx export: the part at ${open.part.from} of ${open.part.path} was never confirmed`));
+        return;
+      }
+      for (const worker of workers.keys()) worker.postMessage({ kind: 'end' } satisfies CdxOrder);
+    };
+    const receive = (state: { current: Tracked | undefined }, message: CdxMessage): void => {
+      const t = state.current!;
+      if (message.kind === 'problem') {
+        onProblem(revive(message.problem) as SherlockError);
+      } else if (message.kind === 'start') {
+        t.extent.start = message.start;
+        settle(t);
+      } else {
+        state.current = undefined;
+        t.finished = true;
+        if (message.kind === 'failed') {
+          const error = revive(message.error);
+          if (t.confirmed) throw error;
+          t.failure = error;
+        } else {
+          t.extent.stop = message.stop;
+          if (t.confirmed) {
+            sorter.adoptRuns(message.runs);
+            if (t.after !== undefined) settle(t.after);
+          } else {
+            t.runs = message.runs;
+          }
+        }
+        dispatch();
+      }
+    };
+    const runDir = sorter.runDirectory();
+    for (let i = 0; i < threads; i++) {
+      const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, runDir, sortMemory: Math.floor(options.sortMemory / threads) };
+      // A small young generation: a worker's garbage is per record, and default heaps overshot the 300 MB budget.
+      const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      const state = { current: undefined as Tracked | undefined };
+      workers.set(worker, state);
       worker.on('message', (message: CdxMessage) => {
         if (failed) return;
         try {
-          if (message.kind === 'lines') {
-            addBatch(message.text);
-            Atomics.add(taken, 0, 1);
-            Atomics.notify(taken, 0);
-          } else if (message.kind === 'problem') {
-            onProblem(revive(message.problem) as SherlockError);
-          } else {
-            fail(revive(message.error));
-          }
+          receive(state, message);
         } catch (err) {
-          // The sort failing (a full disk) ends the export like a read error.
+          // A read error of a confirmed part ends the export.
           fail(err as Error);
         }
       });
       worker.on('error', fail);
-      worker.on('exit', () => {
+      worker.on('exit', (code) => {
+        if (state.current !== undefined) fail(new Error(`cdx export: a worker exited (${code}) while reading ${state.current.part.path}`));
         workers.delete(worker);
-        start();
+        if (workers.size === 0 && !failed) resolve();
       });
-    };
-    for (let i = 0; i < threads; i++) start();
+    }
+    dispatch();
   });
 }

@@ -1,28 +1,40 @@
 /**
- * One ARC file's CDX or CDXJ lines in a worker thread (cli/cdx-lines.ts).
- * workerData: CdxJob. Messages to the parent: CdxMessage ('lines' batches,
- * 'problem' per lenient problem, 'failed' with the error that stopped it);
- * the thread ends when the file is done. It waits while IN_FLIGHT batches
- * are posted and not yet taken (`job.taken`).
+ * Parts of ARC files to sorted runs of CDX or CDXJ lines in a worker thread
+ * (cli/cdx-lines.ts). workerData: CdxWorkerData. Orders from the parent
+ * (CdxOrder): a part to read, or the end. Messages to the parent (CdxMessage)
+ * per part: 'start' with where reading starts, 'problem' per lenient
+ * problem, then 'done' with where it stopped and the part's run files, or
+ * 'failed' with the error that stopped it.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { isSherlockError } from '../common/errors.js';
-import { batching, cdxLinesOfFile, errorMessage, IN_FLIGHT, type CdxJob, type CdxMessage } from './cdx-lines.js';
+import { ExternalSorter } from '../common/external-sort.js';
+import { cdxLinesOfPart, errorMessage, type CdxMessage, type CdxOrder, type CdxWorkerData } from './cdx-lines.js';
 
 const post = (message: CdxMessage): void => parentPort!.postMessage(message);
 
-const job = workerData as CdxJob;
-const taken = job.taken!;
-let posted = 0;
-const lines = batching((text) => {
-  for (let seen = Atomics.load(taken, 0); posted - seen >= IN_FLIGHT; seen = Atomics.load(taken, 0)) Atomics.wait(taken, 0, seen);
-  post({ kind: 'lines', text });
-  posted += 1;
+const options = workerData as CdxWorkerData;
+const sorter = new ExternalSorter({ memoryBudget: options.sortMemory, tmpDir: options.runDir });
+const add = (line: string): void => sorter.add(line);
+
+parentPort!.on('message', (order: CdxOrder) => {
+  if (order.kind === 'end') {
+    parentPort!.close();
+    return;
+  }
+  try {
+    const { stop } = cdxLinesOfPart(
+      order.part,
+      options,
+      add,
+      (problem) => post({ kind: 'problem', problem: errorMessage(problem) }),
+      (start) => post({ kind: 'start', start }),
+    );
+    post({ kind: 'done', stop, runs: sorter.takeRuns() });
+  } catch (err) {
+    // The lines read so far go to a run no one merges; the parent's sorter removes it with the rest.
+    sorter.takeRuns();
+    post({ kind: 'failed', error: isSherlockError(err) ? errorMessage(err) : err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  }
 });
-try {
-  cdxLinesOfFile(job, lines.add, (problem) => post({ kind: 'problem', problem: errorMessage(problem) }));
-  lines.flush();
-} catch (err) {
-  post({ kind: 'failed', error: isSherlockError(err) ? errorMessage(err) : err instanceof Error ? (err.stack ?? err.message) : String(err) });
-}

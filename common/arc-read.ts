@@ -62,6 +62,12 @@ export interface ArcReadOptions {
   maxRecordSize?: number;
   /** Read leniently: every problem goes here and reading resynchronises, instead of the first one being thrown. */
   onProblem?: (problem: SherlockError) => void;
+  /**
+   * `.arc.gz` only: a record's content may be overwritten once the next record
+   * is read (it is the inflater's scratch, not a copy), for callers done with
+   * each record before asking for the next, such as the CDX export.
+   */
+  borrowContent?: boolean;
 }
 
 /** What reading at one offset gives: a record, a problem, or both; `next` undefined means "resynchronise". */
@@ -82,6 +88,7 @@ export class ArcReader {
     readonly compressed: boolean,
     private readonly maxRecordSize: number,
     private readonly onProblem: ((problem: SherlockError) => void) | undefined,
+    private readonly borrow: boolean,
   ) {}
 
   static open(path: string, options: ArcReadOptions = {}): ArcReader {
@@ -89,7 +96,7 @@ export class ArcReader {
     if (!Number.isSafeInteger(maxRecordSize) || maxRecordSize < 0) throw new RangeError(`bad maxRecordSize ${maxRecordSize}`);
     const source = FileWindow.open(path);
     try {
-      return new ArcReader(source, hasGzipMagic(source.read(0, 2)), maxRecordSize, options.onProblem);
+      return new ArcReader(source, hasGzipMagic(source.read(0, 2)), maxRecordSize, options.onProblem, options.borrowContent === true);
     } catch (err) {
       source.close();
       throw err;
@@ -122,13 +129,18 @@ export class ArcReader {
     return step.record!;
   }
 
-  /** Every record from `from` (a record boundary) to the end of the file. */
-  *records(from = 0): Generator<ArcRecord> {
+  /**
+   * Every record from `from` (a record boundary) that starts before `to`
+   * (default: to the end of the file). The generator's return value is where
+   * reading stopped: the first record boundary at or after `to`, or the size.
+   */
+  *records(from = 0, to = Infinity): Generator<ArcRecord, number> {
     const lenient = this.onProblem !== undefined;
+    const end = Math.min(to, this.size);
     let pos = from;
     for (;;) {
       pos = this.skipSeparators(pos);
-      if (pos >= this.size) return;
+      if (pos >= end) return pos;
       const step = this.compressed ? this.memberAt(pos) : this.plainAt(pos, lenient);
       if (step.problem !== undefined) {
         if (this.onProblem === undefined) throw step.problem;
@@ -137,6 +149,21 @@ export class ArcReader {
       if (step.record !== undefined) yield step.record;
       pos = step.next ?? (this.compressed ? findGzipMagic(this.source, pos + 1) : this.nextHeaderLine(pos)) ?? this.size;
     }
+  }
+
+  /**
+   * `.arc.gz` only: the first offset at or after `offset` where a gzip member
+   * holding one whole, well-formed record starts, or the file size: where a
+   * file can be split for reading in parallel. A candidate, not proof: a
+   * record may hold an archived `.arc.gz` verbatim, so whoever splits checks
+   * that reading the part before ends exactly there.
+   */
+  recordStartAfter(offset: number): number {
+    for (let at: number | undefined = findGzipMagic(this.source, offset); at !== undefined; at = findGzipMagic(this.source, at + 1)) {
+      const step = this.memberAt(at);
+      if (step.problem === undefined) return at;
+    }
+    return this.size;
   }
 
   private corrupt(offset: number, message: string): SherlockError {
@@ -155,7 +182,7 @@ export class ArcReader {
     let member: GzipMember;
     try {
       // Room for the header line and separators besides the content.
-      member = readGzipMember(this.source, pos, this.maxRecordSize + MAX_HEADER_LINE + 1024);
+      member = readGzipMember(this.source, pos, this.maxRecordSize + MAX_HEADER_LINE + 1024, this.borrow);
     } catch (err) {
       if (isSherlockError(err) && err.code !== 'SHERLOCK_IO') return { problem: err };
       throw err;

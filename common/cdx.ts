@@ -33,7 +33,7 @@
 
 import type { ArcRecord } from './arc-read.js';
 import { normalizeArcDate } from './arc.js';
-import { httpPayloadOffset, httpStatus, payloadDigest } from './digest.js';
+import { httpPayloadOffset, httpStatus, payloadDigest, payloadOffset } from './digest.js';
 import { surt } from './surt.js';
 
 export const CDX_LEGEND = ' CDX N b a m s k r M S V g';
@@ -69,8 +69,7 @@ const META = /<meta\b[^>]*>/gi;
 const ATTRIBUTE = /([a-z-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi;
 const ROBOTS_HEADER = /^x-robots-tag:[ \t]*([^\r\n]*)/gim;
 
-function robotDirectives(content: Buffer): string {
-  const payloadAt = httpPayloadOffset(content);
+function robotDirectives(content: Buffer, payloadAt: number): string {
   const head = content.toString('latin1', 0, payloadAt);
   let directives = '';
   if (/x-robots-tag/i.test(head)) for (const m of head.matchAll(ROBOTS_HEADER)) directives += ' ' + m[1]!;
@@ -90,10 +89,10 @@ function robotDirectives(content: Buffer): string {
   return directives;
 }
 
-/** The `M` field: A, F, I in that order, for HTML only. */
-export function cdxRobotFlags(content: Buffer, mime: string): string {
+/** The `M` field: A, F, I in that order, for HTML only; `payloadAt` (where the HTTP head ends) when already known. */
+export function cdxRobotFlags(content: Buffer, mime: string, payloadAt?: number): string {
   if (mime !== 'text/html') return '-';
-  const directives = robotDirectives(content).toLowerCase();
+  const directives = robotDirectives(content, payloadAt ?? httpPayloadOffset(content)).toLowerCase();
   if (directives === '') return '-';
   const none = directives.includes('none');
   const flags =
@@ -110,15 +109,17 @@ export function cdxFields(record: ArcRecord, filename: string): CdxFields | unde
   const original = cdxOriginal(header.url);
   const mime = cdxMime(header.mime);
   const status = httpStatus(content);
+  const payloadAt = payloadOffset(content, status);
   return {
     key: surt(header.url) ?? original,
     timestamp: normalizeArcDate(header.date) ?? '-',
     original,
     mime,
     status: status === undefined ? '-' : String(status),
-    digest: payloadDigest(content),
+    digest: payloadDigest(content, payloadAt),
     redirect: '-',
-    robots: cdxRobotFlags(content, mime),
+    // Content that is not HTTP still has its robots meta looked for after a first empty line, if any.
+    robots: cdxRobotFlags(content, mime, status === undefined ? undefined : payloadAt),
     length: String(record.length),
     offset: String(record.offset),
     filename,

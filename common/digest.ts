@@ -14,7 +14,7 @@
  * always agree.
  */
 
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
@@ -38,8 +38,29 @@ export function base32(bytes: Uint8Array): string {
   return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
 }
 
+/** The 20 bytes of a SHA-1 as 32 base32 characters, five bytes (eight characters) at a time. */
+function digestBase32(d: Buffer): string {
+  let out = '';
+  for (let i = 0; i < 20; i += 5) {
+    // 40 bits: the high 8 bits times 2^32 plus the low 32, exact in a double.
+    const hi = d[i]!;
+    const lo = d.readUInt32BE(i + 1);
+    out +=
+      BASE32_ALPHABET[hi >>> 3]! +
+      BASE32_ALPHABET[((hi & 7) << 2) | (lo >>> 30)]! +
+      BASE32_ALPHABET[(lo >>> 25) & 31]! +
+      BASE32_ALPHABET[(lo >>> 20) & 31]! +
+      BASE32_ALPHABET[(lo >>> 15) & 31]! +
+      BASE32_ALPHABET[(lo >>> 10) & 31]! +
+      BASE32_ALPHABET[(lo >>> 5) & 31]! +
+      BASE32_ALPHABET[lo & 31]!;
+  }
+  return out;
+}
+
+// crypto.hash is one call into OpenSSL; createHash builds a Hash object (and its stream machinery) per digest.
 export function sha1Base32(data: Uint8Array): string {
-  return base32(createHash('sha1').update(data).digest());
+  return digestBase32(hash('sha1', data, 'buffer'));
 }
 
 /** MD5 in lower-case hex: the bucket's `C` checksum of a body. */
@@ -47,14 +68,32 @@ export function md5Hex(data: Uint8Array): string {
   return createHash('md5').update(data).digest('hex');
 }
 
-// `HTTP/1.1 200 OK`, `HTTP/2 404`, and IA's bare `HTTP 502 Bad Gateway` (spec §1.5).
-const STATUS_LINE = /^HTTP(?:\/\d+(?:\.\d+)?)? +(\d{3})(?=[ \t\r\n]|$)/;
+const isDigit = (byte: number | undefined): boolean => byte !== undefined && byte >= 0x30 && byte <= 0x39;
 
-/** The status code when the content starts with an HTTP status line, else undefined. */
+/**
+ * The status code when the content starts with an HTTP status line, else
+ * undefined: `HTTP/1.1 200 OK`, `HTTP/2 404`, and IA's bare `HTTP 502 Bad
+ * Gateway` (spec §1.5), i.e. `^HTTP(/\d+(\.\d+)?)? +(\d{3})(?=[ \t\r\n]|$)`
+ * over the first 32 bytes, matched byte by byte (this runs for every record).
+ */
 export function httpStatus(content: Uint8Array): number | undefined {
-  const head = Buffer.from(content.buffer, content.byteOffset, Math.min(content.length, 32)).toString('latin1');
-  const match = STATUS_LINE.exec(head);
-  return match === null ? undefined : Number(match[1]);
+  const end = Math.min(content.length, 32);
+  if (end < 8 || content[0] !== 0x48 || content[1] !== 0x54 || content[2] !== 0x54 || content[3] !== 0x50) return undefined;
+  let at = 4;
+  if (content[at] === 0x2f) {
+    if (++at >= end || !isDigit(content[at])) return undefined;
+    while (at < end && isDigit(content[at])) at++;
+    if (content[at] === 0x2e && at + 1 < end && isDigit(content[at + 1])) {
+      at++;
+      while (at < end && isDigit(content[at])) at++;
+    }
+  }
+  if (at >= end || content[at] !== 0x20) return undefined;
+  while (at < end && content[at] === 0x20) at++;
+  if (at + 3 > end || !isDigit(content[at]) || !isDigit(content[at + 1]) || !isDigit(content[at + 2])) return undefined;
+  const after = at + 3 === end ? undefined : content[at + 3];
+  if (after !== undefined && after !== 0x20 && after !== 0x09 && after !== 0x0d && after !== 0x0a) return undefined;
+  return (content[at]! - 0x30) * 100 + (content[at + 1]! - 0x30) * 10 + (content[at + 2]! - 0x30);
 }
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
@@ -70,8 +109,12 @@ export function httpPayloadOffset(content: Uint8Array): number {
   return crlf === -1 ? bytes.length : crlf + CRLFCRLF.length;
 }
 
-/** The CDX `k` / WARC-Payload-Digest value (without `sha1:`) of one record's content (spec §4). */
-export function payloadDigest(content: Uint8Array): string {
-  if (httpStatus(content) === undefined) return sha1Base32(content);
-  return sha1Base32(content.subarray(httpPayloadOffset(content)));
+/** Where the digested payload starts: after the HTTP head, or 0 for content that is not HTTP. */
+export function payloadOffset(content: Uint8Array, status = httpStatus(content)): number {
+  return status === undefined ? 0 : httpPayloadOffset(content);
+}
+
+/** The CDX `k` / WARC-Payload-Digest value (without `sha1:`) of one record's content (spec §4); `payloadAt` when already known. */
+export function payloadDigest(content: Uint8Array, payloadAt = payloadOffset(content)): string {
+  return sha1Base32(payloadAt === 0 ? content : content.subarray(payloadAt));
 }

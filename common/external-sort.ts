@@ -15,6 +15,11 @@
  * `sorted()` ends, is abandoned (`return()`), or `discard()` is called. They
  * are scratch data: nothing survives a crash but stale files in the
  * temporary directory.
+ *
+ * Sorting can be shared between threads: each helper sorts its share into run
+ * files under the main sorter's directory (`tmpDir: main.runDirectory()`) and
+ * hands them over (`takeRuns`, then `main.adoptRuns`), so that only the final
+ * merge is left to the main sorter.
  */
 
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -78,6 +83,7 @@ export class ExternalSorter {
   private lines: string[] = [];
   private held = 0;
   private runs: string[] = [];
+  private spills = 0;
   private dir: string | undefined;
   private readonly budget: number;
 
@@ -97,6 +103,25 @@ export class ExternalSorter {
     this.lines.push(text);
     this.held += text.length + LINE_OVERHEAD;
     if (this.held >= this.budget) this.spill();
+  }
+
+  /** The directory of this sorter's run files, made if need be: where helpers' sorters put theirs (as `tmpDir`). */
+  runDirectory(): string {
+    this.dir ??= mkdtempSync(join(this.options.tmpDir ?? tmpdir(), 'sherlock-sort-'));
+    return this.dir;
+  }
+
+  /** Spills the lines held and hands over every run file; the caller now owns them, and this sorter is empty. */
+  takeRuns(): string[] {
+    if (this.lines.length > 0) this.spill();
+    const runs = this.runs;
+    this.runs = [];
+    return runs;
+  }
+
+  /** Sorted run files of other sorters (`takeRuns`) to merge with this one's; they are removed with this sorter's. */
+  adoptRuns(paths: string[]): void {
+    this.runs.push(...paths);
   }
 
   /** Every line added, in byte order; the run files are removed once iteration ends. */
@@ -126,8 +151,7 @@ export class ExternalSorter {
   }
 
   private spill(): void {
-    this.dir ??= mkdtempSync(join(this.options.tmpDir ?? tmpdir(), 'sherlock-sort-'));
-    const path = join(this.dir, `run-${String(this.runs.length).padStart(5, '0')}`);
+    const path = join(this.runDirectory(), `run-${String(this.spills++).padStart(5, '0')}`);
     const lines = this.lines.sort();
     this.lines = [];
     this.held = 0;
@@ -138,20 +162,26 @@ export class ExternalSorter {
       throw ioError(err, path, 'create');
     }
     try {
-      let batch: string[] = [];
+      // Lines are copied into one reused buffer: joining them into strings left as much garbage as the run itself.
+      const batch = Buffer.allocUnsafe(WRITE_BATCH);
       let size = 0;
       let position = 0;
       const flush = (): void => {
-        const bytes = Buffer.from(batch.join(''), 'latin1');
-        writeAt(fd, path, bytes, position);
-        position += bytes.length;
-        batch = [];
+        writeAt(fd, path, batch.subarray(0, size), position);
+        position += size;
         size = 0;
       };
       for (const line of lines) {
-        batch.push(line, '\n');
-        size += line.length + 1;
-        if (size >= WRITE_BATCH) flush();
+        if (size + line.length + 1 > WRITE_BATCH) {
+          flush();
+          if (line.length + 1 > WRITE_BATCH) {
+            writeAt(fd, path, Buffer.from(line + '\n', 'latin1'), position);
+            position += line.length + 1;
+            continue;
+          }
+        }
+        size += batch.write(line, size, 'latin1');
+        batch[size++] = 0x0a;
       }
       flush();
     } finally {

@@ -187,14 +187,15 @@ const inflater = new RawInflater();
 /**
  * Inflates the member at the start of `buf` (which may hold more after it).
  * Returns undefined when `buf` ends before the member does; the caller decides
- * whether that means "read more" or "truncated".
+ * whether that means "read more" or "truncated". With `borrow`, `data` is the
+ * shared inflater's scratch, valid only until the next member is parsed.
  */
-export function parseGzipMember(buf: Buffer, place: MemberPlace, maxOutput: number): GzipMember | undefined {
+export function parseGzipMember(buf: Buffer, place: MemberPlace, maxOutput: number, borrow = false): GzipMember | undefined {
   const header = parseGzipHeader(buf, place);
   if (header === undefined) return undefined;
   let inflated: Inflated | undefined;
   try {
-    inflated = inflater.inflate(buf.subarray(header.size), maxOutput);
+    inflated = inflater.inflate(buf.subarray(header.size), maxOutput, borrow);
   } catch (err) {
     if (!(err instanceof InflateError)) throw err;
     if (err.code === 'ERR_BUFFER_TOO_LARGE') {
@@ -218,15 +219,16 @@ const FIRST_WINDOW = 16 * 1024;
 
 /**
  * Reads and checks the gzip member starting at `offset` of `source`.
- * `maxOutput` caps the inflated size (SHERLOCK_TOO_LARGE beyond it).
+ * `maxOutput` caps the inflated size (SHERLOCK_TOO_LARGE beyond it);
+ * `borrow` as for `parseGzipMember`.
  */
-export function readGzipMember(source: FileWindow, offset: number, maxOutput: number): GzipMember {
+export function readGzipMember(source: FileWindow, offset: number, maxOutput: number, borrow = false): GzipMember {
   const place = { file: source.path, offset };
   const available = source.size - offset;
   if (available <= 0) throw corrupt(place, 'no gzip member: offset is at or past the end of the file');
   const cap = Math.min(available, maxCompressed(maxOutput));
   for (let want = Math.min(cap, FIRST_WINDOW); ; want = Math.min(cap, want * 4)) {
-    const member = parseGzipMember(source.read(offset, want), place, maxOutput);
+    const member = parseGzipMember(source.read(offset, want), place, maxOutput, borrow);
     if (member !== undefined) return member;
     if (want === cap) {
       if (cap === available) throw corrupt(place, `truncated gzip member: the file ends ${available} bytes after its start`);

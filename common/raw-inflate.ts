@@ -11,7 +11,9 @@
  * `_writeState` reporting the bytes left, `reset` between streams), on one
  * engine per inflater, output into a scratch buffer that grows as needed.
  *
- * Results: the inflated bytes (a buffer of their own) and how many input bytes
+ * Results: the inflated bytes (a buffer of their own, or with `borrow` a view of
+ * the scratch buffer, valid until the inflater's next call: what a caller that
+ * is done with the bytes before then saves in copying and garbage) and how many input bytes
  * the stream used, so that what follows it can be found; undefined when the
  * input ends before the stream does. A stream inflating past `maxOutput` is
  * an `InflateError` with code ERR_BUFFER_TOO_LARGE; damage is an
@@ -65,7 +67,7 @@ export class RawInflater {
   }
 
   /** Inflates the deflate stream at the start of `input` (which may hold more after it). */
-  inflate(input: Uint8Array, maxOutput: number): Inflated | undefined {
+  inflate(input: Uint8Array, maxOutput: number, borrow = false): Inflated | undefined {
     this.handle.reset();
     const limit = Math.max(1, maxOutput);
     let inOff = 0;
@@ -91,6 +93,7 @@ export class RawInflater {
       // Output space left over means the stream ended (Z_STREAM_END); none means it may go on.
       if (outLeft > 0) break;
     }
+    if (borrow) return { data: this.scratch.subarray(0, produced), consumed: inOff };
     const data = Buffer.allocUnsafe(produced);
     this.scratch.copy(data, 0, 0, produced);
     return { data, consumed: inOff };

@@ -240,11 +240,42 @@ function split(input: string): Parts | undefined {
   return { scheme, host, port, path, query };
 }
 
+// `http(s)://host/path?query` needing none of the general steps: a host of
+// letters, digits, `-` and `_` in dot-separated labels, with at least one
+// character that is not a digit (so never a numeric host), no port or user
+// info, no `%`, `#`, whitespace or `(` `)` (path session ids) anywhere, no
+// empty or dot path segments, and a query without what the session id rules
+// look for.
+const PLAIN = /^(https?):\/\/([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)(\/[A-Za-z0-9!$&'*+,:;=@_~./-]*)(?:\?([A-Za-z0-9!$&'*+,:;=@_~./?-]+))?$/;
+const NOT_NUMERIC = /[A-Za-z_-]/;
+const PATH_TO_NORMALIZE = /\/\/|\/\.\.?(?:\/|$)/;
+const QUERY_SESSION = /sid|sessionid|cfid/i;
+
+/** The key of a plain URL (see PLAIN), or undefined when the general path must decide; where defined, the same key. */
+export function plainSurt(url: string): string | undefined {
+  const m = PLAIN.exec(url);
+  if (m === null) return undefined;
+  const rawHost = m[2]!;
+  const rawPath = m[3]!;
+  const rawQuery = m[4];
+  if (!NOT_NUMERIC.test(rawHost) || PATH_TO_NORMALIZE.test(rawPath) || (rawQuery !== undefined && QUERY_SESSION.test(rawQuery))) return undefined;
+  let path = asciiLower(rawPath);
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  let key = asciiLower(rawHost).replace(/^www\d*\./, '').split('.').reverse().join(',') + ')' + path;
+  if (rawQuery !== undefined) key += '?' + sortQuery(asciiLower(rawQuery));
+  return key;
+}
+
 /**
  * The SURT key of a URL given as a byte string; undefined when the library
  * would refuse it (a port that is not a number, an empty URL after cleaning).
  */
 export function surt(url: string): string | undefined {
+  return plainSurt(url) ?? generalSurt(url);
+}
+
+/** `surt` without the plain-URL shortcut: every step of the library. */
+export function generalSurt(url: string): string | undefined {
   if (url === '') return '-';
   if (url.startsWith('filedesc')) return url;
   const parts = split(url);

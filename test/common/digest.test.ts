@@ -76,3 +76,24 @@ test('the payload digest of pywb example.arc’s record is the one pywb and IA i
   assert.equal(payloadDigest(content), 'B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A');
   assert.equal(content.length - httpPayloadOffset(content), 1270);
 });
+
+test('httpStatus reads the status line byte by byte as the regular expression of spec §1.5 reads its first 32 bytes', () => {
+  const STATUS_LINE = /^HTTP(?:\/\d+(?:\.\d+)?)? +(\d{3})(?=[ \t\r\n]|$)/;
+  const reference = (bytes: Buffer): number | undefined => {
+    const match = STATUS_LINE.exec(bytes.toString('latin1', 0, 32));
+    return match === null ? undefined : Number(match[1]);
+  };
+  const piece = fc.constantFrom('HTTP', 'HTTP/', '/', '1', '1.1', '.', '2', ' ', '  ', '200', '404', '0071', '\t', '\r', '\n', 'x', 'OK', 'H', 'http');
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 12 }), fc.boolean(), (pieces, longBody) => {
+      const text = pieces.join('') + (longBody ? ' OK\r\n' + 'y'.repeat(40) : '');
+      const bytes = Buffer.from(text, 'latin1');
+      assert.equal(httpStatus(bytes), reference(bytes), JSON.stringify(text));
+    }),
+    { numRuns: 20_000 },
+  );
+  // A status whose digits end at byte 32 counts, as `$` matches at the end of the 32 bytes.
+  const padded = Buffer.from('HTTP/1.1' + ' '.repeat(21) + '200xyz', 'latin1');
+  assert.equal(padded.indexOf('200'), 29);
+  assert.equal(httpStatus(padded), 200);
+});

@@ -43,3 +43,14 @@ test('more output than maxOutput is ERR_BUFFER_TOO_LARGE; exactly maxOutput is f
   assert.throws(() => inflater.inflate(stream, 99_999), (err: unknown) => err instanceof InflateError && err.code === 'ERR_BUFFER_TOO_LARGE');
   assert.equal(inflater.inflate(stream, 100_000)?.data.length, 100_000);
 });
+
+test('borrowed output is the scratch buffer: equal bytes, no copy, overwritten by the next stream', () => {
+  const inflater = new RawInflater();
+  const first = inflater.inflate(deflateRawSync(Buffer.from('first stream')), 1 << 20, true)!;
+  assert.equal(first.data.toString(), 'first stream');
+  const copied = inflater.inflate(deflateRawSync(Buffer.from('a copy')), 1 << 20)!;
+  assert.notEqual(copied.data.buffer, first.data.buffer);
+  const second = inflater.inflate(deflateRawSync(Buffer.from('SECOND')), 1 << 20, true)!;
+  assert.equal(second.data.buffer, first.data.buffer);
+  assert.equal(first.data.toString(), 'SECONDstream');
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import test from 'node:test';
 import fc from 'fast-check';
-import { surt } from '../../common/surt.js';
+import { generalSurt, plainSurt, surt } from '../../common/surt.js';
 import { testdata } from '../helpers/paths.js';
 
 /** Rows of surt-cases.tsv as byte strings: input, the IA library's key, warcio.js's key. */
@@ -52,4 +52,41 @@ test('keys are idempotent for http URLs and never hold SP, CR, LF or a raw byte 
       assert.doesNotMatch(key, /[\x00-\x20\x7f-\xff]/);
     }),
   );
+});
+
+test('the plain-URL shortcut gives the general path’s key wherever it applies', () => {
+  // Pieces near the shortcut's edges: case, www, numeric hosts, dot and empty segments, session ids, escapes, ports.
+  const piece = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('a', 'Z', '0', '9', '-', '_', '.', '/', '~', '!', "'", '*', '+', ',', ':', ';', '=', '@', '$', '&', 'x=1', 'a=', 'b') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        ...['..', '//', '/./', '/../', '?', '%41', '%', '#', ' ', '(', ')', '(S(abcdefghijklmnopqrstuvwx))/', 'x.aspx', 'www.', 'www2.', 'WWW.'],
+        ...['sid=', 'SID=0123456789abcdef0123456789abcdef', 'jsessionid=0123456789ABCDEF0123456789ABCDEF', 'ASPSESSIONIDabcdefgh=abcdefghijklmnopqrstuvwx'],
+        ...['cfid=1&cftoken=2', '0x7f', '127.0.0.1', '012', ':80', ':8080', 'user@'],
+      ),
+    },
+  );
+  const text = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join(''));
+  const url = fc.tuple(fc.constantFrom('http://', 'https://', 'http://', 'https://', 'HTTP://', 'ftp://'), fc.option(text, { freq: 4 }), fc.domain(), text, fc.option(text)).map(
+    ([scheme, before, host, path, query]) => `${scheme}${before ?? ''}${host}/${path}${query === null ? '' : `?${query}`}`,
+  );
+  let applied = 0;
+  fc.assert(
+    fc.property(url, (u) => {
+      const plain = plainSurt(u);
+      if (plain === undefined) return;
+      applied += 1;
+      assert.equal(plain, generalSurt(u), u);
+    }),
+    { numRuns: 20_000 },
+  );
+  // The generator must reach the shortcut, or the property says nothing.
+  assert.ok(applied > 1000, `shortcut taken ${applied} times`);
+  for (const [u, key] of [
+    ['http://www.Example.com/A/B/?Z=1&a=2', 'com,example)/a/b?a=2&z=1'],
+    ['https://site7.example.de/data/file-9.html', 'de,example,site7)/data/file-9.html'],
+    ['http://host/', 'host)/'],
+  ]) assert.equal(plainSurt(u!), key);
+  for (const u of ['http://127.0.0.1/', 'http://host/?jsessionid=0123456789ABCDEF0123456789ABCDEF', 'http://host/a/../b', 'http://host//a', 'http://host/?sid=1', 'http://host:80/', 'http://host/%41', 'http://host']) assert.equal(plainSurt(u), undefined, u);
 });
