@@ -123,7 +123,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
     let wasIdle = false;
     for (;;) {
       if (gathering.failed) throw gathering.error;
-      const round = shepherd.cycle(seconds(), plan);
+      const round = await shepherd.cycleInBackground(seconds(), plan);
       add(total, round);
       metrics.cycle(round);
       if (round.planned > 0) gatherer.plansWritten();

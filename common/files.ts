@@ -6,6 +6,7 @@
  */
 
 import { closeSync, fdatasyncSync, fsyncSync, openSync, readSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ioError, SherlockError } from './errors.js';
 
@@ -93,6 +94,39 @@ export function createFile(file: string, content: Uint8Array): void {
     throw err instanceof SherlockError ? err : ioError(err, file, 'creating');
   }
   syncDirectory(dirname(file));
+}
+
+/** createFile, its writes and fsyncs waited for off the thread (a thread that also drives fetches must not stall on them). */
+export async function createFileInBackground(file: string, content: Uint8Array): Promise<void> {
+  const temp = `${file}.tmp`;
+  try {
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(content);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw ioError(err, file, 'creating');
+  }
+  await syncDirectoryInBackground(dirname(file));
+}
+
+/** syncDirectory, waiting off the thread. */
+export async function syncDirectoryInBackground(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    throw ioError(err, dir, 'fsync directory');
+  }
 }
 
 /** Opens for reading and writing; a missing file is SHERLOCK_NOT_FOUND. */

@@ -27,7 +27,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, writeS
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from './errors.js';
-import { listDirectory, renameDurably } from './files.js';
+import { createFileInBackground, listDirectory, renameDurably } from './files.js';
 import { canonicalUrl } from './url.js';
 
 export const PLAN_MAGIC = 'sherlock-plan 1';
@@ -88,16 +88,8 @@ let serial = 0;
 
 /** Writes a plan into the inbox (temporary name, fsync, rename, fsync the directory); returns its path. */
 export function writePlan(state: string, entries: readonly PlanEntry[]): string {
-  const dir = inboxDir(state);
-  const data = encodePlan(entries);
-  const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${String(serial++).padStart(6, '0')}`;
-  const temp = join(dir, `${name}.tmp`);
-  const path = join(dir, name + PLAN_SUFFIX);
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (err) {
-    throw ioError(err, dir, 'creating the directory');
-  }
+  const { data, path } = newPlan(state, entries);
+  const temp = `${path}.tmp`;
   let fd: number | undefined;
   try {
     fd = openSync(temp, 'wx');
@@ -112,6 +104,26 @@ export function writePlan(state: string, entries: readonly PlanEntry[]): string 
   }
   renameDurably(temp, path);
   return path;
+}
+
+/** writePlan, its writes and fsyncs waited for off the thread (`sherlock crawl`: the thread also drives the fetches). */
+export async function writePlanInBackground(state: string, entries: readonly PlanEntry[]): Promise<string> {
+  const { data, path } = newPlan(state, entries);
+  await createFileInBackground(path, data);
+  return path;
+}
+
+/** A plan's bytes (checked: bad entries throw before anything is created) and its new path in the inbox, which is made. */
+function newPlan(state: string, entries: readonly PlanEntry[]): { data: Buffer; path: string } {
+  const dir = inboxDir(state);
+  const data = encodePlan(entries);
+  const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${String(serial++).padStart(6, '0')}`;
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw ioError(err, dir, 'creating the directory');
+  }
+  return { data, path: join(dir, name + PLAN_SUFFIX) };
 }
 
 function bad(file: string, offset: number, message: string): SherlockError {

@@ -28,10 +28,11 @@
  * `<name>.bad` and left for the operator; nothing of it is imported.
  */
 
-import { existsSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { isSherlockError, ioError } from '../common/errors.js';
+import { createFileInBackground, syncDirectoryInBackground } from '../common/files.js';
 import { logger } from '../common/log.js';
 import { inboxDir, listPlans, readPlan, type PlanEntry } from '../common/plan-file.js';
 import { MAX_REST_LENGTH, type GatherQueue, type Host } from '../common/queue-file.js';
@@ -160,37 +161,4 @@ function pushedBefore(queue: GatherQueue, lines: readonly ReturnType<typeof host
     before[key] = queue.find(parts.scheme, parts.port, parts.host)?.pushed ?? 0;
   }
   return before;
-}
-
-/** common/files.ts createFile (temp, fdatasync, rename, directory fsync), waiting off the thread. */
-async function createFileInBackground(file: string, content: Buffer): Promise<void> {
-  const temp = `${file}.tmp`;
-  try {
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(content);
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw ioError(err, file, 'creating');
-  }
-  await syncDirectoryInBackground(dirname(file));
-}
-
-/** common/files.ts syncDirectory, waiting off the thread. */
-async function syncDirectoryInBackground(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    throw ioError(err, dir, 'fsync directory');
-  }
 }

@@ -237,6 +237,8 @@ export class Scope {
   private readonly patterns: RegExp[];
   private readonly seedHosts = new Set<string>();
   private readonly seedDomains = new Set<string>();
+  /** factsOf()'s memory; it changes no verdict, so a Scope stays immutable to its callers. */
+  private readonly facts = new Map<string, UrlFacts>();
 
   /**
    * A scope for `config` around the seeds' hosts (seedHost of each seed URL;
@@ -309,29 +311,71 @@ export class Scope {
    * (module comment, "Judging"); when it does, the normalised URL and its depth.
    */
   judge(url: string, from: JudgeFrom): Verdict {
-    if (url.length > MAX_URL_LENGTH) return reject('length');
-    let normal: string;
-    try {
-      normal = this.normalise(url, 'seed' in from ? undefined : from.url);
-    } catch (err) {
-      if (isSherlockError(err, 'SHERLOCK_BAD_URL')) return reject('scheme');
-      throw err;
-    }
-    if (normal.length > this.config.max_url_length) return reject('length');
-    const { host, rest } = urlParts(normal);
-    if (this.deny.some((p) => matchesHost(p, host))) return reject('denied');
-    if (this.patterns.some((pattern) => pattern.test(normal))) return reject('pattern');
-    if ('seed' in from) return { ok: true, url: normal, depth: 0 };
-
-    if (!this.hostInScope(host)) return reject('scope');
+    const facts = this.factsOf(url, 'seed' in from ? undefined : from.url);
+    if (facts.early !== undefined) return reject(facts.early);
+    if ('seed' in from) return { ok: true, url: facts.url, depth: 0 };
+    if (!facts.inScope) return reject('scope');
     const depth = from.depth + 1;
     if (depth > this.config.max_depth) return reject('depth');
+    if (facts.late !== undefined) return reject(facts.late);
+    return { ok: true, url: facts.url, depth };
+  }
+
+  /**
+   * What the rules say of `url` whatever its depth; remembered for an
+   * absolute URL (the base cannot change what it means), since every page
+   * of a site links the same menus again.
+   */
+  private factsOf(url: string, base: string | undefined): UrlFacts {
+    const absolute = ABSOLUTE.test(url);
+    const known = absolute ? this.facts.get(url) : undefined;
+    if (known !== undefined) return known;
+    const facts = this.findFacts(url, base);
+    if (absolute) {
+      if (this.facts.size >= FACTS_LIMIT) this.facts.clear();
+      this.facts.set(url, facts);
+    }
+    return facts;
+  }
+
+  private findFacts(url: string, base: string | undefined): UrlFacts {
+    if (url.length > MAX_URL_LENGTH) return { url: '', early: 'length', inScope: false };
+    let normal: string;
+    try {
+      normal = this.normalise(url, base);
+    } catch (err) {
+      if (isSherlockError(err, 'SHERLOCK_BAD_URL')) return { url: '', early: 'scheme', inScope: false };
+      throw err;
+    }
+    if (normal.length > this.config.max_url_length) return { url: normal, early: 'length', inScope: false };
+    const { host, rest } = urlParts(normal);
+    if (this.deny.some((p) => matchesHost(p, host))) return { url: normal, early: 'denied', inScope: false };
+    if (this.patterns.some((pattern) => pattern.test(normal))) return { url: normal, early: 'pattern', inScope: false };
+    const facts: UrlFacts = { url: normal, inScope: this.hostInScope(host) };
     const { path, query } = splitRest(rest);
-    if (repeatsTooOften(path, this.config.max_path_repeats)) return reject('repeats');
-    if (query !== undefined && query.split('&').length > this.config.max_query_params) return reject('params');
-    return { ok: true, url: normal, depth };
+    if (repeatsTooOften(path, this.config.max_path_repeats)) facts.late = 'repeats';
+    else if (query !== undefined && query.split('&').length > this.config.max_query_params) facts.late = 'params';
+    return facts;
   }
 }
+
+/**
+ * The rules' findings on a URL, depth aside, in judge()'s order: `early`
+ * (scheme, length, denied, pattern) before the seed exit, then scope, then
+ * (depth, then) `late` (repeats, params).
+ */
+interface UrlFacts {
+  url: string;
+  early?: RejectReason;
+  inScope: boolean;
+  late?: RejectReason;
+}
+
+/** A URL whose meaning no base can change: a scheme and an authority (`http:x` alone is relative to an http base). */
+const ABSOLUTE = /^https?:\/\//i;
+
+/** URLs whose facts a Scope remembers; past this, it forgets them all and starts again. */
+const FACTS_LIMIT = 100_000;
 
 /** The host a seed puts in scope (canonical: lower case, punycode); SHERLOCK_BAD_URL when the URL has no canonical form. */
 export function seedHost(url: string): string {

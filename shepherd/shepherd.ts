@@ -27,13 +27,13 @@ import { CARD_FLAG } from '../common/index-cardinfo.js';
 import { FEEDBACK_NAME, readFeedback, type FeedbackRecord } from '../common/index-feedback.js';
 import { currentVersion, indexDirectory } from '../common/index-layout.js';
 import { logger } from '../common/log.js';
-import { listPlans, writePlan } from '../common/plan-file.js';
+import { listPlans, writePlan, writePlanInBackground, type PlanEntry } from '../common/plan-file.js';
 import { footprint } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
 import { readReports, type FetchResult } from './results.js';
 import { Scope, seedHost, type RejectReason } from './scope.js';
 import { listSeedFiles, removeSeedFile, seedBatches } from './seed-inbox.js';
-import { UrlDb, type Feedback, type InjectCounts } from './urldb.js';
+import { UrlDb, type DueUrl, type Feedback, type InjectCounts } from './urldb.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -184,11 +184,32 @@ export class Shepherd {
 
   /** One whole cycle: the inbox, then merge, then (unless `plan` is false) plan; the report of the last that did anything is kept in meta (shepherd/status.ts). */
   cycle(now: number, options: PlanOptions & { plan?: boolean }): CycleReport {
+    const report = this.gatherIn(now);
+    if (options.plan !== false) this.plan(now, options, report);
+    return this.keepReport(now, report);
+  }
+
+  /** cycle() with planning, the plan file's fsyncs waited for off the thread (`sherlock crawl`, whose thread drives the gatherer too). */
+  async cycleInBackground(now: number, options: PlanOptions): Promise<CycleReport> {
+    const report = this.gatherIn(now);
+    const due = this.db.due(now, options.limit, options.perSite);
+    if (due.length > 0) {
+      await writePlanInBackground(this.state, planEntries(due));
+      this.markPlanned(due, now, report);
+    }
+    return this.keepReport(now, report);
+  }
+
+  /** The inbox, merge and feedback steps of a cycle. */
+  private gatherIn(now: number): CycleReport {
     const report = emptyReport();
     this.takeInbox(now, report.injected);
     this.merge(now, report);
     this.applyFeedback(report);
-    if (options.plan !== false) this.plan(now, options, report);
+    return report;
+  }
+
+  private keepReport(now: number, report: CycleReport): CycleReport {
     // Only a cycle that did something is kept: `crawl` cycles ten times a second.
     const injected = report.injected.added + report.injected.known + report.injected.refetched;
     if (injected + report.merged + report.feedback + report.planned > 0) this.db.setMeta(META.lastCycle, JSON.stringify({ time: now, ...report }));
@@ -346,22 +367,20 @@ export class Shepherd {
   /** Writes the URLs due now into a plan in the gatherer's inbox, then marks them queued. */
   plan(now: number, options: PlanOptions, report: CycleReport = emptyReport()): CycleReport {
     const due = this.db.due(now, options.limit, options.perSite);
-    if (due.length === 0) return report;
-    writePlan(
-      this.state,
-      due.map((d) => ({
-        url: d.url,
-        priority: d.priority,
-        ...(d.ifModifiedSince === undefined ? {} : { ifModifiedSince: d.ifModifiedSince }),
-        ...(d.ifNoneMatch === undefined ? {} : { ifNoneMatch: d.ifNoneMatch }),
-      })),
-    );
+    if (due.length > 0) {
+      writePlan(this.state, planEntries(due));
+      this.markPlanned(due, now, report);
+    }
+    return report;
+  }
+
+  /** Their plan file is written (module comment, "plan"): the URLs are queued. */
+  private markPlanned(due: readonly DueUrl[], now: number, report: CycleReport): void {
     this.db.markQueued(
       due.map((d) => d.footprint),
       now,
     );
     report.planned += due.length;
-    return report;
   }
 
   /** Whether plans written are still waiting in the inbox. */
@@ -395,6 +414,15 @@ export function emptyReport(): CycleReport {
 
 export function emptyInject(): InjectReport {
   return { added: 0, known: 0, refused: 0, rejected: {}, refetched: 0 };
+}
+
+function planEntries(due: readonly DueUrl[]): PlanEntry[] {
+  return due.map((d) => ({
+    url: d.url,
+    priority: d.priority,
+    ...(d.ifModifiedSince === undefined ? {} : { ifModifiedSince: d.ifModifiedSince }),
+    ...(d.ifNoneMatch === undefined ? {} : { ifNoneMatch: d.ifNoneMatch }),
+  }));
 }
 
 /** The class of a gatherer code, for summaries. */

@@ -135,6 +135,8 @@ const SHRINK = 0.5;
 const BAND = 1_000_000_000;
 /** Above this many cached sites the cache is emptied between transactions (memory stays bounded). */
 const SITE_CACHE_LIMIT = 200_000;
+/** Above this many remembered URLs (UrlDb.known) the memory is emptied between transactions. */
+const KNOWN_CACHE_LIMIT = 100_000;
 
 /** The [shepherd] keys the database uses; durations in ms and sizes in bytes, as the config gives them. */
 export type UrlDbSettings = Pick<
@@ -443,6 +445,13 @@ export class UrlDb {
   private readonly runTx: Database.Transaction<(fn: () => unknown) => unknown>;
   private readonly sites = new Map<string, SiteEntry>();
   private readonly dirty = new Set<SiteEntry>();
+  /**
+   * Canonical URLs this process added or found, with a depth their row has
+   * at most (rows are never removed, and depths only lowered). A link found
+   * here again at that depth or deeper is known without hashing or a query:
+   * most links of a page lead to pages already in the database.
+   */
+  private readonly known = new Map<string, number>();
   private closed = false;
 
   private constructor(
@@ -533,12 +542,14 @@ export class UrlDb {
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     if (this.sites.size > SITE_CACHE_LIMIT) this.sites.clear();
+    if (this.known.size > KNOWN_CACHE_LIMIT) this.known.clear();
     try {
       return this.runTx.immediate(fn) as T;
     } catch (err) {
-      // The rows behind cached counts may have been rolled back.
+      // The rows behind cached counts (and remembered URLs) may have been rolled back.
       this.sites.clear();
       this.dirty.clear();
+      this.known.clear();
       throw dbError(err, this.file, 'URL database transaction');
     }
   }
@@ -615,6 +626,12 @@ export class UrlDb {
       const linkDepth = (depth ?? origin?.depth ?? 0) + 1;
       const pending: Pending[] = [];
       for (const link of links) {
+        // A remembered URL is canonical and absolute: the base cannot change it.
+        const knownDepth = this.known.get(link);
+        if (knownDepth !== undefined && knownDepth <= linkDepth) {
+          counts.known++;
+          continue;
+        }
         const canonical = this.canonical(link, origin?.url);
         if (canonical === undefined) counts.refused++;
         else pending.push(pendingUrl(canonical, linkDepth));
@@ -663,10 +680,12 @@ export class UrlDb {
     } else if (this.s.insert.run(fp, canonical, site.id, depth, now).changes === 1) {
       counts.added++;
       this.countUrl(site);
+      this.known.set(canonical, depth);
       return;
     }
     counts.known++;
     this.s.lowerDepth.run(depth, fp, depth);
+    this.known.set(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
   }
 
   private countUrl(site: SiteEntry): void {

@@ -11,7 +11,7 @@ import test from 'node:test';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { isSherlockError } from '../../common/errors.js';
-import { PLAN_MAGIC, encodePlan, inboxDir, listPlans, readPlan, writePlan, type PlanEntry } from '../../common/plan-file.js';
+import { PLAN_MAGIC, encodePlan, inboxDir, listPlans, readPlan, writePlan, writePlanInBackground, type PlanEntry } from '../../common/plan-file.js';
 import { canonicalUrl } from '../../common/url.js';
 import { scratchDir } from '../helpers/paths.js';
 
@@ -86,6 +86,17 @@ test('writePlan puts a whole plan into the inbox and leaves no temporary file', 
   assert.deepEqual(readdirSync(inboxDir(state)), [basename(path)]);
   assert.deepEqual(readPlan(path), SAMPLE);
   assert.deepEqual(readFileSync(path), encodePlan(SAMPLE));
+});
+
+test('writePlanInBackground writes the same whole plan, after the ones before it, and refuses bad entries before creating anything', async (t) => {
+  const state = scratchDir(t);
+  const first = writePlan(state, SAMPLE.slice(0, 1));
+  const path = await writePlanInBackground(state, SAMPLE);
+  assert.deepEqual(readdirSync(inboxDir(state)).sort(), [basename(first), basename(path)].sort());
+  assert.deepEqual(listPlans(state), [first, path]);
+  assert.deepEqual(readFileSync(path), encodePlan(SAMPLE));
+  await assert.rejects(writePlanInBackground(state, [{ url: 'http://a.example/', priority: -1 }]), RangeError);
+  assert.deepEqual(listPlans(state), [first, path]);
 });
 
 test('writePlan of an empty plan reads back as no entries', (t) => {

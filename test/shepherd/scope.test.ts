@@ -258,6 +258,21 @@ test('inScope answers for a host without depth or trap rules', () => {
   assert.equal(s.inScope('http://example.org/'), false);
 });
 
+test('a link judged again gets the same verdict, its depth decided anew and a relative one resolved against its own page', () => {
+  const s = scope(['http://example.com/'], { max_depth: 2 });
+  for (let i = 0; i < 2; i++) {
+    assert.deepEqual(taken(s, 'http://EXAMPLE.com/a?sid=1', on('http://example.com/', 0)), { url: 'http://example.com/a', depth: 1 });
+    assert.equal(refused(s, 'http://example.com/a?sid=1', on('http://example.com/', 2)), 'depth');
+    assert.equal(refused(s, 'http://other.example/', on('http://example.com/', 2)), 'scope');
+    assert.equal(refused(s, 'http://example.com/x/x/x/x/x/x', on('http://example.com/', 2)), 'depth');
+    assert.equal(refused(s, 'http://example.com/x/x/x/x/x/x', on('http://example.com/', 0)), 'repeats');
+    assert.deepEqual(taken(s, 'http://other.example/', SEED), { url: 'http://other.example/', depth: 0 });
+    assert.deepEqual(taken(s, 'b', on('http://example.com/one/', 0)), { url: 'http://example.com/one/b', depth: 1 });
+    assert.deepEqual(taken(s, 'b', on('http://example.com/two/', 0)), { url: 'http://example.com/two/b', depth: 1 });
+    assert.deepEqual(taken(s, 'http:b', on('http://example.com/three/', 0)), { url: 'http://example.com/three/b', depth: 1 });
+  }
+});
+
 test('depth: seeds are depth 0, a link is one deeper than its page, and no deeper than max_depth', () => {
   const s = scope(['http://example.com/'], { max_depth: 2 });
   assert.deepEqual(s.judge('http://example.com/', SEED), { ok: true, url: 'http://example.com/', depth: 0 });

@@ -237,6 +237,29 @@ test('addLinks adds at depth + 1, resolves relative links against the page, and 
   assert.equal(db.get('http://a.example/deeper')?.depth, 1);
 });
 
+test('a link met again is known without changing its row, a shallower one still lowers its depth, and a rolled-back one is added again', (t) => {
+  const { db } = openDb(t, { max_depth: 5 });
+  db.inject([{ url: 'http://a.example/deep', depth: 3 }, { url: 'http://a.example/top', depth: 0 }], T0);
+  const deep = fp('http://a.example/deep');
+  const top = fp('http://a.example/top');
+  assert.deepEqual(db.addLinks(deep, ['http://a.example/x'], undefined, T0), { added: 1, known: 0, refused: 0 });
+  assert.deepEqual(db.addLinks(deep, ['http://a.example/x'], undefined, T0), { added: 0, known: 1, refused: 0 });
+  assert.equal(db.get('http://a.example/x')?.depth, 4);
+  assert.deepEqual(db.addLinks(top, ['http://a.example/x'], undefined, T0), { added: 0, known: 1, refused: 0 });
+  assert.equal(db.get('http://a.example/x')?.depth, 1);
+  assert.throws(
+    () =>
+      db.transaction(() => {
+        assert.equal(db.addLinks(top, ['http://a.example/gone'], undefined, T0).added, 1);
+        throw new Error('rolled back');
+      }),
+    /rolled back/,
+  );
+  assert.equal(db.get('http://a.example/gone'), undefined);
+  assert.deepEqual(db.addLinks(top, ['http://a.example/gone'], undefined, T0), { added: 1, known: 0, refused: 0 });
+  assert.equal(db.get('http://a.example/gone')?.depth, 1);
+});
+
 /** A database with one URL, and a function feeding it results at given times. */
 function oneUrl(t: test.TestContext, url = 'http://a.example/page') {
   const { db } = openDb(t);
