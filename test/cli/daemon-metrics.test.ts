@@ -35,6 +35,8 @@ for (const part of ['gatherer', 'shepherd'] as const) {
     const families = await scrapeUntil(url, own, (f) => (sampleValue(f, own) ?? 0) >= (part === 'gatherer' ? 0 : 1));
     assert.ok(sampleValue(families, 'process_resident_memory_bytes')! > 0);
     assert.equal(sampleValue(families, 'sherlock_build_info', { version: '0.1.0', node: process.version }), 1);
+    // Stopping takes a signal handler, installed once the daemon runs (a SIGTERM before that ends the process as Node does by default).
+    await until(`${part} running`, () => running.stderr.includes(`${part} running`));
     running.child.kill('SIGTERM');
     assert.equal(await running.exited, 0, running.stderr);
     await assert.rejects(fetch(url), 'the listener closes with the daemon');
