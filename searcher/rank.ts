@@ -3,14 +3,19 @@
  * occurrences by word and meta type, the bonuses for phrases, proximity and
  * accents, the static weight, and the top-k selection with site collapsing.
  *
- * A card's score for one query word is its best occurrence's weight plus the
- * second best's divided by SECOND_DIVISOR (a word said twice in the body
- * counts a little more than once, a hundred times not much more). Words
- * add up; a phrase or NEAR adds a bonus on top of its words, plain words
- * close together add a proximity bonus, and the static weight (CardInfo,
- * 0–255, from the link graph) counts once per matched term.
+ * A card's score for one query word is BM25's (the word's IDF times a
+ * saturating, length-normalised term frequency) over its body, plus its best
+ * meta occurrence (title, anchor text, URL …) and the second best's ÷
+ * SECOND_DIVISOR, the whole times the IDF: a rare word counts more than a
+ * common one, a short page about a word more than a long page that mentions
+ * it as often, a title more than the body. The body's term frequency counts
+ * each occurrence by its word type (a heading more than text). Words add up;
+ * a phrase or NEAR adds a bonus on top of its words, plain words close
+ * together add a proximity bonus, and the static weight (CardInfo, 0–255,
+ * from the link graph) counts once per matched term.
  */
 
+import { codeLength } from '../common/index-cardinfo.js';
 import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/index-refs.js';
 
 /** By word type (doc-text.ts): text, emphasised, small, heading 1, heading 2, alt. */
@@ -21,6 +26,11 @@ const META_WEIGHTS = [40, 12, 14, 16, 16, 24] as const;
 /** A meta's own weight (0–3) adds this much per step. */
 const META_WEIGHT_STEP = 4;
 export const SECOND_DIVISOR = 4;
+/** BM25's term frequency saturation and length normalisation (Lucene's defaults). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+/** What the body part of a word's score tends to for a card of average length as the word's term frequency grows, ÷ (k1 + 1): one plain occurrence there is worth this much. */
+const BODY_WEIGHT = WORD_WEIGHTS[0];
 /** Per pair of adjacent words of a phrase. */
 export const PHRASE_BONUS = 20;
 /** For NEAR at distance 1, falling to 0 at the limit. */
@@ -43,32 +53,86 @@ function refWeight(ref: Ref): number {
 /** refWeight of a packed ref (index-refs.ts packRef) by its low bits: `CODE_WEIGHT[packed & CODE_MASK]`. */
 export const CODE_MASK = (1 << PACKED_CODE_BITS) - 1;
 export const CODE_WEIGHT = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => refWeight(unpackRef(code)));
+/** By packed code: a word occurrence's term frequency (its weight ÷ plain text's), 0 for a meta. */
+const CODE_TF = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => {
+  const ref = unpackRef(code);
+  return ref.kind === 'word' ? refWeight(ref) / WORD_WEIGHTS[0] : 0;
+});
+/** By packed code: a meta occurrence's weight, 0 for a word. */
+const CODE_META = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => (unpackRef(code).kind === 'meta' ? CODE_WEIGHT[code]! : 0));
 
 export function staticScore(weight: number, terms: number): number {
   return weight * STATIC_SCALE * terms;
 }
 
+/** BM25's inverse document frequency of a word in `df` of `cards` cards (Lucene's, always positive). */
+export function idf(df: number, cards: number): number {
+  const d = Math.min(df, cards);
+  return Math.log((cards - d + 0.5) / (d + 0.5) + 1);
+}
+
+/**
+ * BM25's length normalisation k1·(1 − b + b·length ÷ average) of each
+ * CardInfo length code, the average over the cards of `lengths` (every
+ * card's code) that have a body.
+ */
+export function lengthNorms(lengths: Uint8Array): Float64Array {
+  let sum = 0;
+  let bodies = 0;
+  for (let i = 0; i < lengths.length; i++) {
+    sum += codeLength(lengths[i]!);
+    if (lengths[i] !== 0) bodies += 1;
+  }
+  const average = bodies === 0 ? 1 : sum / bodies;
+  return Float64Array.from({ length: 256 }, (_, code) => BM25_K1 * (1 - BM25_B + (BM25_B * codeLength(code)) / average));
+}
+
 /**
  * A word's score in each card of its chains (refs packed, index-refs.ts):
- * the best occurrence plus the second best ÷ SECOND_DIVISOR. Made once when
- * the chains are decoded; exact in a float32 (sums of integers and quarters).
+ * occurrenceScore with the card's length norm (`norms[lengths[card]]`) and
+ * the word's `idf`. Made once when the chains are decoded.
  */
-export function chainScores(starts: Uint32Array, refs: Int32Array, count: number): Float32Array {
+export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32Array, count: number, norms: Float64Array, lengths: Uint8Array, idf: number): Float32Array {
   const scores = new Float32Array(count);
-  for (let i = 0; i < count; i++) scores[i] = occurrenceScore(refs, starts[i]!, starts[i + 1]!);
+  for (let i = 0; i < count; i++) scores[i] = occurrenceScore(refs, starts[i]!, starts[i + 1]!, norms[lengths[cards[i]!]!]!, idf);
   return scores;
 }
 
-/** A word's score from its occurrences in one card, refs[from..to): the best plus the second best ÷ SECOND_DIVISOR. */
-export function occurrenceScore(refs: Int32Array, from: number, to: number): number {
+/**
+ * A word's score from its occurrences in one card, refs[from..to): `idf`
+ * × (BM25's saturated term frequency of the body, with the card's length
+ * `norm`, × BODY_WEIGHT, plus the best meta occurrence and the second best ÷
+ * SECOND_DIVISOR). Never below idf × any one meta occurrence's weight, nor
+ * below idf × bodyScore(any one word occurrence's weight) (phrases rely on it).
+ */
+export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number): number {
+  let tf = 0;
   let best = 0;
   let second = 0;
   for (let j = from; j < to; j++) {
-    const weight = CODE_WEIGHT[refs[j]! & CODE_MASK]!;
+    const code = refs[j]! & CODE_MASK;
+    tf += CODE_TF[code]!;
+    const weight = CODE_META[code]!;
     if (weight > best) [best, second] = [weight, best];
     else if (weight > second) second = weight;
   }
-  return best + second / SECOND_DIVISOR;
+  return idf * (bodyScore(tf, norm) + best + second / SECOND_DIVISOR);
+}
+
+/** The body part of a word's score for a term frequency `tf` in a card of length norm `norm`. */
+export function bodyScore(tf: number, norm: number): number {
+  return tf === 0 ? 0 : (BODY_WEIGHT * tf * (BM25_K1 + 1)) / (tf + norm);
+}
+
+/**
+ * What an occurrence of a phrase adds for one of its words: a meta's
+ * weight, or bodyScore of a word's term frequency alone; × the word's idf.
+ * At most occurrenceScore of the word in the card, which the phrase's bound
+ * counts.
+ */
+export function phraseWordScore(code: number, norm: number, idf: number): number {
+  const meta = CODE_META[code]!;
+  return idf * (meta > 0 ? meta : bodyScore(CODE_TF[code]!, norm));
 }
 
 /**
