@@ -41,7 +41,7 @@ import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index-refs.js'
 import { hasAccents } from '../common/words.js';
 import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, MAX_WORD_WEIGHT, NEAR_BONUS, PHRASE_BONUS, idf, lineAt, minGap, occurrenceScore, phraseWordScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, MAX_WORD_WEIGHT, NEAR_BONUS, PHRASE_BONUS, idf, lineAt, minGap, occurrenceScore, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -599,8 +599,9 @@ class AndMatch extends Candidates implements Matcher {
  * a card's bound is the phrase bonus plus each word's score in the card,
  * its score needs the words in a row: the word with fewest occurrences in
  * the card leads, the others are looked up by line. Each word adds its best
- * occurrence in the phrase (rank.ts phraseWordScore), never more than its
- * score in the card, so the bound holds.
+ * meta occurrence in the phrase or BM25 of its occurrences in the phrase in
+ * the body (rank.ts phraseWordScore), never more than its score in the
+ * card, so the bound holds.
  */
 class PhraseMatch extends Candidates implements Matcher {
   readonly certain = false;
@@ -609,6 +610,7 @@ class PhraseMatch extends Candidates implements Matcher {
   private readonly to: Int32Array;
   private readonly ref: Int32Array;
   private readonly best: Float64Array;
+  private readonly tf: Float64Array;
 
   constructor(
     private readonly words: readonly Occurrences[],
@@ -624,6 +626,7 @@ class PhraseMatch extends Candidates implements Matcher {
     this.to = new Int32Array(n);
     this.ref = new Int32Array(n);
     this.best = new Float64Array(n);
+    this.tf = new Float64Array(n);
     const at = new Int32Array(n);
     const bonus = PHRASE_BONUS * (n - 1) + (accented ? ACCENT_BONUS : 0);
     cards: for (let c = 0; c < first.count; c++) {
@@ -652,34 +655,34 @@ class PhraseMatch extends Candidates implements Matcher {
       if (to[w]! - from[w]! < to[lead]! - from[lead]!) lead = w;
     }
     best.fill(0);
+    this.tf.fill(0);
     const norm = this.norms[this.lengths[this.cards[i]!]!]!;
     let matched: boolean;
     const leader = words[lead]!.keys;
     // Without a meta occurrence of the lead (the last ref), the text is all there is.
-    if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, norm, out);
+    if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, out);
     else {
       // Metas first (their refs come last): once each word has a meta match
-      // worth MAX_WORD_WEIGHT, the text (bodyScore of one occurrence, always
-      // less) cannot raise the score.
+      // worth MAX_WORD_WEIGHT, the text (bodyScore, always less) cannot raise the score.
       const metas = lineAt(leader, from[lead]!, to[lead]!, META_LINE);
       const textEnd = from[lead]!;
-      matched = this.scan(lead, metas, to[lead]!, norm, undefined);
+      matched = this.scan(lead, metas, to[lead]!, undefined);
       if (!(matched && best.every((weight) => weight >= MAX_WORD_WEIGHT))) {
         for (let w = 0; w < n; w++) from[w] = words[w]!.starts[at[o + w]!]!;
-        matched = this.scan(lead, textEnd, metas, norm, undefined) || matched;
+        matched = this.scan(lead, textEnd, metas, undefined) || matched;
       }
     }
     if (!matched) return -1;
     let exact = this.accented;
     for (let w = 0; w < n && exact; w++) exact = words[w]!.exact[at[o + w]!] === 1;
     let score = PHRASE_BONUS * (n - 1) + (exact ? ACCENT_BONUS : 0);
-    for (let w = 0; w < n; w++) score += Math.min(words[w]!.idf * best[w]!, words[w]!.scores[at[o + w]!]!);
+    for (let w = 0; w < n; w++) score += Math.min(phraseWordScore(best[w]!, this.tf[w]!, norm, words[w]!.idf), words[w]!.scores[at[o + w]!]!);
     return score;
   }
 
-  /** The phrase's matches led by refs r0 to r1 of word `lead` (the others from their cursors `from`): raises `best` (phraseWordScore ÷ idf, in a card of length norm `norm`), writes keys to `out`. */
-  private scan(lead: number, r0: number, r1: number, norm: number, out: HitsBuilder | undefined): boolean {
-    const { words, width: n, from, to, ref, best } = this;
+  /** The phrase's matches led by refs r0 to r1 of word `lead` (the others from their cursors `from`): raises each word's best meta weight `best` and body term frequency `tf`, writes keys to `out`. */
+  private scan(lead: number, r0: number, r1: number, out: HitsBuilder | undefined): boolean {
+    const { words, width: n, from, to, ref, best, tf } = this;
     const leader = words[lead]!;
     let matched = false;
     starts: for (let r = r0; r < r1; r++) {
@@ -698,8 +701,9 @@ class PhraseMatch extends Candidates implements Matcher {
       matched = true;
       for (let w = 0; w < n; w++) {
         const packed = words[w]!.keys[ref[w]!]!;
-        const weight = phraseWordScore(packed & CODE_MASK, norm, 1);
-        if (weight > best[w]!) best[w] = weight;
+        const code = packed & CODE_MASK;
+        tf[w] += CODE_TF[code]!;
+        if (CODE_META[code]! > best[w]!) best[w] = CODE_META[code]!;
         out?.key(packed);
       }
     }

@@ -12,7 +12,7 @@
  * each occurrence by its word type (a heading more than text). Words add up;
  * a phrase or NEAR adds a bonus on top of its words, plain words close
  * together add a proximity bonus, and the static weight (CardInfo, 0–255,
- * from the link graph) counts once per matched term.
+ * from the link graph) raises the sum by up to STATIC_SHARE.
  */
 
 import { codeLength } from '../common/index-cardinfo.js';
@@ -40,8 +40,8 @@ export const PROXIMITY_BONUS = 16;
 export const PROXIMITY_SPAN = 8;
 /** An accented query word found with the accents as typed. */
 export const ACCENT_BONUS = 6;
-/** Static weight 255 adds this much per matched term. */
-const STATIC_SCALE = 10 / 255;
+/** Static weight 255 raises a card's score (plus one) by this share. */
+const STATIC_SHARE = 0.2;
 /** Results of one site on a page before the rest waits for later pages. */
 export const SITE_MAX = 2;
 
@@ -54,15 +54,22 @@ function refWeight(ref: Ref): number {
 export const CODE_MASK = (1 << PACKED_CODE_BITS) - 1;
 export const CODE_WEIGHT = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => refWeight(unpackRef(code)));
 /** By packed code: a word occurrence's term frequency (its weight ÷ plain text's), 0 for a meta. */
-const CODE_TF = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => {
+export const CODE_TF = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => {
   const ref = unpackRef(code);
   return ref.kind === 'word' ? refWeight(ref) / WORD_WEIGHTS[0] : 0;
 });
 /** By packed code: a meta occurrence's weight, 0 for a word. */
-const CODE_META = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => (unpackRef(code).kind === 'meta' ? CODE_WEIGHT[code]! : 0));
+export const CODE_META = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => (unpackRef(code).kind === 'meta' ? CODE_WEIGHT[code]! : 0));
 
-export function staticScore(weight: number, terms: number): number {
-  return weight * STATIC_SCALE * terms;
+/**
+ * A card's score with its static weight (0–255): a share of it, so that the
+ * link graph counts as much beside rare words as beside common ones (IDF
+ * makes the scale of scores vary by query); plus one, so that a query whose
+ * terms score nothing (`site:` alone) still ranks by it. Rises with the
+ * score, so a bound stays a bound.
+ */
+export function withStatic(score: number, weight: number): number {
+  return (score + 1) * (1 + (STATIC_SHARE * weight) / 255);
 }
 
 /** BM25's inverse document frequency of a word in `df` of `cards` cards (Lucene's, always positive). */
@@ -125,14 +132,15 @@ export function bodyScore(tf: number, norm: number): number {
 }
 
 /**
- * What an occurrence of a phrase adds for one of its words: a meta's
- * weight, or bodyScore of a word's term frequency alone; × the word's idf.
- * At most occurrenceScore of the word in the card, which the phrase's bound
- * counts.
+ * What a phrase adds for one of its words: × the word's idf, its best meta
+ * occurrence in the phrase (`meta`, CODE_META) or bodyScore of its term
+ * frequency in the phrase's occurrences in the body (`tf`, CODE_TF), the
+ * larger. At most occurrenceScore of the word in the card, which the
+ * phrase's bound counts; and bodyScore never reaches MAX_WORD_WEIGHT, so a
+ * meta match of that weight makes the body irrelevant.
  */
-export function phraseWordScore(code: number, norm: number, idf: number): number {
-  const meta = CODE_META[code]!;
-  return idf * (meta > 0 ? meta : bodyScore(CODE_TF[code]!, norm));
+export function phraseWordScore(meta: number, tf: number, norm: number, idf: number): number {
+  return idf * Math.max(meta, bodyScore(tf, norm));
 }
 
 /**

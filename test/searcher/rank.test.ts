@@ -9,7 +9,7 @@ import test from 'node:test';
 import fc from 'fast-check';
 import { WORD_EDGE, packRef } from '../../common/index-refs.js';
 import { lengthCode } from '../../common/index-cardinfo.js';
-import { CODE_MASK, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore } from '../../searcher/rank.js';
+import { CODE_MASK, CODE_META, CODE_TF, MAX_WORD_WEIGHT, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
@@ -100,7 +100,7 @@ test('length norms: BM25 k1·(1 − b + b·length ÷ average), the average over 
   assert.ok(Math.abs(norms[0]! - 1.2 * 0.25) < 1e-9);
 });
 
-test('a word\'s score saturates with its occurrences, falls with the card\'s length, rises with IDF; a phrase\'s word never adds more', () => {
+test('a word\'s score saturates with its occurrences, falls with the card\'s length, rises with IDF; a phrase\'s word never adds more than the word', () => {
   const text = (n: number, type = 0) => Int32Array.from({ length: n }, (_, i) => packRef({ kind: 'word', type, position: i }));
   const title = packRef({ kind: 'meta', type: 0, weight: 0, position: 0 });
   const score = (refs: Int32Array, norm = 1.2, weight = 1) => occurrenceScore(refs, 0, refs.length, norm, weight);
@@ -115,7 +115,15 @@ test('a word\'s score saturates with its occurrences, falls with the card\'s len
     fc.property(fc.array(fc.record({ meta: fc.boolean(), type: fc.nat(5), weight: fc.nat(3) }), { minLength: 1, maxLength: 20 }), fc.double({ min: 0.3, max: 50, noNaN: true }), fc.double({ min: 0.01, max: 10, noNaN: true }), (occ, norm, weight) => {
       const refs = Int32Array.from(occ, (o, i) => packRef(o.meta ? { kind: 'meta', type: o.type, weight: o.weight, position: i } : { kind: 'word', type: o.type, position: i }));
       const whole = score(refs, norm, weight);
-      for (const ref of refs) assert.ok(phraseWordScore(ref & CODE_MASK, norm, weight) <= whole + 1e-9);
+      // Any of the word's occurrences making phrases: their best meta, or the body's term frequency over them.
+      for (let used = 1; used <= refs.length; used++) {
+        const some = refs.subarray(0, used);
+        const meta = Math.max(...Array.from(some, (ref) => CODE_META[ref & CODE_MASK]!));
+        const tf = some.reduce((sum, ref) => sum + CODE_TF[ref & CODE_MASK]!, 0);
+        assert.ok(phraseWordScore(meta, tf, norm, weight) <= whole * (1 + 1e-12));
+      }
     }),
   );
+  // Once a phrase has a meta match of MAX_WORD_WEIGHT, the body is not looked at (evaluate.ts PhraseMatch).
+  assert.ok(bodyScore(1e12, 0.3) < MAX_WORD_WEIGHT);
 });
