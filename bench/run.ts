@@ -341,11 +341,17 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
   footnotes.push(sherlockEngine.how);
   let overlapNote = 'Top-10 overlap with Lucene: not measured (Lucene or sherlock gave no hit lists).';
   if (luceneTop !== undefined && s.top !== undefined && s.search.status === 'ok') {
-    const { overlap, queries } = topOverlap(s.top, luceneTop);
+    // By host and path: a crawl state reused from a run on another --port names the same pages with that port.
+    const page = (url: string): string => {
+      const u = new URL(url);
+      return u.hostname + u.pathname + u.search;
+    };
+    const pages = (top: string[][]): string[][] => top.map((urls) => urls.map(page));
+    const { overlap, queries } = topOverlap(pages(s.top), pages(luceneTop));
     s.search = { ...s.search, values: { ...s.search.values, overlap } };
     overlapNote =
       `Top-10 overlap with Lucene (sherlock's row): per query, the URLs in both top 10s ÷ 10, or ÷ the shorter list when either has fewer than 10 hits; ` +
-      `the mean over the ${queries} queries with hits in both. sherlock's top 10 is the page the WebSocket returns (site collapsing included).`;
+      `the mean over the ${queries} queries with hits in both; URLs compared by host and path. sherlock's top 10 is the page the WebSocket returns (site collapsing included).`;
     log(`  top-10 overlap with Lucene: ${overlap.toFixed(3)} over ${queries} queries`);
   }
   const textMiB = (ctx.corpus.textBytes / MIB).toFixed(1);
