@@ -60,6 +60,13 @@ export const CODE_TF = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) =>
 });
 /** By packed code: a meta occurrence's weight, 0 for a word. */
 export const CODE_META = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => (unpackRef(code).kind === 'meta' ? CODE_WEIGHT[code]! : 0));
+/** Meta type of anchor texts (doc-body.ts META_TYPES 'ext'). */
+const ANCHOR_META = 5;
+/** By packed code: 1 for an anchor text's occurrence. */
+const CODE_ANCHOR = Uint8Array.from({ length: CODE_MASK + 1 }, (_, code) => {
+  const ref = unpackRef(code);
+  return ref.kind === 'meta' && ref.type === ANCHOR_META ? 1 : 0;
+});
 
 /**
  * A card's score with its static weight (0–255): a share of it, so that the
@@ -109,17 +116,30 @@ export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32
  * A word's score from its occurrences in one card, refs[from..to): `idf`
  * × (BM25's saturated term frequency of the body, with the card's length
  * `norm`, × BODY_WEIGHT, plus the best meta occurrence and the second best ÷
- * SECOND_DIVISOR). Never below idf × any one meta occurrence's weight, nor
- * below idf × bodyScore(any one word occurrence's weight) (phrases rely on it).
+ * SECOND_DIVISOR). Anchor texts count as one meta whose weight, the best
+ * anchor's, saturates with their number as BM25's tf does (k1 + 1 times
+ * the best at most): many pages calling a card by the word say more than
+ * one. Never below idf × any one meta occurrence's weight, nor below idf ×
+ * bodyScore of any of its word occurrences (phrases rely on it).
  */
 export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number): number {
   let tf = 0;
   let best = 0;
   let second = 0;
+  let anchors = 0;
+  let anchor = 0;
   for (let j = from; j < to; j++) {
     const code = refs[j]! & CODE_MASK;
     tf += CODE_TF[code]!;
     const weight = CODE_META[code]!;
+    if (CODE_ANCHOR[code] === 1) {
+      anchors += 1;
+      if (weight > anchor) anchor = weight;
+    } else if (weight > best) [best, second] = [weight, best];
+    else if (weight > second) second = weight;
+  }
+  if (anchors > 0) {
+    const weight = (anchor * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
     if (weight > best) [best, second] = [weight, best];
     else if (weight > second) second = weight;
   }

@@ -108,6 +108,10 @@ test('a word\'s score saturates with its occurrences, falls with the card\'s len
   assert.ok(score(text(100)) < bodyScore(1e9, 1.2) + 1e-9);
   assert.ok(score(text(3), 0.5) > score(text(3), 3));
   assert.ok(score(text(3), 1.2, 2) > score(text(3), 1.2, 1));
+  // Anchor texts count together, saturating: more pages calling a card so say more, up to k1 + 1 times one.
+  const anchors = (n: number) => Int32Array.from({ length: n }, (_, i) => packRef({ kind: 'meta', type: 5, weight: 0, position: i }));
+  assert.ok(score(anchors(1)) < score(anchors(2)) && score(anchors(2)) < score(anchors(8)));
+  assert.ok(score(anchors(1000)) < 2.2 * score(anchors(1)));
   // A heading counts more than text; a title more than a plain word.
   assert.ok(score(text(1, 3)) > score(text(1)));
   assert.ok(score(Int32Array.of(title)) > score(text(1)));
