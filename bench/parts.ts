@@ -90,6 +90,8 @@ export interface SearchResult {
    * 10, facets), and whole (with the hits' cards and snippets).
    */
   inProcess?: { rankMs: number[]; searchMs: number[] };
+  /** Each query's top 10 URLs, best first, in query-set order (from the first, untimed pass), for the overlap with Lucene. */
+  top?: string[][];
 }
 /** An engine that builds an index (indexing table) and answers the query set with it (searching table). */
 export interface EngineEntry extends BenchEntry {

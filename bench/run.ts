@@ -37,7 +37,7 @@ import type { Column, RatioSpec, Row, Table } from './report.js';
 import { portFree, startServer } from './server-control.js';
 import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
 import { HUB_ADDRESS, SLOW_DELAY_MS, hostUrl } from './site.js';
-import { median, medianOfRuns, percentile } from './stats.js';
+import { median, medianOfRuns, percentile, topOverlap } from './stats.js';
 import type { BenchContext, BenchEntry, BenchOptions, EngineEntry, ExportEntry, GatherEntry, PartId, SearchResult, UrlDbEntry, UrlDbScale } from './parts.js';
 
 const distDir = dirname(fileURLToPath(import.meta.url));
@@ -247,7 +247,7 @@ async function urlDbTable(ctx: BenchContext, footnotes: string[]): Promise<Table
 
 // ------------------------------------------------------ indexing, searching
 
-async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolean, doSearch: boolean): Promise<{ index: Row; search: Row }> {
+async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolean, doSearch: boolean): Promise<{ index: Row; search: Row; top?: string[][] }> {
   const skip = await availability(ctx, entry);
   if (skip !== undefined) return { index: skip, search: skip };
   const slug = entry.name.split(' ')[0]!.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -281,9 +281,11 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
     return { index: row, search: { ...row, message: 'no index: ' + firstLine(err) } };
   }
   let search: Row = { name: entry.name, status: 'unavailable', message: 'not run (--only)' };
+  let top: string[][] | undefined;
   if (doSearch) {
     try {
       const r: SearchResult = await entry.search(ctx, indexDir);
+      top = r.top;
       const lat = r.latenciesMs;
       const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
       // A peer is timed in its process: its own latencies are its in-process figures.
@@ -318,23 +320,40 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
       }
     }
   }
-  return { index, search };
+  return { index, search, ...(top === undefined ? {} : { top }) };
 }
 
 async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boolean, footnotes: string[]): Promise<Table[]> {
   const peers = [fts5(), lucene(), xapian()];
   const indexRows: Row[] = [];
   const searchRows: Row[] = [];
+  let luceneTop: string[][] | undefined;
   for (const entry of peers) {
     log(`indexing/searching: ${entry.name}`);
     const r = await engineRows(ctx, entry, doIndex, doSearch);
     indexRows.push(r.index);
     searchRows.push(r.search);
+    luceneTop ??= r.top;
     footnotes.push(entry.how);
   }
   log(`indexing/searching: ${sherlockEngine.name}`);
   const s = await engineRows(ctx, sherlockEngine, doIndex, doSearch);
   footnotes.push(sherlockEngine.how);
+  let overlapNote = 'Top-10 overlap with Lucene: not measured (Lucene or sherlock gave no hit lists).';
+  if (luceneTop !== undefined && s.top !== undefined && s.search.status === 'ok') {
+    // By host and path: a crawl state reused from a run on another --port names the same pages with that port.
+    const page = (url: string): string => {
+      const u = new URL(url);
+      return u.hostname + u.pathname + u.search;
+    };
+    const pages = (top: string[][]): string[][] => top.map((urls) => urls.map(page));
+    const { overlap, queries } = topOverlap(pages(s.top), pages(luceneTop));
+    s.search = { ...s.search, values: { ...s.search.values, overlap } };
+    overlapNote =
+      `Top-10 overlap with Lucene (sherlock's row): per query, the URLs in both top 10s ÷ 10, or ÷ the shorter list when either has fewer than 10 hits; ` +
+      `the mean over the ${queries} queries with hits in both; URLs compared by host and path. sherlock's top 10 is the page the WebSocket returns (site collapsing included).`;
+    log(`  top-10 overlap with Lucene: ${overlap.toFixed(3)} over ${queries} queries`);
+  }
   const textMiB = (ctx.corpus.textBytes / MIB).toFixed(1);
   const tables: Table[] = [];
   if (doIndex) {
@@ -379,6 +398,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
         { key: 'wholeMedian', label: 'in-process median ms, with snippets', format: 'ms' },
         { key: 'wholeP99', label: 'in-process p99 ms, with snippets', format: 'ms' },
         { key: 'zero', label: 'queries without hits', format: 'int' },
+        { key: 'overlap', label: 'top-10 overlap with Lucene', format: 'dec2' },
         { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
       ],
       ratios: [
@@ -393,6 +413,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
         'sherlock is measured over its WebSocket protocol (a round trip on loopback included, hits with snippets); the peers in-process. ' +
           'The in-process columns time sherlock inside one process too (`sherlock search --bench-queries`): ranked = matching, totals, top 10 and facets, ' +
           'as the peers return url and title; with snippets = the whole result the WebSocket sends. For the peers they repeat their own figures.',
+        overlapNote,
       ],
     });
   }

@@ -6,7 +6,8 @@
  *
  *   node --experimental-websocket dist/bench/sherlock-ws-client.js URL QUERIES.tsv PASSES WARMUP
  *
- * Prints {"latenciesMs":[…],"zeroHits":N,"errors":N}; WARMUP untimed passes first.
+ * Prints {"latenciesMs":[…],"zeroHits":N,"errors":N,"top":[[URL…]…]}; WARMUP untimed
+ * passes first; `top`: each query's hit URLs in the first of them.
  */
 
 import { readFileSync } from 'node:fs';
@@ -37,9 +38,13 @@ const queries = parseQueryFile(readFileSync(queryFile, 'utf8'));
 const passes = Number(passesArg ?? '3');
 const warmup = Number(warmupArg ?? '1');
 const ws = new Ctor(url, 'sherlock.v1');
-const pending = new Map<string, (msg: { type?: string; hits?: unknown[] }) => void>();
+interface Answer {
+  type?: string;
+  hits?: Array<{ url?: string }>;
+}
+const pending = new Map<string, (msg: Answer) => void>();
 ws.onmessage = (ev) => {
-  const msg = JSON.parse(String(ev.data)) as { type?: string; id?: string; hits?: unknown[] };
+  const msg = JSON.parse(String(ev.data)) as Answer & { id?: string };
   if (msg.id !== undefined) {
     const done = pending.get(msg.id);
     pending.delete(msg.id);
@@ -51,7 +56,7 @@ await new Promise<void>((resolve, reject) => {
   ws.onerror = (e) => reject(new Error(`WebSocket error: ${String(e)}`));
 });
 let next = 0;
-const ask = (q: string): Promise<{ type?: string; hits?: unknown[] }> =>
+const ask = (q: string): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const id = `q${next++}`;
     const timer = setTimeout(() => reject(new Error(`no answer to ${id} in 30 s`)), 30_000);
@@ -63,8 +68,10 @@ const ask = (q: string): Promise<{ type?: string; hits?: unknown[] }> =>
   });
 let zeroHits = 0;
 let errors = 0;
+const top: string[][] = [];
 for (const q of queries) {
   const msg = await ask(q.q);
+  top.push((msg.hits ?? []).map((hit) => String(hit.url)));
   if (msg.type !== 'result') errors++;
   else if ((msg.hits ?? []).length === 0) zeroHits++;
 }
@@ -79,5 +86,5 @@ for (let p = 0; p < passes; p++) {
   }
 }
 ws.close();
-process.stdout.write(JSON.stringify({ latenciesMs, zeroHits, errors }) + '\n');
+process.stdout.write(JSON.stringify({ latenciesMs, zeroHits, errors, top }) + '\n');
 process.exit(0);

@@ -150,6 +150,7 @@ interface WsOut {
   latenciesMs: number[];
   zeroHits: number;
   errors: number;
+  top: string[][];
 }
 
 function waitHealthy(url: string, timeoutMs: number): Promise<void> {
@@ -240,7 +241,7 @@ export const sherlockEngine: EngineEntry = {
         ),
       );
       const inProcess = JSON.parse(local.stdout.trim().split('\n').pop() ?? '{}') as { rankMs: number[]; searchMs: number[] };
-      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess };
+      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess, top: out.top };
     } catch (err) {
       throw new Error(`${String(err)}${stderr === '' ? '' : '\nsearcher stderr: ' + stderr.trim().split('\n').slice(-3).join(' / ')}`);
     } finally {

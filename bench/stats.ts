@@ -30,3 +30,24 @@ export function medianOfRuns(runs: ReadonlyArray<Readonly<Record<string, number 
   }
   return out;
 }
+
+/**
+ * Mean top-k overlap of two engines' answers to the same queries (each a list
+ * of URLs, best first): per query |A ∩ B| ÷ min(k, |A|, |B|), so a query that
+ * has fewer than k hits in either is judged on the hits there are; queries
+ * without a hit in one of them are left out. `queries`: how many counted.
+ */
+export function topOverlap(a: readonly (readonly string[])[], b: readonly (readonly string[])[], k = 10): { overlap: number; queries: number } {
+  if (a.length !== b.length) throw new RangeError(`answers to ${a.length} and ${b.length} queries`);
+  let sum = 0;
+  let queries = 0;
+  for (let q = 0; q < a.length; q++) {
+    const mine = a[q]!.slice(0, k);
+    const theirs = new Set(b[q]!.slice(0, k));
+    const n = Math.min(mine.length, theirs.size);
+    if (n === 0) continue;
+    sum += mine.filter((url) => theirs.has(url)).length / n;
+    queries += 1;
+  }
+  return { overlap: queries === 0 ? Number.NaN : sum / queries, queries };
+}

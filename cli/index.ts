@@ -17,7 +17,7 @@
  * exit 1 and a message naming the file and offset.
  *
  * Lines, per file:
- *   CardInfo      <card id> pos=<position> site=<hex> date=<unix> weight=<w> flags=<a,b|-> type=<t>
+ *   CardInfo      <card id> pos=<position> site=<hex> date=<unix> weight=<w> flags=<a,b|-> type=<t> length=<code>
  *   Cards         <position> <card id> <URL> <MIME> <size> <date> <ARC file>:<offset>+<length> <title>
  *   Lex*          <id> <class> <frequency> <context> <word>
  *   Lexicon       <word> <id> <class> ref_pos=<p> chain=<bytes> freq=<f> context=<c>
@@ -223,7 +223,7 @@ function* dumpCardInfo(file: string): Iterable<DumpRecord> {
     const flags = flagNames(info.flags);
     const site = info.site.toString(16).padStart(8, '0');
     yield {
-      line: `${id} pos=${info.position} site=${site} date=${info.date} weight=${info.weight} flags=${flags.join(',') || '-'} type=${info.type}`,
+      line: `${id} pos=${info.position} site=${site} date=${info.date} weight=${info.weight} flags=${flags.join(',') || '-'} type=${info.type} length=${info.length}`,
       json: { id, ...info, site, flags },
     };
     id += 1;

@@ -13,15 +13,18 @@
  *     12  1  static weight 0–255
  *     13  1  flags, CARD_FLAG bits; others are zero
  *     14  1  type: index into CARD_TYPES
- *     15  1  zero
+ *     15  1  length: the words of its body on a log scale (lengthCode)
  *
+ * Version 2 put the length in byte 15 (zero in version 1, which is refused:
+ * its cards would all look empty to ranking's length normalisation).
  * The reader holds the whole body (N × 16 bytes, its CRC checked on open) so
- * that a lookup is an array access; every field is checked when read.
+ * that a lookup is an array access; every field is checked when read (every
+ * value of the length byte means a length).
  */
 
 import { CountingWriter, readIndexFile, recordCount, type IndexFormat, type WholeIndexFile } from './index-file.js';
 
-export const CARDINFO_FORMAT: IndexFormat = { magic: 'SHERLOCK-CARDINF', version: 1, fields: ['cards'], what: 'CardInfo' };
+export const CARDINFO_FORMAT: IndexFormat = { magic: 'SHERLOCK-CARDINF', version: 2, fields: ['cards'], what: 'CardInfo' };
 export const CARDINFO_RECORD_SIZE = 16;
 
 /** The original's card flags that the searcher needs (sherlock-original §4). */
@@ -52,6 +55,19 @@ export function cardType(mime: string): CardType {
   return 'other';
 }
 
+/** Steps of lengthCode per doubling of the length: each step is 2^(1/16), about 4%. */
+const LENGTH_STEPS = 16;
+
+/** A body of `words` words as one byte: 16·log2(1 + words), rounded, at most 255 (about 62,000 words and more). */
+export function lengthCode(words: number): number {
+  return Math.min(255, Math.round(LENGTH_STEPS * Math.log2(1 + words)));
+}
+
+/** The length a lengthCode stands for (within 2% of the words counted, below the cap). */
+export function codeLength(code: number): number {
+  return 2 ** (code / LENGTH_STEPS) - 1;
+}
+
 export interface CardInfo {
   /** Body offset in Cards >> CARD_POS_SHIFT. */
   position: number;
@@ -60,6 +76,8 @@ export interface CardInfo {
   weight: number;
   flags: number;
   type: CardType;
+  /** lengthCode of the words of its body. */
+  length: number;
 }
 
 function checkU32(value: number, what: string): void {
@@ -74,13 +92,14 @@ export function encodeCardInfo(info: CardInfo, out: Buffer = Buffer.alloc(CARDIN
   if ((info.flags & ~ALL_FLAGS) !== 0 || !Number.isInteger(info.flags)) throw new RangeError(`undefined card flags 0x${info.flags.toString(16)}`);
   const type = CARD_TYPES.indexOf(info.type);
   if (type < 0) throw new RangeError(`unknown card type ${info.type}`);
+  if (!Number.isInteger(info.length) || info.length < 0 || info.length > 255) throw new RangeError(`length code ${info.length} outside 0–255`);
   out.writeUInt32LE(info.position, at);
   out.writeUInt32LE(info.site, at + 4);
   out.writeUInt32LE(info.date, at + 8);
   out.writeUInt8(info.weight, at + 12);
   out.writeUInt8(info.flags, at + 13);
   out.writeUInt8(type, at + 14);
-  out.writeUInt8(0, at + 15);
+  out.writeUInt8(info.length, at + 15);
   return out;
 }
 
@@ -117,7 +136,6 @@ export class CardInfoReader {
     const type = CARD_TYPES[body[at + 14]!];
     if ((flags & ~ALL_FLAGS) !== 0) throw this.file.corrupt(at + 13, `card ${id}: undefined flags 0x${flags.toString(16)}`);
     if (type === undefined) throw this.file.corrupt(at + 14, `card ${id}: undefined type ${body[at + 14]}`);
-    if (body[at + 15] !== 0) throw this.file.corrupt(at + 15, `card ${id}: reserved byte is not zero`);
     return {
       position: body.readUInt32LE(at),
       site: body.readUInt32LE(at + 4),
@@ -125,6 +143,7 @@ export class CardInfoReader {
       weight: body[at + 12]!,
       flags,
       type,
+      length: body[at + 15]!,
     };
   }
 

@@ -6,7 +6,8 @@
  *
  *   CardInfo      one record per card: its position in Cards, site, date,
  *                 static weight (links.ts), flags (empty, accented,
- *                 frameset; duplicate and merged from merge.ts) and type
+ *                 frameset; duplicate and merged from merge.ts), type
+ *                 and length (the words of its body, log scale)
  *   Fingerprints  fingerprint of each card's URL key → card id, sorted, so
  *                 the searcher finds a card by its URL
  *
@@ -32,6 +33,8 @@ export interface CardFacts {
   urlLengths: Uint16Array;
   /** The first meta position after its own metas: anchor texts go from there. */
   metaEnds: Uint16Array;
+  /** lengthCode (index-cardinfo.ts) of its body's words. */
+  lengths: Uint8Array;
   /** Static weight 0–255 (links.ts). */
   weights: Uint8Array;
 }
@@ -47,6 +50,7 @@ export function writeCardInfo(file: string, facts: CardFacts): void {
         weight: facts.weights[id]!,
         flags: facts.flags[id]!,
         type: CARD_TYPES[facts.types[id]!]!,
+        length: facts.lengths[id]!,
       });
     }
     writer.finish();

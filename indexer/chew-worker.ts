@@ -43,7 +43,7 @@ import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket-file.js';
 import { META_TYPES, parseBody, type DocumentBody } from '../common/doc-body.js';
 import { readDocText, type DocTextToken } from '../common/doc-text.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
-import { CARD_FLAG, CARD_TYPES, cardType } from '../common/index-cardinfo.js';
+import { CARD_FLAG, CARD_TYPES, cardType, lengthCode } from '../common/index-cardinfo.js';
 import { encodeCard } from '../common/index-cards.js';
 import { STRING_KINDS, stringKey, urlStrings } from '../common/index-chains.js';
 import { LINK_TYPES } from '../common/index-fingerprints.js';
@@ -72,7 +72,8 @@ export interface ChewTask {
  *   4  4  site (first 4 bytes of the site footprint)  9  1  type (CARD_TYPES index)
  *   10 2  length of the URL (UTF-16 units)            12 4  bytes of its encoded card in `cards`
  *   16 16 MD5 of its words (zero when empty)          32 16 footprint of the URL (url.ts)
- *   48 2  the first meta position after its metas     50 2  zero
+ *   48 2  the first meta position after its metas     50 1  lengthCode of its body's words
+ *   51 1  zero
  */
 export const SUMMARY_SIZE = 52;
 /** Per card: the StringIndex keys of its URL, host and domain (zero when empty). */
@@ -264,6 +265,8 @@ class Chewer {
   private shingler: Shingler | undefined;
   /** The meta position after the card's metas, where the link stage puts anchor texts. */
   private metaEnd = 0;
+  /** Words of the card's body (its text, not its metas), for CardInfo's length. */
+  private bodyWords = 0;
   /** Words reported to the main thread so far, and the epoch they belong to. */
   private reported = 0;
   private epoch = 0;
@@ -398,6 +401,7 @@ class Chewer {
     const signature = this.signatures.reserve(signatureBytes);
     this.signatures.data.fill(0, signature, signature + signatureBytes);
     this.metaEnd = 0;
+    this.bodyWords = 0;
     if (indexed !== undefined) {
       if (this.words(indexed, text, url, cardId, s, summary + 16)) flags |= CARD_FLAG.accented;
       this.shingler!.finish(this.signatures.data, signature);
@@ -425,6 +429,7 @@ class Chewer {
     s.writeUInt32LE(card.length, summary + 12);
     footprint(url).copy(s, summary + 32);
     s.writeUInt16LE(this.metaEnd, summary + 48);
+    s[summary + 50] = lengthCode(this.bodyWords);
     this.summaries.length += SUMMARY_SIZE;
   }
 
@@ -591,7 +596,9 @@ class Chewer {
         this.text = token.text;
         this.textBits = token.type << 16;
         this.textBase = base;
-        base += cutWords(token.text, this.visitText);
+        const words = cutWords(token.text, this.visitText);
+        base += words;
+        this.bodyWords += words;
         if (anchor >= 0) anchorText.push(token.text);
       } else if (token.kind === 'break') {
         if (base > 0) base += 1;

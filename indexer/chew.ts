@@ -97,6 +97,7 @@ class Collector {
       footprints: Buffer.alloc(cards * FOOTPRINT_SIZE),
       urlLengths: new Uint16Array(cards),
       metaEnds: new Uint16Array(cards),
+      lengths: new Uint8Array(cards),
       weights: new Uint8Array(cards),
     };
   }
@@ -128,6 +129,7 @@ class Collector {
       this.facts.urlLengths[id] = summaries.readUInt16LE(s + 10);
       summaries.copy(this.facts.footprints, id * FOOTPRINT_SIZE, s + 32, s + 48);
       this.facts.metaEnds[id] = summaries.readUInt16LE(s + 48);
+      this.facts.lengths[id] = summaries[s + 50]!;
       signatureRecords.writeUInt32LE(id, i * (4 + signatureBytes));
       signatures.copy(signatureRecords, i * (4 + signatureBytes) + 4, i * signatureBytes, (i + 1) * signatureBytes);
       if ((summaries[s + 8]! & CARD_FLAG.empty) !== 0) continue;

@@ -41,7 +41,7 @@ import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index-refs.js'
 import { hasAccents } from '../common/words.js';
 import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_WEIGHT, MAX_WORD_WEIGHT, NEAR_BONUS, PHRASE_BONUS, lineAt, minGap, occurrenceScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, MAX_WORD_WEIGHT, NEAR_BONUS, PHRASE_BONUS, idf, lineAt, minGap, occurrenceScore, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -62,11 +62,12 @@ export interface Hits {
   keys: Int32Array | undefined;
 }
 
-/** One word's occurrences: its hits with keys, and which cards have the query word's exact form. */
+/** One word's occurrences: its hits with keys, which cards have the query word's exact form, and the word's IDF. */
 interface Occurrences extends Hits {
   starts: Uint32Array;
   keys: Int32Array;
   exact: Uint8Array;
+  idf: number;
 }
 
 /** A node's cards; `negated`: the cards it excludes (everything else matches). */
@@ -298,7 +299,8 @@ export class Evaluation {
 
   /**
    * Where the `at`-th word of a term occurs, per card, within its field;
-   * the score of a card is rank.ts occurrenceScore (best and second best).
+   * the score of a card is rank.ts occurrenceScore. The IDF of several
+   * variants (or a prefix's words) counts their chains together.
    */
   private async occurrences(node: TermNode, at: number): Promise<Occurrences> {
     const exact = node.kind === 'word' ? node.word.exact : node.words[at]!.exact;
@@ -308,9 +310,14 @@ export class Evaluation {
     for (const entry of entries) lists.push(await this.read(entry));
     if (lists.length === 1 && metas < 0) {
       // One variant, every occurrence: the cached columns and scores as they are.
-      const { count, cards, starts, refs, scores } = lists[0]!;
-      return { count, cards, scores, starts, keys: refs, exact: new Uint8Array(count).fill(entries[0]!.word === exact ? 1 : 0) };
+      const { count, cards, starts, refs, scores, idf } = lists[0]!;
+      return { count, cards, scores, starts, keys: refs, exact: new Uint8Array(count).fill(entries[0]!.word === exact ? 1 : 0), idf };
     }
+    const { norms, length } = this.version.columns;
+    const wordIdf = idf(
+      lists.reduce((n, l) => n + l.count, 0),
+      length.length,
+    );
     // Several variants (or a field): a k-way merge by card, keeping the occurrences the field takes.
     const isExact = entries.map((entry) => (entry.word === exact ? 1 : 0));
     const cursor = new Int32Array(lists.length);
@@ -332,10 +339,10 @@ export class Evaluation {
           exactHere |= isExact[l]!;
         }
       }
-      if (out.used > first) out.add(cardId, occurrenceScore(out.keys!, first, out.used), exactHere, true);
+      if (out.used > first) out.add(cardId, occurrenceScore(out.keys!, first, out.used, norms[length[cardId]!]!, wordIdf), exactHere, true);
     }
     const hits = out.hits();
-    return { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact };
+    return { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact, idf: wordIdf };
   }
 
   private async term(node: TermNode, keys: boolean): Promise<Hits> {
@@ -356,7 +363,8 @@ export class Evaluation {
   private async phraseMatch(node: Extract<TermNode, { kind: 'phrase' }>): Promise<PhraseMatch> {
     const words: Occurrences[] = [];
     for (let i = 0; i < node.words.length; i++) words.push(await this.occurrences(node, i));
-    return new PhraseMatch(words, node.words.some(hasAccents));
+    const { norms, length } = this.version.columns;
+    return new PhraseMatch(words, node.words.some(hasAccents), norms, length);
   }
 
   private async near(node: Extract<QueryNode, { kind: 'near' }>, keys: boolean): Promise<Hits> {
@@ -588,10 +596,12 @@ class AndMatch extends Candidates implements Matcher {
 
 /**
  * The cards with every word of a phrase (from the word in fewest of them);
- * a card's bound is the phrase bonus plus each word's score in the card
- * (at least the weight of any one occurrence), its score needs the words
- * in a row: the word with fewest occurrences in the card leads, the others
- * are looked up by line.
+ * a card's bound is the phrase bonus plus each word's score in the card,
+ * its score needs the words in a row: the word with fewest occurrences in
+ * the card leads, the others are looked up by line. Each word adds its best
+ * meta occurrence in the phrase or BM25 of its occurrences in the phrase in
+ * the body (rank.ts phraseWordScore), never more than its score in the
+ * card, so the bound holds.
  */
 class PhraseMatch extends Candidates implements Matcher {
   readonly certain = false;
@@ -600,10 +610,13 @@ class PhraseMatch extends Candidates implements Matcher {
   private readonly to: Int32Array;
   private readonly ref: Int32Array;
   private readonly best: Float64Array;
+  private readonly tf: Float64Array;
 
   constructor(
     private readonly words: readonly Occurrences[],
     private readonly accented: boolean,
+    private readonly norms: Float64Array,
+    private readonly lengths: Uint8Array,
   ) {
     const first = words.reduce((fewest, word) => (word.count < fewest.count ? word : fewest));
     super(first.count, words.length);
@@ -613,6 +626,7 @@ class PhraseMatch extends Candidates implements Matcher {
     this.to = new Int32Array(n);
     this.ref = new Int32Array(n);
     this.best = new Float64Array(n);
+    this.tf = new Float64Array(n);
     const at = new Int32Array(n);
     const bonus = PHRASE_BONUS * (n - 1) + (accented ? ACCENT_BONUS : 0);
     cards: for (let c = 0; c < first.count; c++) {
@@ -641,13 +655,15 @@ class PhraseMatch extends Candidates implements Matcher {
       if (to[w]! - from[w]! < to[lead]! - from[lead]!) lead = w;
     }
     best.fill(0);
+    this.tf.fill(0);
+    const norm = this.norms[this.lengths[this.cards[i]!]!]!;
     let matched: boolean;
     const leader = words[lead]!.keys;
     // Without a meta occurrence of the lead (the last ref), the text is all there is.
     if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, out);
     else {
       // Metas first (their refs come last): once each word has a meta match
-      // worth more than any word occurrence, the text cannot raise the score.
+      // worth MAX_WORD_WEIGHT, the text (bodyScore, always less) cannot raise the score.
       const metas = lineAt(leader, from[lead]!, to[lead]!, META_LINE);
       const textEnd = from[lead]!;
       matched = this.scan(lead, metas, to[lead]!, undefined);
@@ -660,13 +676,13 @@ class PhraseMatch extends Candidates implements Matcher {
     let exact = this.accented;
     for (let w = 0; w < n && exact; w++) exact = words[w]!.exact[at[o + w]!] === 1;
     let score = PHRASE_BONUS * (n - 1) + (exact ? ACCENT_BONUS : 0);
-    for (let w = 0; w < n; w++) score += best[w]!;
+    for (let w = 0; w < n; w++) score += Math.min(phraseWordScore(best[w]!, this.tf[w]!, norm, words[w]!.idf), words[w]!.scores[at[o + w]!]!);
     return score;
   }
 
-  /** The phrase's matches led by refs r0 to r1 of word `lead` (the others from their cursors `from`): raises `best`, writes keys to `out`. */
+  /** The phrase's matches led by refs r0 to r1 of word `lead` (the others from their cursors `from`): raises each word's best meta weight `best` and body term frequency `tf`, writes keys to `out`. */
   private scan(lead: number, r0: number, r1: number, out: HitsBuilder | undefined): boolean {
-    const { words, width: n, from, to, ref, best } = this;
+    const { words, width: n, from, to, ref, best, tf } = this;
     const leader = words[lead]!;
     let matched = false;
     starts: for (let r = r0; r < r1; r++) {
@@ -685,8 +701,9 @@ class PhraseMatch extends Candidates implements Matcher {
       matched = true;
       for (let w = 0; w < n; w++) {
         const packed = words[w]!.keys[ref[w]!]!;
-        const weight = CODE_WEIGHT[packed & CODE_MASK]!;
-        if (weight > best[w]!) best[w] = weight;
+        const code = packed & CODE_MASK;
+        tf[w] += CODE_TF[code]!;
+        if (CODE_META[code]! > best[w]!) best[w] = CODE_META[code]!;
         out?.key(packed);
       }
     }

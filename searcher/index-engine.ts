@@ -22,7 +22,7 @@ import { Evaluation, typeMask, type Hits } from './evaluate.js';
 import { HIDDEN, IndexVersion, type CacheSizes } from './index-version.js';
 import { cacheSizes } from './config.js';
 import type { QueryNode } from './query.js';
-import { TopK, collapse, seek, staticScore, type Scored } from './rank.js';
+import { TopK, collapse, seek, withStatic, type Scored } from './rank.js';
 import { Marker, highlight } from './snippet.js';
 
 const log = logger('searcher');
@@ -151,21 +151,6 @@ async function selfTest(version: IndexVersion): Promise<void> {
   if (words.length > 0 && found === 0) throw new Error(`test queries ${words.map((e) => JSON.stringify(e.word)).join(', ')} found nothing`);
 }
 
-/** How many terms a query matches with: the static weight counts once per term. */
-function termCount(node: QueryNode): number {
-  switch (node.kind) {
-    case 'word':
-    case 'phrase':
-    case 'near':
-      return 1;
-    case 'and':
-    case 'or':
-      return node.children.reduce((n, child) => n + termCount(child), 0);
-    default:
-      return 0;
-  }
-}
-
 /** One search on one version: rank (rankVersion), then make the page's hits (cards and snippets). */
 export async function searchVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
   const { total, page, facets } = await rankVersion(version, request, signal);
@@ -193,7 +178,6 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const wanted = typeMask(request.filters.type ?? []);
   const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
   signal.throwIfAborted();
-  const terms = Math.max(1, termCount(request.query));
   const { weight, flags, type, site } = version.columns;
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
   const top = new TopK(k);
@@ -216,7 +200,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       const s = exact ? scores[i]! : matches.score(i);
       if (s < 0) continue;
       counts.add(cardId);
-      top.push(cardId, s + staticScore(weight[cardId]!, terms));
+      top.push(cardId, withStatic(s, weight[cardId]!));
     }
   } else {
     // The matches the filters keep, with their bounds.
@@ -227,7 +211,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       const cardId = cards[i]!;
       if (filtered(cardId)) continue;
       kept[n] = i;
-      bounds[n++] = scores[i]! + staticScore(weight[cardId]!, terms);
+      bounds[n++] = withStatic(scores[i]!, weight[cardId]!);
       if (certain) counts.add(cardId);
     }
     const score = (j: number): void => {
@@ -235,7 +219,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       const s = matches.score(kept[j]!);
       if (s < 0) return;
       if (!certain) counts.add(cardId);
-      top.push(cardId, s + staticScore(weight[cardId]!, terms));
+      top.push(cardId, withStatic(s, weight[cardId]!));
     };
     // The k best bounds first, so that the floor rises early; then the rest in card order.
     const first = new TopK(k);

@@ -31,7 +31,7 @@ import type { PackedChains } from '../common/index-refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
-import { chainScores } from './rank.js';
+import { chainScores, idf, lengthNorms } from './rank.js';
 import { CardText } from './snippet.js';
 
 /** A card as hits show it: its text already cut into words for snippets. */
@@ -83,15 +83,17 @@ class Lru<K, V> {
   }
 }
 
-/** A word's chains as the evaluator reads them: each card's refs sorted by line, and the word's score in each card (rank.ts chainScores). */
+/** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores) and its IDF. */
 export interface Postings extends PackedChains {
   scores: Float32Array;
+  /** From the chains decoded: beyond the work bound, of those read only. */
+  idf: number;
 }
 
 const postingsBytes = (p: Postings): number => p.cards.byteLength + p.starts.byteLength + p.refs.byteLength + p.scores.byteLength;
 
 /** Sorts each chain's refs by line (the decoder gives them as stored: metas first, then words) and scores them. */
-function postingsOf(p: PackedChains): Postings {
+function postingsOf(p: PackedChains, columns: CardColumns): Postings {
   const { starts, refs } = p;
   for (let i = 0; i < p.count; i++) {
     const from = starts[i]!;
@@ -103,14 +105,15 @@ function postingsOf(p: PackedChains): Postings {
       }
     }
   }
-  return { ...p, scores: chainScores(starts, refs, p.count) };
+  const wordIdf = idf(p.count, columns.length.length);
+  return { ...p, scores: chainScores(p.cards, starts, refs, p.count, columns.norms, columns.length, wordIdf), idf: wordIdf };
 }
 
 /** The first `max` chains of `p`, sharing its arrays. */
 function firstChains(p: Postings, max: number): Postings {
   if (p.count <= max) return p;
   const count = Math.max(0, max);
-  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count) };
+  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count), idf: p.idf };
 }
 
 /** CardInfo as columns: one element per card id. */
@@ -124,22 +127,29 @@ export interface CardColumns {
   site: Uint32Array;
   /** How many sites. */
   sites: number;
+  /** CardInfo's length code (the words of the body, log scale). */
+  length: Uint8Array;
+  /** BM25's length normalisation of each length code (rank.ts lengthNorms). */
+  norms: Float64Array;
 }
 
 function cardColumns(info: CardInfoReader): CardColumns {
   const n = info.count;
-  const columns: CardColumns = { weight: new Uint8Array(n), flags: new Uint8Array(n), type: new Uint8Array(n), site: new Uint32Array(n), sites: 0 };
+  const length = new Uint8Array(n);
+  const columns: CardColumns = { weight: new Uint8Array(n), flags: new Uint8Array(n), type: new Uint8Array(n), site: new Uint32Array(n), sites: 0, length, norms: new Float64Array(0) };
   const numbers = new Map<number, number>();
   for (let id = 0; id < n; id++) {
     const record = info.get(id);
     columns.weight[id] = record.weight;
     columns.flags[id] = record.flags;
     columns.type[id] = CARD_TYPES.indexOf(record.type);
+    length[id] = record.length;
     let site = numbers.get(record.site);
     if (site === undefined) numbers.set(record.site, (site = numbers.size));
     columns.site[id] = site;
   }
   columns.sites = numbers.size;
+  columns.norms = lengthNorms(length);
   return columns;
 }
 
@@ -205,7 +215,7 @@ export class IndexVersion {
   postings(entry: LexiconEntry, max = Infinity): Postings {
     const cached = this.chainCache.get(entry.id);
     if (cached !== undefined) return firstChains(cached, max);
-    const packed = postingsOf(this.words.packed(entry.id, entry.refPos, max));
+    const packed = postingsOf(this.words.packed(entry.id, entry.refPos, max), this.columns);
     if (packed.count < max) this.chainCache.set(entry.id, packed);
     return packed;
   }

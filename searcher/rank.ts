@@ -3,14 +3,19 @@
  * occurrences by word and meta type, the bonuses for phrases, proximity and
  * accents, the static weight, and the top-k selection with site collapsing.
  *
- * A card's score for one query word is its best occurrence's weight plus the
- * second best's divided by SECOND_DIVISOR (a word said twice in the body
- * counts a little more than once, a hundred times not much more). Words
- * add up; a phrase or NEAR adds a bonus on top of its words, plain words
- * close together add a proximity bonus, and the static weight (CardInfo,
- * 0–255, from the link graph) counts once per matched term.
+ * A card's score for one query word is BM25's (the word's IDF times a
+ * saturating, length-normalised term frequency) over its body, plus its best
+ * meta occurrence (title, anchor text, URL …) and the second best's ÷
+ * SECOND_DIVISOR, the whole times the IDF: a rare word counts more than a
+ * common one, a short page about a word more than a long page that mentions
+ * it as often, a title more than the body. The body's term frequency counts
+ * each occurrence by its word type (a heading more than text). Words add up;
+ * a phrase or NEAR adds a bonus on top of its words, plain words close
+ * together add a proximity bonus, and the static weight (CardInfo, 0–255,
+ * from the link graph) raises the sum by up to STATIC_SHARE.
  */
 
+import { codeLength } from '../common/index-cardinfo.js';
 import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/index-refs.js';
 
 /** By word type (doc-text.ts): text, emphasised, small, heading 1, heading 2, alt. */
@@ -21,6 +26,11 @@ const META_WEIGHTS = [40, 12, 14, 16, 16, 24] as const;
 /** A meta's own weight (0–3) adds this much per step. */
 const META_WEIGHT_STEP = 4;
 export const SECOND_DIVISOR = 4;
+/** BM25's term frequency saturation and length normalisation (Lucene's defaults). */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+/** What the body part of a word's score tends to for a card of average length as the word's term frequency grows, ÷ (k1 + 1): one plain occurrence there is worth this much. */
+const BODY_WEIGHT = WORD_WEIGHTS[0];
 /** Per pair of adjacent words of a phrase. */
 export const PHRASE_BONUS = 20;
 /** For NEAR at distance 1, falling to 0 at the limit. */
@@ -30,8 +40,8 @@ export const PROXIMITY_BONUS = 16;
 export const PROXIMITY_SPAN = 8;
 /** An accented query word found with the accents as typed. */
 export const ACCENT_BONUS = 6;
-/** Static weight 255 adds this much per matched term. */
-const STATIC_SCALE = 10 / 255;
+/** Static weight 255 raises a card's score (plus one) by this share. */
+const STATIC_SHARE = 0.2;
 /** Results of one site on a page before the rest waits for later pages. */
 export const SITE_MAX = 2;
 
@@ -43,32 +53,114 @@ function refWeight(ref: Ref): number {
 /** refWeight of a packed ref (index-refs.ts packRef) by its low bits: `CODE_WEIGHT[packed & CODE_MASK]`. */
 export const CODE_MASK = (1 << PACKED_CODE_BITS) - 1;
 export const CODE_WEIGHT = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => refWeight(unpackRef(code)));
+/** By packed code: a word occurrence's term frequency (its weight ÷ plain text's), 0 for a meta. */
+export const CODE_TF = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => {
+  const ref = unpackRef(code);
+  return ref.kind === 'word' ? refWeight(ref) / WORD_WEIGHTS[0] : 0;
+});
+/** By packed code: a meta occurrence's weight, 0 for a word. */
+export const CODE_META = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => (unpackRef(code).kind === 'meta' ? CODE_WEIGHT[code]! : 0));
+/** Meta type of anchor texts (doc-body.ts META_TYPES 'ext'). */
+const ANCHOR_META = 5;
+/** By packed code: 1 for an anchor text's occurrence. */
+const CODE_ANCHOR = Uint8Array.from({ length: CODE_MASK + 1 }, (_, code) => {
+  const ref = unpackRef(code);
+  return ref.kind === 'meta' && ref.type === ANCHOR_META ? 1 : 0;
+});
 
-export function staticScore(weight: number, terms: number): number {
-  return weight * STATIC_SCALE * terms;
+/**
+ * A card's score with its static weight (0–255): a share of it, so that the
+ * link graph counts as much beside rare words as beside common ones (IDF
+ * makes the scale of scores vary by query); plus one, so that a query whose
+ * terms score nothing (`site:` alone) still ranks by it. Rises with the
+ * score, so a bound stays a bound.
+ */
+export function withStatic(score: number, weight: number): number {
+  return (score + 1) * (1 + (STATIC_SHARE * weight) / 255);
+}
+
+/** BM25's inverse document frequency of a word in `df` of `cards` cards (Lucene's, always positive). */
+export function idf(df: number, cards: number): number {
+  const d = Math.min(df, cards);
+  return Math.log((cards - d + 0.5) / (d + 0.5) + 1);
+}
+
+/**
+ * BM25's length normalisation k1·(1 − b + b·length ÷ average) of each
+ * CardInfo length code, the average over the cards of `lengths` (every
+ * card's code) that have a body.
+ */
+export function lengthNorms(lengths: Uint8Array): Float64Array {
+  let sum = 0;
+  let bodies = 0;
+  for (let i = 0; i < lengths.length; i++) {
+    sum += codeLength(lengths[i]!);
+    if (lengths[i] !== 0) bodies += 1;
+  }
+  const average = bodies === 0 ? 1 : sum / bodies;
+  return Float64Array.from({ length: 256 }, (_, code) => BM25_K1 * (1 - BM25_B + (BM25_B * codeLength(code)) / average));
 }
 
 /**
  * A word's score in each card of its chains (refs packed, index-refs.ts):
- * the best occurrence plus the second best ÷ SECOND_DIVISOR. Made once when
- * the chains are decoded; exact in a float32 (sums of integers and quarters).
+ * occurrenceScore with the card's length norm (`norms[lengths[card]]`) and
+ * the word's `idf`. Made once when the chains are decoded.
  */
-export function chainScores(starts: Uint32Array, refs: Int32Array, count: number): Float32Array {
+export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32Array, count: number, norms: Float64Array, lengths: Uint8Array, idf: number): Float32Array {
   const scores = new Float32Array(count);
-  for (let i = 0; i < count; i++) scores[i] = occurrenceScore(refs, starts[i]!, starts[i + 1]!);
+  for (let i = 0; i < count; i++) scores[i] = occurrenceScore(refs, starts[i]!, starts[i + 1]!, norms[lengths[cards[i]!]!]!, idf);
   return scores;
 }
 
-/** A word's score from its occurrences in one card, refs[from..to): the best plus the second best ÷ SECOND_DIVISOR. */
-export function occurrenceScore(refs: Int32Array, from: number, to: number): number {
+/**
+ * A word's score from its occurrences in one card, refs[from..to): `idf`
+ * × (BM25's saturated term frequency of the body, with the card's length
+ * `norm`, × BODY_WEIGHT, plus the best meta occurrence and the second best ÷
+ * SECOND_DIVISOR). Anchor texts count as one meta whose weight, the best
+ * anchor's, saturates with their number as BM25's tf does (k1 + 1 times
+ * the best at most): many pages calling a card by the word say more than
+ * one. Never below idf × any one meta occurrence's weight, nor below idf ×
+ * bodyScore of any of its word occurrences (phrases rely on it).
+ */
+export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number): number {
+  let tf = 0;
   let best = 0;
   let second = 0;
+  let anchors = 0;
+  let anchor = 0;
   for (let j = from; j < to; j++) {
-    const weight = CODE_WEIGHT[refs[j]! & CODE_MASK]!;
+    const code = refs[j]! & CODE_MASK;
+    tf += CODE_TF[code]!;
+    const weight = CODE_META[code]!;
+    if (CODE_ANCHOR[code] === 1) {
+      anchors += 1;
+      if (weight > anchor) anchor = weight;
+    } else if (weight > best) [best, second] = [weight, best];
+    else if (weight > second) second = weight;
+  }
+  if (anchors > 0) {
+    const weight = (anchor * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
     if (weight > best) [best, second] = [weight, best];
     else if (weight > second) second = weight;
   }
-  return best + second / SECOND_DIVISOR;
+  return idf * (bodyScore(tf, norm) + best + second / SECOND_DIVISOR);
+}
+
+/** The body part of a word's score for a term frequency `tf` in a card of length norm `norm`. */
+export function bodyScore(tf: number, norm: number): number {
+  return tf === 0 ? 0 : (BODY_WEIGHT * tf * (BM25_K1 + 1)) / (tf + norm);
+}
+
+/**
+ * What a phrase adds for one of its words: × the word's idf, its best meta
+ * occurrence in the phrase (`meta`, CODE_META) or bodyScore of its term
+ * frequency in the phrase's occurrences in the body (`tf`, CODE_TF), the
+ * larger. At most occurrenceScore of the word in the card, which the
+ * phrase's bound counts; and bodyScore never reaches MAX_WORD_WEIGHT, so a
+ * meta match of that weight makes the body irrelevant.
+ */
+export function phraseWordScore(meta: number, tf: number, norm: number, idf: number): number {
+  return idf * Math.max(meta, bodyScore(tf, norm));
 }
 
 /**

@@ -13,7 +13,8 @@
  * search: each query of the set; a word must match title or body, all words
  * are required; a phrase is a PhraseQuery on title or body. WARMUP untimed
  * passes (the JIT needs a few), then PASSES timed passes of top-10 searches that also load the
- * stored url and title of each hit. Prints {"latenciesMs":[...],"zeroHits":N}.
+ * stored url and title of each hit. Prints {"latenciesMs":[...],"zeroHits":N,"top":[[URL,...],...]},
+ * top: each query's hit URLs, best first, from the first (untimed) pass.
  *
  * Text format: one document a line, id TAB url TAB title TAB text.
  */
@@ -41,7 +42,6 @@ import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.FSDirectory;
@@ -109,12 +109,20 @@ public final class LuceneBench {
     /** What a result needs, as FTS5 and Xapian are asked for: url and title (not the body). */
     static final java.util.Set<String> RESULT_FIELDS = java.util.Set.of("url", "title");
 
-    static int runOne(IndexSearcher searcher, Query query) throws IOException {
+    /** The query's top 10; their URLs appended to `urls` as a JSON array when it is not null. */
+    static int runOne(IndexSearcher searcher, Query query, StringBuilder urls) throws IOException {
         TopDocs top = searcher.search(query, 10);
-        for (ScoreDoc sd : top.scoreDocs) {
-            Document d = searcher.doc(sd.doc, RESULT_FIELDS);
-            if (d.get("url") == null) throw new IllegalStateException("hit without url");
+        if (urls != null) urls.append('[');
+        for (int i = 0; i < top.scoreDocs.length; i++) {
+            Document d = searcher.doc(top.scoreDocs[i].doc, RESULT_FIELDS);
+            String url = d.get("url");
+            if (url == null) throw new IllegalStateException("hit without url");
+            if (urls != null) {
+                if (i > 0) urls.append(',');
+                urls.append('"').append(url.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+            }
         }
+        if (urls != null) urls.append(']');
         return top.scoreDocs.length;
     }
 
@@ -127,15 +135,20 @@ public final class LuceneBench {
         }
         StringBuilder out = new StringBuilder("{\"latenciesMs\":[");
         int zeroHits = 0;
+        StringBuilder top = new StringBuilder("[");
         try (FSDirectory dir = FSDirectory.open(indexDir); DirectoryReader reader = DirectoryReader.open(dir)) {
             IndexSearcher searcher = new IndexSearcher(reader);
-            for (Query q : queries) if (runOne(searcher, q) == 0) zeroHits++;
-            for (int w = 1; w < warmup; w++) for (Query q : queries) runOne(searcher, q);
+            for (Query q : queries) {
+                if (top.length() > 1) top.append(',');
+                if (runOne(searcher, q, top) == 0) zeroHits++;
+            }
+            top.append(']');
+            for (int w = 1; w < warmup; w++) for (Query q : queries) runOne(searcher, q, null);
             boolean first = true;
             for (int p = 0; p < passes; p++) {
                 for (Query q : queries) {
                     long t = System.nanoTime();
-                    runOne(searcher, q);
+                    runOne(searcher, q, null);
                     double ms = (System.nanoTime() - t) / 1e6;
                     if (!first) out.append(',');
                     out.append(String.format(java.util.Locale.ROOT, "%.4f", ms));
@@ -143,7 +156,7 @@ public final class LuceneBench {
                 }
             }
         }
-        out.append("],\"zeroHits\":").append(zeroHits).append('}');
+        out.append("],\"zeroHits\":").append(zeroHits).append(",\"top\":").append(top).append('}');
         System.out.println(out);
     }
 }

@@ -39,6 +39,8 @@ interface BuildOut {
 interface SearchOut {
   latenciesMs: number[];
   zeroHits: number;
+  /** Each query's top 10 URLs (Lucene only). */
+  top?: string[][];
 }
 
 function packageVersion(name: string): string | undefined {
@@ -163,7 +165,7 @@ export function lucene(): EngineEntry {
         }),
       );
       const out = lastJson<SearchOut>(r.stdout, 'lucene search');
-      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: r.peakRss };
+      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: r.peakRss, ...(out.top === undefined ? {} : { top: out.top }) };
     },
   };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { ahead, formatRatio, formatValue, NOT_BUILT, ratio, renderTable } from '../../bench/report.js';
 import type { Table } from '../../bench/report.js';
-import { median, medianOfRuns, percentile } from '../../bench/stats.js';
+import { median, medianOfRuns, percentile, topOverlap } from '../../bench/stats.js';
 
 test('the ratio is sherlock divided by the peer, and absent without both figures', () => {
   assert.equal(ratio(300, 100), 3);
@@ -37,6 +37,18 @@ test('median and nearest-rank percentile', () => {
   assert.throws(() => median([]), RangeError);
   assert.throws(() => percentile([1], 0), RangeError);
   assert.deepEqual(medianOfRuns([{ a: 1, b: 5 }, { a: 3, b: undefined }, { a: 2, b: 4 }]), { a: 2 });
+});
+
+test('top-k overlap: shared hits over k, or over the shorter list; queries without hits left out', () => {
+  const ten = (p: string) => Array.from({ length: 10 }, (_, i) => `${p}${i}`);
+  // 5 of 10 shared; 2 hits both found among 3; one side without hits: not counted.
+  const a = [[...ten('x').slice(0, 5), ...ten('a').slice(5)], ['u', 'v'], []];
+  const b = [ten('x'), ['v', 'w', 'u'], ['z']];
+  assert.deepEqual(topOverlap(a, b), { overlap: (0.5 + 1) / 2, queries: 2 });
+  // Only the first k count, in either list.
+  assert.deepEqual(topOverlap([['a', 'b', 'c']], [['c', 'b', 'a']], 2), { overlap: 0.5, queries: 1 });
+  assert.ok(Number.isNaN(topOverlap([[]], [[]]).overlap));
+  assert.throws(() => topOverlap([[]], []), RangeError);
 });
 
 function table(sherlock: Table['sherlock']): Table {

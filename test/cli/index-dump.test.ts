@@ -47,7 +47,7 @@ function writeVersion(dir: string): void {
   });
   cards.finish();
   const info = new CardInfoWriter(join(dir, 'CardInfo'));
-  info.add({ position, site: 0xdeadbeef, date: 1_392_526_941, weight: 17, flags: CARD_FLAG.merged | CARD_FLAG.accented, type: 'html' });
+  info.add({ position, site: 0xdeadbeef, date: 1_392_526_941, weight: 17, flags: CARD_FLAG.merged | CARD_FLAG.accented, type: 'html', length: 3 });
   info.finish();
   const words = new WordIndexWriter(join(dir, 'WordIndex'));
   const hello = words.add(8, [{ cardId: 0, refs: [{ kind: 'meta', type: 0, weight: 3, position: 0 }, { kind: 'word', type: 0, position: 0 }, { kind: 'word', type: 1, position: WORD_EDGE }] }]);
@@ -70,7 +70,7 @@ test('index dump prints every format one record per line, told by its magic', as
   const dir = scratchDir(t);
   writeVersion(dir);
   const expected: Record<string, string> = {
-    CardInfo: '0 pos=0 site=deadbeef date=1392526941 weight=17 flags=merged,accented type=html\n',
+    CardInfo: '0 pos=0 site=deadbeef date=1392526941 weight=17 flags=merged,accented type=html length=3\n',
     Cards: '0 0 http://example.com/ text/html 1591 1392526941 a.arc.gz:171+856 "Example \\"page\\""\n',
     WordIndex: '8 0 title/3@0 text@0 emphasised@edge\n',
     LexOrder: '8 normal 1 0 hello\n',

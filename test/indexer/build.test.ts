@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readDocText, WORD_TYPE } from '../../common/doc-text.js';
-import { CARD_FLAG, CardInfoReader } from '../../common/index-cardinfo.js';
+import { CARD_FLAG, CardInfoReader, lengthCode } from '../../common/index-cardinfo.js';
 import { CardsReader, type Card } from '../../common/index-cards.js';
 import { StringIndexReader, stringKey, WordIndexReader } from '../../common/index-chains.js';
 import { Fingerprints, readLinks } from '../../common/index-fingerprints.js';
@@ -44,6 +44,18 @@ function expectedWords(card: Card): Map<string, string[]> {
     }
   }
   return out;
+}
+
+/** The words of a card's body (its text, garbage words included): what CardInfo's length counts. */
+function bodyWords(card: Card): number {
+  let words = 0;
+  for (const token of readDocText(card.text)) {
+    if (token.kind !== 'text') continue;
+    let last = -1;
+    for (const raw of rawWords(token.text)) last = raw.position;
+    words += last + 1;
+  }
+  return words;
 }
 
 function chainOf(chains: Chain[], cardId: number): Chain | undefined {
@@ -92,12 +104,15 @@ test('index build makes a version whose every file the common readers accept and
     assert.equal(record.type, 'html');
     assert.ok(record.date > 1_600_000_000, `${path} has a date`);
     assert.equal(record.site, info.get(home.cardId).site, 'one site');
+    assert.ok(bodyWords(card) > 0);
+    assert.equal(record.length, lengthCode(bodyWords(card)), `${path}: length`);
   }
   assert.notEqual(info.get(byPath.get('/accents')!.cardId).flags & CARD_FLAG.accented, 0, 'accented');
   assert.equal(info.get(home.cardId).flags & CARD_FLAG.accented, 0);
   for (const path of ['/moved', '/hidden']) {
     const card = byPath.get(path)!;
     assert.notEqual(info.get(card.cardId).flags & CARD_FLAG.empty, 0, `${path} is an empty card`);
+    assert.equal(info.get(card.cardId).length, 0, `${path} has no length`);
     assert.equal(card.text.length, 0);
   }
   assert.equal(lexicon.lookup('secretword'), undefined, 'a noindex page gives no words');

@@ -75,7 +75,7 @@ after(() => {
   if (process.env['SHERLOCK_KEEP_TMP'] === undefined) rmSync(state, { recursive: true, force: true });
 });
 
-/** Phrases of two and three words, ANDs of two and three, an AND with a phrase and an exclusion. */
+/** Phrases of two and three words, ANDs of two and three, an AND with a phrase and an exclusion, prefixes and fields. */
 function queries(): string[] {
   const out: string[] = [];
   for (const a of WORDS) {
@@ -85,6 +85,8 @@ function queries(): string[] {
       out.push(`"${a} ${b} ${WORDS[(a.length + b.length) % WORDS.length]}"`, `${a} ${b} ${WORDS[(a.length * b.length) % WORDS.length]}`);
     }
     out.push(`"${a} the" kernel -lock`);
+    // Several words in one term (a prefix's expansions) and a field: scored while merging, not from the chains' scores.
+    out.push(`filler29* ${a}`, `title:${a} kernel`, `"${a} filler29*"`);
   }
   return out;
 }

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
 import { WORD_EDGE, packRef } from '../../common/index-refs.js';
-import { SITE_MAX, TopK, collapse, minGap } from '../../searcher/rank.js';
+import { lengthCode } from '../../common/index-cardinfo.js';
+import { CODE_MASK, CODE_META, CODE_TF, MAX_WORD_WEIGHT, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
@@ -80,4 +81,53 @@ test('minGap agrees with comparing every pair, merged or looked up, whatever the
     }),
     { numRuns: 300 },
   );
+});
+
+test('IDF falls as a word is in more cards, and stays positive', () => {
+  let last = Infinity;
+  for (const df of [1, 2, 10, 100, 500, 999, 1000, 5000]) {
+    const value = idf(df, 1000);
+    assert.ok(value > 0 && value < last, `idf(${df}) = ${value}`);
+    if (df < 1000) last = value;
+  }
+  assert.equal(idf(5000, 1000), idf(1000, 1000));
+});
+
+test('length norms: BM25 k1·(1 − b + b·length ÷ average), the average over cards with a body', () => {
+  const norms = lengthNorms(Uint8Array.from([lengthCode(100), lengthCode(300), 0]));
+  assert.ok(Math.abs(norms[lengthCode(200)]! - 1.2) < 0.05, String(norms[lengthCode(200)]));
+  assert.ok(norms[lengthCode(50)]! < norms[lengthCode(200)]! && norms[lengthCode(200)]! < norms[lengthCode(2000)]!);
+  assert.ok(Math.abs(norms[0]! - 1.2 * 0.25) < 1e-9);
+});
+
+test('a word\'s score saturates with its occurrences, falls with the card\'s length, rises with IDF; a phrase\'s word never adds more than the word', () => {
+  const text = (n: number, type = 0) => Int32Array.from({ length: n }, (_, i) => packRef({ kind: 'word', type, position: i }));
+  const title = packRef({ kind: 'meta', type: 0, weight: 0, position: 0 });
+  const score = (refs: Int32Array, norm = 1.2, weight = 1) => occurrenceScore(refs, 0, refs.length, norm, weight);
+  assert.ok(score(text(2)) > score(text(1)) && score(text(2)) - score(text(1)) > score(text(20)) - score(text(19)));
+  assert.ok(score(text(100)) < bodyScore(1e9, 1.2) + 1e-9);
+  assert.ok(score(text(3), 0.5) > score(text(3), 3));
+  assert.ok(score(text(3), 1.2, 2) > score(text(3), 1.2, 1));
+  // Anchor texts count together, saturating: more pages calling a card so say more, up to k1 + 1 times one.
+  const anchors = (n: number) => Int32Array.from({ length: n }, (_, i) => packRef({ kind: 'meta', type: 5, weight: 0, position: i }));
+  assert.ok(score(anchors(1)) < score(anchors(2)) && score(anchors(2)) < score(anchors(8)));
+  assert.ok(score(anchors(1000)) < 2.2 * score(anchors(1)));
+  // A heading counts more than text; a title more than a plain word.
+  assert.ok(score(text(1, 3)) > score(text(1)));
+  assert.ok(score(Int32Array.of(title)) > score(text(1)));
+  fc.assert(
+    fc.property(fc.array(fc.record({ meta: fc.boolean(), type: fc.nat(5), weight: fc.nat(3) }), { minLength: 1, maxLength: 20 }), fc.double({ min: 0.3, max: 50, noNaN: true }), fc.double({ min: 0.01, max: 10, noNaN: true }), (occ, norm, weight) => {
+      const refs = Int32Array.from(occ, (o, i) => packRef(o.meta ? { kind: 'meta', type: o.type, weight: o.weight, position: i } : { kind: 'word', type: o.type, position: i }));
+      const whole = score(refs, norm, weight);
+      // Any of the word's occurrences making phrases: their best meta, or the body's term frequency over them.
+      for (let used = 1; used <= refs.length; used++) {
+        const some = refs.subarray(0, used);
+        const meta = Math.max(...Array.from(some, (ref) => CODE_META[ref & CODE_MASK]!));
+        const tf = some.reduce((sum, ref) => sum + CODE_TF[ref & CODE_MASK]!, 0);
+        assert.ok(phraseWordScore(meta, tf, norm, weight) <= whole * (1 + 1e-12));
+      }
+    }),
+  );
+  // Once a phrase has a meta match of MAX_WORD_WEIGHT, the body is not looked at (evaluate.ts PhraseMatch).
+  assert.ok(bodyScore(1e12, 0.3) < MAX_WORD_WEIGHT);
 });
