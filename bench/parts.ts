@@ -90,6 +90,8 @@ export interface SearchResult {
    * 10, facets), and whole (with the hits' cards and snippets).
    */
   inProcess?: { rankMs: number[]; searchMs: number[] };
+  /** Under load (sherlock over WebSocket): `clients` sockets with `depth` queries in flight each; wall seconds of the whole set and each query's latency. */
+  concurrent?: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
 }
 /** An engine that builds an index (indexing table) and answers the query set with it (searching table). */
 export interface EngineEntry extends BenchEntry {
