@@ -125,5 +125,5 @@ const began = performance.now();
 await Promise.all(sockets.flatMap((client) => Array.from({ length: depth }, () => lane(client))));
 const seconds = (performance.now() - began) / 1000;
 for (const client of sockets) client.close();
-process.stdout.write(JSON.stringify({ latenciesMs, zeroHits, errors, concurrent: { clients, depth, seconds, latenciesMs: concurrentMs } }) + '\n');
-process.exit(0);
+// Exit once the line is written: on a pipe, exiting at once would cut it at 64 KiB.
+process.stdout.write(JSON.stringify({ latenciesMs, zeroHits, errors, concurrent: { clients, depth, seconds, latenciesMs: concurrentMs } }) + '\n', () => process.exit(0));
