@@ -47,7 +47,11 @@ export function registerSearcher(program: Command): void {
         };
         const { config, token } = settings();
         const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config) });
-        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry(), state });
+        // The search threads keep the process alive: a searcher that cannot listen stops them.
+        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
+          engine.close();
+          throw err;
+        });
         let stop: (signal: string) => void = () => undefined;
         const stopped = new Promise<string>((resolve) => (stop = resolve));
         const d = daemon({
