@@ -92,6 +92,8 @@ export interface SearchResult {
   inProcess?: { rankMs: number[]; searchMs: number[] };
   /** Each query's top 10 URLs, best first, in query-set order (from the first, untimed pass), for the overlap with Lucene. */
   top?: string[][];
+  /** Under load (sherlock over WebSocket): `clients` sockets with `depth` queries in flight each; wall seconds of the whole set and each query's latency. */
+  concurrent?: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
 }
 /** An engine that builds an index (indexing table) and answers the query set with it (searching table). */
 export interface EngineEntry extends BenchEntry {

@@ -35,7 +35,7 @@ import { loadOrGenerate } from './queries.js';
 import { renderReport } from './report.js';
 import type { Column, RatioSpec, Row, Table } from './report.js';
 import { portFree, startServer } from './server-control.js';
-import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
+import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb, WS_CLIENTS, WS_DEPTH } from './sherlock.js';
 import { HUB_ADDRESS, SLOW_DELAY_MS, hostUrl } from './site.js';
 import { median, medianOfRuns, percentile, topOverlap } from './stats.js';
 import type { BenchContext, BenchEntry, BenchOptions, EngineEntry, ExportEntry, GatherEntry, PartId, SearchResult, UrlDbEntry, UrlDbScale } from './parts.js';
@@ -299,6 +299,9 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
           median: median(lat),
           p99: percentile(lat, 99),
           qps: 1000 / mean,
+          ...(r.concurrent === undefined
+            ? {}
+            : { loadQps: r.concurrent.latenciesMs.length / r.concurrent.seconds, loadP99: percentile(r.concurrent.latenciesMs, 99) }),
           rankMedian: median(rank),
           rankP99: percentile(rank, 99),
           wholeMedian: median(whole),
@@ -309,6 +312,10 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
       };
       if (r.inProcess !== undefined) {
         log(`  ${entry.name} in process: ranked median ${median(rank).toFixed(3)} ms, p99 ${percentile(rank, 99).toFixed(3)} ms; whole median ${median(whole).toFixed(3)} ms, p99 ${percentile(whole, 99).toFixed(3)} ms`);
+      }
+      if (r.concurrent !== undefined) {
+        const c = r.concurrent;
+        log(`  ${entry.name} under load (${c.clients}×${c.depth}): ${(c.latenciesMs.length / c.seconds).toFixed(0)} queries/s, median ${median(c.latenciesMs).toFixed(3)} ms, p99 ${percentile(c.latenciesMs, 99).toFixed(3)} ms`);
       }
       log(`  ${entry.name} search: median ${median(lat).toFixed(3)} ms, p99 ${percentile(lat, 99).toFixed(3)} ms, ${r.zeroHits} without hits`);
     } catch (err) {
@@ -393,6 +400,8 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
         { key: 'median', label: 'median ms', format: 'ms' },
         { key: 'p99', label: 'p99 ms', format: 'ms' },
         { key: 'qps', label: 'queries/s', format: 'int' },
+        { key: 'loadQps', label: `queries/s, ${WS_CLIENTS}×${WS_DEPTH} in flight`, format: 'int' },
+        { key: 'loadP99', label: `p99 ms, ${WS_CLIENTS}×${WS_DEPTH} in flight`, format: 'ms' },
         { key: 'rankMedian', label: 'in-process median ms, ranked', format: 'ms' },
         { key: 'rankP99', label: 'in-process p99 ms, ranked', format: 'ms' },
         { key: 'wholeMedian', label: 'in-process median ms, with snippets', format: 'ms' },
@@ -412,7 +421,9 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
       notes: [
         'sherlock is measured over its WebSocket protocol (a round trip on loopback included, hits with snippets); the peers in-process. ' +
           'The in-process columns time sherlock inside one process too (`sherlock search --bench-queries`): ranked = matching, totals, top 10 and facets, ' +
-          'as the peers return url and title; with snippets = the whole result the WebSocket sends. For the peers they repeat their own figures.',
+          'as the peers return url and title; with snippets = the whole result the WebSocket sends. For the peers they repeat their own figures. ' +
+          `The "${WS_CLIENTS}×${WS_DEPTH} in flight" columns are sherlock's throughput under load: ${WS_CLIENTS} WebSockets from one client process, each keeping ${WS_DEPTH} queries in flight, ` +
+          'sending the same timed passes between them; queries/s = queries answered ÷ wall time of the whole load, p99 = send to result of each query under that load. The peers have no server to load.',
         overlapNote,
       ],
     });

@@ -151,6 +151,7 @@ interface WsOut {
   zeroHits: number;
   errors: number;
   top: string[][];
+  concurrent: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
 }
 
 function waitHealthy(url: string, timeoutMs: number): Promise<void> {
@@ -183,13 +184,17 @@ function vmHwm(pid: number): number | undefined {
 }
 
 export const SEARCHER_PORT_OFFSET = 1;
+/** The load of the concurrent measurement: sockets, and queries in flight on each (at most searcher.max_in_flight). */
+export const WS_CLIENTS = 16;
+export const WS_DEPTH = 2;
 
 export const sherlockEngine: EngineEntry = {
   name: 'sherlock index build / searcher',
   how:
     'sherlock: `sherlock index build --state DIR` on the state of its own crawl of the site (size: the published index version); ' +
     '`sherlock searcher run --listen 127.0.0.1:PORT`, then the query set over one WebSocket (sherlock.v1), one query at a time, ' +
-    'latency = send to result. In-process: `sherlock search --state DIR --bench-queries FILE` with the same passes, each query timed ' +
+    `latency = send to result; then under load: ${WS_CLIENTS} WebSockets with ${WS_DEPTH} queries in flight each, the same passes over the query set between them. ` +
+    ' In-process: `sherlock search --state DIR --bench-queries FILE` with the same passes, each query timed ' +
     'ranked only (matching, totals, top 10, facets) and whole (with the hits\' cards and snippets).',
   async available(ctx) {
     if (!hasCommand(ctx, ['index', 'build'])) return notBuilt('index build');
@@ -225,7 +230,7 @@ export const sherlockEngine: EngineEntry = {
         'sherlock WebSocket client',
         await run(
           process.execPath,
-          ['--experimental-websocket', join(ctx.distDir, 'sherlock-ws-client.js'), `ws://127.0.0.1:${port}/`, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup)],
+          ['--experimental-websocket', join(ctx.distDir, 'sherlock-ws-client.js'), `ws://127.0.0.1:${port}/`, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup), String(WS_CLIENTS), String(WS_DEPTH)],
           { timeoutMs: 1_800_000, measureRss: false },
         ),
       );
@@ -241,7 +246,7 @@ export const sherlockEngine: EngineEntry = {
         ),
       );
       const inProcess = JSON.parse(local.stdout.trim().split('\n').pop() ?? '{}') as { rankMs: number[]; searchMs: number[] };
-      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess, top: out.top };
+      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess, top: out.top, concurrent: out.concurrent };
     } catch (err) {
       throw new Error(`${String(err)}${stderr === '' ? '' : '\nsearcher stderr: ' + stderr.trim().split('\n').slice(-3).join(' / ')}`);
     } finally {

@@ -17,8 +17,8 @@ import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { readToken } from '../searcher/auth.js';
-import { cacheSizes, searcherConfig } from '../searcher/config.js';
-import { IndexEngine } from '../searcher/index-engine.js';
+import { cacheSizes, searchThreads, searcherConfig } from '../searcher/config.js';
+import { PoolEngine } from '../searcher/pool-engine.js';
 import { SearchServer } from '../searcher/server.js';
 import { STATE_HELP, action, stateDir } from './command.js';
 import { daemon } from './daemon.js';
@@ -46,8 +46,12 @@ export function registerSearcher(program: Command): void {
           return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file) };
         };
         const { config, token } = settings();
-        const engine = await IndexEngine.start({ state, caches: cacheSizes(config) });
-        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry(), state });
+        const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config) });
+        // The search threads keep the process alive: a searcher that cannot listen stops them.
+        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
+          engine.close();
+          throw err;
+        });
         let stop: (signal: string) => void = () => undefined;
         const stopped = new Promise<string>((resolve) => (stop = resolve));
         const d = daemon({

@@ -7,6 +7,7 @@
  * cache sizes with the next index version loaded.
  */
 
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
 
@@ -66,6 +67,8 @@ export const searcherConfig = z
     chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('64MiB'),
     /** Bytes of cards (title, URL, text cut into words for snippets) kept per index version. */
     card_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
+    /** Threads that run searches, each with its own Lexicon and CardInfo and a share of the caches; "auto": one per core. */
+    search_threads: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default('auto'),
   })
   .strict();
 
@@ -74,4 +77,9 @@ export type SearcherConfig = z.output<typeof searcherConfig>;
 /** The cache sizes of an index version (index-version.ts) from the config. */
 export function cacheSizes(config: Pick<SearcherConfig, 'chain_cache' | 'card_cache'> = searcherConfig.parse({})): { chains: number; cards: number } {
   return { chains: config.chain_cache, cards: config.card_cache };
+}
+
+/** Search threads for `searcher.search_threads`. */
+export function searchThreads(setting: SearcherConfig['search_threads']): number {
+  return setting === 'auto' ? availableParallelism() : setting;
 }

@@ -27,7 +27,7 @@ import type { RawData, WebSocket } from 'ws';
 import { logger } from '../common/log.js';
 import { tokenMatches } from './auth.js';
 import type { SearcherConfig } from './config.js';
-import type { Engine } from './engine.js';
+import { isEncoded, type Engine } from './engine.js';
 import { KeyedBuckets, TokenBucket } from './limits.js';
 import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClientMessage, type ClientMessage, type ErrorFields, type ServerMessage } from './protocol.js';
 import type { SearcherMetrics } from './metrics.js';
@@ -128,9 +128,14 @@ export class Connection {
   }
 
   private send(message: ServerMessage): void {
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** Sends a message already written as JSON text. */
+  private sendText(text: string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
     const highWater = this.shared.config.send_high_water;
-    this.ws.send(JSON.stringify(message), () => {
+    this.ws.send(text, () => {
       if (this.paused && this.ws.bufferedAmount <= highWater / 2) {
         this.paused = false;
         this.ws.resume();
@@ -242,8 +247,9 @@ export class Connection {
       // Cancelled, or the socket closed: the answer was given already or has no one to go to.
       if (this.searches.get(id) !== controller) return;
       this.searches.delete(id);
-      if (outcome.ok) this.send({ type: 'result', id, took_ms: outcome.took_ms, ...outcome.result });
-      else this.error(id, outcome.error);
+      if (!outcome.ok) this.error(id, outcome.error);
+      else if (isEncoded(outcome.result)) this.sendText(`{"type":"result","id":${JSON.stringify(id)},"took_ms":${outcome.took_ms},${outcome.result.json.slice(1)}`);
+      else this.send({ type: 'result', id, took_ms: outcome.took_ms, ...outcome.result });
     });
   }
 

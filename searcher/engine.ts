@@ -12,6 +12,9 @@
  *   rejection is a bug the client sees as INTERNAL and the log keeps.
  * - `snippet` is HTML: text escaped, matches inside `<mark>…</mark>` and
  *   nothing else; the renderer neutralises any other markup all the same.
+ * - `search` may give the result already written as JSON text (an
+ *   EncodedResult, as search threads hand theirs over): the socket splices it
+ *   into its answer as it is, and only the server-rendered page parses it.
  * - `version` names the loaded index version (undefined: none), read anew on
  *   every health check and welcome, so a live swap shows at once.
  */
@@ -62,8 +65,21 @@ export interface SearchResult {
   facets: { site: FacetCount[]; type: FacetCount[] };
 }
 
+/** A SearchResult as JSON text (`JSON.stringify` of one). */
+export interface EncodedResult {
+  readonly json: string;
+}
+
+export function isEncoded(result: SearchResult | EncodedResult): result is EncodedResult {
+  return 'json' in result;
+}
+
+export function decodeResult(result: SearchResult | EncodedResult): SearchResult {
+  return isEncoded(result) ? (JSON.parse(result.json) as SearchResult) : result;
+}
+
 export interface Engine {
-  search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult>;
+  search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult | EncodedResult>;
   /** The index version searched, undefined while there is none. */
   readonly version: string | undefined;
   /** What the `status` topic and the status page show about the index; JSON-safe. */

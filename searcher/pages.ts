@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { CONTENT_TYPE } from '../common/metrics.js';
 import { bearerToken, tokenMatches } from './auth.js';
 import type { Shared } from './connection.js';
+import { decodeResult } from './engine.js';
 import { MessageError, checkSearchFields, type ErrorCode } from './protocol.js';
 import { PAGE_SIZE, renderPage, stateFromParams, type Answer } from './render.js';
 import { runSearch } from './search.js';
@@ -146,6 +147,6 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
   const controller = new AbortController();
   res.on('close', () => controller.abort());
   const outcome = await runSearch(shared.engine, fields, controller.signal, config.query_timeout, shared.counters, shared.metrics);
-  if (outcome.ok) page(200, { ...outcome.result, took_ms: outcome.took_ms });
+  if (outcome.ok) page(200, { ...decodeResult(outcome.result), took_ms: outcome.took_ms });
   else page(STATUS_OF[outcome.error.code], outcome.error);
 }

@@ -7,14 +7,14 @@
  */
 
 import { logger } from '../common/log.js';
-import { NoIndexError, type Engine, type SearchResult } from './engine.js';
+import { NoIndexError, type EncodedResult, type Engine, type SearchResult } from './engine.js';
 import { queryErrorFields, type ErrorCode, type ErrorFields, type SearchFields } from './protocol.js';
 import type { SearcherMetrics } from './metrics.js';
 import { QueryError, parseQuery } from './query.js';
 
 const log = logger('searcher');
 
-export type Outcome = { ok: true; result: SearchResult; took_ms: number } | { ok: false; error: ErrorFields };
+export type Outcome = { ok: true; result: SearchResult | EncodedResult; took_ms: number } | { ok: false; error: ErrorFields };
 
 /** What the searcher has done since it started, for the status topic. */
 export interface Counters {

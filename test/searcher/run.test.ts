@@ -6,6 +6,8 @@
 
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import test from 'node:test';
 import { runCli, startCli, until, type Running } from '../helpers/cli.js';
@@ -65,4 +67,15 @@ test('searcher run refuses a bad --listen (2) and a missing state directory (2)'
   const missing = await runCli(['searcher', 'run', '--state', join(state, 'nope'), '--listen', '127.0.0.1:0']);
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /--state: no directory/);
+});
+
+test('searcher run on an address in use exits with an error instead of waiting on its search threads', { timeout: 60_000 }, async (t) => {
+  const state = scratchDir(t);
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const { port } = taken.address() as AddressInfo;
+  const run = await runCli(['searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`]);
+  assert.notEqual(run.status, 0);
+  assert.match(run.stderr, /EADDRINUSE|in use/);
 });

@@ -1,0 +1,181 @@
+/**
+ * The Engine of `sherlock searcher run`: searches run in a pool of threads
+ * (`searcher.search_threads`, search-worker.ts), each with an IndexEngine
+ * of its own, so that the searcher uses every core and a long search holds
+ * one thread while the others keep answering. The main thread keeps the
+ * sockets, parses queries and splices each thread's result, already JSON
+ * text, into its answer (engine.ts EncodedResult).
+ *
+ * A search goes to the thread with the fewest searches in flight (ties in
+ * turn). Each
+ * thread holds its own Lexicon and CardInfo and a 1/N share of the cache
+ * budgets (`searcher.chain_cache`, `card_cache`), so the caches' memory does
+ * not grow with the threads. The pool polls `current` for every thread; a
+ * thread swaps as IndexEngine does (never failing a search in flight), and
+ * `version` is the first thread's. A thread that dies is logged, its
+ * searches fail as INTERNAL, and a new one takes its place.
+ */
+
+import { Worker } from 'node:worker_threads';
+import { logger } from '../common/log.js';
+import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
+import type { CacheSizes } from './index-version.js';
+import type { SearchWorkerData } from './search-worker.js';
+
+const log = logger('searcher');
+
+const DEFAULT_POLL_MS = 5000;
+
+export interface PoolEngineOptions {
+  state: string;
+  threads: number;
+  /** The budgets of the whole searcher; each thread gets its share. */
+  caches: CacheSizes;
+  /** How often to look at `current`; 0: only on check(). */
+  pollMs?: number;
+}
+
+type Reply =
+  | { type: 'result'; id: number; json: string }
+  | { type: 'failed'; id: number; noIndex: boolean; message: string }
+  | { type: 'checked'; id: number; version: string | undefined; status: Record<string, unknown> };
+
+interface Waiting {
+  resolve(reply: Reply): void;
+  reject(err: Error): void;
+}
+
+/** One search thread and what it was asked and has not answered yet. */
+class Thread {
+  readonly worker: Worker;
+  readonly waiting = new Map<number, Waiting>();
+  searches = 0;
+  version: string | undefined;
+  status: Record<string, unknown> = { index: null };
+  readonly ready: Promise<void>;
+
+  constructor(data: SearchWorkerData, onExit: (thread: Thread, why: string) => void) {
+    this.worker = new Worker(new URL('./search-worker.js', import.meta.url), { workerData: data });
+    this.ready = new Promise((resolve, reject) => {
+      this.waiting.set(0, { resolve: () => resolve(), reject });
+    });
+    // A thread started in place of a lost one is awaited by no one: its failure is logged by lost().
+    this.ready.catch(() => undefined);
+    this.worker.on('message', (reply: Reply) => {
+      if (reply.type === 'checked') {
+        this.version = reply.version;
+        this.status = reply.status;
+      }
+      const waiting = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      waiting?.resolve(reply);
+    });
+    this.worker.on('error', (err) => onExit(this, err.stack ?? err.message));
+    this.worker.on('exit', (code) => onExit(this, `exit status ${code}`));
+  }
+
+  ask(id: number, message: Record<string, unknown>): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ ...message, id });
+    });
+  }
+
+  failAll(err: Error): void {
+    for (const waiting of this.waiting.values()) waiting.reject(err);
+    this.waiting.clear();
+  }
+}
+
+export class PoolEngine implements Engine {
+  private readonly threads: Thread[] = [];
+  private readonly data: SearchWorkerData;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private next = 1;
+  private turn = 0;
+  private closed = false;
+  private checking: Promise<void> | undefined;
+
+  private constructor(options: PoolEngineOptions) {
+    const share = (bytes: number) => Math.max(1, Math.floor(bytes / options.threads));
+    this.data = { state: options.state, caches: { chains: share(options.caches.chains), cards: share(options.caches.cards) } };
+    for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn());
+    const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    if (pollMs > 0) {
+      this.timer = setInterval(() => void this.check(), pollMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Starts the threads; resolves once each has loaded the current version (or found none). */
+  static async start(options: PoolEngineOptions): Promise<PoolEngine> {
+    const engine = new PoolEngine(options);
+    try {
+      await Promise.all(engine.threads.map((thread) => thread.ready));
+    } catch (err) {
+      engine.close();
+      throw err;
+    }
+    return engine;
+  }
+
+  get version(): string | undefined {
+    return this.threads[0]?.version;
+  }
+
+  status(): Record<string, unknown> {
+    return { ...(this.threads[0]?.status ?? { index: null }), threads: this.threads.length };
+  }
+
+  /** Every thread looks at `current` and swaps if it changed; one check at a time. */
+  check(): Promise<void> {
+    this.checking ??= Promise.all(this.threads.map((thread) => thread.ask(this.next++, { type: 'check' }).catch(() => undefined)))
+      .then(() => undefined)
+      .finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  async search(request: SearchRequest, signal: AbortSignal): Promise<EncodedResult> {
+    signal.throwIfAborted();
+    // Ties go round: every thread sees every kind of query and warms its caches with them.
+    const n = this.threads.length;
+    const from = this.turn++ % n;
+    let thread = this.threads[from]!;
+    for (let i = 1; i < n; i++) {
+      const other = this.threads[(from + i) % n]!;
+      if (other.searches < thread.searches) thread = other;
+    }
+    const id = this.next++;
+    const cancel = () => thread.worker.postMessage({ type: 'cancel', id });
+    signal.addEventListener('abort', cancel, { once: true });
+    thread.searches += 1;
+    try {
+      const reply = await thread.ask(id, { type: 'search', request });
+      if (reply.type === 'result') return { json: reply.json };
+      if (reply.type === 'failed' && reply.noIndex) throw new NoIndexError();
+      throw new Error(reply.type === 'failed' ? reply.message : `unexpected reply ${reply.type}`);
+    } finally {
+      thread.searches -= 1;
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Stops polling and the threads; searches still in flight fail. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    for (const thread of this.threads) void thread.worker.terminate();
+  }
+
+  private spawn(): Thread {
+    return new Thread(this.data, (thread, why) => this.lost(thread, why));
+  }
+
+  private lost(thread: Thread, why: string): void {
+    const at = this.threads.indexOf(thread);
+    thread.failAll(new Error(`search thread stopped: ${why}`));
+    if (this.closed || at < 0) return;
+    log.err('a search thread stopped; starting another', { problem: why });
+    this.threads[at] = this.spawn();
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * One search thread of the PoolEngine (pool-engine.ts): an IndexEngine of
+ * its own over `state/index/current`, answering the searches the main
+ * thread posts. It looks at `current` only when told (the pool polls for
+ * every thread), so the threads swap together and the pool knows when.
+ *
+ * Messages in: {search, id, request} | {cancel, id} | {check, id}.
+ * Messages out: {result, id, json} (the SearchResult as JSON text, made once
+ * here so the main thread only splices it into its answer) |
+ * {failed, id, noIndex, message} | {checked, id, version, status}.
+ */
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { NoIndexError } from './engine.js';
+import { IndexEngine } from './index-engine.js';
+import type { CacheSizes } from './index-version.js';
+
+export interface SearchWorkerData {
+  state: string;
+  caches: CacheSizes;
+}
+
+const port = parentPort!;
+const { state, caches } = workerData as SearchWorkerData;
+const engine = await IndexEngine.start({ state, pollMs: 0, caches });
+const running = new Map<number, AbortController>();
+
+port.on('message', (message: { type: 'search' | 'cancel' | 'check'; id: number; request?: never }) => {
+  switch (message.type) {
+    case 'search': {
+      const controller = new AbortController();
+      running.set(message.id, controller);
+      engine.search(message.request!, controller.signal).then(
+        (result) => port.postMessage({ type: 'result', id: message.id, json: JSON.stringify(result) }),
+        (err: unknown) =>
+          port.postMessage({ type: 'failed', id: message.id, noIndex: err instanceof NoIndexError, message: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+      ).finally(() => running.delete(message.id));
+      return;
+    }
+    case 'cancel':
+      running.get(message.id)?.abort();
+      return;
+    case 'check':
+      void engine.check().then(() => port.postMessage({ type: 'checked', id: message.id, version: engine.version, status: engine.status() }));
+      return;
+  }
+});
+port.postMessage({ type: 'checked', id: 0, version: engine.version, status: engine.status() });
