@@ -35,7 +35,6 @@
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { bucketFilePath } from '../common/bucket-file.js';
 import { SherlockError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
@@ -43,11 +42,11 @@ import { encodeText, hashPartition, textPayload } from '../common/hadoop-io.js';
 import { encodeWritable, TEXT } from '../common/hadoop-writables.js';
 import { logger } from '../common/log.js';
 import { MapFileWriter } from '../common/map-file.js';
-import { CRAWL_DATUM, INLINKS, type Link } from '../common/nutch-writables.js';
+import { CRAWL_DATUM, INLINKS, InlinksBuilder, NUTCH_DEFAULT_INTERVAL } from '../common/nutch-writables.js';
 import { bulkCodec, SequenceFileWriter, type Compression } from '../common/sequence-file.js';
-import { crawlDatumOf, NUTCH_DEFAULT_INTERVAL } from '../shepherd/nutch-crawldb.js';
+import { crawlDatumOf } from '../shepherd/nutch-crawldb.js';
 import { readUrlRows } from '../shepherd/status.js';
-import { fromSortKey, MAX_INLINKS, SEGMENT_FILES, segmentBatches, SEP, sortKey, unpackRecords, type SegmentJob } from './nutch-segment.js';
+import { MAX_INLINKS, SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './nutch-segment.js';
 
 const log = logger('export');
 
@@ -71,9 +70,6 @@ export interface NutchExportReport {
   /** Bytes of every file written. */
   bytes: number;
 }
-
-/** Crawldb records written between looks at the segment workers' answers. */
-const CRAWLDB_SLICE = 2000;
 
 /** Nutch's segment names: the generate time as yyyyMMddHHmmss (UTC here). */
 export function segmentName(ms: number): string {
@@ -159,90 +155,74 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
   rmSync(temp, { recursive: true, force: true });
   const now = options.now ?? Date.now();
   const segment = segmentName(now);
-  const urls = new ExternalSorter({ memoryBudget: options.sortMemory });
-  const docs = new ExternalSorter({ memoryBudget: options.sortMemory });
   const links = new ExternalSorter({ memoryBudget: options.sortMemory });
+  const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', layout);
+  const segmentDir = join(temp, 'segments', segment);
+  const writers = SEGMENT_FILES.map(({ name, map, compression, valueClass }) =>
+    map ? mapFile(join(segmentDir, name), valueClass, compression, layout) : sequenceFile(join(segmentDir, name), compression, layout),
+  );
+  let documents = 0;
+  const pool = existsSync(bucketFilePath(state))
+    ? new SegmentPool({ state, segment, time: now }, (batch) => {
+        unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
+        if (batch.links !== '') for (const line of batch.links.split('\n')) links.add(line);
+        documents += batch.documents;
+      })
+    : undefined;
   try {
     let count = 0;
+    // Rows come in Text order: each goes to the crawldb, and the copies we hold to the workers for the segment.
     for (const row of readUrlRows(state)) {
-      const key = sortKey(row.url);
-      urls.add(key + SEP + encodeWritable(CRAWL_DATUM, crawlDatumOf(row)).toString('base64'));
-      if (row.oid !== null) docs.add([key, row.oid, row.interval ?? NUTCH_DEFAULT_INTERVAL, row.weight].join(SEP));
+      crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(row)));
       count++;
+      if (row.oid === null || pool === undefined) continue;
+      const wait = pool.add([sortKey(row.url), row.oid, row.interval ?? NUTCH_DEFAULT_INTERVAL, row.weight].join(SEP));
+      if (wait !== undefined) await wait;
     }
-    log.info('URL database read', { urls: count, ...usage() });
-    // The crawldb is written on the main thread while the workers make the segment's records.
-    const [crawldb, segmentDone] = await Promise.allSettled([
-      writeCrawlDb(join(temp, 'crawldb', 'current'), urls, layout),
-      writeSegment({ state, segment, time: now }, join(temp, 'segments', segment), docs, links, layout),
-    ]);
-    if (crawldb.status === 'rejected') throw crawldb.reason;
-    if (segmentDone.status === 'rejected') throw segmentDone.reason;
-    const documents = segmentDone.value;
-    log.info('crawldb and segment written', { segment, documents, ...usage() });
+    crawldb.close();
+    log.info('crawldb written', { urls: count, ...usage() });
+    await pool?.finish();
+    for (const writer of writers) writer.close();
+    log.info('segment written', { segment, documents, ...usage() });
     const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, layout);
     log.info('linkdb written', { urls: linkedUrls, ...usage() });
     const bytes = treeSize(temp);
     renameSync(temp, out);
     return { urls: count, documents, linkedUrls, segment, bytes };
   } catch (err) {
+    await pool?.abort();
     rmSync(temp, { recursive: true, force: true });
     throw err;
   } finally {
-    for (const sorter of [urls, docs, links]) sorter.discard();
+    links.discard();
   }
-}
-
-/** The crawldb from the URLs' sort lines, giving the event loop a turn every CRAWLDB_SLICE records. */
-async function writeCrawlDb(dir: string, urls: ExternalSorter, layout: Layout): Promise<void> {
-  const crawldb = mapFile(dir, CRAWL_DATUM.className, 'none', layout);
-  let n = 0;
-  for (const line of urls.sorted()) {
-    const cut = line.indexOf(SEP);
-    crawldb.append(encodeText(Buffer.from(line.slice(0, cut), 'latin1')), Buffer.from(line.slice(cut + 1), 'base64'));
-    if (++n % CRAWLDB_SLICE === 0) await yieldToEvents();
-  }
-  crawldb.close();
-}
-
-/** The segment's files from the documents' sort lines (records made in worker threads, cli/nutch-segment.ts). */
-async function writeSegment(job: SegmentJob, dir: string, docs: ExternalSorter, links: ExternalSorter, layout: Layout): Promise<number> {
-  const writers = SEGMENT_FILES.map(({ name, map, compression, valueClass }) =>
-    map ? mapFile(join(dir, name), valueClass, compression, layout) : sequenceFile(join(dir, name), compression, layout),
-  );
-  let documents = 0;
-  const lines = existsSync(bucketFilePath(job.state)) ? docs.sorted() : [];
-  await segmentBatches(job, lines, (batch) => {
-    unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
-    if (batch.links !== '') for (const line of batch.links.split('\n')) links.add(line);
-    documents += batch.documents;
-  });
-  for (const writer of writers) writer.close();
-  return documents;
 }
 
 /** Inlinks grouped by target from lines "target NUL from NUL anchor" in sorted order; returns the number of targets. */
 function writeLinkDb(dir: string, links: ExternalSorter, layout: Layout): number {
   const linkdb = mapFile(dir, INLINKS.className, 'record', layout);
   let target: string | undefined;
-  let inlinks: Link[] = [];
+  const inlinks = new InlinksBuilder();
   let targets = 0;
   let previous = '';
   const flush = () => {
     if (target === undefined) return;
-    linkdb.append(encodeText(Buffer.from(target, 'latin1')), encodeWritable(INLINKS, inlinks));
+    linkdb.append(encodeText(Buffer.from(target, 'latin1')), inlinks.view());
     targets++;
   };
   for (const line of links.sorted()) {
     if (line === previous) continue;
     previous = line;
-    const [to, from, anchor] = line.split(SEP) as [string, string, string];
+    const cut = line.indexOf(SEP);
+    const to = line.slice(0, cut);
     if (to !== target) {
       flush();
       target = to;
-      inlinks = [];
+      inlinks.clear();
     }
-    if (inlinks.length < MAX_INLINKS) inlinks.push({ url: fromSortKey(from), anchor: fromSortKey(anchor), metadata: null });
+    // The sort lines' byte strings are the Text payloads (UTF-8).
+    const anchorAt = line.indexOf(SEP, cut + 1);
+    if (inlinks.count < MAX_INLINKS) inlinks.add(Buffer.from(line.slice(cut + 1, anchorAt), 'latin1'), Buffer.from(line.slice(anchorAt + 1), 'latin1'));
   }
   flush();
   linkdb.close();

@@ -39,6 +39,7 @@ import {
   CONTENT,
   CRAWL_DATUM,
   CRAWL_STATUS,
+  NUTCH_DEFAULT_INTERVAL,
   PARSE_DATA,
   PARSE_TEXT,
   PROTOCOL_STATUS,
@@ -50,7 +51,6 @@ import {
 import { bulkCodec, type Compression } from '../common/sequence-file.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';
-import { NUTCH_DEFAULT_INTERVAL } from '../shepherd/nutch-crawldb.js';
 import { reportOf, type FetchResult } from '../shepherd/results.js';
 
 const log = logger('export');
@@ -82,7 +82,7 @@ export function sortKey(url: string): string {
   return Buffer.from(url, 'utf8').toString('latin1');
 }
 
-export function fromSortKey(key: string): string {
+function fromSortKey(key: string): string {
   return Buffer.from(key, 'latin1').toString('utf8');
 }
 
@@ -333,65 +333,84 @@ const revive = (error: { code: string; message: string; place: ErrorPlace } | st
   typeof error === 'string' ? new Error(error) : new SherlockError(error.code as SherlockError['code'], error.message, error.place);
 
 /**
- * Every batch of `lines` made into records by `threads` workers, handed to
- * `write` in the order of the lines.
+ * Document lines in, made into records by worker threads, handed to `write`
+ * in the order of the lines: add() each line (awaiting what it returns, when
+ * it returns something: the oldest batch out, so that few are), then finish().
  */
-export async function segmentBatches(job: SegmentJob, lines: Iterable<string>, write: (batch: SegmentBatch) => void, threads = Math.min(4, availableParallelism())): Promise<void> {
-  // A small young generation: a worker's garbage is per document.
-  const workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
-  const waiting = new Map<number, { resolve: (batch: SegmentBatch) => void; reject: (err: Error) => void }>();
-  let failure: Error | undefined;
-  const failAll = (err: Error): void => {
-    failure ??= err;
-    for (const { reject } of waiting.values()) reject(err);
-    waiting.clear();
-  };
-  for (const worker of workers) {
-    worker.on('message', (reply: SegmentReply) => {
-      const waiter = waiting.get(reply.seq);
-      waiting.delete(reply.seq);
-      if ('batch' in reply) waiter?.resolve(reply.batch);
-      else waiter?.reject(revive(reply.error));
-    });
-    worker.on('error', failAll);
-    worker.on('exit', (code) => failAll(new Error(`a segment worker stopped (exit code ${code})`)));
-  }
-  let seq = 0;
-  const queue: Array<Promise<SegmentBatch>> = [];
-  const send = (batch: string[]): void => {
-    if (failure !== undefined) throw failure;
-    const n = seq++;
-    const answer = new Promise<SegmentBatch>((resolve, reject) => waiting.set(n, { resolve, reject }));
-    // Rejections are taken in order below; one left in the queue when an earlier one throws must not be "unhandled".
-    answer.catch(() => undefined);
-    queue.push(answer);
-    workers[n % threads]!.postMessage({ seq: n, lines: batch } satisfies SegmentRequest);
-  };
-  try {
-    let batch: string[] = [];
-    for (const line of lines) {
-      batch.push(line);
-      if (batch.length < BATCH) continue;
-      send(batch);
-      batch = [];
-      if (queue.length >= threads * IN_FLIGHT) write(await queue.shift()!);
+export class SegmentPool {
+  private readonly workers: Worker[];
+  private readonly waiting = new Map<number, { resolve: (batch: SegmentBatch) => void; reject: (err: Error) => void }>();
+  private readonly queue: Array<Promise<SegmentBatch>> = [];
+  private failure: Error | undefined;
+  private seq = 0;
+  private lines: string[] = [];
+
+  constructor(
+    job: SegmentJob,
+    private readonly write: (batch: SegmentBatch) => void,
+    private readonly threads = Math.min(4, availableParallelism()),
+  ) {
+    // A small young generation: a worker's garbage is per document.
+    this.workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
+    for (const worker of this.workers) {
+      worker.on('message', (reply: SegmentReply) => {
+        const waiter = this.waiting.get(reply.seq);
+        this.waiting.delete(reply.seq);
+        if ('batch' in reply) waiter?.resolve(reply.batch);
+        else waiter?.reject(revive(reply.error));
+      });
+      worker.on('error', (err) => this.fail(err));
+      worker.on('exit', (code) => this.fail(new Error(`a segment worker stopped (exit code ${code})`)));
     }
-    if (batch.length > 0) send(batch);
-    while (queue.length > 0) write(await queue.shift()!);
-  } catch (err) {
-    for (const worker of workers) {
+  }
+
+  add(line: string): Promise<void> | undefined {
+    this.lines.push(line);
+    if (this.lines.length < BATCH) return undefined;
+    this.send();
+    return this.queue.length >= this.threads * IN_FLIGHT ? this.writeOldest() : undefined;
+  }
+
+  /** Writes what is left, then ends the workers (each closes its files). */
+  async finish(): Promise<void> {
+    if (this.lines.length > 0) this.send();
+    while (this.queue.length > 0) await this.writeOldest();
+    await Promise.all(
+      this.workers.map((worker) => {
+        worker.removeAllListeners('exit');
+        const ended = once(worker, 'exit');
+        worker.postMessage({ close: true } satisfies SegmentRequest);
+        return ended;
+      }),
+    );
+  }
+
+  /** Ends the workers after a failure. */
+  async abort(): Promise<void> {
+    for (const worker of this.workers) {
       worker.removeAllListeners('exit');
       await worker.terminate();
     }
-    throw err;
   }
-  // Done: each closes its files and ends.
-  await Promise.all(
-    workers.map((worker) => {
-      worker.removeAllListeners('exit');
-      const ended = once(worker, 'exit');
-      worker.postMessage({ close: true } satisfies SegmentRequest);
-      return ended;
-    }),
-  );
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const { reject } of this.waiting.values()) reject(err);
+    this.waiting.clear();
+  }
+
+  private send(): void {
+    if (this.failure !== undefined) throw this.failure;
+    const n = this.seq++;
+    const answer = new Promise<SegmentBatch>((resolve, reject) => this.waiting.set(n, { resolve, reject }));
+    // Rejections are taken in order; one left in the queue when an earlier one throws must not be "unhandled".
+    answer.catch(() => undefined);
+    this.queue.push(answer);
+    this.workers[n % this.threads]!.postMessage({ seq: n, lines: this.lines } satisfies SegmentRequest);
+    this.lines = [];
+  }
+
+  private async writeOldest(): Promise<void> {
+    this.write(await this.queue.shift()!);
+  }
 }
