@@ -60,6 +60,8 @@ export interface NutchExportOptions {
   parts: number;
   /** Export time, ms: names the segment. */
   now?: number;
+  /** Worker threads making the segment's records (default: the cores, at most 4); the files are the same whatever the number. */
+  threads?: number;
 }
 
 export interface NutchExportReport {
@@ -167,7 +169,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
         unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
         if (batch.links !== '') for (const line of batch.links.split('\n')) links.add(line);
         documents += batch.documents;
-      })
+      }, options.threads)
     : undefined;
   try {
     let count = 0;

@@ -71,6 +71,8 @@ export const MAX_INLINKS = 10_000;
 const MAX_ANCHOR = 100;
 /** Open ARC files kept for the random reads of the segment pass. */
 const ARC_READERS = 16;
+/** Bytes read at a time from an ARC file: documents come in URL order, so each record is a random read of a few KiB. */
+const ARC_READ_SIZE = 16 * 1024;
 const MAX_CONTENT = 512 * 1024 * 1024;
 export const SEP = '\0';
 /** Documents a batch; batches out per thread. */
@@ -121,7 +123,7 @@ class ArcFiles {
         oldest.close();
         this.open.delete(name);
       }
-      reader = ArcReader.open(join(this.dir, at.file));
+      reader = ArcReader.open(join(this.dir, at.file), { readSize: ARC_READ_SIZE });
       this.open.set(at.file, reader);
     }
     return reader.recordAt(at.offset).content;
@@ -350,6 +352,7 @@ export class SegmentPool {
     private readonly write: (batch: SegmentBatch) => void,
     private readonly threads = Math.min(4, availableParallelism()),
   ) {
+    if (!Number.isSafeInteger(threads) || threads < 1) throw new RangeError(`threads: ${threads}`);
     // A small young generation: a worker's garbage is per document.
     this.workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
     for (const worker of this.workers) {
