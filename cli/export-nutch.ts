@@ -22,10 +22,14 @@
  * DefaultCodec, MapFile indexes BLOCK; values under 256 bytes in stored
  * deflate blocks, common/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
  * Hadoop 3, each file with its `.crc` (unless --no-crc). Keys ascend in
- * Hadoop's Text order: the URLs go through common/external-sort.ts (UTF-8
- * bytes read as Latin-1, NUL before the payload), so memory stays bounded
- * whatever the crawl's size: one row, one document, one group of inlinks at a
- * time, plus the sort's budget.
+ * Hadoop's Text order. One pass over the URL database in URL order (SQLite
+ * sorts, shepherd/status.ts) writes the crawldb and hands the copies we hold
+ * to worker threads, which make the segment's records (cli/nutch-segment.ts);
+ * the main thread writes them in order as they come back. The linkdb's lines
+ * go through common/external-sort.ts (UTF-8 bytes read as Latin-1, NUL
+ * between fields) and are written last. Memory stays bounded whatever the
+ * crawl's size: one row, a few batches of documents, one group of inlinks at
+ * a time, plus the sorts' budgets.
  *
  * A URL row maps to a CrawlDatum as shepherd/nutch-crawldb.ts says. A copy we
  * hold is the bucket a row's `oid` names, and its ARC record for the content.
@@ -52,7 +56,7 @@ const log = logger('export');
 
 export interface NutchExportOptions {
   out: string;
-  /** Bytes of lines each external sort holds before spilling. */
+  /** Bytes of lines the linkdb's external sort holds before spilling. */
   sortMemory: number;
   /** Write Hadoop's `.crc` side files. */
   checksum: boolean;
