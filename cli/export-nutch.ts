@@ -64,7 +64,7 @@ export interface NutchExportOptions {
   parts: number;
   /** Export time, ms: names the segment. */
   now?: number;
-  /** Worker threads making the segment's records (default: the cores, at most 4); the files are the same whatever the number. */
+  /** Worker threads making the segment's records (default: the cores but one, 1–4); the files are the same whatever the number. */
   threads?: number;
 }
 

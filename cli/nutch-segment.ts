@@ -75,6 +75,13 @@ const ARC_READERS = 16;
 const ARC_READ_SIZE = 16 * 1024;
 const MAX_CONTENT = 512 * 1024 * 1024;
 export const SEP = '\0';
+/**
+ * Worker threads by default: one core is left to the main thread, which
+ * writes the crawldb and every record and sorts the links (over a third of
+ * the CPU); a third thread on two cores gained little and took the peak RSS
+ * of a 1M-URL export past 300 MB (docs/decisions.md, Nutch).
+ */
+const DEFAULT_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
 /** Documents a batch; batches out per thread. */
 const BATCH = 64;
 const IN_FLIGHT = 2;
@@ -350,7 +357,7 @@ export class SegmentPool {
   constructor(
     job: SegmentJob,
     private readonly write: (batch: SegmentBatch) => void,
-    private readonly threads = Math.min(4, availableParallelism()),
+    private readonly threads = DEFAULT_THREADS,
   ) {
     if (!Number.isSafeInteger(threads) || threads < 1) throw new RangeError(`threads: ${threads}`);
     // A small young generation: a worker's garbage is per document.
