@@ -162,20 +162,21 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
   const now = options.now ?? Date.now();
   const segment = segmentName(now);
   const links = new ExternalSorter({ memoryBudget: options.sortMemory });
-  const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', layout);
-  const segmentDir = join(temp, 'segments', segment);
-  const writers = SEGMENT_FILES.map(({ name, map, compression, valueClass }) =>
-    map ? mapFile(join(segmentDir, name), valueClass, compression, layout) : sequenceFile(join(segmentDir, name), compression, layout),
-  );
-  let documents = 0;
-  const pool = existsSync(bucketFilePath(state))
-    ? new SegmentPool({ state, segment, time: now }, (batch) => {
-        unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
-        if (batch.links !== '') for (const line of batch.links.split('\n')) links.add(line);
-        documents += batch.documents;
-      }, options.threads)
-    : undefined;
+  let pool: SegmentPool | undefined;
   try {
+    const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', layout);
+    const segmentDir = join(temp, 'segments', segment);
+    const writers = SEGMENT_FILES.map(({ name, map, compression, valueClass }) =>
+      map ? mapFile(join(segmentDir, name), valueClass, compression, layout) : sequenceFile(join(segmentDir, name), compression, layout),
+    );
+    let documents = 0;
+    pool = existsSync(bucketFilePath(state))
+      ? new SegmentPool({ state, segment, time: now }, (batch) => {
+          unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
+          if (batch.links !== '') for (const line of batch.links.split('\n')) links.add(line);
+          documents += batch.documents;
+        }, options.threads)
+      : undefined;
     let count = 0;
     // Rows come in Text order: each goes to the crawldb, and the copies we hold to the workers for the segment.
     for (const row of readUrlRows(state)) {

@@ -3,14 +3,14 @@
  * worker threads (nutch-segment-worker.ts) so that reading the copies,
  * parsing and deflating use every core while the main thread writes.
  *
- * The main thread reads the documents' sort lines in URL order, hands them
- * out in batches of BATCH lines, round robin, and takes the answers back in
+ * The main thread reads the documents' lines in URL order (from the URL
+ * database), hands them out in batches of BATCH lines, round robin, and takes the answers back in
  * the order it sent them, so the files are the same bytes whatever the
  * number of threads. At most IN_FLIGHT batches a thread are out at a time:
  * memory stays a few MB however large the crawl.
  *
  * A document line is `key NUL oid NUL interval NUL weight` (key: the URL's
- * UTF-8 bytes as Latin-1, export-nutch.ts's sort key). An answer holds the
+ * UTF-8 bytes as Latin-1, as the linkdb's sort lines hold it). An answer holds the
  * records of its documents in order, packed in one transferred buffer:
  *
  *   u8 file (SEGMENT_FILES index), i32 key length, key (a serialised Text),
