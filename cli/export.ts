@@ -72,7 +72,7 @@ export function registerExport(program: Command): void {
     .description('an Apache Nutch crawl directory: crawldb from the URL database, linkdb and one segment of the copies held')
     .option('--state <dir>', STATE_HELP)
     .requiredOption('--out <dir>', 'crawl directory to create (must not exist)')
-    .option('--sort-memory <size>', 'memory for each of the three sorts before spilling runs to disk', sizeArg, 16 * 1024 * 1024)
+    .option('--sort-memory <size>', 'memory for sorting the linkdb\'s links before spilling runs to disk', sizeArg, 16 * 1024 * 1024)
     .option('--parts <n>', 'reduce parts per directory, keys spread by Text hash as Hadoop does', positiveInteger, 1)
     .option('--no-crc', 'leave out Hadoop’s .crc side files')
     .option('--json', 'print the counts as one JSON object')

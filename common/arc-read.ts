@@ -68,6 +68,8 @@ export interface ArcReadOptions {
    * each record before asking for the next, such as the CDX export.
    */
   borrowContent?: boolean;
+  /** Bytes read from the file at a time (default 64 KiB): a few KiB suit random reads of single records. */
+  readSize?: number;
 }
 
 /** What reading at one offset gives: a record, a problem, or both; `next` undefined means "resynchronise". */
@@ -94,7 +96,7 @@ export class ArcReader {
   static open(path: string, options: ArcReadOptions = {}): ArcReader {
     const maxRecordSize = options.maxRecordSize ?? DEFAULT_MAX_RECORD_SIZE;
     if (!Number.isSafeInteger(maxRecordSize) || maxRecordSize < 0) throw new RangeError(`bad maxRecordSize ${maxRecordSize}`);
-    const source = FileWindow.open(path);
+    const source = FileWindow.open(path, options.readSize);
     try {
       return new ArcReader(source, hasGzipMagic(source.read(0, 2)), maxRecordSize, options.onProblem, options.borrowContent === true);
     } catch (err) {

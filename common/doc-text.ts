@@ -334,20 +334,27 @@ export function plainText(buf: Uint8Array, at: ErrorPlace = {}): string {
   return parts.join('');
 }
 
-/** The text inside each link bracket of `X` text, by link number, whitespace collapsed (a Nutch anchor). */
-export function anchorTexts(buf: Uint8Array, at: ErrorPlace = {}): Map<number, string> {
-  const out = new Map<number, string>();
+/**
+ * plainText() and, in the same walk, the text inside each link bracket by
+ * link number, whitespace collapsed (a Nutch anchor); empty brackets give "".
+ */
+export function plainTextAndAnchors(buf: Uint8Array, at: ErrorPlace = {}): { text: string; anchors: Map<number, string> } {
+  const parts: string[] = [];
+  const anchors = new Map<number, string>();
   let open = -1;
-  let parts: string[] = [];
+  let anchor = '';
   for (const token of readDocText(buf, at)) {
-    if (token.kind === 'link-open') {
+    if (token.kind === 'text') {
+      parts.push(token.text);
+      if (open >= 0) anchor += token.text;
+    } else if (token.kind === 'break') parts.push('\n');
+    else if (token.kind === 'link-open') {
       open = token.n;
-      parts = [];
-    } else if (token.kind === 'text' && open >= 0) parts.push(token.text);
-    else if (token.kind === 'link-close') {
-      out.set(open, parts.join('').replace(/\s+/g, ' ').trim());
+      anchor = '';
+    } else {
+      anchors.set(open, anchor.replace(/\s+/g, ' ').trim());
       open = -1;
     }
   }
-  return out;
+  return { text: parts.join(''), anchors };
 }

@@ -104,6 +104,15 @@ export class MapFileWriter {
 
   /** Appends one record; its key must sort after the previous one. */
   append(key: Buffer, value: Uint8Array): void {
+    this.add(key, value, false);
+  }
+
+  /** append() with the value as `data` stores it (SequenceFileWriter.appendStored). */
+  appendStored(key: Buffer, stored: Uint8Array): void {
+    this.add(key, stored, true);
+  }
+
+  private add(key: Buffer, value: Uint8Array, stored: boolean): void {
     if (this.lastKey !== undefined && this.compare(this.lastKey, key) >= 0) {
       throw corruptHadoop(this.data.file, this.data.position, `key out of order: ${printable(key)} after ${printable(this.lastKey)}`);
     }
@@ -115,7 +124,8 @@ export class MapFileWriter {
       this.lastIndexedSize = this.size;
       this.lastIndexedPos = pos;
     }
-    this.data.append(key, value);
+    if (stored) this.data.appendStored(key, value);
+    else this.data.append(key, value);
     this.lastKey = Buffer.from(key);
     this.size += 1;
   }

@@ -28,8 +28,11 @@
  */
 
 import type { SherlockError } from './errors.js';
-import type { DataReader, DataWriter } from './hadoop-io.js';
+import { DataWriter, type DataReader } from './hadoop-io.js';
 import { MAP, registerWritable, type MapWritable } from './hadoop-writables.js';
+
+/** Nutch's db.fetch.interval.default: 30 days. */
+export const NUTCH_DEFAULT_INTERVAL = 2_592_000;
 
 /** CrawlDatum status codes and the names Nutch prints for them. */
 export const CRAWL_STATUS = {
@@ -317,6 +320,40 @@ export const INLINKS = registerWritable<Link[]>({
     for (const link of links) writeLink(w, link);
   },
 });
+
+/**
+ * An Inlinks value built link by link from Text payloads (UTF-8 bytes) as they
+ * come, without strings: the bytes INLINKS.write gives for links without
+ * metadata. For the linkdb export, whose sort lines hold those bytes.
+ */
+export class InlinksBuilder {
+  private readonly w = new DataWriter(4096);
+  count = 0;
+
+  constructor() {
+    this.clear();
+  }
+
+  add(url: Uint8Array, anchor: Uint8Array): void {
+    this.w.textBytes(url);
+    this.w.textBytes(anchor);
+    this.w.bool(false);
+    this.count++;
+  }
+
+  /** The serialised Inlinks, valid until the next clear(). */
+  view(): Buffer {
+    const bytes = this.w.view();
+    bytes.writeInt32BE(this.count, 0);
+    return bytes;
+  }
+
+  clear(): void {
+    this.w.reset();
+    this.w.i32(0);
+    this.count = 0;
+  }
+}
 
 export interface ParseData {
   status: ParseStatus;

@@ -473,13 +473,25 @@ export class SequenceFileWriter {
       b.count += 1;
       if (b.keys.length + b.values.length >= this.blockSize) this.writeBlock();
     } else {
-      if (this.position >= this.lastSync + this.syncInterval) this.sync();
-      const stored = this.compression === 'record' ? this.codec.compress(value) : value;
-      this.out.i32(key.length + stored.length);
-      this.out.i32(key.length);
-      this.out.bytes(key);
-      this.out.bytes(stored);
+      this.appendStored(key, this.compression === 'record' ? this.codec.compress(value) : value);
+      return;
     }
+    if (this.out.length >= FLUSH_AT) this.flush();
+  }
+
+  /**
+   * Appends a record of a NONE or RECORD file whose value is already as the
+   * file stores it (under RECORD, a zlib stream of this file's codec, made in
+   * a worker thread).
+   */
+  appendStored(key: Uint8Array, stored: Uint8Array): void {
+    if (this.closed) throw new Error(`${this.file}: append after close`);
+    if (this.compression === 'block') throw new Error(`${this.file}: a BLOCK file takes no stored values`);
+    if (this.position >= this.lastSync + this.syncInterval) this.sync();
+    this.out.i32(key.length + stored.length);
+    this.out.i32(key.length);
+    this.out.bytes(key);
+    this.out.bytes(stored);
     if (this.out.length >= FLUSH_AT) this.flush();
   }
 

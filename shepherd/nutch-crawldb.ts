@@ -37,12 +37,10 @@
  */
 
 import { mapGet, typed, type MapWritable, type Typed } from '../common/hadoop-writables.js';
-import { CRAWL_STATUS, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../common/nutch-writables.js';
+import { CRAWL_STATUS, NUTCH_DEFAULT_INTERVAL, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../common/nutch-writables.js';
 import type { UrlRowColumns } from './status.js';
 import { URL_STATES, type RestoredUrl, type UrlState } from './urldb.js';
 
-/** Nutch's db.fetch.interval.default: 30 days. */
-export const NUTCH_DEFAULT_INTERVAL = 2_592_000;
 export const SHERLOCK_KEY = 'sherlock';
 const PROTOCOL_CODE_KEY = 'nutch.protocol.code';
 const PST_KEY = '_pst_';

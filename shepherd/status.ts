@@ -4,7 +4,7 @@
  * beside the one writer without the writer's lock, and sees the last commit.
  * Counting scans the whole table, a second or two at ten million URLs.
  * readUrls lists every row (`sherlock shepherd dump`, Nutch's readdb -dump);
- * readUrlRows every column of every row in table order, for exports.
+ * readUrlRows every column of every row in URL order, for exports.
  * checkUrlDb runs SQLite's integrity check (`sherlock shepherd verify`): the
  * shepherd itself meets damage only in the pages a cycle reads, and then
  * stops with SQLite's error naming the file; this finds it anywhere.
@@ -84,12 +84,18 @@ export interface UrlRowColumns extends ResultRow {
   weight: number;
 }
 
-/** Every row in table (first-seen) order, streamed: no sort, memory bounded (SHERLOCK_IO when there is no database). */
+/**
+ * Every row in URL order, streamed (SHERLOCK_IO when there is no database).
+ * SQLite's BINARY collation compares the UTF-8 bytes, then the lengths:
+ * Hadoop's Text order, what a crawldb needs. SQLite sorts in bounded memory,
+ * spilling to temporary files, for about a second of CPU a million rows more
+ * than table order.
+ */
 export function* readUrlRows(state: string): Generator<UrlRowColumns> {
   const file = urlDbPath(state);
   const db = openReadOnly(file);
   try {
-    yield* db.prepare<[], UrlRowColumns>(`SELECT * FROM urls ORDER BY id`).iterate();
+    yield* db.prepare<[], UrlRowColumns>(`SELECT * FROM urls ORDER BY url`).iterate();
   } catch (err) {
     throw ioError(err, file, 'reading the URL database');
   } finally {

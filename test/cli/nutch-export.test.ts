@@ -8,10 +8,11 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { exportNutch } from '../../cli/export-nutch.js';
 import { verifyChecksums } from '../../common/hadoop-crc.js';
 import { hashPartition } from '../../common/hadoop-io.js';
 import { mapGet } from '../../common/hadoop-writables.js';
@@ -85,6 +86,22 @@ function records<V>(path: string): Array<{ key: string; value: V }> {
     }
   }
   return out;
+}
+
+/** Paths of the files under `dir`, relative, sorted. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .sort();
+}
+
+/** A SequenceFile's bytes with its sync marker zeroed wherever it occurs. */
+function blankSyncMarkers(path: string): Buffer {
+  const bytes = readFileSync(path);
+  const marker = header(path).syncMarker!;
+  for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + marker.length)) bytes.fill(0, at, at + marker.length);
+  return bytes;
 }
 
 function header(path: string): SequenceFileReader['header'] {
@@ -207,4 +224,21 @@ test('a crawl exported to Nutch reads back as Nutch data and imports into a fres
   const twice = await runCli(['import', 'nutch', '--state', fresh, '--crawldb', join(out, 'crawldb'), '--json']);
   assert.equal(twice.status, 0, twice.stderr);
   assert.equal((JSON.parse(twice.stdout) as { known: number }).known, before.urls.length);
+
+  // The segment's records are made in worker threads: the files are the same bytes whatever their number
+  // (but for each file's random sync marker, blanked here; .crc files checked against their file).
+  const now = Date.UTC(2025, 0, 2, 3, 4, 5);
+  const byThreads = [1, 3].map((threads) => join(scratch, `threads-${threads}`));
+  for (const [i, dir] of byThreads.entries()) await exportNutch(state, { out: dir, sortMemory: 1024, checksum: true, parts: 1, now, threads: i === 0 ? 1 : 3 });
+  const files = filesUnder(byThreads[0]!);
+  assert.deepEqual(filesUnder(byThreads[1]!), files);
+  assert.ok(files.some((f) => f.endsWith('content/part-r-00000/data')), files.join(' '));
+  for (const file of files) {
+    if (file.endsWith('.crc')) {
+      assert.ok(verifyChecksums(join(byThreads[1]!, file.replace(/\.([^/]+)\.crc$/, '$1'))), file);
+      continue;
+    }
+    const [one, three] = byThreads.map((dir) => blankSyncMarkers(join(dir, file)));
+    assert.ok(one!.equals(three!), file);
+  }
 });

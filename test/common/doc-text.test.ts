@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { anchorTexts, plainText, readDocText, TextBuilder, WORD_TYPE, type DocTextToken, type WordType } from '../../common/doc-text.js';
+import { plainText, plainTextAndAnchors, readDocText, TextBuilder, WORD_TYPE, type DocTextToken, type WordType } from '../../common/doc-text.js';
 import { SherlockError } from '../../common/errors.js';
 
 type Op =
@@ -262,7 +262,7 @@ test('property: arbitrary bytes read back or fail with SHERLOCK_CORRUPT_BUCKET a
   );
 });
 
-test('anchorTexts gives the text of each link bracket by link number, whitespace collapsed, empty brackets empty', () => {
+test('plainTextAndAnchors gives the plain text and the text of each link bracket by link number, whitespace collapsed, empty brackets empty', () => {
   const builder = new TextBuilder(1000);
   builder.append('before ');
   builder.openLink(0);
@@ -277,7 +277,10 @@ test('anchorTexts gives the text of each link bracket by link number, whitespace
   builder.closeLink();
   builder.openLink(5);
   builder.closeLink();
-  const anchors = anchorTexts(builder.finish());
+  const bytes = builder.finish();
+  const { text, anchors } = plainTextAndAnchors(bytes);
+  assert.equal(text, plainText(bytes));
+  assert.equal(text, 'before first link bold between third');
   assert.deepEqual([...anchors], [
     [0, 'first link bold'],
     [2, 'third'],

@@ -12,6 +12,7 @@ import {
   CRAWL_DATUM,
   crawlStatusName,
   INLINKS,
+  InlinksBuilder,
   metadataGet,
   PARSE_DATA,
   PARSE_TEXT,
@@ -375,4 +376,23 @@ test('unknown classes, unknown versions and leftover bytes are errors naming the
   assert.throws(() => CONTENT.read(new DataReader(Buffer.concat([Buffer.from([0, 0, 0, 5]), content.subarray(4)]), 'f', 0)), /compressed Content/);
   // An undeclared custom class id inside a MapWritable.
   assert.throws(() => decodeWritable(MAP, Buffer.from('00' + '00000001' + '8c0161' + '05', 'hex'), 'f', 0), /undeclared class id 5/);
+});
+
+test('InlinksBuilder gives the bytes INLINKS.write gives, group after group', () => {
+  const groups: Link[][] = [
+    [
+      { url: 'http://a.example/', anchor: 'first  page', metadata: null },
+      { url: 'http://b.example/ž', anchor: '日本語 😀', metadata: null },
+    ],
+    [],
+    [{ url: 'http://c.example/', anchor: '', metadata: null }],
+  ];
+  const builder = new InlinksBuilder();
+  for (const links of groups) {
+    builder.clear();
+    for (const link of links) builder.add(Buffer.from(link.url), Buffer.from(link.anchor));
+    assert.equal(builder.count, links.length);
+    assert.ok(builder.view().equals(encodeWritable(INLINKS, links)), JSON.stringify(links));
+    assert.deepEqual(decodeWritable(INLINKS, builder.view(), 'mem', 0), links);
+  }
 });

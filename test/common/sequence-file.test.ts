@@ -358,3 +358,21 @@ test('the Hadoop 2 sync interval is 2000 bytes and an explicit one is honoured',
     assert.ok(syncs[i]! - (syncs[i - 1]! + 20) < 2000 + 110);
   }
 });
+
+test('appendStored writes what append writes when given the value as the codec stores it; a BLOCK file refuses it', (t) => {
+  const dir = scratchDir(t);
+  const codec = bulkCodec();
+  const syncMarker = Buffer.alloc(16, 7);
+  const values = Array.from({ length: 3000 }, (_, i) => Buffer.from(`value ${i} `.repeat(i % 50)));
+  const write = (name: string, stored: boolean): Buffer => {
+    const path = join(dir, name);
+    const w = SequenceFileWriter.create(path, { keyClass: TEXT.className, valueClass: BYTES.className, compression: 'record', codec, syncMarker, syncInterval: SYNC_INTERVAL.hadoop2 });
+    values.forEach((v, i) => (stored ? w.appendStored(encodeText(`k${i}`), codec.compress(v)) : w.append(encodeText(`k${i}`), v)));
+    w.close();
+    return readFileSync(path);
+  };
+  assert.ok(write('stored', true).equals(write('plain', false)));
+  const block = SequenceFileWriter.create(join(dir, 'block'), { keyClass: TEXT.className, valueClass: BYTES.className, compression: 'block', codec });
+  assert.throws(() => block.appendStored(encodeText('k'), codec.compress(Buffer.from('v'))), /BLOCK/);
+  block.close();
+});

@@ -1,0 +1,34 @@
+/**
+ * A worker thread of the Nutch export's segment (cli/nutch-segment.ts).
+ * workerData: SegmentJob. Takes `{seq, lines}` messages, answers each with a
+ * SegmentReply, one batch after the other in the order they came; `{close}`
+ * closes its files and ends the thread.
+ */
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { isSherlockError } from '../common/errors.js';
+import { SegmentDocuments, type SegmentJob, type SegmentReply, type SegmentRequest } from './nutch-segment.js';
+
+const documents = new SegmentDocuments(workerData as SegmentJob);
+let chain = Promise.resolve();
+parentPort!.on('message', (message: SegmentRequest) => {
+  if ('close' in message) {
+    chain = chain.then(() => {
+      documents.close();
+      parentPort!.close();
+    });
+    return;
+  }
+  const { seq, lines } = message;
+  chain = chain.then(async () => {
+    let reply: SegmentReply;
+    try {
+      const batch = await documents.batch(lines);
+      parentPort!.postMessage({ seq, batch } satisfies SegmentReply, [batch.records.buffer as ArrayBuffer]);
+      return;
+    } catch (err) {
+      reply = { seq, error: isSherlockError(err) ? { code: err.code, message: err.message, place: err.place } : err instanceof Error ? (err.stack ?? err.message) : String(err) };
+    }
+    parentPort!.postMessage(reply);
+  });
+});

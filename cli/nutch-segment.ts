@@ -1,0 +1,426 @@
+/**
+ * The records of the Nutch export's segment (cli/export-nutch.ts), made in
+ * worker threads (nutch-segment-worker.ts) so that reading the copies,
+ * parsing and deflating use every core while the main thread writes.
+ *
+ * The main thread reads the documents' lines in URL order (from the URL
+ * database), hands them out in batches of BATCH lines, round robin, and takes the answers back in
+ * the order it sent them, so the files are the same bytes whatever the
+ * number of threads. At most IN_FLIGHT batches a thread are out at a time:
+ * memory stays a few MB however large the crawl.
+ *
+ * A document line is `key NUL oid NUL interval NUL weight` (key: the URL's
+ * UTF-8 bytes as Latin-1, as the linkdb's sort lines hold it). An answer holds the
+ * records of its documents in order, packed in one transferred buffer:
+ *
+ *   u8 file (SEGMENT_FILES index), i32 key length, key (a serialised Text),
+ *   i32 value length, value as the file stores it (RECORD: deflated already)
+ *
+ * plus the linkdb lines of the batch (`target NUL from NUL anchor`, joined by
+ * LF) and the number of documents. Errors come back as SherlockError fields.
+ */
+
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ArcReader } from '../common/arc-read.js';
+import type { Bucket } from '../common/bucket.js';
+import { BucketReader, bucketFilePath } from '../common/bucket-file.js';
+import { httpPayloadOffset } from '../common/digest.js';
+import { parseBody, type DocumentBody } from '../common/doc-body.js';
+import { plainTextAndAnchors } from '../common/doc-text.js';
+import { isSherlockError, SherlockError, type ErrorPlace } from '../common/errors.js';
+import { DataWriter, encodeText } from '../common/hadoop-io.js';
+import { encodeWritable, typed, type Typed } from '../common/hadoop-writables.js';
+import { logger } from '../common/log.js';
+import {
+  CONTENT,
+  CRAWL_DATUM,
+  CRAWL_STATUS,
+  NUTCH_DEFAULT_INTERVAL,
+  PARSE_DATA,
+  PARSE_TEXT,
+  PROTOCOL_STATUS,
+  PROTOCOL_STATUS_WRITABLE,
+  type CrawlDatum,
+  type Link,
+  type Metadata,
+} from '../common/nutch-writables.js';
+import { bulkCodec, type Compression } from '../common/sequence-file.js';
+import { decodeContent } from '../gatherer/content-decoding.js';
+import { arcDir, parseArcAttribute } from '../gatherer/store.js';
+import { reportOf, type FetchResult } from '../shepherd/results.js';
+
+const log = logger('export');
+
+/** The segment's files in the order of the packed records' file byte, with Nutch's compression. */
+export const SEGMENT_FILES = [
+  { name: 'crawl_generate', map: false, compression: 'none', valueClass: CRAWL_DATUM.className },
+  { name: 'crawl_fetch', map: true, compression: 'record', valueClass: CRAWL_DATUM.className },
+  { name: 'content', map: true, compression: 'record', valueClass: CONTENT.className },
+  { name: 'parse_text', map: true, compression: 'record', valueClass: PARSE_TEXT.className },
+  { name: 'parse_data', map: true, compression: 'record', valueClass: PARSE_DATA.className },
+  { name: 'crawl_parse', map: false, compression: 'record', valueClass: CRAWL_DATUM.className },
+] as const satisfies ReadonlyArray<{ name: string; map: boolean; compression: Compression; valueClass: string }>;
+const [GENERATE, FETCH, CONTENT_FILE, PARSE_TEXT_FILE, PARSE_DATA_FILE, PARSE] = [0, 1, 2, 3, 4, 5];
+
+/** Nutch's db.max.inlinks and db.max.anchor.length. */
+export const MAX_INLINKS = 10_000;
+const MAX_ANCHOR = 100;
+/** Open ARC files kept for the random reads of the segment pass. */
+const ARC_READERS = 16;
+/** Bytes read at a time from an ARC file: documents come in URL order, so each record is a random read of a few KiB. */
+const ARC_READ_SIZE = 16 * 1024;
+const MAX_CONTENT = 512 * 1024 * 1024;
+export const SEP = '\0';
+/**
+ * Worker threads by default: one core is left to the main thread, which
+ * writes the crawldb and every record and sorts the links (over a third of
+ * the CPU); a third thread on two cores gained little and took the peak RSS
+ * of a 1M-URL export past 300 MB (docs/decisions.md, Nutch).
+ */
+const DEFAULT_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
+/** Documents a batch; batches out per thread. */
+const BATCH = 64;
+const IN_FLIGHT = 2;
+
+/** A URL as a sort key: its UTF-8 bytes one character each, so string order is Text order. */
+export function sortKey(url: string): string {
+  return Buffer.from(url, 'utf8').toString('latin1');
+}
+
+function fromSortKey(key: string): string {
+  return Buffer.from(key, 'latin1').toString('utf8');
+}
+
+/** What a worker needs besides its lines. */
+export interface SegmentJob {
+  state: string;
+  /** The segment's name, as content metadata. */
+  segment: string;
+  /** Generate time, ms. */
+  time: number;
+}
+
+export interface SegmentBatch {
+  records: Uint8Array;
+  links: string;
+  documents: number;
+}
+
+export type SegmentRequest = { seq: number; lines: string[] } | { close: true };
+export type SegmentReply = { seq: number; batch: SegmentBatch } | { seq: number; error: { code: string; message: string; place: ErrorPlace } | string };
+
+/** ARC files by name, a few kept open. */
+class ArcFiles {
+  private readonly open = new Map<string, ArcReader>();
+
+  constructor(private readonly dir: string) {}
+
+  /** The HTTP response of the record the bucket's `a` attribute names; undefined when it has none. */
+  response(bucket: Bucket): Buffer | undefined {
+    const at = parseArcAttribute(bucket.header.string('a'));
+    if (at === undefined) return undefined;
+    let reader = this.open.get(at.file);
+    if (reader === undefined) {
+      if (this.open.size >= ARC_READERS) {
+        const [name, oldest] = this.open.entries().next().value as [string, ArcReader];
+        oldest.close();
+        this.open.delete(name);
+      }
+      reader = ArcReader.open(join(this.dir, at.file), { readSize: ARC_READ_SIZE });
+      this.open.set(at.file, reader);
+    }
+    return reader.recordAt(at.offset).content;
+  }
+
+  close(): void {
+    for (const reader of this.open.values()) reader.close();
+    this.open.clear();
+  }
+}
+
+/** Header lines of an HTTP response head as Nutch Metadata (names as sent, values in order). */
+function headerMetadata(head: string): Metadata {
+  const byName = new Map<string, string[]>();
+  for (const line of head.split(/\r?\n/).slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim();
+    const value = line.slice(colon + 1).trim();
+    const values = byName.get(name);
+    if (values === undefined) byName.set(name, [value]);
+    else values.push(value);
+  }
+  return [...byName];
+}
+
+function metadataValue(metadata: Metadata, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return metadata.find(([n]) => n.toLowerCase() === lower)?.[1][0];
+}
+
+const PERMANENT_REDIRECTS = new Set([301, 308]);
+
+/** crawl_fetch status and ProtocolStatus code of a fetch result (gatherer codes as in shepherd/urldb.ts). */
+function fetchStatus(r: FetchResult): { status: number; protocol: number } {
+  const S = CRAWL_STATUS;
+  const P = PROTOCOL_STATUS;
+  if (r.code === 0) return { status: S.fetch_success, protocol: P.success };
+  if (r.code === 1) {
+    const permanent = r.status !== undefined && PERMANENT_REDIRECTS.has(r.status);
+    return permanent ? { status: S.fetch_redir_perm, protocol: P.moved } : { status: S.fetch_redir_temp, protocol: P.temp_moved };
+  }
+  if (r.code === 3 || r.code === 4) return { status: S.fetch_notmodified, protocol: P.notmodified };
+  if (r.code === 2304) return { status: S.fetch_gone, protocol: P.robots_denied };
+  if (r.code === 2404) return { status: S.fetch_gone, protocol: P.notfound };
+  if (r.code === 2410) return { status: S.fetch_gone, protocol: P.gone };
+  if (r.code >= 1000 && r.code < 2000) return { status: S.fetch_retry, protocol: P.retry };
+  return { status: S.fetch_gone, protocol: P.exception };
+}
+
+/** The outlinks of a parsed page: anchors (with their text), frames, redirects; none under nofollow. */
+function outlinks(doc: DocumentBody, anchors: Map<number, string>): Link[] {
+  if (doc.robots.nofollow) return [];
+  const out: Link[] = [];
+  let n = 0;
+  for (const link of doc.links) {
+    if (link.type === 'I') continue;
+    const anchor = link.type === 'R' ? (anchors.get(n++) ?? '') : '';
+    out.push({ url: link.url, anchor, metadata: null });
+  }
+  return out;
+}
+
+/** Turns document lines into packed records (one per worker thread). */
+export class SegmentDocuments {
+  private readonly buckets: BucketReader | undefined;
+  private readonly arcs: ArcFiles;
+  private readonly generateTime: Typed;
+  private readonly codec = bulkCodec();
+  private readonly out = new DataWriter(1024 * 1024);
+  private links: string[] = [];
+  private documents = 0;
+
+  constructor(private readonly job: SegmentJob) {
+    const bucketFile = bucketFilePath(job.state);
+    this.buckets = existsSync(bucketFile) ? BucketReader.open(bucketFile) : undefined;
+    this.arcs = new ArcFiles(arcDir(job.state));
+    this.generateTime = typed.long(BigInt(job.time));
+  }
+
+  /** The records of a batch of lines. */
+  async batch(lines: string[]): Promise<SegmentBatch> {
+    for (const line of lines) await this.document(line);
+    const records = new Uint8Array(this.out.length);
+    records.set(this.out.view());
+    const batch = { records, links: this.links.join('\n'), documents: this.documents };
+    this.out.reset();
+    this.links = [];
+    this.documents = 0;
+    return batch;
+  }
+
+  private record(file: number, key: Uint8Array, value: Uint8Array): void {
+    const stored = SEGMENT_FILES[file]!.compression === 'record' ? this.codec.compress(value) : value;
+    this.out.u8(file);
+    this.out.i32(key.length);
+    this.out.bytes(key);
+    this.out.i32(stored.length);
+    this.out.bytes(stored);
+  }
+
+  private async document(line: string): Promise<void> {
+    const buckets = this.buckets;
+    if (buckets === undefined) return;
+    const [key, oidText, intervalText, weightText] = line.split(SEP) as [string, string, string, string];
+    const url = fromSortKey(key);
+    const oid = Number(oidText);
+    let bucket: Bucket;
+    try {
+      bucket = buckets.decode(buckets.read(oid));
+    } catch (err) {
+      // A copy removed since (a shake) leaves the row's oid dangling: the URL stays in the crawldb.
+      if (!isSherlockError(err) || err.code !== 'SHERLOCK_NOT_FOUND') throw err;
+      log.warning('copy not found, left out of the segment', { url, oid });
+      return;
+    }
+    // Oids change when the bucket file is shaken; a bucket of another URL is not this row's copy.
+    if (bucket.header.string('U') !== url) {
+      log.warning('bucket holds another URL, left out of the segment', { url, oid });
+      return;
+    }
+    const report = reportOf(oid, bucket);
+    if (report.kind !== 'fetch') return;
+    const r = report.result;
+    const textKey = encodeText(url);
+    const fetchTime = BigInt(r.time) * 1000n;
+    const score = Number(weightText);
+    const interval = Number(intervalText);
+    const signature = r.checksum !== undefined && /^[0-9a-f]{32}$/i.test(r.checksum) ? Buffer.from(r.checksum, 'hex') : null;
+    const mime = bucket.header.string('T') ?? '';
+    const { status, protocol } = fetchStatus(r);
+    const modifiedTime = r.lastModified === undefined ? 0n : BigInt(r.lastModified) * 1000n;
+    const datum = (fields: Partial<CrawlDatum>): Buffer =>
+      encodeWritable(CRAWL_DATUM, { status, fetchTime, retries: 0, fetchInterval: interval, score, modifiedTime: 0n, signature: null, metadata: null, ...fields });
+    const generateTime = this.generateTime;
+
+    this.record(GENERATE, textKey, datum({ status: CRAWL_STATUS.db_unfetched, metadata: { entries: [[typed.text('_ngt_'), generateTime]] } }));
+    const fetchMeta: Array<[Typed, Typed]> = [[typed.text('_ngt_'), generateTime]];
+    if (mime !== '') fetchMeta.push([typed.text('Content-Type'), typed.text(mime)]);
+    const args = r.redirect === undefined ? null : [r.redirect];
+    fetchMeta.push([typed.text('_pst_'), { className: PROTOCOL_STATUS_WRITABLE.className, value: { code: protocol, lastModified: modifiedTime, args } }]);
+    if (r.status !== undefined) fetchMeta.push([typed.text('nutch.protocol.code'), typed.text(String(r.status))]);
+    this.record(FETCH, textKey, datum({ modifiedTime, signature, metadata: { entries: fetchMeta } }));
+
+    const response = this.arcs.response(bucket);
+    let contentMeta: Metadata = [];
+    if (response !== undefined) {
+      const payloadAt = httpPayloadOffset(response);
+      contentMeta = headerMetadata(response.toString('latin1', 0, payloadAt));
+      const coding = metadataValue(contentMeta, 'Content-Encoding');
+      const raw = response.subarray(payloadAt);
+      let body = raw;
+      try {
+        body = (await decodeContent(raw, coding, MAX_CONTENT, url)).data;
+      } catch (err) {
+        // A body that does not decode goes as received: the copy is still the copy.
+        if (!isSherlockError(err)) throw err;
+        log.warning('content left encoded', { url, reason: err.message });
+      }
+      contentMeta.push(['_fst_', [String(status)]], ['nutch.segment.name', [this.job.segment]]);
+      const ip = bucket.header.string('k');
+      if (ip !== undefined) contentMeta.push(['_ip_', [ip]]);
+      this.record(CONTENT_FILE, textKey, encodeWritable(CONTENT, { url, base: url, content: body, contentType: mime, metadata: contentMeta }));
+    }
+    this.documents++;
+    if (r.code !== 0) return;
+
+    const doc = parseBody(bucket.body);
+    const { text, anchors } = plainTextAndAnchors(doc.text);
+    const outs = outlinks(doc, anchors);
+    this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text }));
+    // As Nutch's ParseSegment: the page's metas as parse metadata, the fetch's facts added to the content's.
+    const parseMeta: Metadata = doc.metas.filter((m) => m.type === 'meta' || m.type === 'keywords').map((m) => [m.type === 'meta' ? 'description' : 'keywords', [m.text]]);
+    const dataMeta: Metadata = [...contentMeta, ['nutch.crawl.score', [String(score)]], ['nutch.fetch.time', [String(fetchTime)]]];
+    if (signature !== null) dataMeta.push(['nutch.content.digest', [signature.toString('hex')]]);
+    this.record(PARSE_DATA_FILE, textKey, encodeWritable(PARSE_DATA, { status: { majorCode: 1, minorCode: 0, args: null }, title: doc.title ?? '', outlinks: outs, contentMeta: dataMeta, parseMeta }));
+    this.record(PARSE, textKey, datum({ status: CRAWL_STATUS.signature, fetchInterval: 0, score: 0, signature }));
+    const share = outs.length === 0 ? 0 : score / outs.length;
+    for (const link of outs) {
+      this.record(PARSE, encodeText(link.url), datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
+      if (link.url === url) continue;
+      const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
+      this.links.push([sortKey(link.url), key, sortKey(anchor)].join(SEP));
+    }
+  }
+
+  close(): void {
+    this.arcs.close();
+    this.buckets?.close();
+  }
+}
+
+/** Calls `record` for each packed record of a batch, in order (file, key, stored value). */
+export function unpackRecords(records: Uint8Array, record: (file: number, key: Buffer, stored: Buffer) => void): void {
+  const buf = Buffer.from(records.buffer, records.byteOffset, records.byteLength);
+  let at = 0;
+  while (at < buf.length) {
+    const file = buf[at]!;
+    const keyLength = buf.readInt32BE(at + 1);
+    const key = buf.subarray(at + 5, at + 5 + keyLength);
+    at += 5 + keyLength;
+    const valueLength = buf.readInt32BE(at);
+    record(file, key, buf.subarray(at + 4, at + 4 + valueLength));
+    at += 4 + valueLength;
+  }
+}
+
+const revive = (error: { code: string; message: string; place: ErrorPlace } | string): Error =>
+  typeof error === 'string' ? new Error(error) : new SherlockError(error.code as SherlockError['code'], error.message, error.place);
+
+/**
+ * Document lines in, made into records by worker threads, handed to `write`
+ * in the order of the lines: add() each line (awaiting what it returns, when
+ * it returns something: the oldest batch out, so that few are), then finish().
+ */
+export class SegmentPool {
+  private readonly workers: Worker[];
+  private readonly waiting = new Map<number, { resolve: (batch: SegmentBatch) => void; reject: (err: Error) => void }>();
+  private readonly queue: Array<Promise<SegmentBatch>> = [];
+  private failure: Error | undefined;
+  private seq = 0;
+  private lines: string[] = [];
+
+  constructor(
+    job: SegmentJob,
+    private readonly write: (batch: SegmentBatch) => void,
+    private readonly threads = DEFAULT_THREADS,
+  ) {
+    if (!Number.isSafeInteger(threads) || threads < 1) throw new RangeError(`threads: ${threads}`);
+    // A small young generation: a worker's garbage is per document.
+    this.workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
+    for (const worker of this.workers) {
+      worker.on('message', (reply: SegmentReply) => {
+        const waiter = this.waiting.get(reply.seq);
+        this.waiting.delete(reply.seq);
+        if ('batch' in reply) waiter?.resolve(reply.batch);
+        else waiter?.reject(revive(reply.error));
+      });
+      worker.on('error', (err) => this.fail(err));
+      worker.on('exit', (code) => this.fail(new Error(`a segment worker stopped (exit code ${code})`)));
+    }
+  }
+
+  add(line: string): Promise<void> | undefined {
+    this.lines.push(line);
+    if (this.lines.length < BATCH) return undefined;
+    this.send();
+    return this.queue.length >= this.threads * IN_FLIGHT ? this.writeOldest() : undefined;
+  }
+
+  /** Writes what is left, then ends the workers (each closes its files). */
+  async finish(): Promise<void> {
+    if (this.lines.length > 0) this.send();
+    while (this.queue.length > 0) await this.writeOldest();
+    await Promise.all(
+      this.workers.map((worker) => {
+        worker.removeAllListeners('exit');
+        const ended = once(worker, 'exit');
+        worker.postMessage({ close: true } satisfies SegmentRequest);
+        return ended;
+      }),
+    );
+  }
+
+  /** Ends the workers after a failure. */
+  async abort(): Promise<void> {
+    for (const worker of this.workers) {
+      worker.removeAllListeners('exit');
+      await worker.terminate();
+    }
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const { reject } of this.waiting.values()) reject(err);
+    this.waiting.clear();
+  }
+
+  private send(): void {
+    if (this.failure !== undefined) throw this.failure;
+    const n = this.seq++;
+    const answer = new Promise<SegmentBatch>((resolve, reject) => this.waiting.set(n, { resolve, reject }));
+    // Rejections are taken in order; one left in the queue when an earlier one throws must not be "unhandled".
+    answer.catch(() => undefined);
+    this.queue.push(answer);
+    this.workers[n % this.threads]!.postMessage({ seq: n, lines: this.lines } satisfies SegmentRequest);
+    this.lines = [];
+  }
+
+  private async writeOldest(): Promise<void> {
+    this.write(await this.queue.shift()!);
+  }
+}
