@@ -182,7 +182,8 @@ const FREE = -3;
 
 /**
  * Spellings met → worker word, looked up by a stretch of a text (no string
- * made for the lookup): open addressing on an FNV-1a hash of the UTF-16 units.
+ * made for the lookup): open addressing on the FNV-1a hash of the UTF-16
+ * units that cutWords makes as it cuts.
  * Each slot's hash and value lie side by side in one array, so a probe
  * touches one cache line and the spelling itself only when the hashes agree.
  */
@@ -195,10 +196,8 @@ class Spellings {
   private hash = 0;
   private slot = 0;
 
-  /** The value of text[start, end), or ABSENT. */
-  find(text: string, start: number, end: number): number {
-    let h = 0x811c9dc5 | 0;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  /** The value of text[start, end), whose words.ts spellingHash() is `h`, or ABSENT. */
+  find(text: string, start: number, end: number, h: number): number {
     const { table } = this;
     const mask = this.keys.length - 1;
     const length = end - start;
@@ -496,8 +495,8 @@ class Chewer {
    * Records one occurrence of the word at this.text[start, end); `info`
    * packs position (bits 0–15), type (16–19), weight (20–21), meta (22).
    */
-  private occur(start: number, end: number, info: number, checksum: boolean): void {
-    let w = this.spellings.find(this.text, start, end);
+  private occur(start: number, end: number, hash: number, info: number, checksum: boolean): void {
+    let w = this.spellings.find(this.text, start, end, hash);
     if (w === ABSENT) w = this.learn(this.text.slice(start, end));
     if (w === GARBAGE) return;
     if (this.batchStamp[w] !== this.batchSerial) {
@@ -545,15 +544,15 @@ class Chewer {
     }
   }
 
-  private readonly visitMeta = (start: number, end: number, kind: RawKind, position: number): void => {
+  private readonly visitMeta = (start: number, end: number, kind: RawKind, position: number, hash: number): void => {
     const at = this.metaBase + position;
     if (at > MAX_META_POSITION) return;
     this.metaLast = position;
-    if (kind !== 'garbage') this.occur(start, end, at | this.metaBits, this.metaChecksum);
+    if (kind !== 'garbage') this.occur(start, end, hash, at | this.metaBits, this.metaChecksum);
   };
 
-  private readonly visitText = (start: number, end: number, kind: RawKind, position: number): void => {
-    if (kind !== 'garbage') this.occur(start, end, Math.min(this.textBase + position, WORD_EDGE) | this.textBits, true);
+  private readonly visitText = (start: number, end: number, kind: RawKind, position: number, hash: number): void => {
+    if (kind !== 'garbage') this.occur(start, end, hash, Math.min(this.textBase + position, WORD_EDGE) | this.textBits, true);
   };
 
   /** The words of a meta text from meta position `from`; returns where the next meta starts. */
