@@ -201,8 +201,8 @@ export function adler32(data: Uint8Array): number {
   let a = 1;
   let b = 0;
   for (let i = 0; i < data.length; ) {
-    // zlib's NMAX: the sums stay below 2^32 (small integers) between reductions.
-    const stop = Math.min(i + 5552, data.length);
+    // Below zlib's NMAX (5552): the sums stay below 2^31 between reductions, so they stay small integers (no doubles).
+    const stop = Math.min(i + 3800, data.length);
     for (; i < stop; i++) {
       a += data[i]!;
       b += a;

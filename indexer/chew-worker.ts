@@ -146,6 +146,17 @@ function grow<T extends Growable>(array: T, size: number): T {
   return grown;
 }
 
+// The fields of Chewer.perWord.
+const W_BATCH_STAMP = 0;
+const W_BATCH_OF = 1;
+const W_CARD_STAMP = 2;
+const W_SLOT_OF = 3;
+const W_HASH = 4;
+const W_UTF8_AT = 5;
+const W_UTF8_LENGTH = 6;
+const W_ACCENTED = 7;
+const WORD_FIELDS = 8;
+
 /** Past this many spellings the worker forgets its forms (bounded memory on any corpus). */
 const MAX_SPELLINGS = 1 << 21;
 const GARBAGE = -1;
@@ -257,20 +268,20 @@ class Chewer {
   private readonly exacts = new Map<string, number>();
   private exact: string[] = [];
   private plain: string[] = [];
-  private accented = new Uint8Array(1024);
-  /** Per worker word, signatures.ts wordHash of its exact form. */
-  private hashes = new Int32Array(1024);
   private shingler: Shingler | undefined;
   /** The meta position after the card's metas, where the link stage puts anchor texts. */
   private metaEnd = 0;
   /** Words reported to the main thread so far, and the epoch they belong to. */
   private reported = 0;
   private epoch = 0;
-  // Per worker word: the batch and card it was last seen in, and its number there.
-  private batchStamp = new Int32Array(1024);
-  private batchOf = new Int32Array(1024);
-  private cardStamp = new Int32Array(1024);
-  private slotOf = new Int32Array(1024);
+  /**
+   * Per worker word w, WORD_FIELDS int32 at w * WORD_FIELDS (W_… offsets):
+   * the batch and card it was last seen in and its number there, the
+   * signatures.ts wordHash of its exact form, where that form lies in `utf8`
+   * and its length, whether it has accents. One array, so that an occurrence
+   * touches one cache line for all of them.
+   */
+  private perWord = new Int32Array(1024 * WORD_FIELDS);
   private batchSerial = 0;
   private cardSerial = 0;
   // The batch's words (worker word numbers) and their occurrences.
@@ -286,7 +297,11 @@ class Chewer {
   private occSlot = new Uint32Array(4096);
   private occInfo = new Uint32Array(4096);
   private order = new Uint32Array(4096);
-  private checksumWords: string[] = [];
+  /** The exact forms of the worker words in UTF-8 (the checksum hashes bytes, not a joined string). */
+  private utf8 = Buffer.allocUnsafeSlow(1 << 20);
+  private utf8Used = 0;
+  /** The card's checksum words so far, each followed by a space. */
+  private readonly checksum = new Bytes();
   private readonly builder = new ChainBuilder();
   private readonly targets = new Map<string, Buffer | undefined>();
   // What the visitors of cutWords need: the text being cut, and the bits or base of its occurrences.
@@ -357,10 +372,10 @@ class Chewer {
     this.exacts.clear();
     this.exact = [];
     this.plain = [];
+    this.utf8Used = 0;
     this.reported = 0;
     this.epoch += 1;
-    this.batchStamp.fill(0);
-    this.cardStamp.fill(0);
+    this.perWord.fill(0);
   }
 
   private card(reader: BucketReader, oid: number, cardId: number, scanFlags: number): void {
@@ -461,8 +476,9 @@ class Chewer {
   /** The worker word of a spelling the table does not know yet, learning its forms. */
   private learn(raw: string): number {
     const exact = exactForm(raw);
+    const bytes = Buffer.byteLength(exact, 'utf8');
     let w: number;
-    if (Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES) {
+    if (bytes > MAX_WORD_BYTES) {
       w = GARBAGE;
     } else {
       const known = this.exacts.get(exact);
@@ -474,17 +490,18 @@ class Chewer {
         this.exact.push(exact);
         this.plain.push(plain);
         this.exacts.set(exact, w);
-        if (w >= this.accented.length) {
-          const size = 2 * this.accented.length;
-          this.accented = grow(this.accented, size);
-          this.batchStamp = grow(this.batchStamp, size);
-          this.batchOf = grow(this.batchOf, size);
-          this.cardStamp = grow(this.cardStamp, size);
-          this.slotOf = grow(this.slotOf, size);
-          this.hashes = grow(this.hashes, size);
+        this.perWord = grow(this.perWord, (w + 1) * WORD_FIELDS);
+        if (this.utf8Used + bytes > this.utf8.length) {
+          const grown = Buffer.allocUnsafeSlow(2 * this.utf8.length);
+          this.utf8.copy(grown, 0, 0, this.utf8Used);
+          this.utf8 = grown;
         }
-        this.accented[w] = plain === exact ? 0 : 1;
-        this.hashes[w] = wordHash(exact);
+        const fields = w * WORD_FIELDS;
+        this.perWord[fields + W_UTF8_AT] = this.utf8Used;
+        this.perWord[fields + W_UTF8_LENGTH] = bytes;
+        this.utf8Used += this.utf8.write(exact, this.utf8Used);
+        this.perWord[fields + W_ACCENTED] = plain === exact ? 0 : 1;
+        this.perWord[fields + W_HASH] = wordHash(exact);
       }
     }
     this.spellings.insert(raw, w);
@@ -499,18 +516,20 @@ class Chewer {
     let w = this.spellings.find(this.text, start, end, hash);
     if (w === ABSENT) w = this.learn(this.text.slice(start, end));
     if (w === GARBAGE) return;
-    if (this.batchStamp[w] !== this.batchSerial) {
-      this.batchStamp[w] = this.batchSerial;
-      this.batchOf[w] = this.batchWords.length;
+    const { perWord } = this;
+    const fields = w * WORD_FIELDS;
+    if (perWord[fields + W_BATCH_STAMP] !== this.batchSerial) {
+      perWord[fields + W_BATCH_STAMP] = this.batchSerial;
+      perWord[fields + W_BATCH_OF] = this.batchWords.length;
       this.batchWords.push(w);
       this.occurrencesOf = grow(this.occurrencesOf, this.batchWords.length);
     }
-    this.occurrencesOf[this.batchOf[w]!]! += 1;
+    this.occurrencesOf[perWord[fields + W_BATCH_OF]!]! += 1;
     let slot: number;
-    if (this.cardStamp[w] !== this.cardSerial) {
-      this.cardStamp[w] = this.cardSerial;
+    if (perWord[fields + W_CARD_STAMP] !== this.cardSerial) {
+      perWord[fields + W_CARD_STAMP] = this.cardSerial;
       slot = this.slots++;
-      this.slotOf[w] = slot;
+      perWord[fields + W_SLOT_OF] = slot;
       if (slot >= this.slotWord.length) {
         const size = 2 * this.slotWord.length;
         this.slotWord = grow(this.slotWord, size);
@@ -522,7 +541,7 @@ class Chewer {
       this.slotCount[slot] = 0;
       this.slotEdge[slot] = 0;
     } else {
-      slot = this.slotOf[w]!;
+      slot = perWord[fields + W_SLOT_OF]!;
     }
     if ((info & META_BIT) === 0 && (info & 0xffff) > MAX_WORD_POSITION) {
       if (this.slotEdge[slot] === 1) return;
@@ -539,8 +558,15 @@ class Chewer {
     this.occInfo[n] = info;
     this.slotCount[slot]! += 1;
     if (checksum) {
-      this.checksumWords.push(this.exact[w]!);
-      this.shingler!.add(this.hashes[w]!);
+      const length = perWord[fields + W_UTF8_LENGTH]!;
+      const from = perWord[fields + W_UTF8_AT]!;
+      const at = this.checksum.reserve(length + 1);
+      const { utf8 } = this;
+      const out = this.checksum.data;
+      for (let k = 0; k < length; k++) out[at + k] = utf8[from + k]!;
+      out[at + length] = 0x20;
+      this.checksum.length += length + 1;
+      this.shingler!.add(perWord[fields + W_HASH]!);
     }
   }
 
@@ -575,7 +601,7 @@ class Chewer {
     this.cardSerial += 1;
     this.slots = 0;
     this.occurrences = 0;
-    this.checksumWords = [];
+    this.checksum.length = 0;
     this.shingler!.reset();
     let metaAt = 0;
     if (doc.title !== undefined) metaAt = this.meta(doc.title, META_TYPE.title, 0, metaAt, true);
@@ -603,7 +629,8 @@ class Chewer {
         anchor = -1;
       }
     }
-    createHash('md5').update(this.checksumWords.join(' ')).digest().copy(out, checksumAt);
+    // The words joined by spaces: the last one's space left out.
+    createHash('md5').update(this.checksum.data.subarray(0, Math.max(0, this.checksum.length - 1))).digest().copy(out, checksumAt);
     return this.chains(cardId);
   }
 
@@ -651,7 +678,7 @@ class Chewer {
       out.writeUInt32LE(size, at + 4);
       builder.writeTo(cardId, out, at + POSTING_HEAD);
       this.postings.length += POSTING_HEAD + size;
-      if (this.accented[w] === 1) accented = true;
+      if (this.perWord[w * WORD_FIELDS + W_ACCENTED] === 1) accented = true;
     }
     return accented;
   }
