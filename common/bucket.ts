@@ -37,8 +37,8 @@
  * buffer, not copies.
  */
 
-import { deflateRawSync } from 'node:zlib';
 import { SherlockError, type ErrorPlace } from './errors.js';
+import { RawDeflater } from './raw-deflate.js';
 import { RawInflater } from './raw-inflate.js';
 
 export const BUCKET_TYPE = {
@@ -201,8 +201,8 @@ export function adler32(data: Uint8Array): number {
   let a = 1;
   let b = 0;
   for (let i = 0; i < data.length; ) {
-    // zlib's NMAX: the sums stay below 2^32 (small integers) between reductions.
-    const stop = Math.min(i + 5552, data.length);
+    // Below zlib's NMAX (5552): the sums stay below 2^31 between reductions, so they stay small integers (no doubles).
+    const stop = Math.min(i + 3800, data.length);
     for (; i < stop; i++) {
       a += data[i]!;
       b += a;
@@ -279,6 +279,8 @@ export function encodeBucket(type: BucketType, bucket: Bucket): Buffer {
   }
 }
 
+const bodyDeflater = new RawDeflater(1);
+
 /**
  * The part of a V3.3-deflate bucket after the header: the 0x00 separator,
  * the body's length and Adler-32, then the body raw-deflated (zlib level 1:
@@ -288,10 +290,11 @@ export function encodeBucket(type: BucketType, bucket: Bucket): Buffer {
 export function deflatedBody(body: BucketObject): Buffer {
   const plain = encodeV33(body);
   if (plain.length > MAX_BODY_LENGTH) throw new RangeError(`body of ${plain.length} bytes over the limit of ${MAX_BODY_LENGTH}`);
+  const deflated = bodyDeflater.deflate(plain);
   const lengths = Buffer.alloc(9);
   lengths.writeUInt32LE(plain.length, 1);
-  lengths.writeUInt32LE(adler32(plain), 5);
-  return Buffer.concat([lengths, deflateRawSync(plain, { level: 1 })]);
+  lengths.writeUInt32LE(bodyDeflater.adler32, 5);
+  return Buffer.concat([lengths, deflated]);
 }
 
 /** A V3.3-deflate bucket from its header and a body made by deflatedBody(). */

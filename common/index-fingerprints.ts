@@ -145,6 +145,13 @@ export class LinksWriter extends CountingWriter {
     this.out.write(record(link.target, link.source | (type << 30), link.source));
     this.count += 1;
   }
+
+  /** Appends whole records made elsewhere (the chewer's workers make them in this layout). */
+  addRecords(records: Uint8Array): void {
+    if (records.length % RECORD_SIZE !== 0) throw new RangeError(`Links records come in ${RECORD_SIZE} bytes, not ${records.length}`);
+    this.out.write(records);
+    this.count += records.length / RECORD_SIZE;
+  }
 }
 
 /** Every link of a Links file, read in blocks; the CRC is checked after the last. */

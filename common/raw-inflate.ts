@@ -23,10 +23,10 @@
 import * as zlib from 'node:zlib';
 
 // zlib.codes maps errno numbers to names too; the typings have only the names.
-const codeNames = (zlib as unknown as { codes: Record<string, string> }).codes;
+export const codeNames = (zlib as unknown as { codes: Record<string, string> }).codes;
 
-/** The parts of Node's zlib binding used here; stable since Node 12, not in the typings. */
-interface ZlibHandle {
+/** The parts of Node's zlib binding used here (and by raw-deflate.ts); stable since Node 12, not in the typings. */
+export interface ZlibHandle {
   writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
   reset(): void;
   onerror: (message: string, errno: number) => void;

@@ -89,8 +89,18 @@ export interface RawWord {
 
 export type RawKind = WordKind | 'garbage';
 
-/** Called by cutWords for each word: its offsets in the text, kind and position. */
-export type WordVisitor = (start: number, end: number, kind: RawKind, position: number) => void;
+/** Called by cutWords for each word: its offsets in the text, kind, position and spellingHash(). */
+export type WordVisitor = (start: number, end: number, kind: RawKind, position: number, hash: number) => void;
+
+const FNV_START = 0x811c9dc5 | 0;
+const FNV_PRIME = 16777619;
+
+/** FNV-1a of text[start, end)'s UTF-16 units: what cutWords hands its visitor, made while it reads them (lookups by spelling need no second pass). */
+export function spellingHash(text: string, start: number, end: number): number {
+  let h = FNV_START;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
+}
 
 // Character classes, one byte per code point: a run starts with LETTER (\p{L}, \p{N}) and goes on
 // with letters and MARKs (\p{M}); CJK is Han, Hiragana or Katakana; DIGIT is \p{Nd}.
@@ -159,15 +169,22 @@ export function cutWords(text: string, visit: WordVisitor, from = 0, to = text.l
     let points = 0;
     let all = DIGIT;
     let cjk = 0;
+    let h = FNV_START;
     while (i < to) {
       bits = classAt(text, i, to);
       if ((bits & (LETTER | MARK)) === 0) break;
       cjk |= bits & CJK;
       all &= bits;
       points += 1;
-      i += bits >> 8 === 1 ? 2 : 1;
+      h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+      if (bits >> 8 === 1) {
+        h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);
+        i += 2;
+      } else {
+        i += 1;
+      }
     }
-    if (cjk === 0) visit(start, i, points > MAX_WORD_CHARS ? 'garbage' : (all & DIGIT) !== 0 ? 'number' : 'word', position++);
+    if (cjk === 0) visit(start, i, points > MAX_WORD_CHARS ? 'garbage' : (all & DIGIT) !== 0 ? 'number' : 'word', position++, h);
     else position = cutCjkRun(text, start, i, visit, position);
   }
   return position;
@@ -194,9 +211,9 @@ function cutCjkRun(text: string, start: number, end: number, visit: WordVisitor,
     }
     offsets.push(i);
     const points = offsets.length - 1;
-    if (!cjk) visit(pieceStart, i, points > MAX_WORD_CHARS ? 'garbage' : (all & DIGIT) !== 0 ? 'number' : 'word', position++);
-    else if (points === 1) visit(pieceStart, i, 'cjk', position++);
-    else for (let k = 0; k + 1 < points; k++) visit(offsets[k]!, offsets[k + 2]!, 'cjk', position++);
+    if (!cjk) visit(pieceStart, i, points > MAX_WORD_CHARS ? 'garbage' : (all & DIGIT) !== 0 ? 'number' : 'word', position++, spellingHash(text, pieceStart, i));
+    else if (points === 1) visit(pieceStart, i, 'cjk', position++, spellingHash(text, pieceStart, i));
+    else for (let k = 0; k + 1 < points; k++) visit(offsets[k]!, offsets[k + 2]!, 'cjk', position++, spellingHash(text, offsets[k]!, offsets[k + 2]!));
   }
   return position;
 }

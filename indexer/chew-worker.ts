@@ -147,6 +147,17 @@ function grow<T extends Growable>(array: T, size: number): T {
   return grown;
 }
 
+// The fields of Chewer.perWord.
+const W_BATCH_STAMP = 0;
+const W_BATCH_OF = 1;
+const W_CARD_STAMP = 2;
+const W_SLOT_OF = 3;
+const W_HASH = 4;
+const W_UTF8_AT = 5;
+const W_UTF8_LENGTH = 6;
+const W_ACCENTED = 7;
+const WORD_FIELDS = 8;
+
 /** Past this many spellings the worker forgets its forms (bounded memory on any corpus). */
 const MAX_SPELLINGS = 1 << 21;
 const GARBAGE = -1;
@@ -178,12 +189,17 @@ function urlText(url: string): string {
 }
 
 const ABSENT = -2;
+/** Entries of Spellings' front cache, and the units of a row: the length, then the spelling. */
+const FRONT_ENTRIES = 4096;
+const FRONT_ROW = 16;
+const FRONT_CHARS = FRONT_ROW - 1;
 /** A free slot's value in Spellings (values are worker words ≥ 0 or GARBAGE). */
 const FREE = -3;
 
 /**
  * Spellings met → worker word, looked up by a stretch of a text (no string
- * made for the lookup): open addressing on an FNV-1a hash of the UTF-16 units.
+ * made for the lookup): open addressing on the FNV-1a hash of the UTF-16
+ * units that cutWords makes as it cuts.
  * Each slot's hash and value lie side by side in one array, so a probe
  * touches one cache line and the spelling itself only when the hashes agree.
  */
@@ -192,17 +208,33 @@ class Spellings {
   /** Per slot: hash, value (FREE when the slot is free). */
   private table = new Int32Array(2 << 16).fill(FREE);
   size = 0;
+  /**
+   * A direct-mapped cache in front of the table, small enough to stay in the
+   * processor's cache: per entry (hash & (FRONT_ENTRIES − 1)) a row of the
+   * spelling's length and UTF-16 units, and its hash and value. The table
+   * is megabytes, and a lookup there misses the cache (slot, then key
+   * string) for nearly every word; most words are a few frequent ones.
+   */
+  private readonly front = new Uint16Array(FRONT_ENTRIES * FRONT_ROW);
+  private readonly frontValues = new Int32Array(2 * FRONT_ENTRIES);
   /** Hash and slot of the last find() that missed: where insert() puts it. */
   private hash = 0;
   private slot = 0;
 
-  /** The value of text[start, end), or ABSENT. */
-  find(text: string, start: number, end: number): number {
-    let h = 0x811c9dc5 | 0;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  /** The value of text[start, end), whose words.ts spellingHash() is `h`, or ABSENT. */
+  find(text: string, start: number, end: number, h: number): number {
+    const length = end - start;
+    const short = length <= FRONT_CHARS;
+    const entry = h & (FRONT_ENTRIES - 1);
+    const { front, frontValues } = this;
+    if (short && frontValues[2 * entry] === h && front[entry * FRONT_ROW] === length) {
+      const row = entry * FRONT_ROW + 1;
+      let i = 0;
+      while (i < length && front[row + i] === text.charCodeAt(start + i)) i++;
+      if (i === length) return frontValues[2 * entry + 1]!;
+    }
     const { table } = this;
     const mask = this.keys.length - 1;
-    const length = end - start;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const value = table[2 * slot + 1]!;
       if (value === FREE) {
@@ -215,7 +247,17 @@ class Spellings {
         if (key.length === length) {
           let i = 0;
           while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) i++;
-          if (i === length) return value;
+          if (i === length) {
+            if (short) {
+              // Frequent words come back soon: the last one met takes the front entry.
+              const row = entry * FRONT_ROW;
+              front[row] = length;
+              for (let k = 0; k < length; k++) front[row + 1 + k] = key.charCodeAt(k);
+              frontValues[2 * entry] = h;
+              frontValues[2 * entry + 1] = value;
+            }
+            return value;
+          }
         }
       }
     }
@@ -231,6 +273,7 @@ class Spellings {
   }
 
   clear(): void {
+    this.front.fill(0);
     this.keys.fill('');
     this.table.fill(FREE);
     this.size = 0;
@@ -259,9 +302,6 @@ class Chewer {
   private readonly exacts = new Map<string, number>();
   private exact: string[] = [];
   private plain: string[] = [];
-  private accented = new Uint8Array(1024);
-  /** Per worker word, signatures.ts wordHash of its exact form. */
-  private hashes = new Int32Array(1024);
   private shingler: Shingler | undefined;
   /** The meta position after the card's metas, where the link stage puts anchor texts. */
   private metaEnd = 0;
@@ -270,11 +310,14 @@ class Chewer {
   /** Words reported to the main thread so far, and the epoch they belong to. */
   private reported = 0;
   private epoch = 0;
-  // Per worker word: the batch and card it was last seen in, and its number there.
-  private batchStamp = new Int32Array(1024);
-  private batchOf = new Int32Array(1024);
-  private cardStamp = new Int32Array(1024);
-  private slotOf = new Int32Array(1024);
+  /**
+   * Per worker word w, WORD_FIELDS int32 at w * WORD_FIELDS (W_… offsets):
+   * the batch and card it was last seen in and its number there, the
+   * signatures.ts wordHash of its exact form, where that form lies in `utf8`
+   * and its length, whether it has accents. One array, so that an occurrence
+   * touches one cache line for all of them.
+   */
+  private perWord = new Int32Array(1024 * WORD_FIELDS);
   private batchSerial = 0;
   private cardSerial = 0;
   // The batch's words (worker word numbers) and their occurrences.
@@ -290,7 +333,11 @@ class Chewer {
   private occSlot = new Uint32Array(4096);
   private occInfo = new Uint32Array(4096);
   private order = new Uint32Array(4096);
-  private checksumWords: string[] = [];
+  /** The exact forms of the worker words in UTF-8 (the checksum hashes bytes, not a joined string). */
+  private utf8 = Buffer.allocUnsafeSlow(1 << 20);
+  private utf8Used = 0;
+  /** The card's checksum words so far, each followed by a space. */
+  private readonly checksum = new Bytes();
   private readonly builder = new ChainBuilder();
   private readonly targets = new Map<string, Buffer | undefined>();
   // What the visitors of cutWords need: the text being cut, and the bits or base of its occurrences.
@@ -361,10 +408,10 @@ class Chewer {
     this.exacts.clear();
     this.exact = [];
     this.plain = [];
+    this.utf8Used = 0;
     this.reported = 0;
     this.epoch += 1;
-    this.batchStamp.fill(0);
-    this.cardStamp.fill(0);
+    this.perWord.fill(0);
   }
 
   private card(reader: BucketReader, oid: number, cardId: number, scanFlags: number): void {
@@ -467,8 +514,9 @@ class Chewer {
   /** The worker word of a spelling the table does not know yet, learning its forms. */
   private learn(raw: string): number {
     const exact = exactForm(raw);
+    const bytes = Buffer.byteLength(exact, 'utf8');
     let w: number;
-    if (Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES) {
+    if (bytes > MAX_WORD_BYTES) {
       w = GARBAGE;
     } else {
       const known = this.exacts.get(exact);
@@ -480,17 +528,18 @@ class Chewer {
         this.exact.push(exact);
         this.plain.push(plain);
         this.exacts.set(exact, w);
-        if (w >= this.accented.length) {
-          const size = 2 * this.accented.length;
-          this.accented = grow(this.accented, size);
-          this.batchStamp = grow(this.batchStamp, size);
-          this.batchOf = grow(this.batchOf, size);
-          this.cardStamp = grow(this.cardStamp, size);
-          this.slotOf = grow(this.slotOf, size);
-          this.hashes = grow(this.hashes, size);
+        this.perWord = grow(this.perWord, (w + 1) * WORD_FIELDS);
+        if (this.utf8Used + bytes > this.utf8.length) {
+          const grown = Buffer.allocUnsafeSlow(2 * this.utf8.length);
+          this.utf8.copy(grown, 0, 0, this.utf8Used);
+          this.utf8 = grown;
         }
-        this.accented[w] = plain === exact ? 0 : 1;
-        this.hashes[w] = wordHash(exact);
+        const fields = w * WORD_FIELDS;
+        this.perWord[fields + W_UTF8_AT] = this.utf8Used;
+        this.perWord[fields + W_UTF8_LENGTH] = bytes;
+        this.utf8Used += this.utf8.write(exact, this.utf8Used);
+        this.perWord[fields + W_ACCENTED] = plain === exact ? 0 : 1;
+        this.perWord[fields + W_HASH] = wordHash(exact);
       }
     }
     this.spellings.insert(raw, w);
@@ -501,22 +550,24 @@ class Chewer {
    * Records one occurrence of the word at this.text[start, end); `info`
    * packs position (bits 0–15), type (16–19), weight (20–21), meta (22).
    */
-  private occur(start: number, end: number, info: number, checksum: boolean): void {
-    let w = this.spellings.find(this.text, start, end);
+  private occur(start: number, end: number, hash: number, info: number, checksum: boolean): void {
+    let w = this.spellings.find(this.text, start, end, hash);
     if (w === ABSENT) w = this.learn(this.text.slice(start, end));
     if (w === GARBAGE) return;
-    if (this.batchStamp[w] !== this.batchSerial) {
-      this.batchStamp[w] = this.batchSerial;
-      this.batchOf[w] = this.batchWords.length;
+    const { perWord } = this;
+    const fields = w * WORD_FIELDS;
+    if (perWord[fields + W_BATCH_STAMP] !== this.batchSerial) {
+      perWord[fields + W_BATCH_STAMP] = this.batchSerial;
+      perWord[fields + W_BATCH_OF] = this.batchWords.length;
       this.batchWords.push(w);
       this.occurrencesOf = grow(this.occurrencesOf, this.batchWords.length);
     }
-    this.occurrencesOf[this.batchOf[w]!]! += 1;
+    this.occurrencesOf[perWord[fields + W_BATCH_OF]!]! += 1;
     let slot: number;
-    if (this.cardStamp[w] !== this.cardSerial) {
-      this.cardStamp[w] = this.cardSerial;
+    if (perWord[fields + W_CARD_STAMP] !== this.cardSerial) {
+      perWord[fields + W_CARD_STAMP] = this.cardSerial;
       slot = this.slots++;
-      this.slotOf[w] = slot;
+      perWord[fields + W_SLOT_OF] = slot;
       if (slot >= this.slotWord.length) {
         const size = 2 * this.slotWord.length;
         this.slotWord = grow(this.slotWord, size);
@@ -528,7 +579,7 @@ class Chewer {
       this.slotCount[slot] = 0;
       this.slotEdge[slot] = 0;
     } else {
-      slot = this.slotOf[w]!;
+      slot = perWord[fields + W_SLOT_OF]!;
     }
     if ((info & META_BIT) === 0 && (info & 0xffff) > MAX_WORD_POSITION) {
       if (this.slotEdge[slot] === 1) return;
@@ -545,20 +596,27 @@ class Chewer {
     this.occInfo[n] = info;
     this.slotCount[slot]! += 1;
     if (checksum) {
-      this.checksumWords.push(this.exact[w]!);
-      this.shingler!.add(this.hashes[w]!);
+      const length = perWord[fields + W_UTF8_LENGTH]!;
+      const from = perWord[fields + W_UTF8_AT]!;
+      const at = this.checksum.reserve(length + 1);
+      const { utf8 } = this;
+      const out = this.checksum.data;
+      for (let k = 0; k < length; k++) out[at + k] = utf8[from + k]!;
+      out[at + length] = 0x20;
+      this.checksum.length += length + 1;
+      this.shingler!.add(perWord[fields + W_HASH]!);
     }
   }
 
-  private readonly visitMeta = (start: number, end: number, kind: RawKind, position: number): void => {
+  private readonly visitMeta = (start: number, end: number, kind: RawKind, position: number, hash: number): void => {
     const at = this.metaBase + position;
     if (at > MAX_META_POSITION) return;
     this.metaLast = position;
-    if (kind !== 'garbage') this.occur(start, end, at | this.metaBits, this.metaChecksum);
+    if (kind !== 'garbage') this.occur(start, end, hash, at | this.metaBits, this.metaChecksum);
   };
 
-  private readonly visitText = (start: number, end: number, kind: RawKind, position: number): void => {
-    if (kind !== 'garbage') this.occur(start, end, Math.min(this.textBase + position, WORD_EDGE) | this.textBits, true);
+  private readonly visitText = (start: number, end: number, kind: RawKind, position: number, hash: number): void => {
+    if (kind !== 'garbage') this.occur(start, end, hash, Math.min(this.textBase + position, WORD_EDGE) | this.textBits, true);
   };
 
   /** The words of a meta text from meta position `from`; returns where the next meta starts. */
@@ -581,7 +639,7 @@ class Chewer {
     this.cardSerial += 1;
     this.slots = 0;
     this.occurrences = 0;
-    this.checksumWords = [];
+    this.checksum.length = 0;
     this.shingler!.reset();
     let metaAt = 0;
     if (doc.title !== undefined) metaAt = this.meta(doc.title, META_TYPE.title, 0, metaAt, true);
@@ -611,7 +669,8 @@ class Chewer {
         anchor = -1;
       }
     }
-    createHash('md5').update(this.checksumWords.join(' ')).digest().copy(out, checksumAt);
+    // The words joined by spaces: the last one's space left out.
+    createHash('md5').update(this.checksum.data.subarray(0, Math.max(0, this.checksum.length - 1))).digest().copy(out, checksumAt);
     return this.chains(cardId);
   }
 
@@ -659,7 +718,7 @@ class Chewer {
       out.writeUInt32LE(size, at + 4);
       builder.writeTo(cardId, out, at + POSTING_HEAD);
       this.postings.length += POSTING_HEAD + size;
-      if (this.accented[w] === 1) accented = true;
+      if (this.perWord[w * WORD_FIELDS + W_ACCENTED] === 1) accented = true;
     }
     return accented;
   }

@@ -22,7 +22,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { CARD_FLAG } from '../common/index-cardinfo.js';
 import { CardsWriter } from '../common/index-cards.js';
-import { LINK_TYPES, LinksWriter } from '../common/index-fingerprints.js';
+import { LinksWriter } from '../common/index-fingerprints.js';
 import { logger } from '../common/log.js';
 import { FOOTPRINT_SIZE } from '../common/index-feedback.js';
 import type { CardFacts } from './cards.js';
@@ -194,11 +194,8 @@ class Collector {
   }
 
   private takeLinks(links: Buffer): void {
-    for (let at = 0; at < links.length; at += LINK_RECORD) {
-      const value = links.readUInt32LE(at + FINGERPRINT_SIZE);
-      this.out.links.add({ target: links.subarray(at, at + FINGERPRINT_SIZE), source: value & 0x0fffffff, type: LINK_TYPES[value >>> 30]! });
-      this.links += 1;
-    }
+    this.out.links.addRecords(links);
+    this.links += links.length / LINK_RECORD;
   }
 }
 
