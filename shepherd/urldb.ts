@@ -17,11 +17,12 @@
  *
  * Speed. Rows are appended in first-seen order (schema.ts); only the
  * footprint index, ~26 bytes an entry, takes inserts all over its B-tree. At
- * 10 million URLs inject costs 24–29 µs of CPU a URL, a third of it here in
- * JavaScript (canonical form, footprint, site) and the rest in SQLite's
- * B-trees, about the same with 100,000 or 1,000,000 URLs per transaction. A
- * URL is cut once (urlParts) and hashed once: its site half is the cached
- * site's. docs/decisions.md ("Shepherd") has the figures.
+ * 10 million URLs inject costs 24–33 µs of CPU a URL (the machine's load
+ * moves it), most of it in SQLite's B-trees, the footprint index first; the
+ * rest here in JavaScript (canonical form, footprint, site). Transactions of
+ * 100,000 or 1,000,000 URLs cost about the same. A URL is cut once
+ * (urlParts) and hashed once: its site half is the cached site's.
+ * docs/decisions.md ("Shepherd") has the figures.
  *
  * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
  * power loss may lose the last commits (synchronous=NORMAL syncs the WAL at
