@@ -17,9 +17,11 @@
  *
  * Speed. Rows are appended in first-seen order (schema.ts); only the
  * footprint index, ~26 bytes an entry, takes inserts all over its B-tree. At
- * 10 million URLs inject costs 24–29 µs of CPU a URL, a third of it here in
- * JavaScript (canonical form, footprint, site) and the rest in SQLite's
- * B-trees, about the same with 100,000 or 1,000,000 URLs per transaction;
+ * 10 million URLs inject costs 24–33 µs of CPU a URL (the machine's load
+ * moves it), most of it in SQLite's B-trees, the footprint index first; the
+ * rest here in JavaScript (canonical form, footprint, site). Transactions of
+ * 100,000 or 1,000,000 URLs cost about the same. A URL is cut once
+ * (urlParts) and hashed once: its site half is the cached site's.
  * docs/decisions.md ("Shepherd") has the figures.
  *
  * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
@@ -100,7 +102,7 @@ import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
 import type { PlanEntry } from '../common/plan-file.js';
-import { canonicalUrl, footprint as footprintOf, urlParts } from '../common/url.js';
+import { canonicalUrl, footprint as footprintOf, footprintInSite, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
 
@@ -265,6 +267,8 @@ export interface UrlDbStats {
 
 interface SiteEntry {
   id: number;
+  /** siteFootprint, the first 8 bytes of the footprint of every URL of the site. */
+  half: Buffer;
   urls: number;
   maxUrls: number | null;
   maxDepth: number | null;
@@ -308,17 +312,17 @@ export interface ResultRow {
   redirect: string | null;
 }
 
-/** A canonical URL waiting to be added; `mix` is the first 6 bytes of its footprint's path half, a hash. */
+/** A canonical URL waiting to be added. */
 interface Pending {
   canonical: string;
-  footprint: Buffer;
   depth: number;
-  mix: number;
 }
 
-function pendingUrl(canonical: string, depth: number): Pending {
-  const footprint = footprintOf(canonical);
-  return { canonical, footprint, depth, mix: footprint.readUIntBE(8, 6) };
+/** A pending URL with its site and footprint; `mix` is the first 6 bytes of the footprint's path half, a hash. */
+interface Placed extends Pending {
+  site: SiteEntry;
+  footprint: Buffer;
+  mix: number;
 }
 
 /** A row the planner may take, as its index gives it. */
@@ -565,7 +569,7 @@ export class UrlDb {
       const depth = entry.depth ?? 0;
       const canonical = this.canonical(entry.url, entry.source);
       if (canonical === undefined || !Number.isSafeInteger(depth) || depth < 0) counts.refused++;
-      else pending.push(pendingUrl(canonical, depth));
+      else pending.push({ canonical, depth });
     }
     this.transaction(() => this.addAll(pending, now, counts));
     return counts;
@@ -587,13 +591,13 @@ export class UrlDb {
           counts.refused++;
           continue;
         }
-        const pending = pendingUrl(canonical, e.depth);
+        const placed = this.place({ canonical, depth: e.depth }, e.firstSeen);
         const added = counts.added;
-        this.add(this.siteFor(canonical, pending.footprint, e.firstSeen), pending, e.firstSeen, counts);
+        this.add(placed, e.firstSeen, counts);
         if (counts.added === added) continue;
         const redirect = e.redirect === null ? null : (this.canonical(e.redirect, canonical) ?? null);
         this.s.restore.run({
-          footprint: pending.footprint,
+          footprint: placed.footprint,
           state: URL_STATES.indexOf(e.state),
           last_fetch: e.lastFetch,
           next_fetch: e.nextFetch,
@@ -634,7 +638,7 @@ export class UrlDb {
         }
         const canonical = this.canonical(link, origin?.url);
         if (canonical === undefined) counts.refused++;
-        else pending.push(pendingUrl(canonical, linkDepth));
+        else pending.push({ canonical, depth: linkDepth });
       }
       this.addAll(pending, now, counts);
     });
@@ -657,21 +661,28 @@ export class UrlDb {
    * the batch rather than running through one site after another.
    */
   private addAll(pending: readonly Pending[], now: number, counts: InjectCounts): void {
-    const sites = pending.map((p) => this.siteFor(p.canonical, p.footprint, now));
+    const placed = pending.map((p) => this.place(p, now));
     const wanted = new Map<SiteEntry, number>();
-    for (const site of sites) wanted.set(site, (wanted.get(site) ?? 0) + 1);
-    const free: number[] = [];
-    pending.forEach((p, i) => {
-      const site = sites[i]!;
-      if (site.urls + wanted.get(site)! <= (site.maxUrls ?? this.maxUrls)) free.push(i);
-      else this.add(site, p, now, counts);
-    });
-    free.sort((a, b) => pending[a]!.mix - pending[b]!.mix);
-    for (const i of free) this.add(sites[i]!, pending[i]!, now, counts);
+    for (const { site } of placed) wanted.set(site, (wanted.get(site) ?? 0) + 1);
+    const free: Placed[] = [];
+    for (const p of placed) {
+      if (p.site.urls + wanted.get(p.site)! <= (p.site.maxUrls ?? this.maxUrls)) free.push(p);
+      else this.add(p, now, counts);
+    }
+    free.sort((a, b) => a.mix - b.mix);
+    for (const p of free) this.add(p, now, counts);
   }
 
-  /** One URL of `site` into the database, counted; inside a transaction. */
-  private add(site: SiteEntry, { canonical, footprint: fp, depth }: Pending, now: number, counts: InjectCounts): void {
+  /** The URL's site (created when new) and footprint; inside a transaction. One urlParts and one MD5 a URL: the site half is the site's. */
+  private place({ canonical, depth }: Pending, now: number): Placed {
+    const parts = urlParts(canonical);
+    const site = this.siteFor(canonical, now, parts);
+    const footprint = footprintInSite(site.half, parts.rest);
+    return { canonical, depth, site, footprint, mix: footprint.readUIntBE(8, 6) };
+  }
+
+  /** One URL into the database, counted; inside a transaction. */
+  private add({ site, canonical, footprint: fp, depth }: Placed, now: number, counts: InjectCounts): void {
     if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
       if (this.s.exists.get(fp) === undefined) {
         counts.refused++;
@@ -696,17 +707,18 @@ export class UrlDb {
     }
   }
 
-  /** The cached entry of the canonical URL's site, created when new. */
-  private siteFor(canonical: string, fp: Buffer, now: number): SiteEntry {
-    const name = urlParts(canonical).site;
+  /** The cached entry of the canonical URL's site (`parts`: its urlParts), created when new. */
+  private siteFor(canonical: string, now: number, parts: UrlParts = urlParts(canonical)): SiteEntry {
+    const name = parts.site;
     let entry = this.sites.get(name);
     if (entry !== undefined) return entry;
     const row = this.s.siteGet.get(name);
     if (row !== undefined) {
-      entry = { id: row.id, urls: row.urls, maxUrls: row.max_urls, maxDepth: row.max_depth, dirty: false };
+      entry = { id: row.id, half: row.footprint, urls: row.urls, maxUrls: row.max_urls, maxDepth: row.max_depth, dirty: false };
     } else {
-      const id = Number(this.s.siteAdd.run(name, fp.subarray(0, 8), now).lastInsertRowid);
-      entry = { id, urls: 0, maxUrls: null, maxDepth: null, dirty: false };
+      const half = siteFootprint(canonical);
+      const id = Number(this.s.siteAdd.run(name, half, now).lastInsertRowid);
+      entry = { id, half, urls: 0, maxUrls: null, maxDepth: null, dirty: false };
     }
     this.sites.set(name, entry);
     return entry;
@@ -750,7 +762,7 @@ export class UrlDb {
     }
     const canonical = canonicalUrl(url);
     this.transaction(() => {
-      const site = this.siteFor(canonical, footprintOf(canonical), now);
+      const site = this.siteFor(canonical, now);
       const row = this.s.siteGet.get(urlParts(canonical).site)!;
       const pick = (value: number | null | undefined, old: number | null) => (value === undefined ? old : value);
       site.maxUrls = pick(budget.maxUrls, row.max_urls);
@@ -776,7 +788,7 @@ export class UrlDb {
     return this.transaction(() => {
       let prev = this.s.resultGet.get(fp);
       if (prev === undefined) {
-        const site = this.siteFor(canonical, fp, now);
+        const site = this.siteFor(canonical, now);
         this.s.insert.run(fp, canonical, site.id, 0, now);
         this.countUrl(site);
         prev = this.s.resultGet.get(fp)!;

@@ -15,6 +15,7 @@ import {
   canonicalUrl,
   fingerprint,
   footprint,
+  footprintInSite,
   siteFootprint,
   urlKey,
   urlParts,
@@ -268,6 +269,9 @@ for (const [input, port, protocol, host, rest, expected] of GOLDEN_FOOTPRINTS) {
     const canonical = canonicalUrl(input);
     assert.equal(hex(footprint(canonical)), expected);
     assert.equal(hex(siteFootprint(canonical)), expected.slice(0, 16));
+    // The shepherd's way: the site half it keeps, and the path hashed alone.
+    assert.equal(hex(footprintInSite(siteFootprint(canonical), urlParts(canonical).rest)), expected);
+    assert.equal(hex(footprintInSite(Buffer.from(independent.subarray(0, 8)), rest)), expected);
   });
 }
 

@@ -109,6 +109,10 @@ test('reopening keeps URLs, sites, counts and checkpoints', (t) => {
   assert.equal(db.getSite('http://a.example/')?.urls, 2);
   assert.equal(db.getMeta('bucket_checkpoint'), 42);
   assert.equal(db.getMeta('nothing'), undefined);
+  // A new URL of a known site takes its footprint's site half from the sites row.
+  assert.deepEqual(db.inject([{ url: 'http://a.example/z' }, { url: 'http://a.example/x' }], T0 + 1), { added: 1, known: 1, refused: 0 });
+  assert.deepEqual(db.get('http://a.example/z')?.footprint, fp('http://a.example/z'));
+  assert.equal(db.getSite('http://a.example/')?.urls, 3);
 });
 
 test('a second writer is refused while the database is open', (t) => {
