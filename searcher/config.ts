@@ -67,7 +67,7 @@ export const searcherConfig = z
     chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('64MiB'),
     /** Bytes of cards (title, URL, text cut into words for snippets) kept per index version. */
     card_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
-    /** Threads that run searches, each with its own Lexicon and CardInfo and a share of the caches; "auto": one per core. */
+    /** Threads that run searches, each with its own Lexicon and CardInfo and a share of the caches; "auto": one per core but one. */
     search_threads: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default('auto'),
   })
   .strict();
@@ -79,7 +79,11 @@ export function cacheSizes(config: Pick<SearcherConfig, 'chain_cache' | 'card_ca
   return { chains: config.chain_cache, cards: config.card_cache };
 }
 
-/** Search threads for `searcher.search_threads`. */
+/**
+ * Search threads for `searcher.search_threads`. "auto" leaves a core to the
+ * main thread's sockets and to the appliance's other daemons: on 2 cores a
+ * second thread answered fewer queries a second (docs/search.md "Threads").
+ */
 export function searchThreads(setting: SearcherConfig['search_threads']): number {
-  return setting === 'auto' ? availableParallelism() : setting;
+  return setting === 'auto' ? Math.max(1, availableParallelism() - 1) : setting;
 }
