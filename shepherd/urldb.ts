@@ -137,8 +137,8 @@ const SHRINK = 0.5;
 const BAND = 1_000_000_000;
 /** Above this many cached sites the cache is emptied between transactions (memory stays bounded). */
 const SITE_CACHE_LIMIT = 200_000;
-/** Above this many remembered URLs (UrlDb.known) the memory is emptied between transactions. */
-const KNOWN_CACHE_LIMIT = 100_000;
+/** At this many remembered URLs (UrlDb.known) the memory is emptied before the next one: bounded as it fills, not between transactions (a batch of 100,000 injected URLs doubled it), and small (recent links are the ones met again). */
+const KNOWN_CACHE_LIMIT = 25_000;
 
 /** The [shepherd] keys the database uses; durations in ms and sizes in bytes, as the config gives them. */
 export type UrlDbSettings = Pick<
@@ -546,7 +546,6 @@ export class UrlDb {
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     if (this.sites.size > SITE_CACHE_LIMIT) this.sites.clear();
-    if (this.known.size > KNOWN_CACHE_LIMIT) this.known.clear();
     try {
       return this.runTx.immediate(fn) as T;
     } catch (err) {
@@ -691,12 +690,17 @@ export class UrlDb {
     } else if (this.s.insert.run(fp, canonical, site.id, depth, now).changes === 1) {
       counts.added++;
       this.countUrl(site);
-      this.known.set(canonical, depth);
+      this.remember(canonical, depth);
       return;
     }
     counts.known++;
     this.s.lowerDepth.run(depth, fp, depth);
-    this.known.set(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
+    this.remember(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
+  }
+
+  private remember(canonical: string, depth: number): void {
+    if (this.known.size >= KNOWN_CACHE_LIMIT && !this.known.has(canonical)) this.known.clear();
+    this.known.set(canonical, depth);
   }
 
   private countUrl(site: SiteEntry): void {
