@@ -22,7 +22,6 @@
 
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ArcReader } from '../common/arc-read.js';
@@ -49,6 +48,7 @@ import {
   type Metadata,
 } from '../common/nutch-writables.js';
 import { bulkCodec, type Compression } from '../common/sequence-file.js';
+import { coresButOne } from '../common/threads.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';
 import { reportOf, type FetchResult } from '../shepherd/results.js';
@@ -81,7 +81,7 @@ export const SEP = '\0';
  * the CPU); a third thread on two cores gained little and took the peak RSS
  * of a 1M-URL export past 300 MB (docs/decisions.md, Nutch).
  */
-const DEFAULT_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
+const DEFAULT_THREADS = coresButOne(4);
 /** Documents a batch; batches out per thread. */
 const BATCH = 64;
 const IN_FLIGHT = 2;

@@ -13,13 +13,13 @@
  * buffers.
  */
 
-import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { coresButOne } from '../common/threads.js';
 import { prepareResponse, type PrepareResult, type PrepareTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */
 export function autoParseWorkers(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return coresButOne(4);
 }
 
 /** What prepare() gives: parse-worker.ts's result, the bucket body as a Buffer. */

@@ -7,9 +7,9 @@
  * cache sizes with the next index version loaded.
  */
 
-import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
+import { coresButOne } from '../common/threads.js';
 
 /** A browser origin ("https://search.example.org"), normalised as browsers send it. */
 const origin = z.string().transform((text, ctx) => {
@@ -85,5 +85,5 @@ export function cacheSizes(config: Pick<SearcherConfig, 'chain_cache' | 'card_ca
  * second thread answered fewer queries a second (docs/search.md "Threads").
  */
 export function searchThreads(setting: SearcherConfig['search_threads']): number {
-  return setting === 'auto' ? Math.max(1, availableParallelism() - 1) : setting;
+  return setting === 'auto' ? coresButOne() : setting;
 }
