@@ -36,6 +36,9 @@ import { urlParts } from './url.js';
 export const WORDINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-WORDIDX', version: 2, fields: ['words'], what: 'WordIndex' };
 export const STRINGINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-STRIDX', version: 2, fields: ['strings'], what: 'StringIndex' };
 
+/** Bytes of a WordIndex entry before its chains: the word id and the size. */
+export const WORDINDEX_ENTRY_HEAD = 8;
+
 /** What a StringIndex string is: the searcher's `url:`, `site:` and domain restrictions. */
 export const STRING_KINDS = ['url', 'host', 'domain'] as const;
 export type StringKind = (typeof STRING_KINDS)[number];
@@ -69,7 +72,7 @@ interface KeyCodec<K> {
 }
 
 const WORD_KEY: KeyCodec<number> = {
-  size: 4,
+  size: WORDINDEX_ENTRY_HEAD - 4,
   write: (key, out) => out.writeUInt32LE(key, 0),
   read: (data) => data.readUInt32LE(0),
   compare: (a, b) => a - b,
