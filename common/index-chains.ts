@@ -19,7 +19,8 @@
  * first chains, the work bound) into columns and seeks in those, so the
  * gaps need no skip entries.
  *
- * A word's ref_pos is the body offset of its entry. The writer holds one
+ * A word's ref_pos is the body offset of its entry (the entries come in
+ * Lexicon order, so index-lexicon.ts derives it). The writer holds one
  * entry's chains at a time (add), or none when the caller knows the size
  * and streams them (beginEntry, writeChains); the size field limits them
  * to 4 GiB per word.
