@@ -15,7 +15,8 @@
  *     past MAX_META_POSITION are dropped; a word of more than 255 bytes in
  *     UTF-8 (the Lexicon's limit) is garbage, like one of too many characters;
  *   - one reference chain per distinct word (exact form), encoded as it goes
- *     into WordIndex, card id included;
+ *     in the form alone (index-refs.ts: a u32 head with the card id), which
+ *     the WordIndex stage lists;
  *   - the card for Cards, deflated here in blocks of the batch's cards;
  *   - the MD5 of its words (Checksums), their min-hash signature
  *     (signatures.ts), its links (Links records) and the anchor text of
