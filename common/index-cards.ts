@@ -115,9 +115,10 @@ export class CardBlocks {
     private next = 0,
   ) {}
 
-  /** Closes the open block and goes on from card `next` (another batch). */
+  /** Goes on from card `next` (another batch), forgetting an open block (what a failed batch left). */
   restart(next: number): void {
-    this.close();
+    this.cards = [];
+    this.plain = 0;
     this.next = next;
   }
 

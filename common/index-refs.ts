@@ -59,7 +59,8 @@
  * a chain cut short, a ref running past its chain's length, a varint length
  * that the short field could have held, a reserved byte, an undefined type,
  * a position past its limit, a listed gap of 0 (card ids not increasing) or
- * past MAX_CARD_ID are SherlockError SHERLOCK_CORRUPT_INDEX naming the file and the offset.
+ * a card id past MAX_CARD_ID are SherlockError SHERLOCK_CORRUPT_INDEX naming
+ * the file and the offset.
  */
 
 import { decodeVarint, putVarint, varintSize } from './bucket.js';
@@ -255,11 +256,12 @@ export function putListedHead(out: Uint8Array, pos: number, cardId: number, prev
   return length <= LISTED_LENGTH_LIMIT ? pos : putVarint(out, pos, length);
 }
 
-/** The card id and the refs' start of the chain alone at `data[at]` (written by ChainBuilder.writeTo: trusted). */
+/** The card id of the chain alone at `data[at]` (written by ChainBuilder.writeTo: trusted). */
 export function chainCardId(data: Buffer, at: number): number {
   return data.readUInt32LE(at) & MAX_CARD_ID;
 }
 
+/** Where the refs of the chain alone at `data[at]` start (written by ChainBuilder.writeTo: trusted). */
 export function chainRefsStart(data: Buffer, at: number): number {
   return data[at + 3]! >>> 4 !== 0 ? at + 4 : decodeVarint(data, at + 4).next;
 }
