@@ -57,8 +57,8 @@ export const CARD_BLOCK_SIZE = 64 * 1024;
 /** zlib level of the blocks: a tenth less room than level 1 for twice its time; 6 saves 0.4 % more for a fifth more time (docs/indexer.md "Cards"). */
 export const CARD_DEFLATE_LEVEL = 5;
 const BLOCK_HEAD = 20;
-/** Plain bytes a block may hold: a block closes past CARD_BLOCK_SIZE, so one card beyond it at most. */
-const MAX_BLOCK_PLAIN = CARD_BLOCK_SIZE + MAX_BODY_LENGTH;
+/** Plain bytes a block may hold: it closes past CARD_BLOCK_SIZE, so one card beyond it at most, whose text came from one bucket body (a bound against a damaged length, not a tight one). */
+const MAX_BLOCK_PLAIN = CARD_BLOCK_SIZE + 2 * MAX_BODY_LENGTH;
 /** Inflated blocks the reader keeps: the hits of a page often share a block. */
 const CACHED_BLOCKS = 2;
 
