@@ -43,6 +43,6 @@ export function checkFileHeader(head: Buffer, file: string, format: HeaderFormat
   if (head.toString('latin1', 0, MAGIC_SIZE) !== format.magic) throw fail(0, `not a ${format.what} (bad magic)`);
   if (head.readUInt32LE(end) !== crc32(head.subarray(0, end))) throw fail(end, `${format.what} header CRC-32 mismatch`);
   const fields = Array.from({ length: format.fields }, (_, i) => head.readUInt32LE(MAGIC_SIZE + 4 * i));
-  if (fields[0] !== format.version) throw fail(MAGIC_SIZE, `unsupported format version ${fields[0]}`);
+  if (fields[0] !== format.version) throw fail(MAGIC_SIZE, `unsupported format version ${fields[0]}: this build reads ${format.what} version ${format.version}`);
   return fields;
 }

@@ -7,7 +7,7 @@
  *
  *   Header fields (index-file.ts): 0 card count N
  *   Body: N records of 16 bytes, record i at body offset 16·i
- *     0   4  card position in Cards: body offset >> CARD_POS_SHIFT (index-cards.ts)
+ *     0   4  card position in Cards: its block's body offset >> CARD_POS_SHIFT (index-cards.ts)
  *     4   4  site: the first 4 bytes of the site footprint (url.ts), for collapsing
  *     8   4  date: Last-Modified, else download time, Unix seconds (0: unknown)
  *     12  1  static weight 0–255
@@ -69,7 +69,7 @@ export function codeLength(code: number): number {
 }
 
 export interface CardInfo {
-  /** Body offset in Cards >> CARD_POS_SHIFT. */
+  /** Body offset of the card's block in Cards >> CARD_POS_SHIFT. */
   position: number;
   site: number;
   date: number;

@@ -10,9 +10,17 @@
  *     0   K  key: WordIndex a u32 word id (K = 4), StringIndex a 12-byte
  *            fingerprint of the string (K = 12, byte order; stringKey())
  *     K   4  size S: bytes of the chains that follow
- *     K+4 S  chains, card ids strictly increasing
+ *     K+4 S  chains in the listed form (index-refs.ts: each card id as the
+ *            gap from the one before), card ids strictly increasing
  *
- * A word's ref_pos is the body offset of its entry. The writer holds one
+ * Format 2 (ours): format 1 held the chains in the seed's form, a u32 card
+ * id in every head (a third of WordIndex); it is refused, naming the file:
+ * rebuild the index. The searcher decodes a word's whole list (or its
+ * first chains, the work bound) into columns and seeks in those, so the
+ * gaps need no skip entries.
+ *
+ * A word's ref_pos is the body offset of its entry (the entries come in
+ * Lexicon order, so index-lexicon.ts derives it). The writer holds one
  * entry's chains at a time (add), or none when the caller knows the size
  * and streams them (beginEntry, writeChains); the size field limits them
  * to 4 GiB per word.
@@ -26,8 +34,11 @@ import { CountingWriter, INDEX_HEADER_SIZE, IndexFileReader, type IndexFormat } 
 import { ChainDecoder, encodeChains, type Chain, type PackedChains } from './index-refs.js';
 import { urlParts } from './url.js';
 
-export const WORDINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-WORDIDX', version: 1, fields: ['words'], what: 'WordIndex' };
-export const STRINGINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-STRIDX', version: 1, fields: ['strings'], what: 'StringIndex' };
+export const WORDINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-WORDIDX', version: 2, fields: ['words'], what: 'WordIndex' };
+export const STRINGINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-STRIDX', version: 2, fields: ['strings'], what: 'StringIndex' };
+
+/** Bytes of a WordIndex entry before its chains: the word id and the size. */
+export const WORDINDEX_ENTRY_HEAD = 8;
 
 /** What a StringIndex string is: the searcher's `url:`, `site:` and domain restrictions. */
 export const STRING_KINDS = ['url', 'host', 'domain'] as const;
@@ -62,7 +73,7 @@ interface KeyCodec<K> {
 }
 
 const WORD_KEY: KeyCodec<number> = {
-  size: 4,
+  size: WORDINDEX_ENTRY_HEAD - 4,
   write: (key, out) => out.writeUInt32LE(key, 0),
   read: (data) => data.readUInt32LE(0),
   compare: (a, b) => a - b,

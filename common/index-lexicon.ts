@@ -18,19 +18,25 @@
  *
  * Lexicon: what a query word is looked up in.
  *   Header fields: 0 word count N
- *   Body: N records, in lexiconOrder
- *     0   4  word id (as in LexOrder; bits 0–2 the class)
- *     4   8  ref_pos: body offset of the word's entry in WordIndex (u64, low
- *            u32 first); 0 with chain size 0 for words without chains
- *     12  4  chain size: bytes of the word's chains (WordIndex's size field)
- *     16  1  frequency, logarithmic, scaled to 0–255
- *     17  2  context slot (u16)
- *     19  1  length L, 1–255
- *     20  L  the word, UTF-8
- *   The seed's record keeps the class in its own byte and the chain length in
- *   4 KiB pages; here the id (which holds the class) lets the searcher check
- *   the WordIndex entry it reads, and the exact size lets it read the chains
- *   in one read. The seed's complexes (context pairs) are not built yet.
+ *   Body: N records, in lexiconOrder (format 2)
+ *     0   1  the word class (bits 0–2 of its id); record n is word id
+ *            8·(n + 1) + class, as in LexOrder
+ *     1   v  chain size: bytes of the word's chains (WordIndex's size
+ *            field), a utf8_32 varint (bucket.ts); 0 for a word without
+ *     1+v 1  frequency, logarithmic, scaled to 0–255
+ *     2+v 2  context slot (u16)
+ *     4+v 1  length L, 1–255
+ *     5+v L  the word, UTF-8
+ *   A word's ref_pos (the body offset of its WordIndex entry) is not stored:
+ *   the writer puts the entries in Lexicon order, so it is the sum of the
+ *   entries before it (WORDINDEX_ENTRY_HEAD + chain size each), which the
+ *   reader adds up; the writer refuses a ref_pos that breaks this. Like the
+ *   seed's, the record keeps the class in its own byte; the id lets the
+ *   searcher check the WordIndex entry it reads, and the exact size lets it
+ *   read the chains in one read (the seed counted 4 KiB pages). Format 1
+ *   held the id (u32), ref_pos (u64) and size (u32) in full, 13 bytes a
+ *   word more, and is refused naming the file. The seed's complexes
+ *   (context pairs) are not built yet.
  *
  * lexiconOrder is the seed's: by length in characters, then without accents,
  * then with accents; the length counted is that of the accent-free form, so
@@ -43,6 +49,9 @@
  * class, length, UTF-8, and the order the file promises.
  */
 
+import { decodeVarint, encodeVarint } from './bucket.js';
+import { isSherlockError } from './errors.js';
+import { WORDINDEX_ENTRY_HEAD } from './index-chains.js';
 import { IndexFileWriter, readIndexFile, type IndexFormat, type WholeIndexFile } from './index-file.js';
 import { plainForm } from './words.js';
 
@@ -54,7 +63,7 @@ export const MAX_WORD_BYTES = 255;
 export const LEXRAW_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXRAW', version: 1, fields: ['words'], what: 'LexRaw' };
 export const LEXBYFREQ_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXFREQ', version: 1, fields: ['words'], what: 'LexByFreq' };
 export const LEXORDER_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXORD', version: 1, fields: ['words'], what: 'LexOrder' };
-export const LEXICON_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXICON', version: 1, fields: ['words'], what: 'Lexicon' };
+export const LEXICON_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXICON', version: 2, fields: ['words'], what: 'Lexicon' };
 
 export type LexListFormat = typeof LEXRAW_FORMAT | typeof LEXBYFREQ_FORMAT | typeof LEXORDER_FORMAT;
 
@@ -114,18 +123,25 @@ function checkU32(value: number, what: string): void {
  * caller fills in the rest of the fixed part.
  */
 function wordRecord(fixed: number, contextAt: number, entry: { id: number; context: number; word: string }): Buffer {
-  const { id, context, word } = entry;
-  checkU32(id, 'word id');
-  if (wordClass(id) === undefined) throw new RangeError(`word id ${id}: undefined class ${id & 7}`);
-  if (!Number.isInteger(context) || context < 0 || context > 0xffff) throw new RangeError(`context ${context} is not a u16`);
-  const bytes = Buffer.from(word, 'utf8');
-  if (bytes.length === 0 || bytes.length > MAX_WORD_BYTES) throw new RangeError(`word ${JSON.stringify(word)} is not 1–${MAX_WORD_BYTES} bytes of UTF-8`);
+  const { id, context } = entry;
+  const bytes = checkedWord(entry);
   const record = Buffer.alloc(fixed + 1 + bytes.length);
   record.writeUInt32LE(id, 0);
   record.writeUInt16LE(context, contextAt);
   record[fixed] = bytes.length;
   bytes.copy(record, fixed + 1);
   return record;
+}
+
+/** The word's UTF-8 bytes, after checking them, the id's class and the context. */
+function checkedWord(entry: { id: number; context: number; word: string }): Buffer {
+  const { id, context, word } = entry;
+  checkU32(id, 'word id');
+  if (wordClass(id) === undefined) throw new RangeError(`word id ${id}: undefined class ${id & 7}`);
+  if (!Number.isInteger(context) || context < 0 || context > 0xffff) throw new RangeError(`context ${context} is not a u16`);
+  const bytes = Buffer.from(word, 'utf8');
+  if (bytes.length === 0 || bytes.length > MAX_WORD_BYTES) throw new RangeError(`word ${JSON.stringify(word)} is not 1–${MAX_WORD_BYTES} bytes of UTF-8`);
+  return bytes;
 }
 
 /** Writes one record per item, made (and checked) by `encode`; the count goes in the header. */
@@ -214,24 +230,33 @@ export function readLexList(file: string, format: LexListFormat): LexWord[] {
 
 // ---------------------------------------------------------------- Lexicon
 
-const LEXICON_FIXED = 19;
-const TWO_32 = 2 ** 32;
-
-/** Writes the Lexicon; entries must come in lexiconOrder, each word once. */
+/**
+ * Writes the Lexicon; entries must come in lexiconOrder, each word once, ids
+ * as LexOrder's, and the words with chains at the ref_pos their WordIndex
+ * entries take in that order (0 for the others).
+ */
 export function writeLexicon(file: string, entries: Iterable<LexiconEntry>): void {
   let previous: OrderKey | undefined;
-  writeRecords(file, LEXICON_FORMAT, entries, (entry) => {
-    const record = wordRecord(LEXICON_FIXED, 17, entry);
-    if (!Number.isSafeInteger(entry.refPos) || entry.refPos < 0) throw new RangeError(`ref_pos ${entry.refPos} is not a file offset`);
-    checkU32(entry.chainSize, 'chain size');
-    if (!Number.isInteger(entry.frequency) || entry.frequency < 0 || entry.frequency > 255) throw new RangeError(`frequency ${entry.frequency} outside 0–255`);
+  let refPos = 0;
+  writeRecords(file, LEXICON_FORMAT, entries, (entry, n) => {
+    const bytes = checkedWord(entry);
     const key = orderKey(entry.word);
     if (previous !== undefined && compareKeys(previous, key) >= 0) throw new RangeError(`word ${JSON.stringify(entry.word)} out of lexicon order`);
     previous = key;
-    record.writeUInt32LE(entry.refPos % TWO_32, 4);
-    record.writeUInt32LE(Math.floor(entry.refPos / TWO_32), 8);
-    record.writeUInt32LE(entry.chainSize, 12);
-    record[16] = entry.frequency;
+    if (entry.id >>> 3 !== n + 1) throw new RangeError(`id ${entry.id} at record ${n}: Lexicon ids run 8, 16, 24, … (id >> 3 = ${n + 1})`);
+    checkU32(entry.chainSize, 'chain size');
+    if (entry.refPos !== (entry.chainSize === 0 ? 0 : refPos)) throw new RangeError(`ref_pos ${entry.refPos} of ${JSON.stringify(entry.word)}: the WordIndex entries follow in Lexicon order, ${entry.chainSize === 0 ? 0 : refPos} expected`);
+    if (!Number.isInteger(entry.frequency) || entry.frequency < 0 || entry.frequency > 255) throw new RangeError(`frequency ${entry.frequency} outside 0–255`);
+    if (entry.chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + entry.chainSize;
+    const size = encodeVarint(entry.chainSize);
+    const record = Buffer.alloc(1 + size.length + 4 + bytes.length);
+    record[0] = entry.id & 7;
+    size.copy(record, 1);
+    let at = 1 + size.length;
+    record[at++] = entry.frequency;
+    at = record.writeUInt16LE(entry.context, at);
+    record[at++] = bytes.length;
+    bytes.copy(record, at);
     return record;
   });
 }
@@ -246,21 +271,32 @@ export class Lexicon {
   static open(file: string): Lexicon {
     const entries: LexiconEntry[] = [];
     const keys: OrderKey[] = [];
-    for (const { whole, pos, id, word } of wordRecords(file, LEXICON_FORMAT, LEXICON_FIXED)) {
-      const { body } = whole;
+    const whole = readIndexFile(file, LEXICON_FORMAT);
+    const { body } = whole;
+    let refPos = 0;
+    for (let pos = 0; pos < body.length; ) {
+      if (body[pos]! >= WORD_CLASSES.length) throw whole.corrupt(pos, `undefined word class ${body[pos]}`);
+      const id = 8 * (entries.length + 1) + body[pos]!;
+      let size;
+      try {
+        size = decodeVarint(body, pos + 1);
+      } catch (err) {
+        if (!isSherlockError(err)) throw err;
+        throw whole.corrupt(err.place.offset ?? pos + 1, `chain size: ${err.message}`);
+      }
+      const fixed = size.next + 3;
+      if (fixed > body.length) throw whole.corrupt(pos, `record cut short: ${body.length - pos} bytes before its word`);
+      const { word, next } = readWord(whole, id, pos, fixed);
       const key = orderKey(word);
       const last = keys[keys.length - 1];
       if (last !== undefined && compareKeys(last, key) >= 0) throw whole.corrupt(pos, `word ${JSON.stringify(word)} out of lexicon order`);
-      entries.push({
-        id,
-        refPos: body.readUInt32LE(pos + 4) + body.readUInt32LE(pos + 8) * TWO_32,
-        chainSize: body.readUInt32LE(pos + 12),
-        frequency: body[pos + 16]!,
-        context: body.readUInt16LE(pos + 17),
-        word,
-      });
+      const chainSize = size.value;
+      entries.push({ id, refPos: chainSize === 0 ? 0 : refPos, chainSize, frequency: body[size.next]!, context: body.readUInt16LE(size.next + 1), word });
+      if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
       keys.push(key);
+      pos = next;
     }
+    if (entries.length !== whole.fields[0]) throw whole.corrupt(body.length, `${entries.length} words found, the header says ${whole.fields[0]}`);
     return new Lexicon(entries, keys);
   }
 

@@ -4,11 +4,23 @@
  * sherlock-original §4 item 11), which the chewer writes and the searcher
  * reads for every query.
  *
- * A chain:
+ * A chain comes in two forms, which differ only in the head before the refs.
+ *
+ * Alone (the seed's; the indexer's Postings work files, one chain a record):
  *   u32   card id in bits 0–27, length in bits 28–31 (little-endian, so the
  *         length is the high nibble of the fourth byte): the byte size of the
  *         refs, 1–15; 0 means a varint follows holding it (then ≥ 16)
  *   varint  only when the length field is 0: libucw's utf8_32 (bucket.ts)
+ *   refs  exactly that many bytes
+ *
+ * Listed (ours; WordIndex and StringIndex format 2, a word's chains back to
+ * back, card ids increasing): the card id as the gap from the chain before,
+ * so that the frequent words' heads take a byte or two instead of four:
+ *   varint  utf8_32 of gap << 3 | length: gap is the card id for the first
+ *           chain of a list, for the others the card id minus the one before
+ *           (≥ 1); length the byte size of the refs, 1–7, or 0 when a second
+ *           varint follows holding it (then ≥ 8)
+ *   varint  only when the length bits are 0
  *   refs  exactly that many bytes
  *
  * A ref, by its first byte. p: position bits, t: type bits, w: weight bits;
@@ -46,8 +58,9 @@
  * the caller's bugs. The decoder accepts every form, but distrusts each byte:
  * a chain cut short, a ref running past its chain's length, a varint length
  * that the short field could have held, a reserved byte, an undefined type,
- * a position past its limit and card ids not increasing within a sequence are
- * SherlockError SHERLOCK_CORRUPT_INDEX naming the file and the offset.
+ * a position past its limit, a listed gap of 0 (card ids not increasing) or
+ * a card id past MAX_CARD_ID are SherlockError SHERLOCK_CORRUPT_INDEX naming
+ * the file and the offset.
  */
 
 import { decodeVarint, putVarint, varintSize } from './bucket.js';
@@ -63,6 +76,9 @@ export const WORD_EDGE = MAX_WORD_POSITION + 1;
 export const MAX_WEIGHT = 3;
 const WORD_TYPES = Object.keys(WORD_TYPE).length;
 const SHORT_LENGTH_LIMIT = 15;
+/** Listed chains: the low bits of the head varint hold a length up to LISTED_LENGTH_LIMIT. */
+const LISTED_LENGTH_BITS = 3;
+const LISTED_LENGTH_LIMIT = (1 << LISTED_LENGTH_BITS) - 1;
 
 export interface WordRef {
   kind: 'word';
@@ -123,6 +139,15 @@ export class ChainBuilder {
     this.previous = Number.POSITIVE_INFINITY;
   }
 
+  /** Starts a new chain of these refs. */
+  set(refs: readonly Ref[]): void {
+    this.reset();
+    for (const ref of refs) {
+      if (ref.kind === 'meta') this.meta(ref.type, ref.weight, ref.position);
+      else this.word(ref.type, ref.position);
+    }
+  }
+
   /** Bytes of the refs so far. */
   get length(): number {
     return this.used;
@@ -180,6 +205,19 @@ export class ChainBuilder {
     return 4 + (this.used <= SHORT_LENGTH_LIMIT ? 0 : varintSize(this.used)) + this.used;
   }
 
+  /** Bytes of the listed chain (WordIndex, StringIndex) of card `cardId` after card `previous` (−1: the first of its list). */
+  listedSize(cardId: number, previous: number): number {
+    return listedHeadSize(cardId, previous, this.used) + this.used;
+  }
+
+  /** Writes the listed chain of card `cardId` after card `previous` (−1: the first of its list) at `out[pos]`; returns the offset after it. */
+  writeListed(cardId: number, previous: number, out: Uint8Array, pos: number): number {
+    if (this.used === 0) throw new RangeError(`card ${cardId}: a chain holds at least one ref`);
+    pos = putListedHead(out, pos, cardId, previous, this.used);
+    out.set(this.refs.subarray(0, this.used), pos);
+    return pos + this.used;
+  }
+
   /** Writes the chain of card `cardId` (at least one ref) at `out[pos]`; returns the offset after it. */
   writeTo(cardId: number, out: Uint8Array, pos: number): number {
     checkRange(cardId, MAX_CARD_ID, 'card id');
@@ -198,14 +236,41 @@ export class ChainBuilder {
   }
 }
 
-/** One chain's bytes: card id and length, then the refs (at least one). */
+/** The head varint of a listed chain (with `length` ref bytes) of card `cardId` after card `previous` (−1: the first of its list). */
+function listedHead(cardId: number, previous: number, length: number): number {
+  checkRange(cardId, MAX_CARD_ID, 'card id');
+  if (cardId <= previous) throw new RangeError(`card id ${cardId} after ${previous}: chains must be in card order`);
+  // The first chain holds its card id (not the gap from −1), so the head stays below 2^31.
+  const gap = previous < 0 ? cardId : cardId - previous;
+  return gap * (LISTED_LENGTH_LIMIT + 1) + (length <= LISTED_LENGTH_LIMIT ? length : 0);
+}
+
+/** Bytes of a listed chain's head: the varint of card id and length, the length's varint if needed. */
+export function listedHeadSize(cardId: number, previous: number, length: number): number {
+  return varintSize(listedHead(cardId, previous, length)) + (length <= LISTED_LENGTH_LIMIT ? 0 : varintSize(length));
+}
+
+/** Writes a listed chain's head (its refs, `length` bytes, follow) at `out[pos]`; returns the offset after it. */
+export function putListedHead(out: Uint8Array, pos: number, cardId: number, previous: number, length: number): number {
+  pos = putVarint(out, pos, listedHead(cardId, previous, length));
+  return length <= LISTED_LENGTH_LIMIT ? pos : putVarint(out, pos, length);
+}
+
+/** The card id of the chain alone at `data[at]` (written by ChainBuilder.writeTo: trusted). */
+export function chainCardId(data: Buffer, at: number): number {
+  return data.readUInt32LE(at) & MAX_CARD_ID;
+}
+
+/** Where the refs of the chain alone at `data[at]` start (written by ChainBuilder.writeTo: trusted). */
+export function chainRefsStart(data: Buffer, at: number): number {
+  return data[at + 3]! >>> 4 !== 0 ? at + 4 : decodeVarint(data, at + 4).next;
+}
+
+/** One chain's bytes alone: card id and length, then the refs (at least one). */
 export function encodeChain(chain: Chain): Buffer {
   checkRange(chain.cardId, MAX_CARD_ID, 'card id');
   const builder = new ChainBuilder();
-  for (const ref of chain.refs) {
-    if (ref.kind === 'meta') builder.meta(ref.type, ref.weight, ref.position);
-    else builder.word(ref.type, ref.position);
-  }
+  builder.set(chain.refs);
   const out = Buffer.allocUnsafe(builder.chainSize);
   builder.writeTo(chain.cardId, out, 0);
   return out;
@@ -213,9 +278,9 @@ export function encodeChain(chain: Chain): Buffer {
 
 // ---------------------------------------------------------------- decoding
 
-/** The refs of the one chain `chain` holds (written by ChainBuilder: its lengths are trusted). */
+/** The refs of the one chain alone `chain` holds (written by ChainBuilder: its lengths are trusted). */
 export function refsOf(chain: Buffer): Buffer {
-  return chain[3]! >>> 4 !== 0 ? chain.subarray(4) : chain.subarray(decodeVarint(chain, 4).next);
+  return chain.subarray(chainRefsStart(chain, 0));
 }
 
 /**
@@ -256,9 +321,6 @@ export interface PackedChains {
 
 /** Decodes chains from bytes placed at `at` (file and offset of data[0]). */
 export class ChainDecoder {
-  /** Where the last packed() call stopped. */
-  private next = 0;
-
   constructor(
     private readonly data: Buffer,
     private readonly at: ErrorPlace = {},
@@ -268,35 +330,41 @@ export class ChainDecoder {
     return new SherlockError('SHERLOCK_CORRUPT_INDEX', message, { ...this.at, offset: (this.at.offset ?? 0) + pos });
   }
 
-  /** The chain at `pos`, not past `end`, and the position after it. */
+  /** The chain alone at `pos`, not past `end`, and the position after it. */
   chainAt(pos: number, end = this.data.length): { chain: Chain; next: number } {
-    const packed = this.packed(pos, end, 1);
-    const refs: Ref[] = [];
-    for (let i = 0; i < packed.refs.length; i++) refs.push(unpackRef(packed.refs[i]!));
-    return { chain: { cardId: packed.cards[0]!, refs }, next: this.next };
-  }
-
-  /** The chain head at `pos`: card id, where its refs start and end. */
-  private head(pos: number, end: number): { cardId: number; start: number; stop: number } {
     const { data } = this;
     if (pos + 4 > end) throw this.corrupt(pos, `chain cut short: ${end - pos} of the 4 bytes of its card id and length`);
     const head = data.readUInt32LE(pos);
     let length = head >>> 28;
     let start = pos + 4;
     if (length === 0) {
-      if (start >= end) throw this.corrupt(start, 'chain cut short before its length varint');
-      let varint;
-      try {
-        varint = decodeVarint(data, start, end);
-      } catch (err) {
-        throw this.corrupt((err as SherlockError).place.offset ?? start, `chain length: ${(err as Error).message}`);
-      }
-      if (varint.value <= SHORT_LENGTH_LIMIT) throw this.corrupt(start, `chain length ${varint.value} in a varint, where the 4-bit field holds it`);
-      length = varint.value;
-      start = varint.next;
+      ({ value: length, next: start } = this.varint(start, end, 'chain length'));
+      if (length <= SHORT_LENGTH_LIMIT) throw this.corrupt(pos + 4, `chain length ${length} in a varint, where the 4-bit field holds it`);
     }
+    const stop = this.stop(pos, start, length, end);
+    const out = new Int32Array(length);
+    const n = this.refs(start, stop, out, 0);
+    const refs: Ref[] = [];
+    for (let i = 0; i < n; i++) refs.push(unpackRef(out[i]!));
+    return { chain: { cardId: head & MAX_CARD_ID, refs }, next: stop };
+  }
+
+  /** A utf8_32 varint at `pos`, a damaged one named as `what`. */
+  private varint(pos: number, end: number, what: string): { value: number; next: number } {
+    if (pos >= end) throw this.corrupt(pos, `chain cut short before its ${what} varint`);
+    const lead = this.data[pos]!;
+    if (lead < 0x80) return { value: lead, next: pos + 1 };
+    try {
+      return decodeVarint(this.data, pos, end);
+    } catch (err) {
+      throw this.corrupt((err as SherlockError).place.offset ?? pos, `${what}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Where the refs of the chain at `pos`, `length` bytes from `start`, end; checked against `end`. */
+  private stop(pos: number, start: number, length: number, end: number): number {
     if (start + length > end) throw this.corrupt(pos, `chain cut short: its refs take ${length} bytes, ${end - start} remain`);
-    return { cardId: head & MAX_CARD_ID, start, stop: start + length };
+    return start + length;
   }
 
   /** The refs from `pos` to `end` (one chain's), packed into `out` from `n`; returns the new count. */
@@ -383,29 +451,39 @@ export class ChainDecoder {
     return n;
   }
 
-  /** Every chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
+  /** Every listed chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
   packed(pos = 0, end = this.data.length, max = Infinity): PackedChains {
-    // A chain takes at least 5 bytes and a ref at least one: bounds for the columns, cut to size at the end.
-    const room = Math.max(0, Math.min(Math.floor((end - pos) / 5), max));
+    // A chain takes at least 2 bytes (a head byte, a ref): bounds for the columns, cut to size at the end.
+    const room = Math.max(0, Math.min(Math.floor((end - pos) / 2), max));
     const cards = new Uint32Array(room);
     const starts = new Uint32Array(room + 1);
-    let refs = new Int32Array(Math.max(0, end - pos - 4));
+    let refs = new Int32Array(Math.max(0, end - pos - 1));
     let count = 0;
     let n = 0;
+    let cardId = 0;
     while (pos < end && count < max) {
-      const { cardId, start, stop } = this.head(pos, end);
-      if (count > 0 && cardId <= cards[count - 1]!) throw this.corrupt(pos, `card id ${cardId} after ${cards[count - 1]}: chains must be in card order`);
+      const head = this.varint(pos, end, 'chain head');
+      const gap = Math.floor(head.value / (LISTED_LENGTH_LIMIT + 1));
+      let length = head.value & LISTED_LENGTH_LIMIT;
+      let start = head.next;
+      if (count > 0 && gap === 0) throw this.corrupt(pos, `card id gap 0 after card ${cardId}: chains must be in card order`);
+      cardId = count === 0 ? gap : cardId + gap;
+      if (cardId > MAX_CARD_ID) throw this.corrupt(pos, `card id ${cardId} beyond the limit ${MAX_CARD_ID}`);
+      if (length === 0) {
+        ({ value: length, next: start } = this.varint(start, end, 'chain length'));
+        if (length <= LISTED_LENGTH_LIMIT) throw this.corrupt(head.next, `chain length ${length} in a varint, where the head holds it`);
+      }
+      const stop = this.stop(pos, start, length, end);
       cards[count] = cardId;
       n = this.refs(start, stop, refs, n);
       starts[++count] = n;
       pos = stop;
     }
-    this.next = pos;
     if (n < refs.length) refs = refs.slice(0, n);
     return { count, cards: count < room ? cards.slice(0, count) : cards, starts: count < room ? starts.slice(0, count + 1) : starts, refs };
   }
 
-  /** Every chain from `pos` to `end` (the first `max` of them); card ids must increase. */
+  /** Every listed chain from `pos` to `end` (the first `max` of them); card ids must increase. */
   chains(pos = 0, end = this.data.length, max = Infinity): Chain[] {
     const packed = this.packed(pos, end, max);
     const out: Chain[] = [];
@@ -418,18 +496,22 @@ export class ChainDecoder {
   }
 }
 
-/** A sequence of chains, as WordIndex and StringIndex hold them per word or string. */
+/** A sequence of listed chains, as WordIndex and StringIndex hold them per word or string. */
 export function encodeChains(chains: Iterable<Chain>): Buffer {
   const parts: Buffer[] = [];
+  const builder = new ChainBuilder();
   let last = -1;
   for (const chain of chains) {
-    if (chain.cardId <= last) throw new RangeError(`card id ${chain.cardId} after ${last}: chains must be in card order`);
+    builder.set(chain.refs);
+    const out = Buffer.allocUnsafe(builder.listedSize(chain.cardId, last));
+    builder.writeListed(chain.cardId, last, out, 0);
+    parts.push(out);
     last = chain.cardId;
-    parts.push(encodeChain(chain));
   }
   return Buffer.concat(parts);
 }
 
+/** The listed chains of `data`. */
 export function decodeChains(data: Buffer, at: ErrorPlace = {}): Chain[] {
   return new ChainDecoder(data, at).chains();
 }

@@ -15,8 +15,9 @@
  *     past MAX_META_POSITION are dropped; a word of more than 255 bytes in
  *     UTF-8 (the Lexicon's limit) is garbage, like one of too many characters;
  *   - one reference chain per distinct word (exact form), encoded as it goes
- *     into WordIndex, card id included;
- *   - the card for Cards, encoded (deflated) here;
+ *     in the form alone (index-refs.ts: a u32 head with the card id), which
+ *     the WordIndex stage lists;
+ *   - the card for Cards, deflated here in blocks of the batch's cards;
  *   - the MD5 of its words (Checksums), their min-hash signature
  *     (signatures.ts), its links (Links records) and the anchor text of
  *     each link bracket (RefTexts records);
@@ -44,7 +45,7 @@ import { META_TYPES, parseBody, type DocumentBody } from '../common/doc-body.js'
 import { readDocText, type DocTextToken } from '../common/doc-text.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
 import { CARD_FLAG, CARD_TYPES, cardType, lengthCode } from '../common/index-cardinfo.js';
-import { encodeCard } from '../common/index-cards.js';
+import { CardBlocks } from '../common/index-cards.js';
 import { STRING_KINDS, stringKey, urlStrings } from '../common/index-chains.js';
 import { LINK_TYPES } from '../common/index-fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
@@ -70,7 +71,7 @@ export interface ChewTask {
  * Per card, SUMMARY_SIZE bytes:
  *   0  4  date (Last-Modified, else download time)   8  1  CARD_FLAG bits
  *   4  4  site (first 4 bytes of the site footprint)  9  1  type (CARD_TYPES index)
- *   10 2  length of the URL (UTF-16 units)            12 4  bytes of its encoded card in `cards`
+ *   10 2  length of the URL (UTF-16 units)            12 4  zero
  *   16 16 MD5 of its words (zero when empty)          32 16 footprint of the URL (url.ts)
  *   48 2  the first meta position after its metas     50 1  lengthCode of its body's words
  *   51 1  zero
@@ -83,7 +84,7 @@ export const LINK_RECORD = 16;
 
 export interface ChewResult {
   summaries: Uint8Array;
-  /** Encoded cards (index-cards.ts encodeCard), back to back. */
+  /** The batch's cards in blocks (index-cards.ts CardBlocks), back to back. */
   cards: Uint8Array;
   strings: Uint8Array;
   /** The worker thread and its vocabulary epoch: word numbers are the worker's, until its epoch changes. */
@@ -351,6 +352,7 @@ class Chewer {
 
   private readonly summaries = new Bytes();
   private readonly cards = new Bytes();
+  private readonly blocks = new CardBlocks((block) => this.cards.append(block));
   private readonly strings = new Bytes();
   private readonly postings = new Bytes();
   private readonly links = new Bytes();
@@ -371,7 +373,9 @@ class Chewer {
       if (reader.generation !== task.generation) {
         throw new SherlockError('SHERLOCK_NOT_FOUND', `the bucket file was shaken during the build (generation ${reader.generation}, the scan read ${task.generation}): build again`, { file: task.buckets });
       }
+      this.blocks.restart(task.first);
       for (let i = 0; i < task.oids.length; i++) this.card(reader, task.oids[i]!, task.first + i, task.flags[i]!);
+      this.blocks.close();
     } finally {
       reader.close();
     }
@@ -457,7 +461,7 @@ class Chewer {
     }
     this.strings.length += STRING_KEYS_SIZE;
     this.signatures.length += signatureBytes;
-    const card = encodeCard({
+    this.blocks.add({
       cardId,
       url,
       ...(indexed?.title === undefined ? {} : { title: indexed.title }),
@@ -467,13 +471,11 @@ class Chewer {
       date,
       arc: arcPlace(header.string('a')),
     });
-    this.cards.append(card);
     s.writeUInt32LE(date, summary);
     s.writeUInt32LE(siteFootprint(url).readUInt32LE(0), summary + 4);
     s[summary + 8] = flags;
     s[summary + 9] = CARD_TYPES.indexOf(cardType(mime));
     s.writeUInt16LE(url.length, summary + 10);
-    s.writeUInt32LE(card.length, summary + 12);
     footprint(url).copy(s, summary + 32);
     s.writeUInt16LE(this.metaEnd, summary + 48);
     s[summary + 50] = lengthCode(this.bodyWords);

@@ -4,7 +4,7 @@
  * worker busy with two batches each, and takes the results back in card
  * order, writing as they come:
  *
- *   Cards      the encoded cards (the final file: not copied again later)
+ *   Cards      the cards in the blocks the workers deflated (the final file: not copied again later)
  *   Postings   the chains, words renamed from the batch's numbers to the
  *              vocabulary's (LexRaw ids)
  *   Checksums  MD5 of each card's words, for merging exact duplicates
@@ -108,20 +108,16 @@ class Collector {
 
   take(first: number, count: number, result: ChewResult): void {
     const summaries = view(result.summaries);
-    const cards = view(result.cards);
+    this.facts.positions.set(this.out.cards.addBlocks(view(result.cards)), first);
     const strings = view(result.strings);
     const checksums = Buffer.allocUnsafe(count * CHECKSUM_RECORD);
     const signatures = view(result.signatures);
     const signatureBytes = signatures.length / count;
     const signatureRecords = Buffer.allocUnsafe(count * (4 + signatureBytes));
     let checksummed = 0;
-    let cardAt = 0;
     for (let i = 0; i < count; i++) {
       const id = first + i;
       const s = i * SUMMARY_SIZE;
-      const length = summaries.readUInt32LE(s + 12);
-      this.facts.positions[id] = this.out.cards.addEncoded(cards.subarray(cardAt, cardAt + length));
-      cardAt += length;
       this.facts.dates[id] = summaries.readUInt32LE(s);
       this.facts.sites[id] = summaries.readUInt32LE(s + 4);
       this.facts.flags[id] = summaries[s + 8]!;

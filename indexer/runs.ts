@@ -29,6 +29,7 @@ import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ioError } from '../common/errors.js';
 import { readAt, writeAt } from '../common/files.js';
+import { chainCardId, chainRefsStart, listedHeadSize, putListedHead } from '../common/index-refs.js';
 import { POSTING_HEAD } from './work-files.js';
 
 /** The rank of a cursor past its last record. */
@@ -42,39 +43,54 @@ export interface SortedRun {
 
 /**
  * Sorts a chunk of whole Postings records by rank: `rankOf(word, at)` gives
- * the rank of a LexRaw id (or throws on a word it does not know); the chain
- * bytes of each rank are added to `sizes`.
+ * the rank of a LexRaw id (or throws on a word it does not know). Each chain
+ * is rewritten in WordIndex's listed form (index-refs.ts), its card id as the
+ * gap from the last card of its rank, which `lastCards` holds from chunk to
+ * chunk (−1 before the first); the bytes of each rank are added to `sizes`.
  */
-export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, sizes: Float64Array): SortedRun {
+export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, sizes: Float64Array, lastCards: Int32Array): SortedRun {
   let count = 0;
   for (let at = 0; at < chunk.length; at += POSTING_HEAD + chunk.readUInt32LE(at + 4)) count += 1;
-  const offsets = new Uint32Array(count);
   const rank = new Uint32Array(count);
+  const cards = new Uint32Array(count);
+  const previous = new Int32Array(count);
+  /** Where each chain's refs start and end in `chunk`. */
+  const refsFrom = new Uint32Array(count);
+  const refsTo = new Uint32Array(count);
+  let total = 0;
   for (let i = 0, at = 0; i < count; i++) {
-    const size = chunk.readUInt32LE(at + 4);
-    offsets[i] = at;
-    rank[i] = rankOf(chunk.readUInt32LE(at), at);
-    sizes[rank[i]!]! += size;
-    at += POSTING_HEAD + size;
+    const chain = at + POSTING_HEAD;
+    const end = chain + chunk.readUInt32LE(at + 4);
+    const r = (rank[i] = rankOf(chunk.readUInt32LE(at), at));
+    const cardId = (cards[i] = chainCardId(chunk, chain));
+    const from = (refsFrom[i] = chainRefsStart(chunk, chain));
+    refsTo[i] = end;
+    previous[i] = lastCards[r]!;
+    lastCards[r] = cardId;
+    const size = listedHeadSize(cardId, previous[i]!, end - from) + end - from;
+    sizes[r]! += size;
+    total += size;
+    at = end;
   }
   const order = stableOrder(rank, ranks);
-  const data = Buffer.allocUnsafe(chunk.length - POSTING_HEAD * count);
+  const data = Buffer.allocUnsafe(total);
   const index = new Uint32Array(2 * count);
   let groups = 0;
   let pos = 0;
   for (let k = 0; k < count; k++) {
     const i = order[k]!;
-    const at = offsets[i]! + POSTING_HEAD;
-    const size = chunk.readUInt32LE(at - 4);
+    const from = refsFrom[i]!;
+    const to = refsTo[i]!;
+    const start = pos;
+    pos = putListedHead(data, pos, cards[i]!, previous[i]!, to - from);
     // Chains are short: a loop beats a native call per chain.
-    if (size <= 64) for (let j = 0; j < size; j++) data[pos + j] = chunk[at + j]!;
-    else chunk.copy(data, pos, at, at + size);
-    pos += size;
+    if (to - from <= 64) for (let j = from; j < to; j++) data[pos++] = chunk[j]!;
+    else pos += chunk.copy(data, pos, from, to);
     if (groups === 0 || index[2 * groups - 2] !== rank[i]) {
       index[2 * groups] = rank[i]!;
       groups += 1;
     }
-    index[2 * groups - 1]! += size;
+    index[2 * groups - 1]! += pos - start;
   }
   return { data, index: index.slice(0, 2 * groups) };
 }

@@ -58,8 +58,9 @@ export function writeWordIndex(postingsFile: string, wordIndexFile: string, orde
       if (!Number.isInteger(n) || n < 0 || n >= words) throw postings.corrupt(blockAt + at, `word ${word} is not a LexRaw id (${words} words)`);
       return order.rank[n]!;
     };
+    const lastCards = new Int32Array(words).fill(-1);
     for (const chunk of recordBlocks(postings, Math.min(MAX_CHUNK, Math.max(MIN_BUFFER, Math.floor(budget / 4))), postingLength)) {
-      runs.add(sortChunk(chunk, words, rankOf, sizes));
+      runs.add(sortChunk(chunk, words, rankOf, sizes, lastCards));
       blockAt += chunk.length;
     }
     count = postings.fields[0]!;
@@ -107,7 +108,6 @@ export function writeStringIndex(file: string, records: Buffer): number {
   // Every chain is the same one ref: the string at position 0.
   const builder = new ChainBuilder();
   builder.word(0, 0);
-  const chainSize = builder.chainSize;
   const writer = new StringIndexWriter(file);
   let strings = 0;
   try {
@@ -115,8 +115,9 @@ export function writeStringIndex(file: string, records: Buffer): number {
       const key = keys[i]!.slice(0, FINGERPRINT_SIZE);
       let end = i + 1;
       while (end < n && keys[end]!.startsWith(key)) end += 1;
-      const chains = Buffer.allocUnsafe((end - i) * chainSize);
-      for (let k = i; k < end; k++) builder.writeTo(Buffer.from(keys[k]!, 'latin1').readUInt32BE(FINGERPRINT_SIZE), chains, (k - i) * chainSize);
+      const cards = keys.slice(i, end).map((k) => Buffer.from(k, 'latin1').readUInt32BE(FINGERPRINT_SIZE));
+      const chains = Buffer.allocUnsafe(cards.reduce((size, card, k) => size + builder.listedSize(card, k === 0 ? -1 : cards[k - 1]!), 0));
+      cards.reduce((pos, card, k) => builder.writeListed(card, k === 0 ? -1 : cards[k - 1]!, chains, pos), 0);
       writer.beginEntry(Buffer.from(key, 'latin1'), chains.length);
       writer.writeChains(chains);
       strings += 1;

@@ -74,7 +74,7 @@ test('index dump prints every format one record per line, told by its magic', as
     Cards: '0 0 http://example.com/ text/html 1591 1392526941 a.arc.gz:171+856 "Example \\"page\\""\n',
     WordIndex: '8 0 title/3@0 text@0 emphasised@edge\n',
     LexOrder: '8 normal 1 0 hello\n',
-    Lexicon: 'hello 8 normal ref_pos=0 chain=8 freq=0 context=0\n',
+    Lexicon: 'hello 8 normal ref_pos=0 chain=5 freq=0 context=0\n',
     StringIndex: `${stringKey('host', 'example.com').toString('hex')} 0 urlword/0@0\n`,
     Fingerprints: `${'ab'.repeat(12)} 0\n`,
     Links: `${'ab'.repeat(12)} 0 Y\n`,

@@ -1,18 +1,20 @@
 /**
  * Cards (common/index-cards.ts): cards read back by position as written,
- * positions aligned to 32 bytes, and damage refused naming file and offset.
+ * blocks of cards deflated together at positions aligned to 32 bytes, and
+ * damage refused naming file and offset.
  */
 
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import test from 'node:test';
 import fc from 'fast-check';
 import { BUCKET_TYPE, BucketObject, linearize } from '../../common/bucket.js';
 import { TextBuilder } from '../../common/doc-text.js';
-import { CARDS_FORMAT, CardsReader, CardsWriter, type Card } from '../../common/index-cards.js';
+import { CARD_BLOCK_SIZE, CARDS_FORMAT, CardBlocks, CardsReader, CardsWriter, type Card } from '../../common/index-cards.js';
 import { INDEX_HEADER_SIZE } from '../../common/index-file.js';
-import { assertCorrupt, assertDamageRefused, reframe } from '../helpers/index-files.js';
+import { assertCorrupt, assertDamageRefused, assertOldVersionRefused, reframe } from '../helpers/index-files.js';
 import { scratchDir } from '../helpers/paths.js';
 
 function text(words: string): Buffer {
@@ -52,7 +54,7 @@ const cardArbitrary: fc.Arbitrary<Omit<Card, 'cardId'>> = fc.record(
   { requiredKeys: ['url', 'text', 'type', 'size', 'date', 'arc'], noNullPrototype: true },
 );
 
-test('cards read back by position exactly as written; positions are body offsets >> 5', (t) => {
+test('cards read back by position exactly as written; positions are body offsets of their blocks >> 5', (t) => {
   const dir = scratchDir(t);
   fc.assert(
     fc.property(fc.array(cardArbitrary, { maxLength: 12 }), (drafts) => {
@@ -72,27 +74,89 @@ test('cards read back by position exactly as written; positions are body offsets
   );
 });
 
-test('each card is a length, a linearized V3.3-deflate object and zero padding to 32 bytes', (t) => {
+/** The body of a Cards file of one block at position 0 holding these linearized objects (from card 0), with right lengths and CRC. */
+function oneBlock(objects: Buffer[], mend: (plain: Buffer, head: Buffer) => Buffer = (plain) => deflateRawSync(plain)): Buffer {
+  const table = Buffer.alloc(4 * objects.length);
+  let end = 0;
+  objects.forEach((object, k) => table.writeUInt32LE((end += object.length), 4 * k));
+  const plain = Buffer.concat([table, ...objects]);
+  const head = Buffer.alloc(20);
+  head.writeUInt32LE(plain.length, 4);
+  head.writeUInt32LE(objects.length, 12);
+  head.writeUInt32LE(crc32(plain), 16);
+  const deflated = mend(plain, head);
+  head.writeUInt32LE(deflated.length, 0);
+  const body = Buffer.concat([head, deflated]);
+  return Buffer.concat([body, Buffer.alloc(-body.length & 31)]);
+}
+
+test('cards are deflated in blocks: a head (stored and plain length, first card, count, CRC-32), then the card table and linearized V3.3 objects; zero padding to 32 bytes', (t) => {
   const file = join(scratchDir(t), 'Cards');
   const positions = write(file, [sample, { ...sample, cardId: 1, title: undefined, text: Buffer.alloc(0) }]);
-  const data = readFileSync(file);
-  const length = data.readUInt32LE(INDEX_HEADER_SIZE);
-  assert.equal(data[INDEX_HEADER_SIZE + 4], BUCKET_TYPE.V33_DEFLATE - BUCKET_TYPE.PLAIN);
-  assert.equal(positions[0], 0);
-  assert.equal(positions[1], Math.ceil((4 + length) / 32));
-  assert.ok(data.subarray(INDEX_HEADER_SIZE + 4 + length, INDEX_HEADER_SIZE + positions[1]! * 32).every((b) => b === 0));
+  assert.deepEqual(positions, [0, 0]);
+  const body = readFileSync(file).subarray(INDEX_HEADER_SIZE, -8);
+  const stored = body.readUInt32LE(0);
+  assert.deepEqual([body.readUInt32LE(8), body.readUInt32LE(12)], [0, 2]);
+  const plain = inflateRawSync(body.subarray(20, 20 + stored));
+  assert.equal(plain.length, body.readUInt32LE(4));
+  assert.equal(crc32(plain), body.readUInt32LE(16));
+  const first = plain.readUInt32LE(0);
+  assert.equal(8 + plain.readUInt32LE(4), plain.length);
+  assert.equal(plain[8], BUCKET_TYPE.V33 - BUCKET_TYPE.PLAIN);
+  assert.equal(plain[8 + first], BUCKET_TYPE.V33 - BUCKET_TYPE.PLAIN);
+  assert.equal(body.length, Math.ceil((20 + stored) / 32) * 32);
+  assert.ok(body.subarray(20 + stored).every((b) => b === 0));
   const reader = CardsReader.open(file);
-  assert.equal(reader.get(positions[1]!).title, undefined);
+  assert.equal(reader.get(positions[1]!, 1).title, undefined);
   reader.close();
 });
 
-test('a card asked for under the wrong id, or at a position inside another card, is refused', (t) => {
+test('a block closes at the first card that brings it to 64 KiB; every card reads back from its block, in any order', (t) => {
+  const file = join(scratchDir(t), 'Cards');
+  const cards = Array.from({ length: 60 }, (_, cardId) => ({ ...sample, cardId, text: text(`card ${cardId} `.repeat(300 + 50 * (cardId % 7))) }));
+  const positions = write(file, cards);
+  const blocks = [...new Set(positions)];
+  assert.ok(blocks.length >= 3, `${blocks.length} blocks`);
+  const body = readFileSync(file).subarray(INDEX_HEADER_SIZE, -8);
+  for (const [b, position] of blocks.entries()) {
+    const head = body.subarray(position * 32);
+    const plain = head.readUInt32LE(4);
+    const count = head.readUInt32LE(12);
+    assert.equal(head.readUInt32LE(8), positions.indexOf(position));
+    if (b < blocks.length - 1) {
+      assert.ok(plain >= CARD_BLOCK_SIZE, `block ${b}: ${plain} plain bytes`);
+      assert.ok(plain - 4 * count - CARD_BLOCK_SIZE < 10_000, 'it closed at the card that reached the size');
+    }
+  }
+  const reader = CardsReader.open(file);
+  try {
+    for (const i of [59, 0, 31, 30, 58, 1, 17, 17]) assert.deepEqual(reader.get(positions[i]!, i), cards[i]);
+    assert.deepEqual([...reader].map((r) => r.card), cards);
+  } finally {
+    reader.close();
+  }
+});
+
+test('the writer refuses cards or blocks out of card order', (t) => {
+  const writer = new CardsWriter(join(scratchDir(t), 'Cards'));
+  assert.throws(() => writer.add({ ...sample, cardId: 1 }), /card 1 where card 0 comes/);
+  writer.abort();
+  const blocks: Buffer[] = [];
+  const maker = new CardBlocks((block) => blocks.push(block), 5);
+  maker.add({ ...sample, cardId: 5 });
+  maker.close();
+  const other = new CardsWriter(join(scratchDir(t), 'Cards2'));
+  assert.throws(() => other.addBlocks(blocks[0]!), /a block from card 5 where card 0 comes/);
+  other.abort();
+});
+
+test('a card asked for under the wrong id, or at a position inside a block, is refused', (t) => {
   const file = join(scratchDir(t), 'Cards');
   const positions = write(file, [sample, { ...sample, cardId: 1 }]);
   const reader = CardsReader.open(file);
-  assertCorrupt(() => reader.get(positions[1]!, 7), file, INDEX_HEADER_SIZE + positions[1]! * 32, /card 1 found where card 7 should be/);
-  assertCorrupt(() => reader.get(1), file);
-  assertCorrupt(() => reader.get(10_000), file, undefined, /runs past the body/);
+  assertCorrupt(() => reader.get(positions[1]!, 7), file, INDEX_HEADER_SIZE + positions[1]! * 32, /card 7 is not in this block \(cards 0 to 1\)/);
+  assertCorrupt(() => reader.get(1, 1), file);
+  assertCorrupt(() => reader.get(10_000, 0), file, undefined, /runs past the body/);
   reader.close();
 });
 
@@ -110,19 +174,50 @@ test('damaged Cards files are refused: cut anywhere, bad magic, newer version, f
   });
 });
 
-test('a card object missing an attribute is refused, naming the card', (t) => {
+test('a format 1 Cards file (cards deflated one by one) is refused, naming the file', (t) => {
   const dir = scratchDir(t);
-  const object = linearize(BUCKET_TYPE.V33, new BucketObject().add('O', '0').add('U', 'http://example.com/'));
+  write(join(dir, 'Cards'), [sample]);
+  assertOldVersionRefused(join(dir, 'Cards'), join(dir, 'old'), CARDS_FORMAT, 1, (f) => CardsReader.open(f));
+});
+
+test('a block cut short, with a wrong CRC-32, a bad card table or a card missing an attribute is refused, naming the file and the block', (t) => {
+  const dir = scratchDir(t);
   const writer = new CardsWriter(join(dir, 'good'));
   writer.add(sample);
   writer.finish();
-  // Replace the only card with a hand-made one: same framing, new body.
   const good = readFileSync(join(dir, 'good'));
-  const body = Buffer.concat([Buffer.alloc(4), object, Buffer.alloc(32 - ((4 + object.length) % 32))]);
-  body.writeUInt32LE(object.length);
-  const file = join(dir, 'Cards');
-  writeFileSync(file, reframe(good, CARDS_FORMAT, body));
-  const reader = CardsReader.open(file);
-  assertCorrupt(() => reader.get(0), file, INDEX_HEADER_SIZE, /card: no ARC location \(a\)/);
-  reader.close();
+  const object = linearize(BUCKET_TYPE.V33, new BucketObject().add('O', '0').add('U', 'http://example.com/'));
+  const refused = (body: Buffer, offset: number, message: RegExp) => {
+    const file = join(dir, 'Cards');
+    writeFileSync(file, reframe(good, CARDS_FORMAT, body));
+    const reader = CardsReader.open(file);
+    try {
+      assertCorrupt(() => reader.get(0, 0), file, offset, message);
+    } finally {
+      reader.close();
+    }
+  };
+  refused(oneBlock([object]), INDEX_HEADER_SIZE, /card: no ARC location \(a\)/);
+  refused(
+    oneBlock([object], (plain) => deflateRawSync(plain).subarray(0, 5)),
+    INDEX_HEADER_SIZE + 20,
+    /card block: the deflate stream is cut short/,
+  );
+  refused(
+    oneBlock([object], (plain, head) => {
+      head.writeUInt32LE((head.readUInt32LE(16) ^ 1) >>> 0, 16);
+      return deflateRawSync(plain);
+    }),
+    INDEX_HEADER_SIZE,
+    /CRC-32 of the plain bytes mismatch/,
+  );
+  refused(
+    oneBlock([object], (plain, head) => {
+      plain.writeUInt32LE(0, 0);
+      head.writeUInt32LE(crc32(plain), 16);
+      return deflateRawSync(plain);
+    }),
+    INDEX_HEADER_SIZE,
+    /card 0 ends at 0, not after the card before/,
+  );
 });

@@ -4,14 +4,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import fc from 'fast-check';
 import { StringIndexReader, StringIndexWriter, stringKey, WORDINDEX_FORMAT, WordIndexReader, WordIndexWriter, STRINGINDEX_FORMAT } from '../../common/index-chains.js';
 import { INDEX_HEADER_SIZE } from '../../common/index-file.js';
 import { MAX_CARD_ID, MAX_WORD_POSITION, WORD_EDGE, type Chain } from '../../common/index-refs.js';
-import { assertCorrupt, assertDamageRefused } from '../helpers/index-files.js';
+import { assertCorrupt, assertDamageRefused, assertOldVersionRefused, reframe } from '../helpers/index-files.js';
 import { scratchDir } from '../helpers/paths.js';
 
 const chainsArbitrary: fc.Arbitrary<Chain[]> = fc
@@ -54,16 +54,17 @@ test('WordIndex entries read back by word id at the ref_pos the writer gave', (t
   );
 });
 
-test('an entry is the word id, the chains size, then the chains (seeds/003 "WordIndex")', (t) => {
+test('an entry is the word id, the chains size, then the listed chains (seeds/003 "WordIndex", card ids as gaps: ours)', (t) => {
   const file = join(scratchDir(t), 'WordIndex');
   const writer = new WordIndexWriter(file);
   const first = writer.add(16, [{ cardId: 5, refs: [{ kind: 'word', type: 0, position: 0 }] }]);
   const second = writer.add(24, [{ cardId: MAX_CARD_ID, refs: [{ kind: 'word', type: 3, position: WORD_EDGE }] }]);
   writer.finish();
-  assert.deepEqual(first, { refPos: 0, chainSize: 5 });
-  assert.deepEqual(second, { refPos: 13, chainSize: 6 });
-  const body = readFileSync(file).subarray(INDEX_HEADER_SIZE, INDEX_HEADER_SIZE + 27);
-  assert.deepEqual([...body], [16, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0x10, 0x01, 24, 0, 0, 0, 6, 0, 0, 0, 0xff, 0xff, 0xff, 0x2f, 0x83, 0x00]);
+  assert.deepEqual(first, { refPos: 0, chainSize: 2 });
+  assert.deepEqual(second, { refPos: 10, chainSize: 8 });
+  const body = readFileSync(file).subarray(INDEX_HEADER_SIZE, INDEX_HEADER_SIZE + 26);
+  // card 5 with one ref byte: 5 << 3 | 1; the last card id with two: utf8_32 of (2^28 − 1) << 3 | 2
+  assert.deepEqual([...body], [16, 0, 0, 0, 2, 0, 0, 0, 41, 0x01, 24, 0, 0, 0, 8, 0, 0, 0, 0xfd, 0xbf, 0xbf, 0xbf, 0xbf, 0xba, 0x83, 0x00]);
 });
 
 test('the WordIndex writer refuses word ids out of order and words without chains', (t) => {
@@ -114,4 +115,37 @@ test('damaged WordIndex and StringIndex files are refused: cut anywhere, bad mag
   strings.add(stringKey('host', 'a'), [{ cardId: 2, refs: [{ kind: 'word', type: 1, position: 4 }] }]);
   strings.finish();
   assertDamageRefused(join(dir, 'StringIndex'), join(dir, 'damaged'), STRINGINDEX_FORMAT, (f) => withReader(StringIndexReader.open(f), (r) => [...r]));
+});
+
+test('format 1 WordIndex and StringIndex files (card ids in u32 heads) are refused, naming the file', (t) => {
+  const dir = scratchDir(t);
+  const words = new WordIndexWriter(join(dir, 'WordIndex'));
+  words.add(8, [{ cardId: 2, refs: [{ kind: 'word', type: 1, position: 4 }] }]);
+  words.finish();
+  assertOldVersionRefused(join(dir, 'WordIndex'), join(dir, 'old'), WORDINDEX_FORMAT, 1, (f) => WordIndexReader.open(f));
+  const strings = new StringIndexWriter(join(dir, 'StringIndex'));
+  strings.add(stringKey('host', 'a'), [{ cardId: 2, refs: [{ kind: 'word', type: 1, position: 4 }] }]);
+  strings.finish();
+  assertOldVersionRefused(join(dir, 'StringIndex'), join(dir, 'old'), STRINGINDEX_FORMAT, 1, (f) => StringIndexReader.open(f));
+});
+
+test('a damaged chain inside a well-framed entry is refused naming the file offset: a bad head varint, a gap of 0', (t) => {
+  const dir = scratchDir(t);
+  const file = join(dir, 'WordIndex');
+  const writer = new WordIndexWriter(file);
+  const place = writer.add(8, [
+    { cardId: 3, refs: [{ kind: 'word', type: 0, position: 0 }] },
+    { cardId: 4, refs: [{ kind: 'word', type: 0, position: 0 }] },
+  ]);
+  writer.finish();
+  const good = readFileSync(file);
+  const chains = INDEX_HEADER_SIZE + place.refPos + 8;
+  const badVarint = Buffer.from(good.subarray(INDEX_HEADER_SIZE, good.length - 8));
+  badVarint[chains - INDEX_HEADER_SIZE] = 0x80;
+  writeFileSync(join(dir, 'bad'), reframe(good, WORDINDEX_FORMAT, badVarint));
+  withReader(WordIndexReader.open(join(dir, 'bad')), (reader) => assertCorrupt(() => reader.chains(8, place.refPos), join(dir, 'bad'), chains, /chain head/));
+  const gapZero = Buffer.from(good.subarray(INDEX_HEADER_SIZE, good.length - 8));
+  gapZero[chains + 2 - INDEX_HEADER_SIZE] = 0 * 8 + 1;
+  writeFileSync(join(dir, 'gap'), reframe(good, WORDINDEX_FORMAT, gapZero));
+  withReader(WordIndexReader.open(join(dir, 'gap')), (reader) => assertCorrupt(() => reader.chains(8, place.refPos), join(dir, 'gap'), chains + 2, /gap 0 after card 3/));
 });

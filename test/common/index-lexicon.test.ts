@@ -22,7 +22,9 @@ import {
   type LexiconEntry,
   type LexWord,
 } from '../../common/index-lexicon.js';
-import { assertCorrupt, assertDamageRefused, reframe } from '../helpers/index-files.js';
+import { WORDINDEX_ENTRY_HEAD } from '../../common/index-chains.js';
+import { INDEX_HEADER_SIZE } from '../../common/index-file.js';
+import { assertCorrupt, assertDamageRefused, assertOldVersionRefused, reframe } from '../helpers/index-files.js';
 import { scratchDir } from '../helpers/paths.js';
 
 const wordArbitrary = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((w) => Buffer.byteLength(w) <= 255);
@@ -71,8 +73,18 @@ test('lexicon order: length of the accent-free word, then without accents, then 
   assert.deepEqual([...words].sort(lexiconOrder), ['b', 'e', 'é', 'ab', 'ea', 'éa', 'eb', 'x\uffff', 'x\u{1f600}', 'zz', 'aaa']);
 });
 
+/** Chain sizes at the varint's edges, and words without chains (size 0). */
+const SIZES = [0, 1, 127, 128, 2047, 2048, 0, 65_535, 65_536, 2 ** 31 - 1];
+
+/** Lexicon entries of `words` in order, ids and ref_pos as the WordIndex stage gives them (ref_pos: the entries before, in order). */
 function entries(words: readonly string[]): LexiconEntry[] {
-  return [...words].sort(lexiconOrder).map((word, i) => ({ id: (i + 1) << 3, refPos: i * 2 ** 33 + 7, chainSize: i * 100, frequency: i % 256, context: i, word }));
+  let refPos = 0;
+  return [...words].sort(lexiconOrder).map((word, i) => {
+    const chainSize = SIZES[i % SIZES.length]!;
+    const entry = { id: ((i + 1) << 3) | (i % 3), refPos: chainSize === 0 ? 0 : refPos, chainSize, frequency: i % 256, context: i, word };
+    if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
+    return entry;
+  });
 }
 
 test('the Lexicon reads back as written and finds words exactly or up to accents', (t) => {
@@ -108,9 +120,40 @@ test('any set of words round-trips through the Lexicon and each is found', (t) =
 test('the Lexicon writer refuses words out of order or twice', (t) => {
   const file = join(scratchDir(t), 'Lexicon');
   const [a, b] = entries(['a', 'b']);
-  assert.throws(() => writeLexicon(file, [b!, a!]), /out of lexicon order/);
+  assert.throws(() => writeLexicon(file, [{ ...b!, id: 8 }, { ...a!, id: 16 }]), /out of lexicon order/);
   assert.throws(() => writeLexicon(file, [a!, a!]), /out of lexicon order/);
   assert.throws(() => writeLexicon(file, [{ ...a!, frequency: 256 }]), /frequency 256/);
+  assert.throws(() => writeLexicon(file, [{ ...a!, id: 16 }]), /id 16 at record 0: Lexicon ids run 8, 16, 24/);
+  assert.throws(() => writeLexicon(file, [a!, { ...b!, refPos: 3 }]), /ref_pos 3 of "b": the WordIndex entries follow in Lexicon order, 0 expected/);
+  assert.throws(() => writeLexicon(file, [{ ...a!, chainSize: 5 }, b!]), /ref_pos 0 of "b": the WordIndex entries follow in Lexicon order, 13 expected/);
+});
+
+test('a Lexicon record is the class byte, the chain size as a varint, frequency, context, length and the word (format 2: ref_pos and id derived)', (t) => {
+  const file = join(scratchDir(t), 'Lexicon');
+  writeLexicon(file, [
+    { id: 8, refPos: 0, chainSize: 200, frequency: 9, context: 0x0102, word: 'ab' },
+    { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc' },
+  ]);
+  const body = readFileSync(file).subarray(INDEX_HEADER_SIZE, -8);
+  assert.deepEqual([...body], [0, 0xc3, 0x88, 9, 0x02, 0x01, 2, 0x61, 0x62, 1, 3, 1, 0, 0, 3, 0x61, 0x62, 0x63]);
+  assert.deepEqual(Lexicon.open(file).entries[1], { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc' });
+});
+
+test('a format 1 Lexicon is refused naming the file; a bad chain size varint or class byte names its offset', (t) => {
+  const dir = scratchDir(t);
+  const file = join(dir, 'Lexicon');
+  writeLexicon(file, entries(['ab', 'é']));
+  assertOldVersionRefused(file, join(dir, 'old'), LEXICON_FORMAT, 1, Lexicon.open);
+  const good = readFileSync(file);
+  const body = Buffer.from(good.subarray(INDEX_HEADER_SIZE, -8));
+  // 'é' (one character) comes first: its record starts at 0, its size varint at 1.
+  body[1] = 0x80;
+  writeFileSync(join(dir, 'varint'), reframe(good, LEXICON_FORMAT, body));
+  assertCorrupt(() => Lexicon.open(join(dir, 'varint')), join(dir, 'varint'), INDEX_HEADER_SIZE + 1, /chain size: length cannot start with byte 0x80/);
+  body[1] = 0;
+  body[0] = 9;
+  writeFileSync(join(dir, 'class'), reframe(good, LEXICON_FORMAT, body));
+  assertCorrupt(() => Lexicon.open(join(dir, 'class')), join(dir, 'class'), INDEX_HEADER_SIZE, /undefined word class 9/);
 });
 
 test('damaged lexicon files are refused: cut anywhere, bad magic, newer version, flipped bits', (t) => {

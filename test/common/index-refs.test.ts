@@ -49,20 +49,46 @@ function refused(data: Buffer | number[], offset: number, message: RegExp): void
   );
 }
 
-/** A chain of card 7 holding exactly these ref bytes. */
+/** A listed chain of card 7 (the first of its list) holding exactly these ref bytes (fewer than 128). */
 function rawChain(refs: number[]): Buffer {
-  const head = Buffer.alloc(4);
-  head.writeUInt32LE((7 | (refs.length << 28)) >>> 0);
-  return Buffer.concat([head, Buffer.from(refs)]);
+  return Buffer.from(refs.length <= 7 ? [7 * 8 + refs.length, ...refs] : [7 * 8, refs.length, ...refs]);
 }
 
-test('the chain head is a little-endian u32: card id in bits 0–27, ref length in bits 28–31', () => {
+/** The one chain alone in `data`, as a list of one. */
+function alone(data: Buffer): Chain[] {
+  return [new ChainDecoder(data).chainAt(0).chain];
+}
+
+test('the head of a chain alone is a little-endian u32: card id in bits 0–27, ref length in bits 28–31', () => {
   assert.deepEqual([...encodeChain({ cardId: 0x0abcdef, refs: [word(0, 0)] })], [0xef, 0xcd, 0xab, 0x10, 0x01]);
   const max = encodeChain({ cardId: MAX_CARD_ID, refs: [word(0, 0)] });
   assert.deepEqual([...max.subarray(0, 4)], [0xff, 0xff, 0xff, 0x1f]);
-  assert.deepEqual(decodeChains(max), [{ cardId: MAX_CARD_ID, refs: [word(0, 0)] }]);
+  assert.deepEqual(alone(max), [{ cardId: MAX_CARD_ID, refs: [word(0, 0)] }]);
   assert.throws(() => encodeChain({ cardId: MAX_CARD_ID + 1, refs: [word(0, 0)] }), RangeError);
   assert.throws(() => encodeChain({ cardId: 1, refs: [] }), RangeError);
+});
+
+test('a listed head is the varint of gap << 3 | length: the first card id itself, then gaps; 7 ref bytes in the head, 8 in a varint', () => {
+  const one = [word(0, 0)];
+  const seven = Array.from({ length: 7 }, (_, i) => word(0, i));
+  const eight = Array.from({ length: 8 }, (_, i) => word(0, i));
+  const chains: Chain[] = [
+    { cardId: 5, refs: one },
+    { cardId: 6, refs: seven },
+    { cardId: 22, refs: eight },
+    { cardId: MAX_CARD_ID, refs: one },
+  ];
+  const data = encodeChains(chains);
+  assert.deepEqual([...data.subarray(0, 2)], [5 * 8 + 1, 0x01]);
+  assert.deepEqual([...data.subarray(2, 3)], [1 * 8 + 7]);
+  // gap 16: 128, a two-byte utf8_32 varint, then the length 8
+  assert.deepEqual([...data.subarray(10, 13)], [0xc2, 0x80, 8]);
+  assert.equal(data.length, 2 + 8 + 3 + 8 + 6 + 1, 'a gap of 2^28 − 23 takes six bytes');
+  assert.deepEqual(decodeChains(data), chains);
+  const max = encodeChains([{ cardId: MAX_CARD_ID, refs: one }]);
+  assert.equal(max.length, 6 + 1, 'the largest first card id: a six-byte varint below 2^31');
+  assert.deepEqual(decodeChains(max), [{ cardId: MAX_CARD_ID, refs: one }]);
+  assert.throws(() => encodeChains([{ cardId: 3, refs: one }, { cardId: 3, refs: one }]), /card order/);
 });
 
 test('word deltas: 63 in one byte, 64 in two, 2,047 in two, 2,048 in three; the first word counts from −1', () => {
@@ -80,7 +106,8 @@ test('word position 32,767 is the last kept; beyond it only the edge (delta 0) c
   const chain: Chain = { cardId: 3, refs: [word(0, 0), word(2, MAX_WORD_POSITION), word(0, WORD_EDGE), word(3, WORD_EDGE)] };
   const bytes = encodeChain(chain);
   assert.deepEqual([...bytes.subarray(4)], [0x01, 0b1100_0010, 0xff, 0x7f, 0x00, 0b1000_0011, 0x00]);
-  assert.deepEqual(decodeChains(bytes), [chain]);
+  assert.deepEqual(alone(bytes), [chain]);
+  assert.deepEqual(decodeChains(encodeChains([chain])), [chain]);
   assert.throws(() => encodeChain({ cardId: 3, refs: [word(0, WORD_EDGE + 1)] }), RangeError);
   assert.throws(() => encodeChain({ cardId: 3, refs: [word(0, 5), word(0, 5)] }), /must increase/);
   assert.throws(() => encodeChain({ cardId: 3, refs: [word(0, WORD_EDGE), word(0, 5)] }), /edge refs come last/);
@@ -95,7 +122,8 @@ test('meta refs: positions 63 and 64 change the form, 2,047 is the limit, metas 
   assert.throws(() => encodeChain({ cardId: 1, refs: [meta(6, 0, 0)] }), /meta type 6/);
   assert.throws(() => encodeChain({ cardId: 1, refs: [meta(0, 4, 0)] }), /meta weight 4/);
   const mixed: Chain = { cardId: 9, refs: [meta(0, 3, 4), word(0, 2), meta(2, 0, 0), word(1, 70), meta(0, 1, 1)] };
-  assert.deepEqual(decodeChains(encodeChain(mixed)), [mixed]);
+  assert.deepEqual(alone(encodeChain(mixed)), [mixed]);
+  assert.deepEqual(decodeChains(encodeChains([mixed])), [mixed]);
 });
 
 test('a chain of 15 ref bytes keeps the length in its head; 16 and more put it in a varint', () => {
@@ -108,7 +136,7 @@ test('a chain of 15 ref bytes keeps the length in its head; 16 and more put it i
   assert.equal(sixteen[4], 16);
   const long = encodeChain({ cardId: 1, refs: refs(200) });
   assert.deepEqual([...long.subarray(4, 6)], [0xc3, 0x88], 'libucw utf8_32 of 200');
-  assert.deepEqual(decodeChains(long), [{ cardId: 1, refs: refs(200) }]);
+  assert.deepEqual(alone(long), [{ cardId: 1, refs: refs(200) }]);
 });
 
 test('the decoder reads the long forms the encoder never needs (W4, M4)', () => {
@@ -197,7 +225,7 @@ test('a chain cut at any byte is refused, naming the offset', () => {
     { cardId: 1, refs: [word(0, 3), meta(0, 1, 100), word(4, 3000)] },
     { cardId: 2, refs: Array.from({ length: 20 }, (_, i) => word(1, i)) },
   ]);
-  const boundary = data.length - (4 + 1 + 20);
+  const boundary = data.length - (1 + 1 + 20);
   for (let length = 1; length < data.length; length++) {
     if (length === boundary) continue; // a whole first chain: only the entry's size field can tell
     assert.throws(
@@ -206,28 +234,41 @@ test('a chain cut at any byte is refused, naming the offset', () => {
       `cut at ${length}`,
     );
   }
+  const single = encodeChain({ cardId: 2, refs: Array.from({ length: 20 }, (_, i) => word(1, i)) });
+  for (let length = 0; length < single.length; length++) {
+    assert.throws(
+      () => new ChainDecoder(single.subarray(0, length), AT).chainAt(0),
+      (err: unknown) => isSherlockError(err, 'SHERLOCK_CORRUPT_INDEX') && /cut short/.test(err.message),
+      `alone, cut at ${length}`,
+    );
+  }
 });
 
 test('malformed refs are refused at the offending byte', () => {
-  refused(rawChain([0x01, 0xc0, 0x00]), 5, /runs past its chain's end/);
-  refused(rawChain([0xfe]), 4, /reserved ref byte 0xfe/);
-  refused(rawChain([0xff, 0, 0, 0]), 4, /reserved/);
-  refused(rawChain([0b1000_0110, 1]), 4, /undefined word type 6/);
-  refused(rawChain([0b1110_0110, 0]), 4, /undefined meta type 6/);
-  refused(rawChain([0b1100_0000, 0, 0]), 4, /delta 0 in a long form/);
-  refused(rawChain([0x00, 0x01]), 5, /after the edge/);
-  refused(rawChain([0b1100_1000, 0x00, 0x00]), 4, /word position 65535 beyond the limit 32767/);
-  refused(rawChain([0x01, 0b1100_0000, 0x00, 0x80]), 5, /word position 32768 beyond the limit 32767/);
-  refused(rawChain([0b1111_0000, 0b0100_0000, 0x00]), 4, /meta position 2048 beyond the limit 2047/);
-  refused(Buffer.concat([encodeChain({ cardId: 5, refs: [word(0, 0)] }), encodeChain({ cardId: 5, refs: [word(0, 0)] })]), 5, /card id 5 after 5/);
+  refused(rawChain([0x01, 0xc0, 0x00]), 2, /runs past its chain's end/);
+  refused(rawChain([0xfe]), 1, /reserved ref byte 0xfe/);
+  refused(rawChain([0xff, 0, 0, 0]), 1, /reserved/);
+  refused(rawChain([0b1000_0110, 1]), 1, /undefined word type 6/);
+  refused(rawChain([0b1110_0110, 0]), 1, /undefined meta type 6/);
+  refused(rawChain([0b1100_0000, 0, 0]), 1, /delta 0 in a long form/);
+  refused(rawChain([0x00, 0x01]), 2, /after the edge/);
+  refused(rawChain([0b1100_1000, 0x00, 0x00]), 1, /word position 65535 beyond the limit 32767/);
+  refused(rawChain([0x01, 0b1100_0000, 0x00, 0x80]), 2, /word position 32768 beyond the limit 32767/);
+  refused(rawChain([0b1111_0000, 0b0100_0000, 0x00]), 1, /meta position 2048 beyond the limit 2047/);
 });
 
-test('a varint length that the head could hold, or a broken varint, is refused', () => {
+test('a listed gap of 0 or past the last card id, a varint length that the head could hold, a broken varint are refused', () => {
+  // card 7, then a head of gap 0 (length 1)
+  refused(Buffer.from([7 * 8 + 1, 0x01, 1, 0x01]), 2, /gap 0 after card 7/);
+  const last = encodeChains([{ cardId: MAX_CARD_ID, refs: [word(0, 0)] }]);
+  refused(Buffer.concat([last, Buffer.from([1 * 8 + 1, 0x01])]), last.length, /card id 268435456 beyond the limit 268435455/);
+  refused(Buffer.from([7 * 8, 3, 1, 2, 3]), 1, /chain length 3 in a varint/);
+  refused(Buffer.from([7 * 8, 0x80]), 1, /chain length/);
+  refused(Buffer.from([7 * 8, 0xc0, 0x90]), 1, /overlong|chain length/);
+  refused(Buffer.from([0x80]), 0, /chain head/);
   const head = Buffer.alloc(4);
   head.writeUInt32LE(7);
-  refused(Buffer.concat([head, Buffer.from([3, 1, 2, 3])]), 4, /chain length 3 in a varint/);
-  refused(Buffer.concat([head, Buffer.from([0x80])]), 4, /chain length/);
-  refused(Buffer.concat([head, Buffer.from([0xc0, 0x90])]), 4, /overlong|chain length/);
+  assert.throws(() => new ChainDecoder(Buffer.concat([head, Buffer.from([3, 1, 2, 3])]), AT).chainAt(0), /chain length 3 in a varint, where the 4-bit field holds it/);
 });
 
 test('random bytes decode or fail with SHERLOCK_CORRUPT_INDEX, never anything else', () => {

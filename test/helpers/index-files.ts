@@ -29,11 +29,22 @@ function headerCrcOffset(format: IndexFormat): number {
 
 /** The file with its format version raised by one and the header CRC made right again. */
 export function newerVersion(data: Buffer, format: IndexFormat): Buffer {
+  return withVersion(data, format, format.version + 1);
+}
+
+/** The file claiming format version `version`, the header CRC made right again. */
+export function withVersion(data: Buffer, format: IndexFormat, version: number): Buffer {
   const out = Buffer.from(data);
-  out.writeUInt32LE(format.version + 1, 16);
+  out.writeUInt32LE(version, 16);
   const end = headerCrcOffset(format);
   out.writeUInt32LE(crc32(out.subarray(0, end)), end);
   return out;
+}
+
+/** A copy of `file` as format version `version` (an older one) is refused by `open`, naming the file and the version field. */
+export function assertOldVersionRefused(file: string, scratch: string, format: IndexFormat, version: number, open: (file: string) => unknown): void {
+  writeFileSync(scratch, withVersion(readFileSync(file), format, version));
+  assertCorrupt(() => open(scratch), scratch, 16, new RegExp(`unsupported format version ${version}: this build reads ${format.what} file version ${format.version}`));
 }
 
 /** `body` framed as a file of `format` (header fields as in `like`), with right CRCs: for well-framed nonsense. */
