@@ -92,13 +92,15 @@ const DEFAULT_THREADS = coresButOne(4);
 const BATCH = 64;
 const IN_FLIGHT = 2;
 
-/** A URL as a sort key: its UTF-8 bytes one character each, so string order is Text order. */
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** A URL as a sort key: its UTF-8 bytes one character each, so string order is Text order (ASCII is itself). */
 export function sortKey(url: string): string {
-  return Buffer.from(url, 'utf8').toString('latin1');
+  return ASCII.test(url) ? url : Buffer.from(url, 'utf8').toString('latin1');
 }
 
 function fromSortKey(key: string): string {
-  return Buffer.from(key, 'latin1').toString('utf8');
+  return ASCII.test(key) ? key : Buffer.from(key, 'latin1').toString('utf8');
 }
 
 /** What a worker needs besides its lines. */
@@ -237,7 +239,15 @@ export class SegmentDocuments {
   }
 
   private record(file: number, key: Uint8Array, value: Uint8Array): void {
-    const stored = SEGMENT_FILES[file]!.compression === 'record' ? this.codec.compress(value) : value;
+    this.recordStored(file, key, this.stored(file, value));
+  }
+
+  /** A value as `file` stores it. */
+  private stored(file: number, value: Uint8Array): Uint8Array {
+    return SEGMENT_FILES[file]!.compression === 'record' ? this.codec.compress(value) : value;
+  }
+
+  private recordStored(file: number, key: Uint8Array, stored: Uint8Array): void {
     this.out.u8(file);
     this.out.i32(key.length);
     this.out.bytes(key);
@@ -322,8 +332,10 @@ export class SegmentDocuments {
     this.record(PARSE_DATA_FILE, textKey, encodeWritable(PARSE_DATA, { status: { majorCode: 1, minorCode: 0, args: null }, title: doc.title ?? '', outlinks: outs, contentMeta: dataMeta, parseMeta }));
     this.record(PARSE, textKey, datum({ status: CRAWL_STATUS.signature, fetchInterval: 0, score: 0, signature }));
     const share = outs.length === 0 ? 0 : score / outs.length;
+    // Every outlink's datum is the same bytes: made once a page.
+    const linked = this.stored(PARSE, datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
     for (const link of outs) {
-      this.record(PARSE, encodeText(link.url), datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
+      this.recordStored(PARSE, encodeText(link.url), linked);
       if (link.url === url) continue;
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
       this.links.add(sortKey(link.url) + SEP + key + SEP + sortKey(anchor));
