@@ -65,7 +65,7 @@ export interface NutchExportOptions {
   parts: number;
   /** Export time, ms: names the segment. */
   now?: number;
-  /** Worker threads making the segment's records (default: the cores but one, 1–4); the files are the same whatever the number. */
+  /** Worker threads making the segment's records (default: one a core, 1–4); the files are the same whatever the number. */
   threads?: number;
 }
 

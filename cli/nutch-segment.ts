@@ -54,7 +54,7 @@ import {
   type Metadata,
 } from '../common/nutch-writables.js';
 import { bulkCodec, type Compression } from '../common/sequence-file.js';
-import { coresButOne } from '../common/threads.js';
+import { everyCore } from '../common/threads.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';
 import { reportOf, type FetchResult } from '../shepherd/results.js';
@@ -82,12 +82,12 @@ const ARC_READ_SIZE = 16 * 1024;
 const MAX_CONTENT = 512 * 1024 * 1024;
 export const SEP = '\0';
 /**
- * Worker threads by default: one core is left to the main thread, which
- * writes the crawldb and every record and sorts the links (over a third of
- * the CPU); a third thread on two cores gained little and took the peak RSS
- * of a 1M-URL export past 300 MB (docs/decisions.md, Nutch).
+ * Worker threads by default: one a core, at most 4. The main thread only
+ * reads the URL database and writes (a third of the CPU), so on 2 cores two
+ * threads beside it finish a 1M-URL export ~20% sooner than one (CPU-bound:
+ * the OS shares the cores), at 244 MiB peak RSS against 193 (docs/nutch.md).
  */
-const DEFAULT_THREADS = coresButOne(4);
+const DEFAULT_THREADS = everyCore(4);
 /** Documents a batch; batches out per thread. */
 const BATCH = 64;
 const IN_FLIGHT = 2;
