@@ -30,10 +30,10 @@ function makeInput(length: number, kind: 'words' | 'abc' | 'bytes', seed: number
   return Buffer.from(text.slice(0, length));
 }
 
-/** Inputs of 0 B – 100 KiB, most of them small (as record values are). */
+/** Inputs of 0 B – 70 KB (past the 64 KiB window), most of them small (as record values are). */
 const input = fc
   .tuple(fc.integer({ min: 0, max: 1000 }), fc.constantFrom('words' as const, 'abc' as const, 'bytes' as const), fc.integer())
-  .map(([k, kind, seed]) => makeInput(Math.floor(100_000 ** (k / 1000)), kind, seed));
+  .map(([k, kind, seed]) => makeInput(Math.floor(70_000 ** (k / 1000)), kind, seed));
 
 test("property: a reused deflater's streams are a fresh engine's, whatever it deflated before (zlib keeps the window's bytes on reset)", () => {
   // With a bare reset about one input in 60 of these deflates differently: the match finder reads stale bytes past the input's end.
@@ -46,7 +46,7 @@ test("property: a reused deflater's streams are a fresh engine's, whatever it de
           assert.ok(deflater.deflate(data).equals(deflateRawSync(data, { level })), `level ${level}, raw, input ${i} of ${data.length} bytes`);
         }
       }),
-      { numRuns: level === 1 ? 10 : 3 },
+      { numRuns: level === 1 ? 10 : 2 },
     );
   }
 });
