@@ -26,8 +26,9 @@
  * sorts, shepherd/status.ts) writes the crawldb and hands the copies we hold
  * to worker threads, which make the segment's records (cli/nutch-segment.ts);
  * the main thread writes them in order as they come back. The linkdb's lines
- * go through common/external-sort.ts (UTF-8 bytes read as Latin-1, NUL
- * between fields) and are written last. Memory stays bounded whatever the
+ * (UTF-8 bytes read as Latin-1, NUL between fields) are sorted into runs by
+ * those threads (common/external-sort.ts); the main thread merges them and
+ * writes the linkdb last. Memory stays bounded whatever the
  * crawl's size: one row, a few batches of documents, one group of inlinks at
  * a time, plus the sorts' budgets.
  *
@@ -64,7 +65,7 @@ export interface NutchExportOptions {
   parts: number;
   /** Export time, ms: names the segment. */
   now?: number;
-  /** Worker threads making the segment's records (default: the cores but one, 1–4); the files are the same whatever the number. */
+  /** Worker threads making the segment's records (default: one a core, 1–4); the files are the same whatever the number. */
   threads?: number;
 }
 
@@ -171,9 +172,8 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     );
     let documents = 0;
     pool = existsSync(bucketFilePath(state))
-      ? new SegmentPool({ state, segment, time: now }, (batch) => {
+      ? new SegmentPool({ state, segment, time: now, linkRuns: links.runDirectory(), sortMemory: options.sortMemory }, (batch) => {
           unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
-          if (batch.links !== '') for (const line of batch.links.split('\n')) links.add(line);
           documents += batch.documents;
         }, options.threads)
       : undefined;
@@ -188,7 +188,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     }
     crawldb.close();
     log.info('crawldb written', { urls: count, ...usage() });
-    await pool?.finish();
+    links.adoptRuns((await pool?.finish()) ?? []);
     for (const writer of writers) writer.close();
     log.info('segment written', { segment, documents, ...usage() });
     const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, layout);

@@ -2,7 +2,7 @@
  * A worker thread of the Nutch export's segment (cli/nutch-segment.ts).
  * workerData: SegmentJob. Takes `{seq, lines}` messages, answers each with a
  * SegmentReply, one batch after the other in the order they came; `{close}`
- * closes its files and ends the thread.
+ * closes its files, answers with its sorted link runs and ends the thread.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
@@ -14,7 +14,7 @@ let chain = Promise.resolve();
 parentPort!.on('message', (message: SegmentRequest) => {
   if ('close' in message) {
     chain = chain.then(() => {
-      documents.close();
+      parentPort!.postMessage({ runs: documents.close() } satisfies SegmentReply);
       parentPort!.close();
     });
     return;

@@ -16,8 +16,13 @@
  *   u8 file (SEGMENT_FILES index), i32 key length, key (a serialised Text),
  *   i32 value length, value as the file stores it (RECORD: deflated already)
  *
- * plus the linkdb lines of the batch (`target NUL from NUL anchor`, joined by
- * LF) and the number of documents. Errors come back as SherlockError fields.
+ * and the number of documents. Errors come back as SherlockError fields.
+ *
+ * The linkdb's lines (`target NUL from NUL anchor`) stay in the thread that
+ * made them: each sorts its own into run files under the main thread's sort
+ * directory (common/external-sort.ts, a share of the sort budget each) and
+ * hands the runs over when it closes, so that only the merge is left to the
+ * main thread.
  */
 
 import { once } from 'node:events';
@@ -31,6 +36,7 @@ import { httpPayloadOffset } from '../common/digest.js';
 import { parseBody, type DocumentBody } from '../common/doc-body.js';
 import { plainTextAndAnchors } from '../common/doc-text.js';
 import { isSherlockError, SherlockError, type ErrorPlace } from '../common/errors.js';
+import { ExternalSorter } from '../common/external-sort.js';
 import { DataWriter, encodeText } from '../common/hadoop-io.js';
 import { encodeWritable, typed, type Typed } from '../common/hadoop-writables.js';
 import { logger } from '../common/log.js';
@@ -48,7 +54,7 @@ import {
   type Metadata,
 } from '../common/nutch-writables.js';
 import { bulkCodec, type Compression } from '../common/sequence-file.js';
-import { coresButOne } from '../common/threads.js';
+import { everyCore } from '../common/threads.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';
 import { reportOf, type FetchResult } from '../shepherd/results.js';
@@ -76,23 +82,25 @@ const ARC_READ_SIZE = 16 * 1024;
 const MAX_CONTENT = 512 * 1024 * 1024;
 export const SEP = '\0';
 /**
- * Worker threads by default: one core is left to the main thread, which
- * writes the crawldb and every record and sorts the links (over a third of
- * the CPU); a third thread on two cores gained little and took the peak RSS
- * of a 1M-URL export past 300 MB (docs/decisions.md, Nutch).
+ * Worker threads by default: one a core, at most 4. The main thread only
+ * reads the URL database and writes (a third of the CPU), so on 2 cores two
+ * threads beside it finish a 1M-URL export ~20% sooner than one (CPU-bound:
+ * the OS shares the cores), at 244 MiB peak RSS against 193 (docs/nutch.md).
  */
-const DEFAULT_THREADS = coresButOne(4);
+const DEFAULT_THREADS = everyCore(4);
 /** Documents a batch; batches out per thread. */
 const BATCH = 64;
 const IN_FLIGHT = 2;
 
-/** A URL as a sort key: its UTF-8 bytes one character each, so string order is Text order. */
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** A URL as a sort key: its UTF-8 bytes one character each, so string order is Text order (ASCII is itself). */
 export function sortKey(url: string): string {
-  return Buffer.from(url, 'utf8').toString('latin1');
+  return ASCII.test(url) ? url : Buffer.from(url, 'utf8').toString('latin1');
 }
 
 function fromSortKey(key: string): string {
-  return Buffer.from(key, 'latin1').toString('utf8');
+  return ASCII.test(key) ? key : Buffer.from(key, 'latin1').toString('utf8');
 }
 
 /** What a worker needs besides its lines. */
@@ -102,16 +110,23 @@ export interface SegmentJob {
   segment: string;
   /** Generate time, ms. */
   time: number;
+  /** Where the links' sort runs go (the main sorter's runDirectory()). */
+  linkRuns: string;
+  /** Bytes of link lines held before a run is spilled, shared out between the threads. */
+  sortMemory: number;
 }
 
 export interface SegmentBatch {
   records: Uint8Array;
-  links: string;
   documents: number;
 }
 
 export type SegmentRequest = { seq: number; lines: string[] } | { close: true };
-export type SegmentReply = { seq: number; batch: SegmentBatch } | { seq: number; error: { code: string; message: string; place: ErrorPlace } | string };
+/** A batch's records or its error; after `close`, the thread's sorted link runs. */
+export type SegmentReply =
+  | { seq: number; batch: SegmentBatch }
+  | { seq: number; error: { code: string; message: string; place: ErrorPlace } | string }
+  | { runs: string[] };
 
 /** ARC files by name, a few kept open. */
 class ArcFiles {
@@ -201,7 +216,7 @@ export class SegmentDocuments {
   private readonly generateTime: Typed;
   private readonly codec = bulkCodec();
   private readonly out = new DataWriter(1024 * 1024);
-  private links: string[] = [];
+  private readonly links: ExternalSorter;
   private documents = 0;
 
   constructor(private readonly job: SegmentJob) {
@@ -209,6 +224,7 @@ export class SegmentDocuments {
     this.buckets = existsSync(bucketFile) ? BucketReader.open(bucketFile) : undefined;
     this.arcs = new ArcFiles(arcDir(job.state));
     this.generateTime = typed.long(BigInt(job.time));
+    this.links = new ExternalSorter({ memoryBudget: job.sortMemory, tmpDir: job.linkRuns });
   }
 
   /** The records of a batch of lines. */
@@ -216,15 +232,22 @@ export class SegmentDocuments {
     for (const line of lines) await this.document(line);
     const records = new Uint8Array(this.out.length);
     records.set(this.out.view());
-    const batch = { records, links: this.links.join('\n'), documents: this.documents };
+    const batch = { records, documents: this.documents };
     this.out.reset();
-    this.links = [];
     this.documents = 0;
     return batch;
   }
 
   private record(file: number, key: Uint8Array, value: Uint8Array): void {
-    const stored = SEGMENT_FILES[file]!.compression === 'record' ? this.codec.compress(value) : value;
+    this.recordStored(file, key, this.stored(file, value));
+  }
+
+  /** A value as `file` stores it. */
+  private stored(file: number, value: Uint8Array): Uint8Array {
+    return SEGMENT_FILES[file]!.compression === 'record' ? this.codec.compress(value) : value;
+  }
+
+  private recordStored(file: number, key: Uint8Array, stored: Uint8Array): void {
     this.out.u8(file);
     this.out.i32(key.length);
     this.out.bytes(key);
@@ -309,17 +332,21 @@ export class SegmentDocuments {
     this.record(PARSE_DATA_FILE, textKey, encodeWritable(PARSE_DATA, { status: { majorCode: 1, minorCode: 0, args: null }, title: doc.title ?? '', outlinks: outs, contentMeta: dataMeta, parseMeta }));
     this.record(PARSE, textKey, datum({ status: CRAWL_STATUS.signature, fetchInterval: 0, score: 0, signature }));
     const share = outs.length === 0 ? 0 : score / outs.length;
+    // Every outlink's datum is the same bytes: made once a page.
+    const linked = this.stored(PARSE, datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
     for (const link of outs) {
-      this.record(PARSE, encodeText(link.url), datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
+      this.recordStored(PARSE, encodeText(link.url), linked);
       if (link.url === url) continue;
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
-      this.links.push([sortKey(link.url), key, sortKey(anchor)].join(SEP));
+      this.links.add(sortKey(link.url) + SEP + key + SEP + sortKey(anchor));
     }
   }
 
-  close(): void {
+  /** Closes the files; returns the sorted runs of the links (the caller's to merge and remove). */
+  close(): string[] {
     this.arcs.close();
     this.buckets?.close();
+    return this.links.takeRuns();
   }
 }
 
@@ -344,7 +371,8 @@ const revive = (error: { code: string; message: string; place: ErrorPlace } | st
 /**
  * Document lines in, made into records by worker threads, handed to `write`
  * in the order of the lines: add() each line (awaiting what it returns, when
- * it returns something: the oldest batch out, so that few are), then finish().
+ * it returns something: the oldest batch out, so that few are), then
+ * finish(), which gives the threads' sorted link runs.
  */
 export class SegmentPool {
   private readonly workers: Worker[];
@@ -353,6 +381,7 @@ export class SegmentPool {
   private failure: Error | undefined;
   private seq = 0;
   private lines: string[] = [];
+  private readonly runs: string[] = [];
 
   constructor(
     job: SegmentJob,
@@ -360,10 +389,15 @@ export class SegmentPool {
     private readonly threads = DEFAULT_THREADS,
   ) {
     if (!Number.isSafeInteger(threads) || threads < 1) throw new RangeError(`threads: ${threads}`);
+    const workerData: SegmentJob = { ...job, sortMemory: Math.max(1, Math.floor(job.sortMemory / threads)) };
     // A small young generation: a worker's garbage is per document.
-    this.workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
+    this.workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
     for (const worker of this.workers) {
       worker.on('message', (reply: SegmentReply) => {
+        if ('runs' in reply) {
+          this.runs.push(...reply.runs);
+          return;
+        }
         const waiter = this.waiting.get(reply.seq);
         this.waiting.delete(reply.seq);
         if ('batch' in reply) waiter?.resolve(reply.batch);
@@ -381,8 +415,8 @@ export class SegmentPool {
     return this.queue.length >= this.threads * IN_FLIGHT ? this.writeOldest() : undefined;
   }
 
-  /** Writes what is left, then ends the workers (each closes its files). */
-  async finish(): Promise<void> {
+  /** Writes what is left, then ends the workers (each closes its files); returns their link runs. */
+  async finish(): Promise<string[]> {
     if (this.lines.length > 0) this.send();
     while (this.queue.length > 0) await this.writeOldest();
     await Promise.all(
@@ -393,6 +427,7 @@ export class SegmentPool {
         return ended;
       }),
     );
+    return this.runs;
   }
 
   /** Ends the workers after a failure. */

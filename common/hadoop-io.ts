@@ -300,8 +300,21 @@ export class DataWriter {
   }
 
   vint(v: number): void {
-    if (v >= -112 && v <= 127) this.u8(v);
-    else this.vlong(v);
+    if (v >= -112 && v <= 127) {
+      this.u8(v);
+      return;
+    }
+    if (v !== (v | 0)) {
+      this.vlong(v);
+      return;
+    }
+    // vlong()'s bytes for a 32-bit int, in numbers: lengths and sizes go through here, and bigints cost an allocation each.
+    const negative = v < 0;
+    const magnitude = negative ? ~v : v;
+    const n = magnitude >= 0x1000000 ? 4 : magnitude >= 0x10000 ? 3 : magnitude >= 0x100 ? 2 : 1;
+    const at = this.room(1 + n);
+    this.buf[at] = ((negative ? -120 : -112) - n) & 0xff;
+    for (let i = 0; i < n; i++) this.buf[at + 1 + i] = (magnitude >>> (8 * (n - 1 - i))) & 0xff;
   }
 
   textBytes(payload: Uint8Array): void {
@@ -309,8 +322,16 @@ export class DataWriter {
     this.bytes(payload);
   }
 
+  /** The UTF-8 of `s` (lone surrogates as U+FFFD, as Buffer.from makes them) written in place, without a Buffer of its own. */
+  private utf8(s: string, n: number): void {
+    const at = this.room(n);
+    this.buf.write(s, at, n, 'utf8');
+  }
+
   text(s: string): void {
-    this.textBytes(Buffer.from(s, 'utf8'));
+    const n = Buffer.byteLength(s, 'utf8');
+    this.vint(n);
+    this.utf8(s, n);
   }
 
   javaUtf(s: string): void {
@@ -325,9 +346,9 @@ export class DataWriter {
       this.i32(-1);
       return;
     }
-    const b = Buffer.from(s, 'utf8');
-    this.i32(b.length);
-    this.bytes(b);
+    const n = Buffer.byteLength(s, 'utf8');
+    this.i32(n);
+    this.utf8(s, n);
   }
 
   stringArray(a: ReadonlyArray<string | null> | null): void {

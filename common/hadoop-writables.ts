@@ -63,11 +63,18 @@ export function findWritable(className: string): WritableType<unknown> | undefin
   return registry.get(canonicalClassName(className));
 }
 
+// One writer for every encodeWritable (no write() calls it back): values of a few KiB grew a fresh one five times.
+const SCRATCH = 64 * 1024;
+let scratch = new DataWriter(SCRATCH);
+
 /** Serialises one value of a Writable type. */
 export function encodeWritable<T>(type: WritableType<T>, value: T): Buffer {
-  const out = new DataWriter();
-  type.write(out, value);
-  return out.toBuffer();
+  scratch.reset();
+  type.write(scratch, value);
+  const out = scratch.toBuffer();
+  // A huge value (a body of megabytes) is not kept hold of.
+  if (out.length > SCRATCH) scratch = new DataWriter(SCRATCH);
+  return out;
 }
 
 /**

@@ -1,14 +1,27 @@
 /**
- * Deflating many small buffers into raw deflate streams (RFC 1951) with one
- * zlib engine, as the cards and bucket bodies the indexer and the gatherer
- * write need: the deflating side of raw-inflate.ts, for the same reason
- * (`zlib.deflateRawSync` builds and frees an engine, with its 256 KiB of
- * window and hash tables, for every call). The engine is reset between
- * streams, so each output is byte for byte what `deflateRawSync` at the same
- * level makes. The engine writes the zlib format (RFC 1950), whose trailer is
- * the input's Adler-32: buckets store it, and zlib computes it faster than
- * a loop in JavaScript. deflate() strips the two header bytes and the
- * trailer and keeps the latter in `adler32`.
+ * Deflating many small buffers with one zlib engine, as the cards and bucket
+ * bodies the indexer and the gatherer write and the Nutch export's record
+ * values need: the deflating side of raw-inflate.ts, for the same reason
+ * (`zlib.deflateSync` builds and frees an engine, with its 256 KiB of window
+ * and hash tables, for every call: ~10 µs a call whatever the size, and the
+ * garbage of a stream object). deflate() makes a raw deflate stream (RFC
+ * 1951) and keeps the input's Adler-32, which buckets store and zlib computes
+ * faster than a loop in JavaScript; zlib() makes a whole zlib stream (RFC
+ * 1950), as Hadoop's DefaultCodec writes.
+ *
+ * Each output is byte for byte what `deflateRawSync` / `deflateSync` at the
+ * same level makes with a fresh engine. A reset alone does not give that:
+ * zlib's deflateReset() keeps the window's bytes, and the match finder reads
+ * up to MAX_MATCH (258) bytes past the end of the input when it compares
+ * candidates near the end (the length is cut to the input after, but which
+ * candidate wins, or which hash chain a last short string lands in, can
+ * differ). A fresh engine has zeros there (zlib zeroes WIN_INIT bytes past the
+ * data it reads, Chromium's zlib the whole window), a reset one the bytes of
+ * earlier streams: about one value in 1,500 of the Nutch export deflated
+ * differently. So before a stream shorter than the window bytes earlier
+ * streams dirtied, the engine deflates zeros over [0, input + WINDOW_MARGIN)
+ * and resets again (~2 µs for a few KiB). Inputs longer than the window fill
+ * it whole before any match is looked for, so only their own bytes are read.
  */
 
 import * as zlib from 'node:zlib';
@@ -18,6 +31,11 @@ const FIRST_SCRATCH = 64 * 1024;
 /** Bytes around the raw stream in the zlib format: CMF and FLG (no preset dictionary), and the Adler-32. */
 const ZLIB_HEADER = 2;
 const ZLIB_TRAILER = 4;
+/** zlib's window buffer at windowBits 15 (2 × 32 KiB): where input bytes land, from 0 after a reset. */
+const WINDOW_BYTES = 2 * 32 * 1024;
+/** Bytes past the input the match finder may read: MAX_MATCH, and some for wide compares and hashes. */
+const WINDOW_MARGIN = 512;
+const ZEROS = Buffer.alloc(WINDOW_BYTES + WINDOW_MARGIN);
 
 export class RawDeflater {
   private handle: ZlibHandle;
@@ -25,7 +43,9 @@ export class RawDeflater {
   private state: Uint32Array;
   private scratch = Buffer.allocUnsafe(FIRST_SCRATCH);
   private failure: Error | undefined;
-  /** Adler-32 of the input of the last deflate(). */
+  /** The window's bytes from here on are zero (as in a fresh engine). */
+  private dirty = 0;
+  /** Adler-32 of the input of the last deflate() or zlib(). */
   adler32 = 1;
 
   constructor(level: number) {
@@ -39,6 +59,30 @@ export class RawDeflater {
 
   /** `input` as one raw deflate stream, in a buffer of its own; its Adler-32 is in `adler32` after. */
   deflate(input: Uint8Array): Buffer {
+    const produced = this.stream(input);
+    return Buffer.from(this.scratch.subarray(ZLIB_HEADER, produced - ZLIB_TRAILER));
+  }
+
+  /** `input` as one zlib stream (header, raw deflate, Adler-32), in a buffer of its own. */
+  zlib(input: Uint8Array): Buffer {
+    const produced = this.stream(input);
+    return Buffer.from(this.scratch.subarray(0, produced));
+  }
+
+  /** Deflates `input` into the scratch buffer as a zlib stream, as a fresh engine would; returns its length. */
+  private stream(input: Uint8Array): number {
+    if (this.dirty > input.length) {
+      const zeros = Math.min(this.dirty, input.length + WINDOW_MARGIN);
+      this.run(ZEROS.subarray(0, zeros));
+      if (zeros === this.dirty) this.dirty = 0;
+    }
+    const produced = this.run(input);
+    this.dirty = Math.max(this.dirty, Math.min(input.length, WINDOW_BYTES));
+    this.adler32 = this.scratch.readUInt32BE(produced - ZLIB_TRAILER);
+    return produced;
+  }
+
+  private run(input: Uint8Array): number {
     this.handle.reset();
     let inOff = 0;
     let produced = 0;
@@ -59,7 +103,6 @@ export class RawDeflater {
       // Output space left over means the stream ended (Z_STREAM_END); none means it may go on.
       if (outLeft > 0) break;
     }
-    this.adler32 = this.scratch.readUInt32BE(produced - ZLIB_TRAILER);
-    return Buffer.from(this.scratch.subarray(ZLIB_HEADER, produced - ZLIB_TRAILER));
+    return produced;
   }
 }

@@ -47,7 +47,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
-import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
+import { gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import { adler32 } from './bucket.js';
 import { ioError, isSherlockError } from './errors.js';
 import { writeAt } from './files.js';
@@ -55,6 +55,7 @@ import { FileWindow } from './gzip-member.js';
 import { ChecksumBuilder, removeChecksumFile, writeChecksumFile } from './hadoop-crc.js';
 import { corruptHadoop, DataReader, DataWriter, vlongLength } from './hadoop-io.js';
 import { decodeWritable, findWritable, type WritableType } from './hadoop-writables.js';
+import { RawDeflater } from './raw-deflate.js';
 
 export type Compression = 'none' | 'record' | 'block';
 
@@ -93,8 +94,14 @@ function inflateWhole(data: Buffer, maxLength: number): Buffer {
   return buffer;
 }
 
+/** zlib streams at `level` from one reused engine (made on first use), the bytes `deflateSync` makes. */
+function zlibDeflate(level: number): (data: Uint8Array) => Uint8Array {
+  let deflater: RawDeflater | undefined;
+  return (data) => (deflater ??= new RawDeflater(level)).zlib(data);
+}
+
 /** DefaultCodec; `deflate` replaces node:zlib's level-6 deflate (which must produce a zlib stream). */
-export function defaultCodec(deflate: (data: Uint8Array) => Uint8Array = (data) => deflateSync(data, { level: 6 })): Codec {
+export function defaultCodec(deflate: (data: Uint8Array) => Uint8Array = zlibDeflate(6)): Codec {
   return { className: DEFAULT_CODEC, compress: deflate, decompress: inflateWhole };
 }
 
@@ -126,7 +133,7 @@ export function storedZlib(data: Uint8Array): Buffer {
  * fast as level 6 for some 15% more bytes.
  */
 export function bulkCodec(storeBelow = 256): Codec {
-  const deflate = defaultCodec((data) => deflateSync(data, { level: 1 }));
+  const deflate = defaultCodec(zlibDeflate(1));
   return { ...deflate, compress: (data) => (data.length < storeBelow ? storedZlib(data) : deflate.compress(data)) };
 }
 

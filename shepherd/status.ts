@@ -4,7 +4,7 @@
  * beside the one writer without the writer's lock, and sees the last commit.
  * Counting scans the whole table, a second or two at ten million URLs.
  * readUrls lists every row (`sherlock shepherd dump`, Nutch's readdb -dump);
- * readUrlRows every column of every row in URL order, for exports.
+ * readUrlRows the columns of every row the exports need, in URL order.
  * checkUrlDb runs SQLite's integrity check (`sherlock shepherd verify`): the
  * shepherd itself meets damage only in the pages a cycle reads, and then
  * stops with SQLite's error naming the file; this finds it anywhere.
@@ -95,7 +95,9 @@ export function* readUrlRows(state: string): Generator<UrlRowColumns> {
   const file = urlDbPath(state);
   const db = openReadOnly(file);
   try {
-    yield* db.prepare<[], UrlRowColumns>(`SELECT * FROM urls ORDER BY url`).iterate();
+    // The columns named, not *: SQLite's sorter carries less, and no footprint Buffer is made a row (1.3 s of CPU a million rows).
+    const columns = 'url, state, depth, first_seen, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, weight, redirect';
+    yield* db.prepare<[], UrlRowColumns>(`SELECT ${columns} FROM urls ORDER BY url`).iterate();
   } catch (err) {
     throw ioError(err, file, 'reading the URL database');
   } finally {

@@ -33,7 +33,37 @@ test('VLong encodes the spec test vectors, and reads them back', () => {
     w.vlong(value);
     assert.equal(w.toBuffer().toString('hex').toUpperCase(), bytes.replace(/ /g, ''), String(value));
     assert.equal(reader(hex(bytes)).vlong(), value);
-    if (value >= -(2n ** 31n) && value < 2n ** 31n) assert.equal(reader(hex(bytes)).vint(), Number(value));
+    if (value >= -(2n ** 31n) && value < 2n ** 31n) {
+      assert.equal(reader(hex(bytes)).vint(), Number(value));
+      const v = new DataWriter();
+      v.vint(Number(value));
+      assert.equal(v.toBuffer().toString('hex').toUpperCase(), bytes.replace(/ /g, ''), `vint ${value}`);
+    }
+  }
+});
+
+test('property: vint writes the bytes of vlong, and Text and strings the UTF-8 Buffer.from makes (lone surrogates too)', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.string({ unit: 'binary' }), (int, text) => {
+      const a = new DataWriter(1);
+      a.vint(int);
+      a.text(text);
+      a.writableString(text);
+      const b = new DataWriter(1);
+      b.vlong(BigInt(int));
+      const utf8 = Buffer.from(text, 'utf8');
+      b.vlong(utf8.length);
+      b.bytes(utf8);
+      b.i32(utf8.length);
+      b.bytes(utf8);
+      assert.ok(a.toBuffer().equals(b.toBuffer()));
+    }),
+    { numRuns: 1000 },
+  );
+  for (const text of ['\ud800', 'a\udc00b', '\u{1f600}', 'é'.repeat(200)]) {
+    const w = new DataWriter(1);
+    w.text(text);
+    assert.ok(textPayload(w.toBuffer()).equals(Buffer.from(text)), JSON.stringify(text));
   }
 });
 
