@@ -5,9 +5,12 @@
  * digesting and SURT keys are nearly all of the export's CPU time
  * (docs/benchmarks.md). Each worker also sorts what it reads, into run files
  * in the sorter's directory (each part ends a run), and hands over only their
- * names: no line crosses between threads, the sorting is shared, and the
- * caller's thread is left the final merge. The workers share the sort memory
- * budget.
+ * names: no line crosses between threads and the sorting is shared. The
+ * workers share the sort memory budget. Given an output file, the workers
+ * also do the final merge, slice by slice of the key space
+ * (`ExternalSorter#slices`), each slice written straight to its place, so
+ * that no core idles while one thread merges and writes the whole index;
+ * otherwise the caller merges (`ExternalSorter#sorted`).
  *
  * Work is handed out in parts, so that every thread stays busy to the end: a
  * `.arc.gz` file of twice PART or more is cut into parts of about PART bytes
@@ -32,7 +35,7 @@ import { Worker } from 'node:worker_threads';
 import { ArcReader } from '../common/arc-read.js';
 import { cdxFields, formatCdx, formatCdxj } from '../common/cdx.js';
 import { SherlockError, type ErrorCode, type ErrorPlace } from '../common/errors.js';
-import { ExternalSorter } from '../common/external-sort.js';
+import { ExternalSorter, writeSlice, type MergeSlice } from '../common/external-sort.js';
 import { FileWindow, hasGzipMagic } from '../common/gzip-member.js';
 
 export type CdxFormat = 'cdx' | 'cdxj';
@@ -61,6 +64,15 @@ export interface PartExtent {
 /** Bytes of a `.arc.gz` file per part: 100 MB files give 6 parts, enough to even out two or four threads. */
 const PART = 16 * 1024 * 1024;
 
+/** Slices of the final merge per thread: more than one, so that a thread slowed down does not hold up the end. */
+const SLICES_PER_THREAD = 4;
+
+/** Where the sorted lines go when the workers merge them: this existing file, from `position` on. */
+export interface CdxOutput {
+  path: string;
+  position: number;
+}
+
 /** A SherlockError as it crosses a thread boundary. */
 export interface ErrorMessage {
   code: ErrorCode;
@@ -73,10 +85,11 @@ export type CdxMessage =
   | { kind: 'start'; start: number }
   | { kind: 'problem'; problem: ErrorMessage }
   | { kind: 'done'; stop: number; runs: string[] }
+  | { kind: 'merged' }
   | { kind: 'failed'; error: ErrorMessage | string };
 
-/** Parent to worker: a part to read, or the end. */
-export type CdxOrder = { kind: 'part'; part: CdxPart } | { kind: 'end' };
+/** Parent to worker: a part to read, a slice of the final merge to write, or the end. */
+export type CdxOrder = { kind: 'part'; part: CdxPart } | { kind: 'merge'; slice: MergeSlice; output: CdxOutput } | { kind: 'end' };
 
 /** workerData of cli/cdx-worker.ts. */
 export interface CdxWorkerData extends CdxOptions {
@@ -159,17 +172,29 @@ interface Tracked {
   failure?: Error;
 }
 
-/** Every line of every file into `sorter` (lines or runs), problems (lenient mode) to `onProblem`; `partSize` is for tests. */
+/** What a worker is doing: reading a part or merging a slice (or neither, idle). */
+interface Busy {
+  current?: Tracked;
+  merging?: MergeSlice;
+}
+
+/**
+ * Every line of every file into `sorter` (lines or runs), problems (lenient
+ * mode) to `onProblem`; with `output`, the sorted lines are then written
+ * there and the sorter holds nothing more. `partSize` is for tests.
+ */
 export async function cdxLines(
   files: string[],
-  options: CdxOptions & { sortMemory: number; partSize?: number },
+  options: CdxOptions & { sortMemory: number; partSize?: number; output?: CdxOutput },
   sorter: ExternalSorter,
   onProblem: (problem: SherlockError) => void,
 ): Promise<void> {
   const parts = planParts(files, options.lenient, options.partSize ?? PART);
   const threads = Math.min(parts.length, availableParallelism());
+  const output = options.output;
   if (threads <= 1) {
     for (const path of files) cdxLinesOfPart({ path, from: 0, seek: false }, options, (line) => sorter.add(line), onProblem);
+    if (output !== undefined) for (const slice of sorter.slices(1)) writeSlice(slice, output.path, output.position);
     return;
   }
   const queue: Tracked[] = [];
@@ -181,8 +206,10 @@ export async function cdxLines(
     queue.push(tracked);
   }
   const all = [...queue];
-  // Each worker with the part it reads.
-  const workers = new Map<Worker, { current: Tracked | undefined }>();
+  // Slices of the final merge, once every part is read (output only).
+  let slices: MergeSlice[] | undefined;
+  // Each worker with the part it reads or the slice it merges.
+  const workers = new Map<Worker, Busy>();
   await new Promise<void>((resolve, reject) => {
     let failed = false;
     const fail = (err: Error): void => {
@@ -222,22 +249,42 @@ export async function cdxLines(
     };
     const dispatch = (): void => {
       for (const [worker, state] of workers) {
-        if (state.current !== undefined) continue;
+        if (state.current !== undefined || state.merging !== undefined) continue;
         const next = queue.shift();
-        if (next === undefined) break;
-        state.current = next;
-        worker.postMessage({ kind: 'part', part: next.part } satisfies CdxOrder);
+        if (next !== undefined) {
+          state.current = next;
+          worker.postMessage({ kind: 'part', part: next.part } satisfies CdxOrder);
+          continue;
+        }
+        const slice = slices?.shift();
+        if (slice === undefined) break;
+        state.merging = slice;
+        worker.postMessage({ kind: 'merge', slice, output: output! } satisfies CdxOrder);
       }
-      if (queue.length > 0 || [...workers.values()].some((state) => state.current !== undefined)) return;
-      const open = all.find((t) => !t.confirmed && !t.dropped);
-      if (open !== undefined) {
-        // A part that failed before it started (an I/O error seeking its start).
-        fail(open.failure ?? new Error(`cdx export: the part at ${open.part.from} of ${open.part.path} was never confirmed`));
-        return;
+      if (queue.length > 0 || (slices?.length ?? 0) > 0) return;
+      if ([...workers.values()].some((state) => state.current !== undefined || state.merging !== undefined)) return;
+      if (slices === undefined) {
+        const open = all.find((t) => !t.confirmed && !t.dropped);
+        if (open !== undefined) {
+          // A part that failed before it started (an I/O error seeking its start).
+          fail(open.failure ?? new Error(`cdx export: the part at ${open.part.from} of ${open.part.path} was never confirmed`));
+          return;
+        }
+        if (output !== undefined) {
+          slices = sorter.slices(threads * SLICES_PER_THREAD);
+          dispatch();
+          return;
+        }
       }
       for (const worker of workers.keys()) worker.postMessage({ kind: 'end' } satisfies CdxOrder);
     };
-    const receive = (state: { current: Tracked | undefined }, message: CdxMessage): void => {
+    const receive = (state: Busy, message: CdxMessage): void => {
+      if (state.merging !== undefined) {
+        state.merging = undefined;
+        if (message.kind === 'failed') throw revive(message.error);
+        dispatch();
+        return;
+      }
       const t = state.current!;
       if (message.kind === 'problem') {
         onProblem(revive(message.problem) as SherlockError);
@@ -251,7 +298,7 @@ export async function cdxLines(
           const error = revive(message.error);
           if (t.confirmed) throw error;
           t.failure = error;
-        } else {
+        } else if (message.kind === 'done') {
           t.extent.stop = message.stop;
           if (t.confirmed) {
             sorter.adoptRuns(message.runs);
@@ -268,7 +315,7 @@ export async function cdxLines(
       const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, runDir, sortMemory: Math.floor(options.sortMemory / threads) };
       // A small young generation: a worker's garbage is per record, and default heaps overshot the 300 MB budget.
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      const state = { current: undefined as Tracked | undefined };
+      const state: Busy = {};
       workers.set(worker, state);
       worker.on('message', (message: CdxMessage) => {
         if (failed) return;
@@ -282,6 +329,7 @@ export async function cdxLines(
       worker.on('error', fail);
       worker.on('exit', (code) => {
         if (state.current !== undefined) fail(new Error(`cdx export: a worker exited (${code}) while reading ${state.current.part.path}`));
+        if (state.merging !== undefined) fail(new Error(`cdx export: a worker exited (${code}) while merging into ${output!.path}`));
         workers.delete(worker);
         if (workers.size === 0 && !failed) resolve();
       });

@@ -19,10 +19,15 @@
  * Sorting can be shared between threads: each helper sorts its share into run
  * files under the main sorter's directory (`tmpDir: main.runDirectory()`) and
  * hands them over (`takeRuns`, then `main.adoptRuns`), so that only the final
- * merge is left to the main sorter.
+ * merge is left to the main sorter. That merge can be shared too: `slices`
+ * cuts the key space into ranges of about equal bytes (split keys sampled
+ * from the run files, each run's cut found by binary search on its lines),
+ * and each slice, the byte range of every run that falls in it, is merged on
+ * its own (`writeSlice`, any thread) straight to its place in the output,
+ * which is known beforehand: the slices' lines are exactly the runs' bytes.
  */
 
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ioError } from './errors.js';
@@ -42,18 +47,40 @@ const LINE_OVERHEAD = 40;
 // collections, and a merge of a few hundred MB piled them up (peak RSS).
 const WRITE_BATCH = 64 * 1024;
 const READ_CHUNK = 64 * 1024;
+// Bytes read at a time looking for a line's end in a run file (binary search, samples).
+const SEEK_CHUNK = 4 * 1024;
 
-/** Reads one sorted run file line by line. */
+/** Part of a run file: the bytes [from, to), whole lines. */
+export interface RunRange {
+  path: string;
+  from: number;
+  to: number;
+}
+
+/** One slice of the final merge: the range of every run whose lines fall in the slice's stretch of the key space. */
+export interface MergeSlice {
+  runs: RunRange[];
+  /** Where the slice's lines start in the merged output (bytes of the slices before it). */
+  at: number;
+  /** Bytes of the slice's lines, LFs included. */
+  size: number;
+}
+
+// Lines read per run to pick the split keys of `slices`.
+const SAMPLES = 64;
+
+/** Reads one sorted run file, or a range of it, line by line. */
 class RunCursor {
   private text = '';
   private at = 0;
-  private position = 0;
   private ended = false;
   line: string | undefined;
 
   constructor(
     private readonly path: string,
     private readonly fd: number,
+    private position = 0,
+    private readonly to = Infinity,
   ) {
     this.advance();
   }
@@ -70,7 +97,8 @@ class RunCursor {
         this.line = undefined;
         return;
       }
-      const chunk = readAt(this.fd, this.path, READ_CHUNK, this.position);
+      const want = Math.min(READ_CHUNK, this.to - this.position);
+      const chunk = readAt(this.fd, this.path, want, this.position);
       this.position += chunk.length;
       this.ended = chunk.length < READ_CHUNK;
       this.text = this.text.slice(this.at) + chunk.toString('latin1');
@@ -150,76 +178,251 @@ export class ExternalSorter {
     this.dir = undefined;
   }
 
+  /**
+   * The final merge cut into about `count` slices of about equal bytes, in
+   * key order, for merging apart (`writeSlice`); the lines held are spilled
+   * first. Equal lines all fall in one slice, so the slices' outputs laid end
+   * to end are the whole merge byte for byte. The sorter is empty
+   * afterwards; its run files stay until `discard`.
+   */
+  slices(count: number): MergeSlice[] {
+    if (this.lines.length > 0) this.spill();
+    const runs: RunFile[] = [];
+    try {
+      for (const path of this.runs.splice(0)) runs.push(RunFile.open(path));
+      const total = runs.reduce((sum, run) => sum + run.size, 0);
+      // Each sampled line stands for the bytes from it to the next sample of its run.
+      const samples: Array<{ line: string; weight: number }> = [];
+      for (const run of runs) {
+        for (let j = 0; j < SAMPLES; j++) {
+          const start = run.lineStartFrom(Math.floor((j * run.size) / SAMPLES));
+          if (start < run.size) samples.push({ line: run.lineAt(start), weight: run.size / SAMPLES });
+        }
+      }
+      samples.sort((a, b) => (a.line < b.line ? -1 : a.line > b.line ? 1 : 0));
+      const splits: string[] = [];
+      let seen = 0;
+      for (const sample of samples) {
+        seen += sample.weight;
+        if (seen * count >= total * (splits.length + 1) && splits.length < count - 1 && sample.line !== splits.at(-1)) splits.push(sample.line);
+      }
+      const cuts = runs.map((run) => [0, ...splits.map((key) => run.firstAtLeast(key)), run.size]);
+      const slices: MergeSlice[] = [];
+      let at = 0;
+      for (let i = 0; i <= splits.length; i++) {
+        const ranges = runs.map((run, r) => ({ path: run.path, from: cuts[r]![i]!, to: cuts[r]![i + 1]! })).filter((range) => range.to > range.from);
+        const size = ranges.reduce((sum, range) => sum + range.to - range.from, 0);
+        if (size > 0) slices.push({ runs: ranges, at, size });
+        at += size;
+      }
+      return slices;
+    } finally {
+      for (const run of runs) run.close();
+    }
+  }
+
   private spill(): void {
     const path = join(this.runDirectory(), `run-${String(this.spills++).padStart(5, '0')}`);
     const lines = this.lines.sort();
     this.lines = [];
     this.held = 0;
-    let fd: number;
+    const out = LineWriter.create(path);
     try {
-      fd = openSync(path, 'wx');
-    } catch (err) {
-      throw ioError(err, path, 'create');
-    }
-    try {
-      // Lines are copied into one reused buffer: joining them into strings left as much garbage as the run itself.
-      const batch = Buffer.allocUnsafe(WRITE_BATCH);
-      let size = 0;
-      let position = 0;
-      const flush = (): void => {
-        writeAt(fd, path, batch.subarray(0, size), position);
-        position += size;
-        size = 0;
-      };
-      for (const line of lines) {
-        if (size + line.length + 1 > WRITE_BATCH) {
-          flush();
-          if (line.length + 1 > WRITE_BATCH) {
-            writeAt(fd, path, Buffer.from(line + '\n', 'latin1'), position);
-            position += line.length + 1;
-            continue;
-          }
-        }
-        size += batch.write(line, size, 'latin1');
-        batch[size++] = 0x0a;
-      }
-      flush();
+      for (const line of lines) out.write(line);
+      out.flush();
     } finally {
-      closeSync(fd);
+      out.close();
     }
     this.runs.push(path);
   }
 
   private *merge(): Generator<string> {
-    const fds: number[] = [];
+    const merger = new Merger(this.runs.map((path) => ({ path, from: 0, to: Infinity })));
     try {
-      const heap: RunCursor[] = [];
-      for (const path of this.runs) {
+      for (let line = merger.next(); line !== undefined; line = merger.next()) yield line;
+    } finally {
+      merger.close();
+    }
+  }
+}
+
+/**
+ * Merges one slice (`ExternalSorter#slices`) into the file `path` (which
+ * must exist) at `position + slice.at`; the run files are only read, so
+ * slices of one sort can be merged in several threads at once.
+ */
+export function writeSlice(slice: MergeSlice, path: string, position: number): void {
+  const merger = new Merger(slice.runs);
+  try {
+    const out = LineWriter.open(path, position + slice.at);
+    try {
+      for (let line = merger.next(); line !== undefined; line = merger.next()) out.write(line);
+      out.flush();
+      if (out.written !== slice.size) throw new Error(`merged ${out.written} bytes of a slice of ${slice.size}`);
+    } finally {
+      out.close();
+    }
+  } finally {
+    merger.close();
+  }
+}
+
+/** Lines (byte strings) written with their LFs at a position of a file, copied into one reused buffer: joining them into strings left as much garbage as the lines. */
+class LineWriter {
+  private readonly batch = Buffer.allocUnsafe(WRITE_BATCH);
+  private size = 0;
+  written = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly fd: number,
+    private position: number,
+  ) {}
+
+  static create(path: string): LineWriter {
+    try {
+      return new LineWriter(path, openSync(path, 'wx'), 0);
+    } catch (err) {
+      throw ioError(err, path, 'create');
+    }
+  }
+
+  static open(path: string, position: number): LineWriter {
+    try {
+      return new LineWriter(path, openSync(path, 'r+'), position);
+    } catch (err) {
+      throw ioError(err, path, 'open');
+    }
+  }
+
+  write(line: string): void {
+    if (this.size + line.length + 1 > WRITE_BATCH) {
+      this.flush();
+      if (line.length + 1 > WRITE_BATCH) {
+        this.put(Buffer.from(line + '\n', 'latin1'));
+        return;
+      }
+    }
+    this.size += this.batch.write(line, this.size, 'latin1');
+    this.batch[this.size++] = 0x0a;
+  }
+
+  flush(): void {
+    this.put(this.batch.subarray(0, this.size));
+    this.size = 0;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  private put(bytes: Buffer): void {
+    writeAt(this.fd, this.path, bytes, this.position);
+    this.position += bytes.length;
+    this.written += bytes.length;
+  }
+}
+
+/** The k-way merge of run ranges: a binary heap of cursors ordered by their current lines. */
+class Merger {
+  private readonly fds: number[] = [];
+  private readonly heap: RunCursor[] = [];
+
+  constructor(ranges: RunRange[]) {
+    try {
+      for (const range of ranges) {
         let fd: number;
         try {
-          fd = openSync(path, 'r');
+          fd = openSync(range.path, 'r');
         } catch (err) {
-          throw ioError(err, path, 'open');
+          throw ioError(err, range.path, 'open');
         }
-        fds.push(fd);
-        const cursor = new RunCursor(path, fd);
-        if (cursor.line !== undefined) heap.push(cursor);
+        this.fds.push(fd);
+        const cursor = new RunCursor(range.path, fd, range.from, range.to);
+        if (cursor.line !== undefined) this.heap.push(cursor);
       }
-      for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i);
-      while (heap.length > 0) {
-        const top = heap[0]!;
-        yield top.line!;
-        top.advance();
-        if (top.line === undefined) {
-          const last = heap.pop()!;
-          if (heap.length === 0) break;
-          heap[0] = last;
-        }
-        siftDown(heap, 0);
-      }
-    } finally {
-      for (const fd of fds) closeSync(fd);
+    } catch (err) {
+      this.close();
+      throw err;
     }
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) siftDown(this.heap, i);
+  }
+
+  /** The next line in byte order, undefined at the end. */
+  next(): string | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    if (top === undefined) return undefined;
+    const line = top.line!;
+    top.advance();
+    if (top.line === undefined) {
+      const last = heap.pop()!;
+      if (heap.length === 0) return line;
+      heap[0] = last;
+    }
+    siftDown(heap, 0);
+    return line;
+  }
+
+  close(): void {
+    for (const fd of this.fds.splice(0)) closeSync(fd);
+  }
+}
+
+/** A run file opened for finding lines by position: where `slices` cuts it. */
+class RunFile {
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    readonly size: number,
+  ) {}
+
+  static open(path: string): RunFile {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch (err) {
+      throw ioError(err, path, 'open');
+    }
+    try {
+      return new RunFile(path, fd, fstatSync(fd).size);
+    } catch (err) {
+      closeSync(fd);
+      throw ioError(err, path, 'fstat');
+    }
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /** The first line start at or after `position` (0, or just after a LF), or the size. */
+  lineStartFrom(position: number): number {
+    if (position === 0) return 0;
+    for (let at = position - 1; at < this.size; at += SEEK_CHUNK) {
+      const lf = readAt(this.fd, this.path, SEEK_CHUNK, at).indexOf(0x0a);
+      if (lf !== -1) return at + lf + 1;
+    }
+    return this.size;
+  }
+
+  /** The line starting at `start`, without its LF. */
+  lineAt(start: number): string {
+    const end = this.lineStartFrom(start + 1);
+    return readAt(this.fd, this.path, end - start, start).toString('latin1', 0, end - start - 1);
+  }
+
+  /** Where the first line not below `key` starts (binary search; the lines are sorted), or the size. */
+  firstAtLeast(key: string): number {
+    let low = 0;
+    let high = this.size;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const start = this.lineStartFrom(middle);
+      if (start === this.size || this.lineAt(start) >= key) high = middle;
+      else low = middle + 1;
+    }
+    return this.lineStartFrom(low);
   }
 }
 
