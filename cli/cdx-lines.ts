@@ -22,6 +22,14 @@
  * the part before really ended. Files read leniently are never cut: a problem
  * is reported as it comes, which a part in doubt could not do.
  *
+ * When a thread has nothing left to read while another is still in a part of
+ * a `.arc.gz` file, it takes the second half of what that part has left: the
+ * reader watches a limit in shared memory and stops at the first record at
+ * or after it, and the rest becomes a new part starting there (found by
+ * `recordStartAfter` and confirmed like any other), so that the threads reach
+ * the merge together. The shared numbers are read without locks: a stale one
+ * can only make a part that is not confirmed, and read again.
+ *
  * Errors keep their SherlockError code and place across the thread boundary;
  * the first one of a part that is known to be real stops every worker, so
  * within a file the error reported is the first in file order, as reading it
@@ -96,15 +104,27 @@ export interface CdxWorkerData extends CdxOptions {
   /** Where the worker's sorter puts its runs (the parent sorter's directory) and its share of the memory budget. */
   runDir: string;
   sortMemory: number;
+  /** Two float64s shared with the parent (`ReadProgress`). */
+  progress: SharedArrayBuffer;
 }
 
-/** Reads one part, handing each line (without LF) to `add`, its start to `onStart` before the first line; lenient problems go to `onProblem`. */
+/** Indexes into a reading thread's shared progress: the offset of the record it reads, and where it is to stop (the first record at or after it). */
+export const AT = 0;
+export const LIMIT = 1;
+
+/**
+ * Reads one part, handing each line (without LF) to `add`, its start to
+ * `onStart` before the first line; lenient problems go to `onProblem`. With
+ * `progress` (AT, LIMIT), each record's offset is published and reading
+ * stops early at the first record at or after the limit.
+ */
 export function cdxLinesOfPart(
   part: CdxPart,
   options: CdxOptions,
   add: (line: string) => void,
   onProblem: (problem: SherlockError) => void,
   onStart: (start: number) => void = () => {},
+  progress?: Float64Array,
 ): PartExtent {
   const name = basename(part.path);
   const format = options.format === 'cdxj' ? formatCdxj : formatCdx;
@@ -117,6 +137,10 @@ export function cdxLinesOfPart(
     const records = reader.records(start, end);
     for (let next = records.next(); ; next = records.next()) {
       if (next.done === true) return { start, stop: next.value };
+      if (progress !== undefined) {
+        if (next.value.offset >= progress[LIMIT]!) return { start, stop: next.value.offset };
+        progress[AT] = next.value.offset;
+      }
       const fields = cdxFields(next.value, name);
       if (fields !== undefined) add(format(fields));
     }
@@ -132,18 +156,22 @@ export function errorMessage(err: SherlockError): ErrorMessage {
 const revive = (error: ErrorMessage | string): Error =>
   typeof error === 'string' ? new Error(error) : new SherlockError(error.code, error.message, error.place);
 
-/** The parts of the files: `.arc.gz` files of two parts or more cut every `partSize` bytes (strict reading only), the rest whole. */
-function planParts(files: string[], lenient: boolean, partSize: number): CdxPart[] {
+/**
+ * The parts of the files: `.arc.gz` files of two parts or more cut every
+ * `partSize` bytes (strict reading only), the rest whole; and the sizes of
+ * the files that may be cut (also later, by a thread taking half a part).
+ */
+function planParts(files: string[], lenient: boolean, partSize: number): { parts: CdxPart[]; cuttable: Map<string, number> } {
   const parts: CdxPart[] = [];
+  const cuttable = new Map<string, number>();
   for (const path of files) {
     const file = FileWindow.open(path);
-    let cut = false;
     try {
-      cut = !lenient && file.size >= 2 * partSize && hasGzipMagic(file.read(0, 2));
+      if (!lenient && hasGzipMagic(file.read(0, 2))) cuttable.set(path, file.size);
     } finally {
       file.close();
     }
-    if (!cut) {
+    if (!cuttable.has(path) || file.size < 2 * partSize) {
       parts.push({ path, from: 0, seek: false });
       continue;
     }
@@ -153,7 +181,7 @@ function planParts(files: string[], lenient: boolean, partSize: number): CdxPart
       parts.push({ path, from: Math.round((i * file.size) / count), seek: i > 0, ...(to === undefined ? {} : { to }) });
     }
   }
-  return parts;
+  return { parts, cuttable };
 }
 
 /** A part in the parent: its runs are merged once it is known to start where the part before it stopped. */
@@ -172,10 +200,11 @@ interface Tracked {
   failure?: Error;
 }
 
-/** What a worker is doing: reading a part or merging a slice (or neither, idle). */
+/** What a worker is doing: reading a part or merging a slice (or neither, idle); its shared progress (AT, LIMIT). */
 interface Busy {
   current?: Tracked;
   merging?: MergeSlice;
+  progress: Float64Array;
 }
 
 /**
@@ -189,7 +218,8 @@ export async function cdxLines(
   sorter: ExternalSorter,
   onProblem: (problem: SherlockError) => void,
 ): Promise<void> {
-  const parts = planParts(files, options.lenient, options.partSize ?? PART);
+  const partSize = options.partSize ?? PART;
+  const { parts, cuttable } = planParts(files, options.lenient, partSize);
   const threads = Math.min(parts.length, availableParallelism());
   const output = options.output;
   if (threads <= 1) {
@@ -247,11 +277,44 @@ export async function cdxLines(
       if (t.failure !== undefined) throw t.failure;
       if (t.finished && t.after !== undefined) settle(t.after);
     };
+    /** The second half of what the busy part with most bytes left has left, as a new part; none when every part is nearly done. */
+    const takeHalf = (): Tracked | undefined => {
+      let from: Busy | undefined;
+      let left = partSize / 8;
+      for (const state of workers.values()) {
+        const t = state.current;
+        const size = t === undefined ? undefined : cuttable.get(t.part.path);
+        if (size === undefined || t!.extent.start === undefined) continue;
+        const rest = (t!.part.to ?? size) - state.progress[AT]!;
+        if (rest > left) [from, left] = [state, rest];
+      }
+      if (from === undefined) return undefined;
+      const t = from.current!;
+      const middle = Math.round(from.progress[AT]! + left / 2);
+      from.progress[LIMIT] = middle;
+      const half: Tracked = {
+        part: { path: t.part.path, from: middle, seek: true, ...(t.part.to === undefined ? {} : { to: t.part.to }) },
+        before: t,
+        after: t.after,
+        confirmed: false,
+        dropped: false,
+        runs: [],
+        extent: {},
+        finished: false,
+      };
+      if (t.after !== undefined) t.after.before = half;
+      t.after = half;
+      t.part = { ...t.part, to: middle };
+      all.push(half);
+      return half;
+    };
     const dispatch = (): void => {
       for (const [worker, state] of workers) {
         if (state.current !== undefined || state.merging !== undefined) continue;
-        const next = queue.shift();
+        const next = queue.shift() ?? (slices === undefined ? takeHalf() : undefined);
         if (next !== undefined) {
+          state.progress[AT] = next.part.from;
+          state.progress[LIMIT] = Infinity;
           state.current = next;
           worker.postMessage({ kind: 'part', part: next.part } satisfies CdxOrder);
           continue;
@@ -312,10 +375,11 @@ export async function cdxLines(
     };
     const runDir = sorter.runDirectory();
     for (let i = 0; i < threads; i++) {
-      const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, runDir, sortMemory: Math.floor(options.sortMemory / threads) };
+      const progress = new SharedArrayBuffer(2 * Float64Array.BYTES_PER_ELEMENT);
+      const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, runDir, sortMemory: Math.floor(options.sortMemory / threads), progress };
       // A small young generation: a worker's garbage is per record, and default heaps overshot the 300 MB budget.
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      const state: Busy = {};
+      const state: Busy = { progress: new Float64Array(progress) };
       workers.set(worker, state);
       worker.on('message', (message: CdxMessage) => {
         if (failed) return;

@@ -18,6 +18,7 @@ const post = (message: CdxMessage): void => parentPort!.postMessage(message);
 const options = workerData as CdxWorkerData;
 const sorter = new ExternalSorter({ memoryBudget: options.sortMemory, tmpDir: options.runDir });
 const add = (line: string): void => sorter.add(line);
+const progress = new Float64Array(options.progress);
 
 const failure = (err: unknown): CdxMessage => ({
   kind: 'failed',
@@ -45,6 +46,7 @@ parentPort!.on('message', (order: CdxOrder) => {
       add,
       (problem) => post({ kind: 'problem', problem: errorMessage(problem) }),
       (start) => post({ kind: 'start', start }),
+      progress,
     );
     post({ kind: 'done', stop, runs: sorter.takeRuns() });
   } catch (err) {
