@@ -284,7 +284,8 @@ export async function cdxLines(
       for (const state of workers.values()) {
         const t = state.current;
         const size = t === undefined ? undefined : cuttable.get(t.part.path);
-        if (size === undefined || t!.extent.start === undefined) continue;
+        // A dropped part is read again elsewhere; its own reading no longer counts.
+        if (size === undefined || t!.extent.start === undefined || t!.dropped) continue;
         const rest = (t!.part.to ?? size) - state.progress[AT]!;
         if (rest > left) [from, left] = [state, rest];
       }

@@ -193,12 +193,7 @@ export class ExternalSorter {
       const total = runs.reduce((sum, run) => sum + run.size, 0);
       // Each sampled line stands for the bytes from it to the next sample of its run.
       const samples: Array<{ line: string; weight: number }> = [];
-      for (const run of runs) {
-        for (let j = 0; j < SAMPLES; j++) {
-          const start = run.lineStartFrom(Math.floor((j * run.size) / SAMPLES));
-          if (start < run.size) samples.push({ line: run.lineAt(start), weight: run.size / SAMPLES });
-        }
-      }
+      for (const run of runs) for (const { line } of run.sample()) samples.push({ line, weight: run.size / SAMPLES });
       samples.sort((a, b) => (a.line < b.line ? -1 : a.line > b.line ? 1 : 0));
       const splits: string[] = [];
       let seen = 0;
@@ -371,6 +366,9 @@ class Merger {
 
 /** A run file opened for finding lines by position: where `slices` cuts it. */
 class RunFile {
+  /** Lines at evenly spaced positions, in file (and so in key) order, once sampled. */
+  private samples: Array<{ start: number; line: string }> = [];
+
   private constructor(
     readonly path: string,
     private readonly fd: number,
@@ -396,33 +394,57 @@ class RunFile {
     closeSync(this.fd);
   }
 
-  /** The first line start at or after `position` (0, or just after a LF), or the size. */
-  lineStartFrom(position: number): number {
-    if (position === 0) return 0;
-    for (let at = position - 1; at < this.size; at += SEEK_CHUNK) {
-      const lf = readAt(this.fd, this.path, SEEK_CHUNK, at).indexOf(0x0a);
-      if (lf !== -1) return at + lf + 1;
+  /** SAMPLES lines at evenly spaced positions (fewer in a small run), kept to narrow `firstAtLeast`. */
+  sample(): Array<{ start: number; line: string }> {
+    this.samples = [];
+    for (let j = 0; j < SAMPLES; j++) {
+      const found = this.lineFrom(Math.floor((j * this.size) / SAMPLES));
+      if (found.line !== undefined && found.start !== this.samples.at(-1)?.start) this.samples.push({ start: found.start, line: found.line });
     }
-    return this.size;
+    return this.samples;
   }
 
-  /** The line starting at `start`, without its LF. */
-  lineAt(start: number): string {
-    const end = this.lineStartFrom(start + 1);
-    return readAt(this.fd, this.path, end - start, start).toString('latin1', 0, end - start - 1);
+  /**
+   * The first line that starts at or after `position` (a line starts at 0 or
+   * just after a LF) and its start; at the end, the size and no line. One
+   * read when the line is short, as run lines are.
+   */
+  lineFrom(position: number): { start: number; line?: string } {
+    let start = position;
+    let chunk = readAt(this.fd, this.path, SEEK_CHUNK, Math.max(0, position - 1));
+    let at = position === 0 ? 0 : chunk.indexOf(0x0a) + 1;
+    for (let read = Math.max(0, position - 1); position > 0 && at === 0; ) {
+      read += chunk.length;
+      if (read >= this.size) return { start: this.size };
+      chunk = readAt(this.fd, this.path, SEEK_CHUNK, read);
+      at = chunk.indexOf(0x0a) + 1;
+      start = read + at;
+    }
+    if (position > 0 && start === position) start = position - 1 + at;
+    if (start >= this.size) return { start: this.size };
+    const lf = chunk.indexOf(0x0a, at);
+    if (lf !== -1) return { start, line: chunk.toString('latin1', at, lf) };
+    // A line longer than the chunk: read from its start until its LF.
+    for (let want = 4 * SEEK_CHUNK; ; want *= 4) {
+      const bytes = readAt(this.fd, this.path, want, start);
+      const end = bytes.indexOf(0x0a);
+      if (end !== -1 || bytes.length < want) return { start, line: bytes.toString('latin1', 0, end === -1 ? bytes.length : end) };
+    }
   }
 
-  /** Where the first line not below `key` starts (binary search; the lines are sorted), or the size. */
+  /** Where the first line not below `key` starts, or the size: a binary search on the lines between the samples around it. */
   firstAtLeast(key: string): number {
-    let low = 0;
-    let high = this.size;
+    const above = this.samples.findIndex((s) => s.line >= key);
+    let high = above === -1 ? this.size : this.samples[above]!.start;
+    let low = above === 0 ? 0 : above === -1 ? (this.samples.at(-1)?.start ?? -1) + 1 : this.samples[above - 1]!.start + 1;
+    if (above === 0 || this.samples.length === 0) low = 0;
     while (low < high) {
       const middle = Math.floor((low + high) / 2);
-      const start = this.lineStartFrom(middle);
-      if (start === this.size || this.lineAt(start) >= key) high = middle;
+      const { start, line } = this.lineFrom(middle);
+      if (start >= high || line === undefined || line >= key) high = middle;
       else low = middle + 1;
     }
-    return this.lineStartFrom(low);
+    return high === this.size ? this.size : this.lineFrom(low).start;
   }
 }
 
