@@ -27,11 +27,12 @@
  * which is known beforehand: the slices' lines are exactly the runs' bytes.
  */
 
-import { closeSync, fstatSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ioError } from './errors.js';
 import { readAt, writeAt } from './files.js';
+import { FileWindow } from './gzip-member.js';
 
 export interface ExternalSortOptions {
   /** Bytes of lines held before a run is spilled (default 64 MiB). Counted as line length plus a per-line overhead. */
@@ -369,29 +370,22 @@ class RunFile {
   /** Lines at evenly spaced positions, in file (and so in key) order, once sampled. */
   private samples: Array<{ start: number; line: string }> = [];
 
-  private constructor(
-    readonly path: string,
-    private readonly fd: number,
-    readonly size: number,
-  ) {}
+  private constructor(private readonly window: FileWindow) {}
 
   static open(path: string): RunFile {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch (err) {
-      throw ioError(err, path, 'open');
-    }
-    try {
-      return new RunFile(path, fd, fstatSync(fd).size);
-    } catch (err) {
-      closeSync(fd);
-      throw ioError(err, path, 'fstat');
-    }
+    return new RunFile(FileWindow.open(path, SEEK_CHUNK));
+  }
+
+  get path(): string {
+    return this.window.path;
+  }
+
+  get size(): number {
+    return this.window.size;
   }
 
   close(): void {
-    closeSync(this.fd);
+    this.window.close();
   }
 
   /** SAMPLES lines at evenly spaced positions (fewer in a small run), kept to narrow `firstAtLeast`. */
@@ -411,12 +405,12 @@ class RunFile {
    */
   lineFrom(position: number): { start: number; line?: string } {
     let start = position;
-    let chunk = readAt(this.fd, this.path, SEEK_CHUNK, Math.max(0, position - 1));
+    let chunk = this.window.read(Math.max(0, position - 1), SEEK_CHUNK);
     let at = position === 0 ? 0 : chunk.indexOf(0x0a) + 1;
     for (let read = Math.max(0, position - 1); position > 0 && at === 0; ) {
       read += chunk.length;
       if (read >= this.size) return { start: this.size };
-      chunk = readAt(this.fd, this.path, SEEK_CHUNK, read);
+      chunk = this.window.read(read, SEEK_CHUNK);
       at = chunk.indexOf(0x0a) + 1;
       start = read + at;
     }
@@ -426,7 +420,7 @@ class RunFile {
     if (lf !== -1) return { start, line: chunk.toString('latin1', at, lf) };
     // A line longer than the chunk: read from its start until its LF.
     for (let want = 4 * SEEK_CHUNK; ; want *= 4) {
-      const bytes = readAt(this.fd, this.path, want, start);
+      const bytes = this.window.read(start, want);
       const end = bytes.indexOf(0x0a);
       if (end !== -1 || bytes.length < want) return { start, line: bytes.toString('latin1', 0, end === -1 ? bytes.length : end) };
     }
