@@ -72,6 +72,8 @@ export interface PartExtent {
 /** Bytes of a `.arc.gz` file per part: 100 MB files give 6 parts, enough to even out two or four threads. */
 const PART = 16 * 1024 * 1024;
 
+const READ_SIZE = 1024 * 1024;
+
 /** Slices of the final merge per thread: more than one, so that a thread slowed down does not hold up the end. */
 const SLICES_PER_THREAD = 4;
 
@@ -128,8 +130,9 @@ export function cdxLinesOfPart(
 ): PartExtent {
   const name = basename(part.path);
   const format = options.format === 'cdxj' ? formatCdxj : formatCdx;
-  // Each record is indexed before the next is read, so its content need not be copied out of the inflater.
-  const reader = ArcReader.open(part.path, { ...(options.lenient ? { onProblem } : {}), borrowContent: true });
+  // Each record is indexed before the next is read, so its content need not be copied out of the inflater;
+  // reading on and on, 1 MiB reads (not 64 KiB) spare system calls and buffers.
+  const reader = ArcReader.open(part.path, { ...(options.lenient ? { onProblem } : {}), borrowContent: true, readSize: READ_SIZE });
   try {
     const start = part.seek ? reader.recordStartAfter(part.from) : part.from;
     const end = part.to === undefined ? reader.size : reader.recordStartAfter(part.to);
