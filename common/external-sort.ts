@@ -1,8 +1,8 @@
 /**
  * Sorting any number of lines in byte order with bounded memory: lines are
  * kept until they reach a memory budget, then sorted and spilled as a run
- * file; at the end the runs are merged k ways (one cursor per run, a binary
- * heap of their current lines). Nothing is held in memory beyond the budget
+ * file; at the end the runs are merged k ways (one cursor per run, a tree
+ * of losers over their current lines). Nothing is held in memory beyond the budget
  * and one read buffer per run. CDX export and ZipNum need byte order
  * (`LC_ALL=C sort`, spec/arc-cdx.md §2.4); the indexer can use the same.
  *
@@ -319,10 +319,16 @@ class LineWriter {
   }
 }
 
-/** The k-way merge of run ranges: a binary heap of cursors ordered by their current lines. */
+/**
+ * The k-way merge of run ranges: a tree of losers (Knuth, TAOCP 5.4.1), so
+ * that each line out costs one comparison per level (a binary heap makes
+ * two); an exhausted cursor loses to every line.
+ */
 class Merger {
   private readonly fds: number[] = [];
-  private readonly heap: RunCursor[] = [];
+  private readonly cursors: RunCursor[] = [];
+  /** tree[0]: the winner's cursor; tree[1…k-1]: the loser of each match; k stands for a line below every other while the tree is built. */
+  private readonly tree: Int32Array;
 
   constructor(ranges: RunRange[]) {
     try {
@@ -334,35 +340,51 @@ class Merger {
           throw ioError(err, range.path, 'open');
         }
         this.fds.push(fd);
-        const cursor = new RunCursor(range.path, fd, range.from, range.to);
-        if (cursor.line !== undefined) this.heap.push(cursor);
+        this.cursors.push(new RunCursor(range.path, fd, range.from, range.to));
       }
     } catch (err) {
       this.close();
       throw err;
     }
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) siftDown(this.heap, i);
+    const k = this.cursors.length;
+    this.tree = new Int32Array(Math.max(1, k)).fill(k);
+    for (let leaf = k - 1; leaf >= 0; leaf--) this.replay(leaf);
   }
 
   /** The next line in byte order, undefined at the end. */
   next(): string | undefined {
-    const heap = this.heap;
-    const top = heap[0];
-    if (top === undefined) return undefined;
-    const line = top.line!;
-    top.advance();
-    if (top.line === undefined) {
-      const last = heap.pop()!;
-      if (heap.length === 0) return line;
-      heap[0] = last;
-    }
-    siftDown(heap, 0);
+    const winner = this.tree[0]!;
+    const cursor = this.cursors[winner];
+    const line = cursor?.line;
+    if (line === undefined) return undefined;
+    cursor!.advance();
+    this.replay(winner);
     return line;
   }
 
   close(): void {
     for (const fd of this.fds.splice(0)) closeSync(fd);
   }
+
+  /** Plays the matches from `leaf` up to the root after its line changed. */
+  private replay(leaf: number): void {
+    const { tree, cursors } = this;
+    const k = cursors.length;
+    let winner = leaf;
+    for (let node = (leaf + k) >> 1; node > 0; node >>= 1) {
+      const other = tree[node]!;
+      if (other === k || (winner !== k && beats(cursors[other]!.line, cursors[winner]!.line))) {
+        tree[node] = winner;
+        winner = other;
+      }
+    }
+    tree[0] = winner;
+  }
+}
+
+/** Whether line `a` goes out before `b`; undefined (an exhausted run) after everything. */
+function beats(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && (b === undefined || a < b);
 }
 
 /** A run file opened for finding lines by position: where `slices` cuts it. */
@@ -439,19 +461,5 @@ class RunFile {
       else low = middle + 1;
     }
     return high === this.size ? this.size : this.lineFrom(low).start;
-  }
-}
-
-function siftDown(heap: RunCursor[], from: number): void {
-  const n = heap.length;
-  let i = from;
-  for (;;) {
-    const left = 2 * i + 1;
-    if (left >= n) return;
-    const right = left + 1;
-    const child = right < n && heap[right]!.line! < heap[left]!.line! ? right : left;
-    if (!(heap[child]!.line! < heap[i]!.line!)) return;
-    [heap[i], heap[child]] = [heap[child]!, heap[i]!];
-    i = child;
   }
 }
