@@ -145,9 +145,10 @@ class Reading {
 
 /** A file written as `<path>.tmp` and renamed to `path` once complete, or removed. */
 class TempFile {
-  private readonly temp: string;
+  /** The file being written, renamed to the final name by `finish`. */
+  readonly temp: string;
   private readonly fd: number;
-  private size = 0;
+  size = 0;
 
   constructor(private readonly path: string) {
     this.temp = `${path}.tmp`;
@@ -211,8 +212,23 @@ async function exportCdx(opts: CdxOptions): Promise<number> {
   const files = arcFiles(opts);
   const reading = new Reading(opts.lenient === true);
   const sorter = new ExternalSorter({ memoryBudget: opts.sortMemory });
+  const lineOptions = { format: opts.format, lenient: opts.lenient === true, sortMemory: opts.sortMemory };
+  const report = (problem: SherlockError): void => reading.report(problem);
   try {
-    await cdxLines(files, { format: opts.format, lenient: opts.lenient === true, sortMemory: opts.sortMemory }, sorter, (problem) => reading.report(problem));
+    if (opts.out !== undefined && opts.out !== '-' && opts.zipnum === undefined) {
+      // A file alone: the reading threads merge the sorted lines into it too.
+      const file = new TempFile(opts.out);
+      try {
+        if (opts.format === 'cdx') file.append(Buffer.from(CDX_LEGEND + '\n', 'latin1'));
+        await cdxLines(files, { ...lineOptions, output: { path: file.temp, position: file.size } }, sorter, report);
+        file.finish();
+      } catch (err) {
+        file.abandon();
+        throw err;
+      }
+      return reading.status;
+    }
+    await cdxLines(files, lineOptions, sorter, report);
     const zipnum = opts.zipnum === undefined ? undefined : new ZipNumWriter(opts.zipnum, { blockLines: opts.blockLines });
     const toStdout = opts.out === '-';
     const file = opts.out === undefined || toStdout ? undefined : new TempFile(opts.out);

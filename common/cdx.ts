@@ -69,12 +69,35 @@ const META = /<meta\b[^>]*>/gi;
 const ATTRIBUTE = /([a-z-]+)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi;
 const ROBOTS_HEADER = /^x-robots-tag:[ \t]*([^\r\n]*)/gim;
 
+// Horspool shifts for `robots` over bytes folded to lower case (byte | 0x20: only the letters themselves fold onto letters).
+const ROBOTS = Buffer.from('robots', 'latin1');
+const ROBOTS_SHIFT = new Uint8Array(256).fill(ROBOTS.length);
+for (let j = 0; j < ROBOTS.length - 1; j++) ROBOTS_SHIFT[ROBOTS[j]!] = ROBOTS.length - 1 - j;
+
+/** Whether `robots`, in any case (as `/robots/i`), occurs in bytes [from, to): the test every HTML record takes, made without a string. */
+export function mentionsRobots(bytes: Uint8Array, from: number, to: number): boolean {
+  const last = ROBOTS.length - 1;
+  for (let i = from + last; i < to; ) {
+    const c = bytes[i]! | 0x20;
+    if (c === 0x73) {
+      let j = last - 1;
+      while (j >= 0 && (bytes[i - last + j]! | 0x20) === ROBOTS[j]) j--;
+      if (j < 0) return true;
+    }
+    i += ROBOTS_SHIFT[c]!;
+  }
+  return false;
+}
+
 function robotDirectives(content: Buffer, payloadAt: number): string {
-  const head = content.toString('latin1', 0, payloadAt);
   let directives = '';
-  if (/x-robots-tag/i.test(head)) for (const m of head.matchAll(ROBOTS_HEADER)) directives += ' ' + m[1]!;
-  const body = content.toString('latin1', payloadAt, Math.min(content.length, payloadAt + ROBOTS_SCAN));
-  if (!/robots/i.test(body)) return directives;
+  if (mentionsRobots(content, 0, payloadAt)) {
+    const head = content.toString('latin1', 0, payloadAt);
+    if (/x-robots-tag/i.test(head)) for (const m of head.matchAll(ROBOTS_HEADER)) directives += ' ' + m[1]!;
+  }
+  const bodyEnd = Math.min(content.length, payloadAt + ROBOTS_SCAN);
+  if (!mentionsRobots(content, payloadAt, bodyEnd)) return directives;
+  const body = content.toString('latin1', payloadAt, bodyEnd);
   for (const tag of body.matchAll(META)) {
     let name = '';
     let value = '';

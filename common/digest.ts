@@ -38,24 +38,30 @@ export function base32(bytes: Uint8Array): string {
   return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
 }
 
-/** The 20 bytes of a SHA-1 as 32 base32 characters, five bytes (eight characters) at a time. */
+const BASE32_CODES = Buffer.from(BASE32_ALPHABET, 'latin1');
+const base32Scratch = Buffer.allocUnsafe(32);
+
+/**
+ * The 20 bytes of a SHA-1 as 32 base32 characters, five bytes (eight
+ * characters) at a time, written as bytes and read as one string: adding
+ * characters one by one made 32 strings per digest.
+ */
 function digestBase32(d: Buffer): string {
-  let out = '';
-  for (let i = 0; i < 20; i += 5) {
-    // 40 bits: the high 8 bits times 2^32 plus the low 32, exact in a double.
+  const out = base32Scratch;
+  for (let i = 0, o = 0; i < 20; i += 5, o += 8) {
+    // 40 bits: the high 8 bits and the low 32.
     const hi = d[i]!;
     const lo = d.readUInt32BE(i + 1);
-    out +=
-      BASE32_ALPHABET[hi >>> 3]! +
-      BASE32_ALPHABET[((hi & 7) << 2) | (lo >>> 30)]! +
-      BASE32_ALPHABET[(lo >>> 25) & 31]! +
-      BASE32_ALPHABET[(lo >>> 20) & 31]! +
-      BASE32_ALPHABET[(lo >>> 15) & 31]! +
-      BASE32_ALPHABET[(lo >>> 10) & 31]! +
-      BASE32_ALPHABET[(lo >>> 5) & 31]! +
-      BASE32_ALPHABET[lo & 31]!;
+    out[o] = BASE32_CODES[hi >>> 3]!;
+    out[o + 1] = BASE32_CODES[((hi & 7) << 2) | (lo >>> 30)]!;
+    out[o + 2] = BASE32_CODES[(lo >>> 25) & 31]!;
+    out[o + 3] = BASE32_CODES[(lo >>> 20) & 31]!;
+    out[o + 4] = BASE32_CODES[(lo >>> 15) & 31]!;
+    out[o + 5] = BASE32_CODES[(lo >>> 10) & 31]!;
+    out[o + 6] = BASE32_CODES[(lo >>> 5) & 31]!;
+    out[o + 7] = BASE32_CODES[lo & 31]!;
   }
-  return out;
+  return out.toString('latin1', 0, 32);
 }
 
 // crypto.hash is one call into OpenSSL; createHash builds a Hash object (and its stream machinery) per digest.

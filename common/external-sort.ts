@@ -1,8 +1,8 @@
 /**
  * Sorting any number of lines in byte order with bounded memory: lines are
  * kept until they reach a memory budget, then sorted and spilled as a run
- * file; at the end the runs are merged k ways (one cursor per run, a binary
- * heap of their current lines). Nothing is held in memory beyond the budget
+ * file; at the end the runs are merged k ways (one cursor per run, a tree
+ * of losers over their current lines). Nothing is held in memory beyond the budget
  * and one read buffer per run. CDX export and ZipNum need byte order
  * (`LC_ALL=C sort`, spec/arc-cdx.md §2.4); the indexer can use the same.
  *
@@ -19,7 +19,12 @@
  * Sorting can be shared between threads: each helper sorts its share into run
  * files under the main sorter's directory (`tmpDir: main.runDirectory()`) and
  * hands them over (`takeRuns`, then `main.adoptRuns`), so that only the final
- * merge is left to the main sorter.
+ * merge is left to the main sorter. That merge can be shared too: `slices`
+ * cuts the key space into ranges of about equal bytes (split keys sampled
+ * from the run files, each run's cut found by binary search on its lines),
+ * and each slice, the byte range of every run that falls in it, is merged on
+ * its own (`writeSlice`, any thread) straight to its place in the output,
+ * which is known beforehand: the slices' lines are exactly the runs' bytes.
  */
 
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -27,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ioError } from './errors.js';
 import { readAt, writeAt } from './files.js';
+import { FileWindow } from './gzip-member.js';
 
 export interface ExternalSortOptions {
   /** Bytes of lines held before a run is spilled (default 64 MiB). Counted as line length plus a per-line overhead. */
@@ -42,18 +48,40 @@ const LINE_OVERHEAD = 40;
 // collections, and a merge of a few hundred MB piled them up (peak RSS).
 const WRITE_BATCH = 64 * 1024;
 const READ_CHUNK = 64 * 1024;
+// Bytes read at a time looking for a line's end in a run file (binary search, samples).
+const SEEK_CHUNK = 4 * 1024;
 
-/** Reads one sorted run file line by line. */
+/** Part of a run file: the bytes [from, to), whole lines. */
+export interface RunRange {
+  path: string;
+  from: number;
+  to: number;
+}
+
+/** One slice of the final merge: the range of every run whose lines fall in the slice's stretch of the key space. */
+export interface MergeSlice {
+  runs: RunRange[];
+  /** Where the slice's lines start in the merged output (bytes of the slices before it). */
+  at: number;
+  /** Bytes of the slice's lines, LFs included. */
+  size: number;
+}
+
+// Lines read per run to pick the split keys of `slices`.
+const SAMPLES = 64;
+
+/** Reads one sorted run file, or a range of it, line by line. */
 class RunCursor {
   private text = '';
   private at = 0;
-  private position = 0;
   private ended = false;
   line: string | undefined;
 
   constructor(
     private readonly path: string,
     private readonly fd: number,
+    private position = 0,
+    private readonly to = Infinity,
   ) {
     this.advance();
   }
@@ -70,7 +98,8 @@ class RunCursor {
         this.line = undefined;
         return;
       }
-      const chunk = readAt(this.fd, this.path, READ_CHUNK, this.position);
+      const want = Math.min(READ_CHUNK, this.to - this.position);
+      const chunk = readAt(this.fd, this.path, want, this.position);
       this.position += chunk.length;
       this.ended = chunk.length < READ_CHUNK;
       this.text = this.text.slice(this.at) + chunk.toString('latin1');
@@ -150,89 +179,287 @@ export class ExternalSorter {
     this.dir = undefined;
   }
 
+  /**
+   * The final merge cut into about `count` slices of about equal bytes, in
+   * key order, for merging apart (`writeSlice`); the lines held are spilled
+   * first. Equal lines all fall in one slice, so the slices' outputs laid end
+   * to end are the whole merge byte for byte. The sorter is empty
+   * afterwards; its run files stay until `discard`.
+   */
+  slices(count: number): MergeSlice[] {
+    if (this.lines.length > 0) this.spill();
+    const runs: RunFile[] = [];
+    try {
+      for (const path of this.runs.splice(0)) runs.push(RunFile.open(path));
+      const total = runs.reduce((sum, run) => sum + run.size, 0);
+      // Each sampled line stands for the bytes from it to the next sample of its run.
+      const samples: Array<{ line: string; weight: number }> = [];
+      for (const run of runs) for (const { line } of run.sample()) samples.push({ line, weight: run.size / SAMPLES });
+      samples.sort((a, b) => (a.line < b.line ? -1 : a.line > b.line ? 1 : 0));
+      const splits: string[] = [];
+      let seen = 0;
+      for (const sample of samples) {
+        seen += sample.weight;
+        if (seen * count >= total * (splits.length + 1) && splits.length < count - 1 && sample.line !== splits.at(-1)) splits.push(sample.line);
+      }
+      const cuts = runs.map((run) => [0, ...splits.map((key) => run.firstAtLeast(key)), run.size]);
+      const slices: MergeSlice[] = [];
+      let at = 0;
+      for (let i = 0; i <= splits.length; i++) {
+        const ranges = runs.map((run, r) => ({ path: run.path, from: cuts[r]![i]!, to: cuts[r]![i + 1]! })).filter((range) => range.to > range.from);
+        const size = ranges.reduce((sum, range) => sum + range.to - range.from, 0);
+        if (size > 0) slices.push({ runs: ranges, at, size });
+        at += size;
+      }
+      return slices;
+    } finally {
+      for (const run of runs) run.close();
+    }
+  }
+
   private spill(): void {
     const path = join(this.runDirectory(), `run-${String(this.spills++).padStart(5, '0')}`);
     const lines = this.lines.sort();
     this.lines = [];
     this.held = 0;
-    let fd: number;
+    const out = LineWriter.create(path);
     try {
-      fd = openSync(path, 'wx');
-    } catch (err) {
-      throw ioError(err, path, 'create');
-    }
-    try {
-      // Lines are copied into one reused buffer: joining them into strings left as much garbage as the run itself.
-      const batch = Buffer.allocUnsafe(WRITE_BATCH);
-      let size = 0;
-      let position = 0;
-      const flush = (): void => {
-        writeAt(fd, path, batch.subarray(0, size), position);
-        position += size;
-        size = 0;
-      };
-      for (const line of lines) {
-        if (size + line.length + 1 > WRITE_BATCH) {
-          flush();
-          if (line.length + 1 > WRITE_BATCH) {
-            writeAt(fd, path, Buffer.from(line + '\n', 'latin1'), position);
-            position += line.length + 1;
-            continue;
-          }
-        }
-        size += batch.write(line, size, 'latin1');
-        batch[size++] = 0x0a;
-      }
-      flush();
+      for (const line of lines) out.write(line);
+      out.flush();
     } finally {
-      closeSync(fd);
+      out.close();
     }
     this.runs.push(path);
   }
 
   private *merge(): Generator<string> {
-    const fds: number[] = [];
+    const merger = new Merger(this.runs.map((path) => ({ path, from: 0, to: Infinity })));
     try {
-      const heap: RunCursor[] = [];
-      for (const path of this.runs) {
-        let fd: number;
-        try {
-          fd = openSync(path, 'r');
-        } catch (err) {
-          throw ioError(err, path, 'open');
-        }
-        fds.push(fd);
-        const cursor = new RunCursor(path, fd);
-        if (cursor.line !== undefined) heap.push(cursor);
-      }
-      for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i);
-      while (heap.length > 0) {
-        const top = heap[0]!;
-        yield top.line!;
-        top.advance();
-        if (top.line === undefined) {
-          const last = heap.pop()!;
-          if (heap.length === 0) break;
-          heap[0] = last;
-        }
-        siftDown(heap, 0);
-      }
+      for (let line = merger.next(); line !== undefined; line = merger.next()) yield line;
     } finally {
-      for (const fd of fds) closeSync(fd);
+      merger.close();
     }
   }
 }
 
-function siftDown(heap: RunCursor[], from: number): void {
-  const n = heap.length;
-  let i = from;
-  for (;;) {
-    const left = 2 * i + 1;
-    if (left >= n) return;
-    const right = left + 1;
-    const child = right < n && heap[right]!.line! < heap[left]!.line! ? right : left;
-    if (!(heap[child]!.line! < heap[i]!.line!)) return;
-    [heap[i], heap[child]] = [heap[child]!, heap[i]!];
-    i = child;
+/**
+ * Merges one slice (`ExternalSorter#slices`) into the file `path` (which
+ * must exist) at `position + slice.at`; the run files are only read, so
+ * slices of one sort can be merged in several threads at once.
+ */
+export function writeSlice(slice: MergeSlice, path: string, position: number): void {
+  const merger = new Merger(slice.runs);
+  try {
+    const out = LineWriter.open(path, position + slice.at);
+    try {
+      for (let line = merger.next(); line !== undefined; line = merger.next()) out.write(line);
+      out.flush();
+      if (out.written !== slice.size) throw new Error(`merged ${out.written} bytes of a slice of ${slice.size}`);
+    } finally {
+      out.close();
+    }
+  } finally {
+    merger.close();
+  }
+}
+
+/** Lines (byte strings) written with their LFs at a position of a file, copied into one reused buffer: joining them into strings left as much garbage as the lines. */
+class LineWriter {
+  private readonly batch = Buffer.allocUnsafe(WRITE_BATCH);
+  private size = 0;
+  written = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly fd: number,
+    private position: number,
+  ) {}
+
+  static create(path: string): LineWriter {
+    try {
+      return new LineWriter(path, openSync(path, 'wx'), 0);
+    } catch (err) {
+      throw ioError(err, path, 'create');
+    }
+  }
+
+  static open(path: string, position: number): LineWriter {
+    try {
+      return new LineWriter(path, openSync(path, 'r+'), position);
+    } catch (err) {
+      throw ioError(err, path, 'open');
+    }
+  }
+
+  write(line: string): void {
+    if (this.size + line.length + 1 > WRITE_BATCH) {
+      this.flush();
+      if (line.length + 1 > WRITE_BATCH) {
+        this.put(Buffer.from(line + '\n', 'latin1'));
+        return;
+      }
+    }
+    this.size += this.batch.write(line, this.size, 'latin1');
+    this.batch[this.size++] = 0x0a;
+  }
+
+  flush(): void {
+    this.put(this.batch.subarray(0, this.size));
+    this.size = 0;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  private put(bytes: Buffer): void {
+    writeAt(this.fd, this.path, bytes, this.position);
+    this.position += bytes.length;
+    this.written += bytes.length;
+  }
+}
+
+/**
+ * The k-way merge of run ranges: a tree of losers (Knuth, TAOCP 5.4.1), so
+ * that each line out costs one comparison per level (a binary heap makes
+ * two); an exhausted cursor loses to every line.
+ */
+class Merger {
+  private readonly fds: number[] = [];
+  private readonly cursors: RunCursor[] = [];
+  /** tree[0]: the winner's cursor; tree[1…k-1]: the loser of each match; k stands for a line below every other while the tree is built. */
+  private readonly tree: Int32Array;
+
+  constructor(ranges: RunRange[]) {
+    try {
+      for (const range of ranges) {
+        let fd: number;
+        try {
+          fd = openSync(range.path, 'r');
+        } catch (err) {
+          throw ioError(err, range.path, 'open');
+        }
+        this.fds.push(fd);
+        this.cursors.push(new RunCursor(range.path, fd, range.from, range.to));
+      }
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+    const k = this.cursors.length;
+    this.tree = new Int32Array(Math.max(1, k)).fill(k);
+    for (let leaf = k - 1; leaf >= 0; leaf--) this.replay(leaf);
+  }
+
+  /** The next line in byte order, undefined at the end. */
+  next(): string | undefined {
+    const winner = this.tree[0]!;
+    const cursor = this.cursors[winner];
+    const line = cursor?.line;
+    if (line === undefined) return undefined;
+    cursor!.advance();
+    this.replay(winner);
+    return line;
+  }
+
+  close(): void {
+    for (const fd of this.fds.splice(0)) closeSync(fd);
+  }
+
+  /** Plays the matches from `leaf` up to the root after its line changed. */
+  private replay(leaf: number): void {
+    const { tree, cursors } = this;
+    const k = cursors.length;
+    let winner = leaf;
+    for (let node = (leaf + k) >> 1; node > 0; node >>= 1) {
+      const other = tree[node]!;
+      if (other === k || (winner !== k && beats(cursors[other]!.line, cursors[winner]!.line))) {
+        tree[node] = winner;
+        winner = other;
+      }
+    }
+    tree[0] = winner;
+  }
+}
+
+/** Whether line `a` goes out before `b`; undefined (an exhausted run) after everything. */
+function beats(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && (b === undefined || a < b);
+}
+
+/** A run file opened for finding lines by position: where `slices` cuts it. */
+class RunFile {
+  /** Lines at evenly spaced positions, in file (and so in key) order, once sampled. */
+  private samples: Array<{ start: number; line: string }> = [];
+
+  private constructor(private readonly window: FileWindow) {}
+
+  static open(path: string): RunFile {
+    return new RunFile(FileWindow.open(path, SEEK_CHUNK));
+  }
+
+  get path(): string {
+    return this.window.path;
+  }
+
+  get size(): number {
+    return this.window.size;
+  }
+
+  close(): void {
+    this.window.close();
+  }
+
+  /** SAMPLES lines at evenly spaced positions (fewer in a small run), kept to narrow `firstAtLeast`. */
+  sample(): Array<{ start: number; line: string }> {
+    this.samples = [];
+    for (let j = 0; j < SAMPLES; j++) {
+      const found = this.lineFrom(Math.floor((j * this.size) / SAMPLES));
+      if (found.line !== undefined && found.start !== this.samples.at(-1)?.start) this.samples.push({ start: found.start, line: found.line });
+    }
+    return this.samples;
+  }
+
+  /**
+   * The first line that starts at or after `position` (a line starts at 0 or
+   * just after a LF) and its start; at the end, the size and no line. One
+   * read when the line is short, as run lines are.
+   */
+  lineFrom(position: number): { start: number; line?: string } {
+    let start = position;
+    let chunk = this.window.read(Math.max(0, position - 1), SEEK_CHUNK);
+    let at = position === 0 ? 0 : chunk.indexOf(0x0a) + 1;
+    for (let read = Math.max(0, position - 1); position > 0 && at === 0; ) {
+      read += chunk.length;
+      if (read >= this.size) return { start: this.size };
+      chunk = this.window.read(read, SEEK_CHUNK);
+      at = chunk.indexOf(0x0a) + 1;
+      start = read + at;
+    }
+    if (position > 0 && start === position) start = position - 1 + at;
+    if (start >= this.size) return { start: this.size };
+    const lf = chunk.indexOf(0x0a, at);
+    if (lf !== -1) return { start, line: chunk.toString('latin1', at, lf) };
+    // A line longer than the chunk: read from its start until its LF.
+    for (let want = 4 * SEEK_CHUNK; ; want *= 4) {
+      const bytes = this.window.read(start, want);
+      const end = bytes.indexOf(0x0a);
+      if (end !== -1 || bytes.length < want) return { start, line: bytes.toString('latin1', 0, end === -1 ? bytes.length : end) };
+    }
+  }
+
+  /** Where the first line not below `key` starts, or the size: a binary search on the lines between the samples around it. */
+  firstAtLeast(key: string): number {
+    const above = this.samples.findIndex((s) => s.line >= key);
+    let high = above === -1 ? this.size : this.samples[above]!.start;
+    let low = above === 0 ? 0 : above === -1 ? (this.samples.at(-1)?.start ?? -1) + 1 : this.samples[above - 1]!.start + 1;
+    if (above === 0 || this.samples.length === 0) low = 0;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const { start, line } = this.lineFrom(middle);
+      if (start >= high || line === undefined || line >= key) high = middle;
+      else low = middle + 1;
+    }
+    return high === this.size ? this.size : this.lineFrom(low).start;
   }
 }

@@ -94,3 +94,27 @@ test('a damaged member in a cut file fails with the first damage in file order, 
   assert.ok(isSherlockError(expected) && expected.place.offset === offsets[40], String(expected));
   await assert.rejects(partedLines([path], 3000), (err: unknown) => isSherlockError(err, expected.code) && err.place.offset === offsets[40] && err.place.file === path);
 });
+
+test('given an output file, the workers merge the sorted lines into it after what it holds', async (t) => {
+  const dir = scratchDir(t);
+  const files = [join(dir, 'a.arc.gz'), join(dir, 'b.arc.gz')];
+  writeArc(files[0]!, 400);
+  writeArc(files[1]!, 150);
+  const whole = wholeLines(files);
+  // Small budgets: each worker spills several runs per part, merged in slices.
+  for (const [partSize, sortMemory] of [
+    [4096, 16 * 1024],
+    [1 << 20, 1 << 20],
+  ] as const) {
+    const out = join(dir, `index-${partSize}.cdx`);
+    writeFileSync(out, 'legend\n');
+    const sorter = new ExternalSorter({ memoryBudget: sortMemory, tmpDir: dir });
+    try {
+      await cdxLines(files, { format: 'cdx', lenient: false, sortMemory, partSize, output: { path: out, position: 7 } }, sorter, (problem) => assert.fail(problem.message));
+      assert.deepEqual([...sorter.sorted()], [], 'nothing left to merge');
+    } finally {
+      sorter.discard();
+    }
+    assert.equal(readFileSync(out, 'latin1'), 'legend\n' + whole.join('\n') + '\n', `part size ${partSize}`);
+  }
+});

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import test from 'node:test';
+import fc from 'fast-check';
 import { readArc } from '../../common/arc-read.js';
-import { CDX_LEGEND, cdxFields, cdxKey, cdxMime, cdxOriginal, formatCdx, formatCdxj, parseCdxLine, type CdxFields } from '../../common/cdx.js';
+import { CDX_LEGEND, cdxFields, cdxKey, cdxMime, cdxOriginal, formatCdx, formatCdxj, mentionsRobots, parseCdxLine, type CdxFields } from '../../common/cdx.js';
 import { isSherlockError, type SherlockError } from '../../common/errors.js';
 import { testdata } from '../helpers/paths.js';
 
@@ -250,4 +251,17 @@ test('a CDX line reads back into its fields, and its sort key is urlkey and time
   assert.equal(fields.offset, '151');
   assert.equal(cdxKey(line), 'com,example)/ 20140216050221');
   assert.equal(parseCdxLine(CDX_LEGEND), undefined);
+});
+
+test('the byte scan for `robots` finds exactly what /robots/i finds in the Latin-1 reading, any case, any stretch', () => {
+  const piece = fc.constantFrom('r', 'R', 'o', 'O', 'b', 'B', 't', 'T', 's', 'S', 'robots', 'RoBoTs', 'rob', 'ots', '\x52', '\xd2', '\xf3', ' ', '<', '@');
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 40 }), fc.nat(), fc.nat(), (pieces, a, b) => {
+      const bytes = Buffer.from(pieces.join(''), 'latin1');
+      const from = bytes.length === 0 ? 0 : a % (bytes.length + 1);
+      const to = from + (bytes.length === 0 ? 0 : b % (bytes.length - from + 1));
+      assert.equal(mentionsRobots(bytes, from, to), /robots/i.test(bytes.toString('latin1', from, to)));
+    }),
+    { numRuns: 3000 },
+  );
 });

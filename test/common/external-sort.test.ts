@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import test from 'node:test';
 import fc from 'fast-check';
-import { ExternalSorter } from '../../common/external-sort.js';
+import { ExternalSorter, writeSlice } from '../../common/external-sort.js';
 import { scratchDir, testdata } from '../helpers/paths.js';
 
 /** Byte order, as `LC_ALL=C sort` compares. */
@@ -45,4 +46,48 @@ test('abandoning the sorted lines midway removes the run files too', (t) => {
 
 test('a line holding LF is refused', () => {
   assert.throws(() => new ExternalSorter().add('a\nb'), RangeError);
+});
+
+test('slices of the merge, written apart in any order, lay the whole merge end to end byte for byte', (t) => {
+  const dir = scratchDir(t);
+  // Few distinct bytes, so that equal lines and long shared prefixes straddle the split keys.
+  const line = fc.array(fc.constantFrom('a', 'b', '\xe9', ' '), { maxLength: 12 }).map((chars) => chars.join(''));
+  let round = 0;
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 400 }), fc.integer({ min: 1, max: 3000 }), fc.integer({ min: 1, max: 9 }), (lines, budget, count) => {
+      const sorter = new ExternalSorter({ memoryBudget: budget, tmpDir: dir });
+      try {
+        for (const l of lines) sorter.add(l);
+        const slices = sorter.slices(count);
+        assert.ok(slices.length <= count);
+        const out = join(dir, `out-${round++}`);
+        writeFileSync(out, 'head');
+        for (const slice of [...slices].reverse()) writeSlice(slice, out, 4);
+        const expected = lines.length === 0 ? '' : [...lines].sort(byteOrder).join('\n') + '\n';
+        assert.equal(readFileSync(out, 'latin1'), 'head' + expected);
+        let at = 0;
+        for (const slice of slices) {
+          assert.equal(slice.at, at, 'slices follow each other');
+          at += slice.size;
+        }
+      } finally {
+        sorter.discard();
+      }
+    }),
+    { numRuns: 80 },
+  );
+});
+
+test('slices of a large merge are of about equal size', (t) => {
+  const sorter = new ExternalSorter({ memoryBudget: 64 * 1024, tmpDir: scratchDir(t) });
+  try {
+    for (let i = 0; i < 20_000; i++) sorter.add(`key-${(i * 7919) % 20_000} some payload ${i}`);
+    assert.ok(sorter.spilled > 5);
+    const slices = sorter.slices(8);
+    assert.equal(slices.length, 8);
+    const total = slices.reduce((sum, slice) => sum + slice.size, 0);
+    for (const slice of slices) assert.ok(slice.size > total / 16 && slice.size < total / 4, `slice of ${slice.size} bytes of ${total}`);
+  } finally {
+    sorter.discard();
+  }
 });
