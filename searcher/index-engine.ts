@@ -235,7 +235,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       else score(j);
     }
   }
-  const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
+  const order = collapse(top.best(), (s) => site[s.cardId]!, (s) => s.score, request.limit);
   const lower = evaluation.truncated || (skipped > 0 && !certain);
   return {
     total: { value: counts.total, relation: lower ? 'gte' : 'eq' },
