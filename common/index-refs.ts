@@ -252,6 +252,8 @@ export interface PackedChains {
   cards: Uint32Array;
   starts: Uint32Array;
   refs: Int32Array;
+  /** How many chains the word has: `count` when all were read; when `max` cut them, estimated from the bytes read (count × all ÷ read). */
+  total: number;
 }
 
 /** Decodes chains from bytes placed at `at` (file and offset of data[0]). */
@@ -385,6 +387,7 @@ export class ChainDecoder {
 
   /** Every chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
   packed(pos = 0, end = this.data.length, max = Infinity): PackedChains {
+    const from = pos;
     // A chain takes at least 5 bytes and a ref at least one: bounds for the columns, cut to size at the end.
     const room = Math.max(0, Math.min(Math.floor((end - pos) / 5), max));
     const cards = new Uint32Array(room);
@@ -402,7 +405,8 @@ export class ChainDecoder {
     }
     this.next = pos;
     if (n < refs.length) refs = refs.slice(0, n);
-    return { count, cards: count < room ? cards.slice(0, count) : cards, starts: count < room ? starts.slice(0, count + 1) : starts, refs };
+    const total = pos >= end || count === 0 ? count : Math.round((count * (end - from)) / (pos - from));
+    return { count, cards: count < room ? cards.slice(0, count) : cards, starts: count < room ? starts.slice(0, count + 1) : starts, refs, total };
   }
 
   /** Every chain from `pos` to `end` (the first `max` of them); card ids must increase. */
