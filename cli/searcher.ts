@@ -59,6 +59,7 @@ export function registerSearcher(program: Command): void {
           reload() {
             const next = settings();
             server.reload(next.config, next.token);
+            engine.resize(cacheSizes(next.config));
             void engine.check();
           },
         });

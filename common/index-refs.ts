@@ -317,6 +317,8 @@ export interface PackedChains {
   cards: Uint32Array;
   starts: Uint32Array;
   refs: Int32Array;
+  /** How many chains the word has: `count` when all were read; when `max` cut them, estimated from the bytes read (count × all ÷ read). */
+  total: number;
 }
 
 /** Decodes chains from bytes placed at `at` (file and offset of data[0]). */
@@ -453,6 +455,7 @@ export class ChainDecoder {
 
   /** Every listed chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
   packed(pos = 0, end = this.data.length, max = Infinity): PackedChains {
+    const from = pos;
     // A chain takes at least 2 bytes (a head byte, a ref): bounds for the columns, cut to size at the end.
     const room = Math.max(0, Math.min(Math.floor((end - pos) / 2), max));
     const cards = new Uint32Array(room);
@@ -480,7 +483,8 @@ export class ChainDecoder {
       pos = stop;
     }
     if (n < refs.length) refs = refs.slice(0, n);
-    return { count, cards: count < room ? cards.slice(0, count) : cards, starts: count < room ? starts.slice(0, count + 1) : starts, refs };
+    const total = pos >= end || count === 0 ? count : Math.round((count * (end - from)) / (pos - from));
+    return { count, cards: count < room ? cards.slice(0, count) : cards, starts: count < room ? starts.slice(0, count + 1) : starts, refs, total };
   }
 
   /** Every listed chain from `pos` to `end` (the first `max` of them); card ids must increase. */

@@ -19,7 +19,9 @@
  *              with text becomes meta refs of type `ext` (anchor text) in the
  *              target's chains, from the target's first free meta position
  *              on, a gap of one between two texts, none past the last meta
- *              position (so at most 2,048 per card). The refs are grouped
+ *              position (so at most 2,048 per card); a text from a page of
+ *              another site has meta weight CROSS_SITE_WEIGHT, one from the
+ *              target's own site (its navigation) weight 0. The refs are grouped
  *              by card in bounded memory (anchor-refs.ts: packed runs, a
  *              quarter of the memory budget), then merged with Postings
  *              into AnchoredPostings: a word the card has gets the refs
@@ -50,6 +52,10 @@ const RANK_ITERATIONS = 20;
 const BASE_RANK = 1 - DAMPING;
 const WEIGHT_SCALE = 28;
 const EXT = META_TYPES.indexOf('ext');
+/** The meta weight (0–3) of an anchor text from another site: a vote, where a site's links to itself are its navigation. */
+const CROSS_SITE_WEIGHT = 1;
+/** An anchor ref's position in AnchorRefs carries its meta weight above this bit (positions are at most MAX_META_POSITION). */
+const WEIGHT_SHIFT = 16;
 
 /** The card a link to `card` lands on: through a redirect chain, else the card itself; NOWHERE for a dead end. */
 export function landing(card: number, flags: Uint8Array, redirects: Uint32Array): number {
@@ -135,7 +141,7 @@ export function attachAnchors(
   vocabulary: Vocabulary,
   budget: number,
 ): AnchorReport {
-  const { flags } = facts;
+  const { flags, sites } = facts;
   const nextMeta = Uint16Array.from(facts.metaEnds);
   const refs = new AnchorRefs(join(files.sortDir, 'anchors'), flags.length, Math.max(1 << 16, Math.floor(budget / 4)));
   const spellings = new Map<string, number>();
@@ -143,6 +149,7 @@ export function attachAnchors(
   let text = '';
   let target = 0;
   let base = 0;
+  let weight = 0;
   let last = -1;
   const visit = (start: number, end: number, kind: RawKind, position: number): void => {
     if (kind === 'garbage') return;
@@ -158,7 +165,7 @@ export function attachAnchors(
     }
     if (n === GARBAGE) return;
     vocabulary.frequency[n]! += 1;
-    refs.add(target, rawId(n), at);
+    refs.add(target, rawId(n), at | (weight << WEIGHT_SHIFT));
   };
   try {
     for (const ref of readRefTexts(files.refTexts)) {
@@ -169,6 +176,7 @@ export function attachAnchors(
       if (target === NOWHERE || (flags[target]! & CARD_FLAG.empty) !== 0 || merges[ref.source] === target || target === ref.source) continue;
       text = ref.text;
       base = nextMeta[target]!;
+      weight = sites[ref.source] === sites[target] ? 0 : CROSS_SITE_WEIGHT;
       last = -1;
       // Positions past the last meta position stop the text (cutWords goes on, the visitor drops them).
       cutWords(text, visit);
@@ -209,7 +217,7 @@ function mergeAnchors(files: { postings: string; out: string }, refs: AnchorRefs
     });
   };
   const addMetas = (positions: number[]): void => {
-    for (const position of positions) builder.meta(EXT, 0, position);
+    for (const position of positions) builder.meta(EXT, position >>> WEIGHT_SHIFT, position & ((1 << WEIGHT_SHIFT) - 1));
   };
   /** Chains of their own for the words left in `byWord`. */
   const flush = (card: number): void => {

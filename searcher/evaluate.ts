@@ -41,7 +41,7 @@ import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index-refs.js'
 import { hasAccents } from '../common/words.js';
 import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, MAX_WORD_WEIGHT, NEAR_BONUS, PHRASE_BONUS, idf, lineAt, minGap, occurrenceScore, phraseWordScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, idf, lineAt, minGap, occurrenceScore, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -663,11 +663,11 @@ class PhraseMatch extends Candidates implements Matcher {
     if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, out);
     else {
       // Metas first (their refs come last): once each word has a meta match
-      // worth MAX_WORD_WEIGHT, the text (bodyScore, always less) cannot raise the score.
+      // worth BODY_CEILING, the text (bodyScore, always less) cannot raise the score.
       const metas = lineAt(leader, from[lead]!, to[lead]!, META_LINE);
       const textEnd = from[lead]!;
       matched = this.scan(lead, metas, to[lead]!, undefined);
-      if (!(matched && best.every((weight) => weight >= MAX_WORD_WEIGHT))) {
+      if (!(matched && best.every((weight) => weight >= BODY_CEILING))) {
         for (let w = 0; w < n; w++) from[w] = words[w]!.starts[at[o + w]!]!;
         matched = this.scan(lead, textEnd, metas, undefined) || matched;
       }

@@ -40,6 +40,8 @@ export interface IndexEngineOptions {
   pollMs?: number;
   /** Cache budgets of each version loaded (searcher.chain_cache, searcher.card_cache). */
   caches?: CacheSizes;
+  /** Whether to log each version loaded (a pool's threads but the first do not: one line per swap). */
+  logLoads?: boolean;
 }
 
 export class IndexEngine implements Engine {
@@ -55,7 +57,8 @@ export class IndexEngine implements Engine {
   private constructor(
     private readonly indexDir: string,
     pollMs: number,
-    private readonly caches: CacheSizes,
+    private caches: CacheSizes,
+    private readonly logLoads: boolean,
   ) {
     if (pollMs > 0) {
       this.timer = setInterval(() => void this.check(), pollMs);
@@ -65,7 +68,7 @@ export class IndexEngine implements Engine {
 
   /** Starts the engine and loads the current version if there is one (its failure is logged, not thrown). */
   static async start(options: IndexEngineOptions): Promise<IndexEngine> {
-    const engine = new IndexEngine(indexDirectory(resolve(options.state)), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes());
+    const engine = new IndexEngine(indexDirectory(resolve(options.state)), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes(), options.logLoads ?? true);
     await engine.check();
     return engine;
   }
@@ -84,7 +87,15 @@ export class IndexEngine implements Engine {
       loaded_at: v === undefined ? null : new Date(this.loadedAt).toISOString(),
       swaps: this.swaps,
       failed_loads: this.failures,
+      chain_cache: this.caches.chains,
+      card_cache: this.caches.cards,
     };
+  }
+
+  /** New cache budgets (SIGHUP): the loaded version's caches shrink or grow now, the next version's start so. */
+  resize(caches: CacheSizes): void {
+    this.caches = caches;
+    this.loaded?.resize(caches);
   }
 
   /** Looks at `current` and swaps to the version it names if that is new; one check at a time. */
@@ -118,7 +129,7 @@ export class IndexEngine implements Engine {
     this.loadedAt = Date.now();
     if (old !== undefined) this.swaps += 1;
     old?.retire();
-    log.notice('index version loaded', { version: next.name, cards: next.cardCount, previous: old?.name ?? 'none' });
+    if (this.logLoads) log.notice('index version loaded', { version: next.name, cards: next.cardCount, previous: old?.name ?? 'none' });
   }
 
   async search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
@@ -235,7 +246,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       else score(j);
     }
   }
-  const order = collapse(top.best(), (s) => site[s.cardId]!, request.limit);
+  const order = collapse(top.best(), (s) => site[s.cardId]!, (s) => s.score, request.limit);
   const lower = evaluation.truncated || (skipped > 0 && !certain);
   return {
     total: { value: counts.total, relation: lower ? 'gte' : 'eq' },

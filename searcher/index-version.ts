@@ -58,9 +58,15 @@ class Lru<K, V> {
   private total = 0;
 
   constructor(
-    private readonly capacity: number,
+    private capacity: number,
     private readonly cost: (value: V) => number,
   ) {}
+
+  /** A new bound; the oldest entries go until the rest fit. */
+  resize(capacity: number): void {
+    this.capacity = capacity;
+    this.evict();
+  }
 
   get(key: K): V | undefined {
     const slot = this.map.get(key);
@@ -75,6 +81,10 @@ class Lru<K, V> {
     if (cost > this.capacity) return;
     this.map.set(key, { value, cost });
     this.total += cost;
+    this.evict();
+  }
+
+  private evict(): void {
     for (const [oldest, slot] of this.map) {
       if (this.total <= this.capacity) break;
       this.map.delete(oldest);
@@ -86,7 +96,7 @@ class Lru<K, V> {
 /** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores) and its IDF. */
 export interface Postings extends PackedChains {
   scores: Float32Array;
-  /** From the chains decoded: beyond the work bound, of those read only. */
+  /** From the word's chain count (PackedChains total): beyond the work bound, as estimated. */
   idf: number;
 }
 
@@ -105,7 +115,7 @@ function postingsOf(p: PackedChains, columns: CardColumns): Postings {
       }
     }
   }
-  const wordIdf = idf(p.count, columns.length.length);
+  const wordIdf = idf(p.total, columns.length.length);
   return { ...p, scores: chainScores(p.cards, starts, refs, p.count, columns.norms, columns.length, wordIdf), idf: wordIdf };
 }
 
@@ -113,7 +123,7 @@ function postingsOf(p: PackedChains, columns: CardColumns): Postings {
 function firstChains(p: Postings, max: number): Postings {
   if (p.count <= max) return p;
   const count = Math.max(0, max);
-  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count), idf: p.idf };
+  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count), idf: p.idf, total: p.total };
 }
 
 /** CardInfo as columns: one element per card id. */
@@ -184,6 +194,12 @@ export class IndexVersion {
   }
 
   /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */
+  /** New cache budgets (a reloaded config); what no longer fits goes. */
+  resize(caches: CacheSizes): void {
+    this.chainCache.resize(caches.chains);
+    this.cardCache.resize(caches.cards);
+  }
+
   static open(dir: string, name: string, caches: CacheSizes = cacheSizes()): IndexVersion {
     const manifest = verifyIndexDir(dir);
     const opened: Array<{ close(): void }> = [];

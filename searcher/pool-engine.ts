@@ -10,7 +10,8 @@
  * turn). Each
  * thread holds its own Lexicon and CardInfo and a 1/N share of the cache
  * budgets (`searcher.chain_cache`, `card_cache`), so the caches' memory does
- * not grow with the threads. The pool polls `current` for every thread; a
+ * not grow with the threads (SIGHUP resizes them: resize()). Only the first
+ * thread logs the versions it loads. The pool polls `current` for every thread; a
  * thread swaps as IndexEngine does (never failing a search in flight), and
  * `version` is the first thread's. A thread that dies is logged, its
  * searches fail as INTERNAL, and a new one takes its place.
@@ -21,6 +22,12 @@ import { logger } from '../common/log.js';
 import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
 import type { CacheSizes } from './index-version.js';
 import type { SearchWorkerData } from './search-worker.js';
+
+/** Each of `threads` threads' share of the searcher's cache budgets. */
+function shares(caches: CacheSizes, threads: number): CacheSizes {
+  const share = (bytes: number) => Math.max(1, Math.floor(bytes / threads));
+  return { chains: share(caches.chains), cards: share(caches.cards) };
+}
 
 const log = logger('searcher');
 
@@ -89,7 +96,7 @@ class Thread {
 
 export class PoolEngine implements Engine {
   private readonly threads: Thread[] = [];
-  private readonly data: SearchWorkerData;
+  private data: SearchWorkerData;
   private readonly timer: NodeJS.Timeout | undefined;
   private next = 1;
   private turn = 0;
@@ -97,9 +104,8 @@ export class PoolEngine implements Engine {
   private checking: Promise<void> | undefined;
 
   private constructor(options: PoolEngineOptions) {
-    const share = (bytes: number) => Math.max(1, Math.floor(bytes / options.threads));
-    this.data = { state: options.state, caches: { chains: share(options.caches.chains), cards: share(options.caches.cards) } };
-    for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn());
+    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true };
+    for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn(i));
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     if (pollMs > 0) {
       this.timer = setInterval(() => void this.check(), pollMs);
@@ -123,8 +129,18 @@ export class PoolEngine implements Engine {
     return this.threads[0]?.version;
   }
 
+  /** The first thread's status, with its cache budgets × the threads: the searcher's, as the first thread last said. */
   status(): Record<string, unknown> {
-    return { ...(this.threads[0]?.status ?? { index: null }), threads: this.threads.length };
+    const n = this.threads.length;
+    const first = this.threads[0]?.status ?? { index: null };
+    const whole = (bytes: unknown) => (typeof bytes === 'number' ? bytes * n : bytes);
+    return { ...first, threads: n, chain_cache: whole(first['chain_cache']), card_cache: whole(first['card_cache']) };
+  }
+
+  /** New budgets for the whole searcher (SIGHUP): each thread resizes its share now, and a thread started later gets it. */
+  resize(caches: CacheSizes): void {
+    this.data = { ...this.data, caches: shares(caches, this.threads.length) };
+    for (const thread of this.threads) thread.worker.postMessage({ type: 'resize', id: 0, caches: this.data.caches });
   }
 
   /** Every thread looks at `current` and swaps if it changed; one check at a time. */
@@ -167,8 +183,9 @@ export class PoolEngine implements Engine {
     for (const thread of this.threads) void thread.worker.terminate();
   }
 
-  private spawn(): Thread {
-    return new Thread(this.data, (thread, why) => this.lost(thread, why));
+  /** The thread for place `at`: the first logs the versions it loads, the others keep quiet (one line per swap). */
+  private spawn(at: number): Thread {
+    return new Thread({ ...this.data, logLoads: at === 0 }, (thread, why) => this.lost(thread, why));
   }
 
   private lost(thread: Thread, why: string): void {
@@ -176,6 +193,6 @@ export class PoolEngine implements Engine {
     thread.failAll(new Error(`search thread stopped: ${why}`));
     if (this.closed || at < 0) return;
     log.err('a search thread stopped; starting another', { problem: why });
-    this.threads[at] = this.spawn();
+    this.threads[at] = this.spawn(at);
   }
 }

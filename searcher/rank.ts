@@ -5,8 +5,9 @@
  *
  * A card's score for one query word is BM25's (the word's IDF times a
  * saturating, length-normalised term frequency) over its body, plus its best
- * meta occurrence (title, anchor text, URL …) and the second best's ÷
- * SECOND_DIVISOR, the whole times the IDF: a rare word counts more than a
+ * meta occurrence (title, URL …) and the second best's ÷ SECOND_DIVISOR,
+ * plus its anchor texts (other pages' words for the card), the whole times
+ * the IDF: a rare word counts more than a
  * common one, a short page about a word more than a long page that mentions
  * it as often, a title more than the body. The body's term frequency counts
  * each occurrence by its word type (a heading more than text). Words add up;
@@ -20,17 +21,28 @@ import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/inde
 
 /** By word type (doc-text.ts): text, emphasised, small, heading 1, heading 2, alt. */
 const WORD_WEIGHTS = [10, 14, 5, 24, 18, 8] as const;
-export const MAX_WORD_WEIGHT = Math.max(...WORD_WEIGHTS);
-/** By meta type (doc-body.ts): title, keywords, description, URL words, file name, anchor text. */
-const META_WEIGHTS = [40, 12, 14, 16, 16, 24] as const;
+/**
+ * By meta type (doc-body.ts): title, keywords, description, URL words, file
+ * name, anchor text. An anchor text weighs as small print: most are a site's
+ * own navigation (sidebars, breadcrumbs, "next"), repeated on every page;
+ * the indexer gives one from another site meta weight 1 (+4), and their
+ * number saturates (occurrenceScore), so together they stay below a title.
+ */
+const META_WEIGHTS = [40, 12, 14, 16, 16, 5] as const;
 /** A meta's own weight (0–3) adds this much per step. */
 const META_WEIGHT_STEP = 4;
 export const SECOND_DIVISOR = 4;
-/** BM25's term frequency saturation and length normalisation (Lucene's defaults). */
-const BM25_K1 = 1.2;
+/**
+ * BM25's term frequency saturation and length normalisation. k1 above
+ * Lucene's 1.2: tf counts a heading's occurrence as 2.4 and an emphasised
+ * one as 1.4 (CODE_TF), so a page saturates sooner than on plain counts.
+ */
+export const BM25_K1 = 2;
 const BM25_B = 0.75;
 /** What the body part of a word's score tends to for a card of average length as the word's term frequency grows, ÷ (k1 + 1): one plain occurrence there is worth this much. */
 const BODY_WEIGHT = WORD_WEIGHTS[0];
+/** What bodyScore never reaches, whatever the term frequency and length. */
+export const BODY_CEILING = BODY_WEIGHT * (BM25_K1 + 1);
 /** Per pair of adjacent words of a phrase. */
 export const PHRASE_BONUS = 20;
 /** For NEAR at distance 1, falling to 0 at the limit. */
@@ -40,10 +52,12 @@ export const PROXIMITY_BONUS = 16;
 export const PROXIMITY_SPAN = 8;
 /** An accented query word found with the accents as typed. */
 export const ACCENT_BONUS = 6;
-/** Static weight 255 raises a card's score (plus one) by this share. */
-const STATIC_SHARE = 0.2;
-/** Results of one site on a page before the rest waits for later pages. */
-export const SITE_MAX = 2;
+/** Static weight 255 raises a card's score (plus one) by this share: a tie-breaker among near-equal scores (the link graph of a site's navigation says little more). */
+const STATIC_SHARE = 0.05;
+/** Results of one site on a page (of 10) before the rest waits for later pages. */
+export const SITE_MAX = 3;
+/** A site's result past SITE_MAX stays on the page when the best other result left scores below this share of it. */
+export const COLLAPSE_RATIO = 0.8;
 
 /** What an occurrence is worth. */
 function refWeight(ref: Ref): number {
@@ -116,10 +130,11 @@ export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32
  * A word's score from its occurrences in one card, refs[from..to): `idf`
  * × (BM25's saturated term frequency of the body, with the card's length
  * `norm`, × BODY_WEIGHT, plus the best meta occurrence and the second best ÷
- * SECOND_DIVISOR). Anchor texts count as one meta whose weight, the best
- * anchor's, saturates with their number as BM25's tf does (k1 + 1 times
- * the best at most): many pages calling a card by the word say more than
- * one. Never below idf × any one meta occurrence's weight, nor below idf ×
+ * SECOND_DIVISOR, plus the anchor texts). Anchor texts are a field of their
+ * own, added as BM25F adds fields rather than competing with the card's
+ * own metas: the best anchor's weight, saturating with their number as
+ * BM25's tf does (k1 + 1 times the best at most), since many pages calling
+ * a card by the word say more than one. Never below idf × any one meta occurrence's weight, nor below idf ×
  * bodyScore of any of its word occurrences (phrases rely on it).
  */
 export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number): number {
@@ -138,12 +153,8 @@ export function occurrenceScore(refs: Int32Array, from: number, to: number, norm
     } else if (weight > best) [best, second] = [weight, best];
     else if (weight > second) second = weight;
   }
-  if (anchors > 0) {
-    const weight = (anchor * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
-    if (weight > best) [best, second] = [weight, best];
-    else if (weight > second) second = weight;
-  }
-  return idf * (bodyScore(tf, norm) + best + second / SECOND_DIVISOR);
+  const anchorScore = anchors === 0 ? 0 : (anchor * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
+  return idf * (bodyScore(tf, norm) + best + second / SECOND_DIVISOR + anchorScore);
 }
 
 /** The body part of a word's score for a term frequency `tf` in a card of length norm `norm`. */
@@ -156,7 +167,7 @@ export function bodyScore(tf: number, norm: number): number {
  * occurrence in the phrase (`meta`, CODE_META) or bodyScore of its term
  * frequency in the phrase's occurrences in the body (`tf`, CODE_TF), the
  * larger. At most occurrenceScore of the word in the card, which the
- * phrase's bound counts; and bodyScore never reaches MAX_WORD_WEIGHT, so a
+ * phrase's bound counts; and bodyScore never reaches BODY_CEILING, so a
  * meta match of that weight makes the body irrelevant.
  */
 export function phraseWordScore(meta: number, tf: number, norm: number, idf: number): number {
@@ -324,20 +335,29 @@ export class TopK {
 
 /**
  * Site collapsing: ranked results (best first) into pages of `pageSize`
- * where one site has at most SITE_MAX results while other sites have some
- * left; the rest of a site's results move to later pages, and fill a page
- * only when nothing else is left (an index of one site still shows full pages).
+ * where one site has at most SITE_MAX results while other sites have
+ * results close enough behind: a site's next result waits for a later page
+ * only when the best result left of another site (under SITE_MAX on the
+ * page) scores at least COLLAPSE_RATIO of it. A site far ahead of the rest
+ * keeps its results on top, and an index of one site still shows full pages.
  */
-export function collapse<T>(ranked: readonly T[], site: (item: T) => number, pageSize: number): T[] {
+export function collapse<T>(ranked: readonly T[], site: (item: T) => number, score: (item: T) => number, pageSize: number): T[] {
   const order: T[] = [];
   let left = [...ranked];
   while (left.length > 0) {
     const onPage = new Map<number, number>();
     const page: T[] = [];
     const later: T[] = [];
-    for (const item of left) {
+    // The best result after `from` of a site under the cap: the first, as they are ranked.
+    const rival = (from: number): T | undefined => {
+      for (let j = from; j < left.length; j++) if ((onPage.get(site(left[j]!)) ?? 0) < SITE_MAX) return left[j];
+      return undefined;
+    };
+    for (let i = 0; i < left.length; i++) {
+      const item = left[i]!;
       const n = onPage.get(site(item)) ?? 0;
-      if (page.length < pageSize && n < SITE_MAX) {
+      const other = n < SITE_MAX ? undefined : rival(i + 1);
+      if (page.length < pageSize && (n < SITE_MAX || (other !== undefined && score(other) < COLLAPSE_RATIO * score(item)))) {
         page.push(item);
         onPage.set(site(item), n + 1);
       } else later.push(item);

@@ -4,7 +4,8 @@
  * thread posts. It looks at `current` only when told (the pool polls for
  * every thread), so the threads swap together and the pool knows when.
  *
- * Messages in: {search, id, request} | {cancel, id} | {check, id}.
+ * Messages in: {search, id, request} | {cancel, id} | {check, id} |
+ * {resize, id, caches}.
  * Messages out: {result, id, json} (the SearchResult as JSON text, made once
  * here so the main thread only splices it into its answer) |
  * {failed, id, noIndex, message} | {checked, id, version, status}.
@@ -18,14 +19,16 @@ import type { CacheSizes } from './index-version.js';
 export interface SearchWorkerData {
   state: string;
   caches: CacheSizes;
+  /** Only the first thread logs the versions it loads. */
+  logLoads: boolean;
 }
 
 const port = parentPort!;
-const { state, caches } = workerData as SearchWorkerData;
-const engine = await IndexEngine.start({ state, pollMs: 0, caches });
+const { state, caches, logLoads } = workerData as SearchWorkerData;
+const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads });
 const running = new Map<number, AbortController>();
 
-port.on('message', (message: { type: 'search' | 'cancel' | 'check'; id: number; request?: never }) => {
+port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize'; id: number; request?: never; caches?: CacheSizes }) => {
   switch (message.type) {
     case 'search': {
       const controller = new AbortController();
@@ -39,6 +42,9 @@ port.on('message', (message: { type: 'search' | 'cancel' | 'check'; id: number; 
     }
     case 'cancel':
       running.get(message.id)?.abort();
+      return;
+    case 'resize':
+      engine.resize(message.caches!);
       return;
     case 'check':
       void engine.check().then(() => port.postMessage({ type: 'checked', id: message.id, version: engine.version, status: engine.status() }));

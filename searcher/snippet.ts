@@ -21,6 +21,12 @@ const MAX_FRAGMENTS = 3;
 const MAX_FRAGMENT = 40;
 /** Words of the text's start when nothing in it matches. */
 const LEAD_WORDS = 30;
+/**
+ * Matches looked for in a card: the windows are chosen among its first
+ * MAX_HITS. A page whose every line has a query word (a site's navigation
+ * naming it) no longer costs a pass and a window per match.
+ */
+const MAX_HITS = 64;
 /** Words of a card looked at: enough for any snippet, bounded for a huge text. */
 const MAX_WORDS = 20_000;
 
@@ -165,7 +171,7 @@ export class CardText {
     if (count === 0) return '';
     const { codes, text, starts, ends } = this;
     const hits: number[] = [];
-    for (let i = 0; i < count; i++) if (marker.maybe(codes[i]!) && marker.marked(text.slice(starts[i], ends[i]))) hits.push(i);
+    for (let i = 0; i < count && hits.length < MAX_HITS; i++) if (marker.maybe(codes[i]!) && marker.marked(text.slice(starts[i], ends[i]))) hits.push(i);
     const fragments = choose(hits, count);
     const parts = fragments.map(([from, to]) => this.render(hits, from, to));
     const head = fragments[0]![0] > 0 ? '… ' : '';

@@ -60,6 +60,8 @@ test('duplicates collapse, near-duplicates merge, anchor texts follow redirects,
   assert.deepEqual(chains.map((c) => c.cardId), [card('/'), card('/accents')]);
   const onTarget = chains[1]!.refs;
   assert.ok(onTarget.length > 0 && onTarget.every((ref) => ref.kind === 'meta' && META_TYPES[ref.type] === 'ext'), JSON.stringify(onTarget));
+  // From a page of the same site: navigation, meta weight 0 (another site's would weigh 1).
+  assert.ok(onTarget.every((ref) => ref.kind === 'meta' && ref.weight === 0), JSON.stringify(onTarget));
   // Every anchor word lands: "desserts" of "about desserts".
   const desserts = lexicon.lookup('desserts')!;
   assert.ok(wordIndex.chains(desserts.id, desserts.refPos).some((c) => c.cardId === card('/accents') && c.refs.some((r) => r.kind === 'meta' && META_TYPES[r.type] === 'ext')));

@@ -18,6 +18,7 @@ import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-f
 import { NoIndexError } from '../../searcher/engine.js';
 import { IndexEngine, searchVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
+import { idf } from '../../searcher/rank.js';
 import { parseQuery } from '../../searcher/query.js';
 import { buildCli } from '../indexer/site.js';
 import { Client, type Message } from './net.js';
@@ -209,6 +210,21 @@ test('answers are the same from the caches as without them, query after query', 
     for (const q of queries) assert.deepEqual(await answer(cached, q), await answer(bare, q), `${q}, round ${round + 1}`);
   }
   assert.ok((await answer(cached, 'café')).hits.length >= 2);
+});
+
+test('a word cut by the work bound keeps about its IDF: its chain count is estimated, not the chains read', (t) => {
+  const dir = join(state, 'index', readlinkSync(join(state, 'index', 'current')));
+  const version = IndexVersion.open(dir, 'cut', { chains: 1, cards: 1 });
+  t.after(() => version.retire());
+  // The word in most cards.
+  const entry = version.lexicon.entries.map((e) => ({ e, n: version.postings(e).count })).reduce((a, b) => (b.n > a.n ? b : a)).e;
+  const whole = version.postings(entry);
+  assert.ok(whole.count >= 8, `${whole.count} chains`);
+  const cut = version.postings(entry, 2);
+  assert.equal(cut.count, 2);
+  assert.equal(whole.total, whole.count);
+  assert.ok(Math.abs(cut.total - whole.count) <= whole.count / 2, `${cut.total} estimated of ${whole.count}`);
+  assert.ok(Math.abs(cut.idf - whole.idf) < Math.abs(idf(2, version.cardCount) - whole.idf), `idf ${cut.idf} cut, ${whole.idf} whole`);
 });
 
 test('sherlock search --bench-queries times a query file in process, ranked and whole', async () => {

@@ -8,13 +8,14 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { after, before } from 'node:test';
 import { IndexEngine } from '../../searcher/index-engine.js';
 import { PoolEngine } from '../../searcher/pool-engine.js';
 import { parseQuery } from '../../searcher/query.js';
+import { startCli, until } from '../helpers/cli.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
 import { Client, startServer } from './net.js';
 
@@ -89,4 +90,34 @@ test('a search cancelled while its thread works is answered CANCELLED, and the t
   const next = await client.search('after', 'detective');
   assert.equal(next.type, 'result');
   assert.ok((next['hits'] as unknown[]).length > 0);
+});
+
+test('searcher run with 2 threads logs a version loaded once; SIGHUP resizes every thread\'s caches', async (t) => {
+  const config = join(state, 'pool-hup.toml');
+  writeFileSync(config, '[searcher]\nsearch_threads = 2\nchain_cache = "8MiB"\ncard_cache = "16MiB"\nstatus_interval = "100ms"\n');
+  const running = startCli(t, ['--config', config, 'searcher', 'run', '--state', state, '--listen', '127.0.0.1:0']);
+  await until('the searcher to listen', () => /listening address=/.test(running.stderr));
+  const address = /listening address=(\S+)/.exec(running.stderr)![1]!;
+  assert.equal(running.stderr.match(/index version loaded/g)?.length, 1, running.stderr);
+  const caches = async (): Promise<[unknown, unknown]> => {
+    const client = await Client.open(t, `ws://${address}/`);
+    client.send({ type: 'subscribe', id: 'st', topic: 'status' });
+    const engine = ((await client.next((m) => m.type === 'event'))['data'] as Record<string, Record<string, unknown>>)['engine']!;
+    client.ws.close();
+    return [engine['chain_cache'], engine['card_cache']];
+  };
+  assert.deepEqual(await caches(), [8 << 20, 16 << 20]);
+  writeFileSync(config, '[searcher]\nsearch_threads = 2\nchain_cache = "2MiB"\ncard_cache = "4MiB"\nstatus_interval = "100ms"\n');
+  running.child.kill('SIGHUP');
+  await until('the reload', () => /config reloaded/.test(running.stderr));
+  // Each thread answers the check SIGHUP asks after the resize before it; the status then shows the new shares.
+  let now = await caches();
+  for (let tries = 0; tries < 100 && now[0] !== 2 << 20; tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    now = await caches();
+  }
+  assert.deepEqual(now, [2 << 20, 4 << 20]);
+  const client = await Client.open(t, `ws://${address}/`);
+  assert.equal((await client.search('q', 'detective')).type, 'result');
+  assert.equal(running.stderr.match(/index version loaded/g)?.length, 1);
 });

@@ -1,7 +1,7 @@
 /**
  * Ranking's pure parts: the top-k heap agrees with a full sort, and site
  * collapsing keeps every result, in order within a site, with at most
- * SITE_MAX of a site on a page while other sites have results left.
+ * SITE_MAX of a site on a page while other sites have results close behind.
  */
 
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import test from 'node:test';
 import fc from 'fast-check';
 import { WORD_EDGE, packRef } from '../../common/index-refs.js';
 import { lengthCode } from '../../common/index-cardinfo.js';
-import { CODE_MASK, CODE_META, CODE_TF, MAX_WORD_WEIGHT, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore } from '../../searcher/rank.js';
+import { BM25_K1, BODY_CEILING, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
@@ -23,11 +23,12 @@ test('TopK gives the k best, best first, ties by lower card id, whatever the ord
   );
 });
 
-test('collapse keeps every result, each site in order, at most SITE_MAX a page while others wait', () => {
+test('collapse keeps every result, each site in order, at most SITE_MAX a page while others close behind wait', () => {
   fc.assert(
-    fc.property(fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 60 }), fc.integer({ min: 1, max: 10 }), (sites, pageSize) => {
-      const ranked = sites.map((site, rank) => ({ site, rank }));
-      const order = collapse(ranked, (r) => r.site, pageSize);
+    fc.property(fc.array(fc.record({ site: fc.integer({ min: 0, max: 4 }), drop: fc.integer({ min: 0, max: 30 }) }), { maxLength: 60 }), fc.integer({ min: 1, max: 10 }), (items, pageSize) => {
+      let score = 1000;
+      const ranked = items.map(({ site, drop }, rank) => ({ site, rank, score: (score -= drop) }));
+      const order = collapse(ranked, (r) => r.site, (r) => r.score, pageSize);
       assert.deepEqual([...order].sort((x, y) => x.rank - y.rank), ranked);
       for (let s = 0; s <= 4; s++) {
         const ranks = order.filter((r) => r.site === s).map((r) => r.rank);
@@ -36,19 +37,24 @@ test('collapse keeps every result, each site in order, at most SITE_MAX a page w
       for (let from = 0; from < order.length; from += pageSize) {
         const page = order.slice(from, from + pageSize);
         const later = order.slice(from + pageSize);
+        const onPage = (site: number) => page.filter((r) => r.site === site).length;
         for (const site of new Set(page.map((r) => r.site))) {
-          const onPage = page.filter((r) => r.site === site).length;
-          // Over the cap only when every result left for later is of a site already capped on this page.
-          if (onPage > SITE_MAX) assert.ok(later.every((r) => page.filter((p) => p.site === r.site).length >= SITE_MAX));
+          if (onPage(site) <= SITE_MAX) continue;
+          // Over the cap only when every result left for later of a site under the cap scores below COLLAPSE_RATIO of this site's.
+          const last = Math.min(...page.filter((r) => r.site === site).map((r) => r.score));
+          for (const r of later) if (onPage(r.site) < SITE_MAX) assert.ok(r.score < COLLAPSE_RATIO * last, `rank ${r.rank} waits behind site ${site}`);
         }
       }
     }),
   );
 });
 
-test('collapse brings another site up past a third result of one site', () => {
-  const ranked = [0, 0, 0, 1].map((site, rank) => ({ site, rank }));
-  assert.deepEqual(collapse(ranked, (r) => r.site, 10).map((r) => r.rank), [0, 1, 3, 2]);
+test('collapse brings another site up past a result of one site over SITE_MAX, unless far behind', () => {
+  const ranked = (last: number) => [...Array<number>(SITE_MAX + 1).fill(0), 1].map((site, rank) => ({ site, rank, score: site === 1 ? last : 100 - rank }));
+  const order = (last: number) => collapse(ranked(last), (r) => r.site, (r) => r.score, 10).map((r) => r.rank);
+  const ranks = ranked(0).map((r) => r.rank);
+  assert.deepEqual(order(90), [...ranks.slice(0, SITE_MAX), SITE_MAX + 1, SITE_MAX]);
+  assert.deepEqual(order(10), ranks);
 });
 
 test('minGap is the smallest distance between the lines of two ascending lists of packed refs, edge refs left out', () => {
@@ -95,9 +101,9 @@ test('IDF falls as a word is in more cards, and stays positive', () => {
 
 test('length norms: BM25 k1·(1 − b + b·length ÷ average), the average over cards with a body', () => {
   const norms = lengthNorms(Uint8Array.from([lengthCode(100), lengthCode(300), 0]));
-  assert.ok(Math.abs(norms[lengthCode(200)]! - 1.2) < 0.05, String(norms[lengthCode(200)]));
+  assert.ok(Math.abs(norms[lengthCode(200)]! - BM25_K1) < 0.05, String(norms[lengthCode(200)]));
   assert.ok(norms[lengthCode(50)]! < norms[lengthCode(200)]! && norms[lengthCode(200)]! < norms[lengthCode(2000)]!);
-  assert.ok(Math.abs(norms[0]! - 1.2 * 0.25) < 1e-9);
+  assert.ok(Math.abs(norms[0]! - BM25_K1 * 0.25) < 1e-9);
 });
 
 test('a word\'s score saturates with its occurrences, falls with the card\'s length, rises with IDF; a phrase\'s word never adds more than the word', () => {
@@ -111,7 +117,7 @@ test('a word\'s score saturates with its occurrences, falls with the card\'s len
   // Anchor texts count together, saturating: more pages calling a card so say more, up to k1 + 1 times one.
   const anchors = (n: number) => Int32Array.from({ length: n }, (_, i) => packRef({ kind: 'meta', type: 5, weight: 0, position: i }));
   assert.ok(score(anchors(1)) < score(anchors(2)) && score(anchors(2)) < score(anchors(8)));
-  assert.ok(score(anchors(1000)) < 2.2 * score(anchors(1)));
+  assert.ok(score(anchors(1000)) < (BM25_K1 + 1) * score(anchors(1)));
   // A heading counts more than text; a title more than a plain word.
   assert.ok(score(text(1, 3)) > score(text(1)));
   assert.ok(score(Int32Array.of(title)) > score(text(1)));
@@ -128,6 +134,6 @@ test('a word\'s score saturates with its occurrences, falls with the card\'s len
       }
     }),
   );
-  // Once a phrase has a meta match of MAX_WORD_WEIGHT, the body is not looked at (evaluate.ts PhraseMatch).
-  assert.ok(bodyScore(1e12, 0.3) < MAX_WORD_WEIGHT);
+  // Once a phrase has a meta match of BODY_CEILING, the body is not looked at (evaluate.ts PhraseMatch).
+  assert.ok(bodyScore(1e12, 0.3) < BODY_CEILING);
 });
