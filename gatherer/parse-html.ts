@@ -35,7 +35,7 @@
 
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/doc-text.js';
 import { isSherlockError } from '../common/errors.js';
-import { canonicalUrl } from '../common/url.js';
+import { canonicalUrl, MAX_URL_LENGTH } from '../common/url.js';
 import { scanHtml } from './html-scan.js';
 import type { Link, LinkType, Meta, Robots } from '../common/doc-body.js';
 
@@ -91,6 +91,9 @@ const REFRESH = /^[\t\n\f\r ]*[\d.]+(?:[\t\n\f\r ;,][\t\n\f\r ]*[;,]?[\t\n\f\r ]
 const LANGUAGE_TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/;
 const NOT_BLANK = /\S/;
 const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
+/** A URL scheme other than http(s) right at the start (the URL parser's scheme state: letter, then letters, digits, `+-.`). */
+const OTHER_SCHEME = /^(?!https?:)[a-z][a-z\d+.-]*:/i;
+const HASH = 0x23;
 
 /** Whitespace collapsed and trimmed, cut to `max` UTF-16 units without splitting a surrogate pair. */
 function collapse(text: string, max: number): string {
@@ -149,14 +152,36 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
 
   const currentType = (): WordType => TYPE_PRIORITY.find((type) => typeDepth[type]! > 0) ?? WORD_TYPE.text;
 
-  const resolve = (raw: string): string | undefined => {
+  /**
+   * Links resolved against the current base, null for dropped ones: a page
+   * repeats a fifth of its links (menus, neighbours), and a link to a
+   * fragment of it is the page itself, whatever the fragment.
+   */
+  const resolved = new Map<string, string | null>();
+  let self: string | null | undefined;
+  const canonical = (raw: string): string | null => {
     try {
       return canonicalUrl(raw, base);
     } catch (err) {
       if (!isSherlockError(err, 'SHERLOCK_BAD_URL')) throw err;
-      if (dropped.bad++ === 0) dropped.firstBad = raw.slice(0, 80);
-      return undefined;
+      return null;
     }
+  };
+  const resolveOnce = (raw: string): string | null => {
+    if (raw.charCodeAt(0) === HASH && raw.length <= MAX_URL_LENGTH) return (self ??= canonical('#'));
+    // Refused by canonicalUrl all the same, but without the cost of its exception (mailto: and the like).
+    if (OTHER_SCHEME.test(raw)) return null;
+    return canonical(raw);
+  };
+  const resolve = (raw: string): string | undefined => {
+    let target = resolved.get(raw);
+    if (target === undefined) {
+      target = resolveOnce(raw);
+      resolved.set(raw, target);
+    }
+    if (target !== null) return target;
+    if (dropped.bad++ === 0) dropped.firstBad = raw.slice(0, 80);
+    return undefined;
   };
 
   /** Stores a link once per URL and type; returns its index among the links of its type, if stored. */
@@ -230,6 +255,8 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
           baseSeen = true;
           try {
             base = canonicalUrl(href, url);
+            resolved.clear();
+            self = undefined;
           } catch (err) {
             if (!isSherlockError(err, 'SHERLOCK_BAD_URL')) throw err;
             fields.problems.push(`<base href=${JSON.stringify(href.slice(0, 80))}> does not resolve to an http(s) URL; ignored`);
