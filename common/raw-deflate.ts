@@ -8,7 +8,9 @@
  * level makes. The engine writes the zlib format (RFC 1950), whose trailer is
  * the input's Adler-32: buckets store it, and zlib computes it faster than
  * a loop in JavaScript. deflate() strips the two header bytes and the
- * trailer and keeps the latter in `adler32`.
+ * trailer and keeps the latter in `adler32`. GzipDeflater makes whole gzip
+ * members the same way (the gatherer's ARC records, framed in its parse
+ * workers).
  */
 
 import * as zlib from 'node:zlib';
@@ -19,26 +21,25 @@ const FIRST_SCRATCH = 64 * 1024;
 const ZLIB_HEADER = 2;
 const ZLIB_TRAILER = 4;
 
-export class RawDeflater {
+/** One zlib deflating engine (zlib or gzip format), reset before each input, so each output is what a fresh one makes. */
+class DeflateEngine {
   private handle: ZlibHandle;
   /** [output bytes left, input bytes left] after each writeSync. */
   private state: Uint32Array;
   private scratch = Buffer.allocUnsafe(FIRST_SCRATCH);
   private failure: Error | undefined;
-  /** Adler-32 of the input of the last deflate(). */
-  adler32 = 1;
 
-  constructor(level: number) {
-    const engine = zlib.createDeflate({ level }) as unknown as { _handle: ZlibHandle; _writeState: Uint32Array };
-    this.handle = engine._handle;
-    this.state = engine._writeState;
+  constructor(engine: zlib.Deflate | zlib.Gzip) {
+    const internals = engine as unknown as { _handle: ZlibHandle; _writeState: Uint32Array };
+    this.handle = internals._handle;
+    this.state = internals._writeState;
     this.handle.onerror = (message, errno) => {
       this.failure = new Error(`deflate: ${message} (${codeNames[String(errno)] ?? 'Z_ERRNO'})`);
     };
   }
 
-  /** `input` as one raw deflate stream, in a buffer of its own; its Adler-32 is in `adler32` after. */
-  deflate(input: Uint8Array): Buffer {
+  /** `input` compressed whole; a view into the scratch, valid until the next call. */
+  run(input: Uint8Array): Buffer {
     this.handle.reset();
     let inOff = 0;
     let produced = 0;
@@ -59,7 +60,38 @@ export class RawDeflater {
       // Output space left over means the stream ended (Z_STREAM_END); none means it may go on.
       if (outLeft > 0) break;
     }
-    this.adler32 = this.scratch.readUInt32BE(produced - ZLIB_TRAILER);
-    return Buffer.from(this.scratch.subarray(ZLIB_HEADER, produced - ZLIB_TRAILER));
+    return this.scratch.subarray(0, produced);
+  }
+}
+
+export class RawDeflater {
+  private readonly engine: DeflateEngine;
+  /** Adler-32 of the input of the last deflate(). */
+  adler32 = 1;
+
+  constructor(level: number) {
+    this.engine = new DeflateEngine(zlib.createDeflate({ level }));
+  }
+
+  /** `input` as one raw deflate stream, in a buffer of its own; its Adler-32 is in `adler32` after. */
+  deflate(input: Uint8Array): Buffer {
+    const out = this.engine.run(input);
+    this.adler32 = out.readUInt32BE(out.length - ZLIB_TRAILER);
+    return Buffer.from(out.subarray(ZLIB_HEADER, out.length - ZLIB_TRAILER));
+  }
+}
+
+/** Gzip members (RFC 1952: header, deflate, CRC-32 and size) on one reused engine: byte for byte what `gzipSync` makes. */
+export class GzipDeflater {
+  private readonly engine: DeflateEngine;
+
+  /** `level` undefined: zlib's default. */
+  constructor(level?: number) {
+    this.engine = new DeflateEngine(zlib.createGzip(level === undefined ? {} : { level }));
+  }
+
+  /** `input` as one gzip member, in a buffer of its own. */
+  member(input: Uint8Array): Buffer {
+    return Buffer.from(this.engine.run(input));
   }
 }
