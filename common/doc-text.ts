@@ -67,6 +67,15 @@ const LAST_TYPE = WORD_TYPE.alt;
  */
 const WHITESPACE_RUN = /(?: [\s\x00-\x1f\x7f]|[^\S ]|[\x00-\x1f\x7f])[\s\x00-\x1f\x7f]*/g;
 
+/** True when every unit is ASCII whitespace or a C0/DEL control (which WHITESPACE_RUN would turn into one space). */
+function isBlank(chunk: string): boolean {
+  for (let i = 0; i < chunk.length; i++) {
+    const c = chunk.charCodeAt(i);
+    if (c > 0x20 && c !== 0x7f) return false;
+  }
+  return true;
+}
+
 export type DocTextToken =
   | { kind: 'text'; text: string; type: WordType }
   | { kind: 'break' }
@@ -115,6 +124,11 @@ export class TextBuilder {
   /** Appends text; runs of whitespace anywhere in it, or across calls, count as one space. */
   append(chunk: string): void {
     if (this.cutOff || chunk.length === 0) return;
+    if (isBlank(chunk)) {
+      // As the regex would make it: one space (between the tags of most pages), but without the regex.
+      this.space();
+      return;
+    }
     const collapsed = chunk.replace(WHITESPACE_RUN, ' ');
     const start = collapsed.charCodeAt(0) === SPACE ? 1 : 0;
     const trailing = collapsed.length > start && collapsed.charCodeAt(collapsed.length - 1) === SPACE;

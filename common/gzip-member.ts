@@ -36,9 +36,10 @@
  */
 
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { crc32, gzipSync } from 'node:zlib';
+import { crc32 } from 'node:zlib';
 import { ioError, SherlockError } from './errors.js';
 import { readAt } from './files.js';
+import { GzipDeflater } from './raw-deflate.js';
 import { InflateError, RawInflater, type Inflated } from './raw-inflate.js';
 
 const FHCRC = 2;
@@ -248,13 +249,21 @@ export function findGzipMagic(source: FileWindow, from: number): number | undefi
 }
 const MEMBER_START = Buffer.from([0x1f, 0x8b, 0x08]);
 
+/** One reused engine per level asked for (raw-deflate.ts), by level (-1: zlib's default). */
+const deflaters = new Map<number, GzipDeflater>();
+
 /**
  * Compresses `data` as one complete gzip member (header, deflate, CRC32/ISIZE
- * trailer). Synchronous: zlib's async form costs more in stream set-up and
- * thread hand-overs than a level-1 member of a web page takes to compress;
- * the gatherer runs this in its parse workers instead (arc-write.ts
- * frameArcRecord).
+ * trailer), byte for byte as `gzipSync` would. Synchronous: zlib's async form
+ * costs more in stream set-up and thread hand-overs than a level-1 member of
+ * a web page takes to compress; the gatherer runs this in its parse workers
+ * instead (arc-write.ts frameArcRecord).
  */
 export function compressMember(data: Uint8Array, level?: number): Buffer {
-  return gzipSync(data, level === undefined ? {} : { level });
+  let deflater = deflaters.get(level ?? -1);
+  if (deflater === undefined) {
+    deflater = new GzipDeflater(level);
+    deflaters.set(level ?? -1, deflater);
+  }
+  return deflater.member(data);
 }

@@ -7,9 +7,11 @@
  * garbage of a stream object). deflate() makes a raw deflate stream (RFC
  * 1951) and keeps the input's Adler-32, which buckets store and zlib computes
  * faster than a loop in JavaScript; zlib() makes a whole zlib stream (RFC
- * 1950), as Hadoop's DefaultCodec writes.
+ * 1950), as Hadoop's DefaultCodec writes. GzipDeflater makes whole gzip
+ * members the same way (the gatherer's ARC records, framed in its parse
+ * workers).
  *
- * Each output is byte for byte what `deflateRawSync` / `deflateSync` at the
+ * Each output is byte for byte what `deflateRawSync` / `deflateSync` / `gzipSync` at the
  * same level makes with a fresh engine. A reset alone does not give that:
  * zlib's deflateReset() keeps the window's bytes, and the match finder reads
  * up to MAX_MATCH (258) bytes past the end of the input when it compares
@@ -37,7 +39,8 @@ const WINDOW_BYTES = 2 * 32 * 1024;
 const WINDOW_MARGIN = 512;
 const ZEROS = Buffer.alloc(WINDOW_BYTES + WINDOW_MARGIN);
 
-export class RawDeflater {
+/** One zlib deflating engine (zlib or gzip format), reset before each input, so each output is what a fresh one makes. */
+class DeflateEngine {
   private handle: ZlibHandle;
   /** [output bytes left, input bytes left] after each writeSync. */
   private state: Uint32Array;
@@ -45,32 +48,18 @@ export class RawDeflater {
   private failure: Error | undefined;
   /** The window's bytes from here on are zero (as in a fresh engine). */
   private dirty = 0;
-  /** Adler-32 of the input of the last deflate() or zlib(). */
-  adler32 = 1;
 
-  constructor(level: number) {
-    const engine = zlib.createDeflate({ level }) as unknown as { _handle: ZlibHandle; _writeState: Uint32Array };
-    this.handle = engine._handle;
-    this.state = engine._writeState;
+  constructor(engine: zlib.Deflate | zlib.Gzip) {
+    const internals = engine as unknown as { _handle: ZlibHandle; _writeState: Uint32Array };
+    this.handle = internals._handle;
+    this.state = internals._writeState;
     this.handle.onerror = (message, errno) => {
       this.failure = new Error(`deflate: ${message} (${codeNames[String(errno)] ?? 'Z_ERRNO'})`);
     };
   }
 
-  /** `input` as one raw deflate stream, in a buffer of its own; its Adler-32 is in `adler32` after. */
-  deflate(input: Uint8Array): Buffer {
-    const produced = this.stream(input);
-    return Buffer.from(this.scratch.subarray(ZLIB_HEADER, produced - ZLIB_TRAILER));
-  }
-
-  /** `input` as one zlib stream (header, raw deflate, Adler-32), in a buffer of its own. */
-  zlib(input: Uint8Array): Buffer {
-    const produced = this.stream(input);
-    return Buffer.from(this.scratch.subarray(0, produced));
-  }
-
-  /** Deflates `input` into the scratch buffer as a zlib stream, as a fresh engine would; returns its length. */
-  private stream(input: Uint8Array): number {
+  /** `input` compressed whole, as a fresh engine would; a view into the scratch, valid until the next call. */
+  stream(input: Uint8Array): Buffer {
     if (this.dirty > input.length) {
       const zeros = Math.min(this.dirty, input.length + WINDOW_MARGIN);
       this.run(ZEROS.subarray(0, zeros));
@@ -78,8 +67,7 @@ export class RawDeflater {
     }
     const produced = this.run(input);
     this.dirty = Math.max(this.dirty, Math.min(input.length, WINDOW_BYTES));
-    this.adler32 = this.scratch.readUInt32BE(produced - ZLIB_TRAILER);
-    return produced;
+    return this.scratch.subarray(0, produced);
   }
 
   private run(input: Uint8Array): number {
@@ -104,5 +92,47 @@ export class RawDeflater {
       if (outLeft > 0) break;
     }
     return produced;
+  }
+}
+
+export class RawDeflater {
+  private readonly engine: DeflateEngine;
+  /** Adler-32 of the input of the last deflate() or zlib(). */
+  adler32 = 1;
+
+  constructor(level: number) {
+    this.engine = new DeflateEngine(zlib.createDeflate({ level }));
+  }
+
+  /** `input` as one raw deflate stream, in a buffer of its own; its Adler-32 is in `adler32` after. */
+  deflate(input: Uint8Array): Buffer {
+    const out = this.stream(input);
+    return Buffer.from(out.subarray(ZLIB_HEADER, out.length - ZLIB_TRAILER));
+  }
+
+  /** `input` as one zlib stream (header, raw deflate, Adler-32), in a buffer of its own. */
+  zlib(input: Uint8Array): Buffer {
+    return Buffer.from(this.stream(input));
+  }
+
+  private stream(input: Uint8Array): Buffer {
+    const out = this.engine.stream(input);
+    this.adler32 = out.readUInt32BE(out.length - ZLIB_TRAILER);
+    return out;
+  }
+}
+
+/** Gzip members (RFC 1952: header, deflate, CRC-32 and size) on one reused engine: byte for byte what `gzipSync` makes. */
+export class GzipDeflater {
+  private readonly engine: DeflateEngine;
+
+  /** `level` undefined: zlib's default. */
+  constructor(level?: number) {
+    this.engine = new DeflateEngine(zlib.createGzip(level === undefined ? {} : { level }));
+  }
+
+  /** `input` as one gzip member, in a buffer of its own. */
+  member(input: Uint8Array): Buffer {
+    return Buffer.from(this.engine.stream(input));
   }
 }

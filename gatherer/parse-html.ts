@@ -1,7 +1,8 @@
 /**
- * HTML to document fields: one pass of htmlparser2's streaming Parser over the
- * decoded page, writing the text into a TextBuilder (common/doc-text.ts) and
- * collecting title, metas, links and robots directives.
+ * HTML to document fields: one pass of html-scan.ts (htmlparser2's events,
+ * found faster) over the decoded page, writing the text into a TextBuilder
+ * (common/doc-text.ts) and collecting title, metas, links and robots
+ * directives.
  *
  * Text: words of <h1>/<h2> are heading 1, of <h3>–<h6> heading 2, of
  * <b>/<strong>/<em>/<i> emphasised, of <small>/<sub>/<sup> small (when nested,
@@ -32,10 +33,10 @@
  * BCP 47 tag.
  */
 
-import { Parser } from 'htmlparser2';
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/doc-text.js';
 import { isSherlockError } from '../common/errors.js';
-import { canonicalUrl } from '../common/url.js';
+import { canonicalUrl, MAX_URL_LENGTH } from '../common/url.js';
+import { scanHtml } from './html-scan.js';
 import type { Link, LinkType, Meta, Robots } from '../common/doc-body.js';
 
 /** Links stored per type; R indexes must fit a bracket. */
@@ -55,6 +56,8 @@ export interface HtmlFields {
   problems: string[];
 }
 
+/** Elements whose attributes onOpen reads. */
+const READ_ATTRIBUTES = new Set(['html', 'base', 'meta', 'link', 'a', 'area', 'frame', 'iframe', 'img']);
 /** Elements whose content is never read. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template']);
 /** Elements that may stand in <head> without ending it. */
@@ -87,6 +90,10 @@ const TYPE_PRIORITY: readonly WordType[] = [WORD_TYPE.heading1, WORD_TYPE.headin
 const REFRESH = /^[\t\n\f\r ]*[\d.]+(?:[\t\n\f\r ;,][\t\n\f\r ]*[;,]?[\t\n\f\r ]*(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*))?$/is;
 const LANGUAGE_TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/;
 const NOT_BLANK = /\S/;
+const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
+/** A URL scheme other than http(s) right at the start (the URL parser's scheme state: letter, then letters, digits, `+-.`). */
+const OTHER_SCHEME = /^(?!https?:)[a-z][a-z\d+.-]*:/i;
+const HASH = 0x23;
 
 /** Whitespace collapsed and trimmed, cut to `max` UTF-16 units without splitting a surrogate pair. */
 function collapse(text: string, max: number): string {
@@ -145,14 +152,36 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
 
   const currentType = (): WordType => TYPE_PRIORITY.find((type) => typeDepth[type]! > 0) ?? WORD_TYPE.text;
 
-  const resolve = (raw: string): string | undefined => {
+  /**
+   * Links resolved against the current base, null for dropped ones: a page
+   * repeats a fifth of its links (menus, neighbours), and a link to a
+   * fragment of it is the page itself, whatever the fragment.
+   */
+  const resolved = new Map<string, string | null>();
+  let self: string | null | undefined;
+  const canonical = (raw: string): string | null => {
     try {
       return canonicalUrl(raw, base);
     } catch (err) {
       if (!isSherlockError(err, 'SHERLOCK_BAD_URL')) throw err;
-      if (dropped.bad++ === 0) dropped.firstBad = raw.slice(0, 80);
-      return undefined;
+      return null;
     }
+  };
+  const resolveOnce = (raw: string): string | null => {
+    if (raw.charCodeAt(0) === HASH && raw.length <= MAX_URL_LENGTH) return (self ??= canonical('#'));
+    // Refused by canonicalUrl all the same, but without the cost of its exception (mailto: and the like).
+    if (OTHER_SCHEME.test(raw)) return null;
+    return canonical(raw);
+  };
+  const resolve = (raw: string): string | undefined => {
+    let target = resolved.get(raw);
+    if (target === undefined) {
+      target = resolveOnce(raw);
+      resolved.set(raw, target);
+    }
+    if (target !== null) return target;
+    if (dropped.bad++ === 0) dropped.firstBad = raw.slice(0, 80);
+    return undefined;
   };
 
   /** Stores a link once per URL and type; returns its index among the links of its type, if stored. */
@@ -171,10 +200,10 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
     return seen.size - 1;
   };
 
-  const onMeta = (attribs: Record<string, string>): void => {
-    const content = attribs.content;
+  const onMeta = (attribs: ReadonlyMap<string, string>): void => {
+    const content = attribs.get('content');
     if (content === undefined) return;
-    const name = attribs.name?.trim().toLowerCase();
+    const name = attribs.get('name')?.trim().toLowerCase();
     if (name === 'robots' || name === 'sherlock') {
       for (const directive of tokens(content)) {
         if (directive === 'noindex' || directive === 'none') fields.robots.noindex = true;
@@ -186,7 +215,7 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
       const value = collapse(content, MAX_META);
       if (value !== '' && !fields.metas.some((meta) => meta.type === type)) fields.metas.push({ type, text: value });
     }
-    if (!refreshSeen && attribs['http-equiv']?.trim().toLowerCase() === 'refresh') {
+    if (!refreshSeen && attribs.get('http-equiv')?.trim().toLowerCase() === 'refresh') {
       const target = refreshUrl(content);
       if (target !== undefined) {
         refreshSeen = true;
@@ -195,13 +224,15 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
     }
   };
 
-  const onOpen = (name: string, attribs: Record<string, string>): void => {
+  const onOpen = (name: string, attributes: ReadonlyMap<string, string> | undefined): void => {
     if (SKIPPED.has(name)) skipDepth++;
     if (skipDepth > 0) return;
     if (inHead && !HEAD_CONTENT.has(name)) leaveHead();
+    // The tags of READ_ATTRIBUTES come with theirs; no other case reads any.
+    const attribs = attributes ?? NO_ATTRIBUTES;
     switch (name) {
       case 'html': {
-        const lang = attribs.lang?.trim().toLowerCase().replaceAll('_', '-');
+        const lang = attribs.get('lang')?.trim().toLowerCase().replaceAll('_', '-');
         if (!htmlSeen && lang !== undefined && lang !== '') {
           if (LANGUAGE_TAG.test(lang)) fields.language = lang;
           else fields.problems.push(`<html lang=${JSON.stringify(lang.slice(0, 40))}> is not a language tag; ignored`);
@@ -218,50 +249,64 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
       case 'svg':
         svgDepth++;
         break;
-      case 'base':
-        if (!baseSeen && attribs.href !== undefined) {
+      case 'base': {
+        const href = attribs.get('href');
+        if (!baseSeen && href !== undefined) {
           baseSeen = true;
           try {
-            base = canonicalUrl(attribs.href, url);
+            base = canonicalUrl(href, url);
+            resolved.clear();
+            self = undefined;
           } catch (err) {
             if (!isSherlockError(err, 'SHERLOCK_BAD_URL')) throw err;
-            fields.problems.push(`<base href=${JSON.stringify(attribs.href.slice(0, 80))}> does not resolve to an http(s) URL; ignored`);
+            fields.problems.push(`<base href=${JSON.stringify(href.slice(0, 80))}> does not resolve to an http(s) URL; ignored`);
           }
         }
         break;
+      }
       case 'meta':
         onMeta(attribs);
         break;
-      case 'link':
-        if (fields.canonical === undefined && attribs.href !== undefined && tokens(attribs.rel ?? '').includes('canonical')) {
-          const canonical = resolve(attribs.href);
+      case 'link': {
+        const href = attribs.get('href');
+        if (fields.canonical === undefined && href !== undefined && tokens(attribs.get('rel') ?? '').includes('canonical')) {
+          const canonical = resolve(href);
           if (canonical !== undefined) fields.canonical = canonical;
         }
         break;
+      }
       case 'a': {
         anchorDepth++;
-        const n = attribs.href === undefined ? undefined : addLink('R', attribs.href);
+        const href = attribs.get('href');
+        const n = href === undefined ? undefined : addLink('R', href);
         if (n !== undefined) {
           text.openLink(n);
           bracketOwner = anchorDepth;
         }
         break;
       }
-      case 'area':
-        if (attribs.href !== undefined) addLink('R', attribs.href);
+      case 'area': {
+        const href = attribs.get('href');
+        if (href !== undefined) addLink('R', href);
         break;
+      }
       case 'frame':
-      case 'iframe':
-        if (attribs.src !== undefined) addLink('F', attribs.src);
+      case 'iframe': {
+        const src = attribs.get('src');
+        if (src !== undefined) addLink('F', src);
         break;
-      case 'img':
-        if (attribs.src !== undefined) addLink('I', attribs.src);
-        if (attribs.alt !== undefined) {
+      }
+      case 'img': {
+        const src = attribs.get('src');
+        const alt = attribs.get('alt');
+        if (src !== undefined) addLink('I', src);
+        if (alt !== undefined) {
           text.setType(WORD_TYPE.alt);
-          text.append(` ${attribs.alt} `); // alt text is words of its own, not glued to its neighbours
+          text.append(` ${alt} `); // alt text is words of its own, not glued to its neighbours
           text.setType(currentType());
         }
         break;
+      }
     }
     if (BLOCKS.has(name)) text.breakBlock();
     const type = TYPE_OF.get(name);
@@ -271,7 +316,7 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
     }
   };
 
-  // htmlparser2 closes every element it opened (implied closes included), so depths balance.
+  // The scanner closes every element it opened (implied closes included), so depths balance.
   const onClose = (name: string): void => {
     if (skipDepth > 0) {
       if (SKIPPED.has(name)) skipDepth--;
@@ -326,11 +371,18 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
     text.append(data);
   };
 
-  const parser = new Parser(
-    { onopentag: onOpen, onclosetag: onClose, ontext: onText },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  scanHtml(
+    html,
+    {
+      open: onOpen,
+      close: onClose,
+      text: onText,
+      get muted() {
+        return skipDepth > 0;
+      },
+    },
+    READ_ATTRIBUTES,
   );
-  parser.end(html);
 
   if (dropped.bad > 0) {
     fields.problems.push(`${dropped.bad} link(s) dropped: not http(s) or unparseable (first ${JSON.stringify(dropped.firstBad)})`);

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { deflateRawSync, deflateSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { adler32 } from '../../common/bucket.js';
-import { RawDeflater } from '../../common/raw-deflate.js';
+import { GzipDeflater, RawDeflater } from '../../common/raw-deflate.js';
 
 test('one deflater makes, stream after stream, the bytes deflateRawSync makes at its level, and each Adler-32', () => {
   for (const level of [1, 6]) {
@@ -41,9 +41,11 @@ test("property: a reused deflater's streams are a fresh engine's, whatever it de
     fc.assert(
       fc.property(fc.array(input, { minLength: 100, maxLength: 100 }), (inputs) => {
         const deflater = new RawDeflater(level);
+        const gzip = new GzipDeflater(level);
         for (const [i, data] of inputs.entries()) {
           assert.ok(deflater.zlib(data).equals(deflateSync(data, { level })), `level ${level}, input ${i} of ${data.length} bytes`);
           assert.ok(deflater.deflate(data).equals(deflateRawSync(data, { level })), `level ${level}, raw, input ${i} of ${data.length} bytes`);
+          assert.ok(gzip.member(data).equals(gzipSync(data, { level })), `level ${level}, gzip, input ${i} of ${data.length} bytes`);
         }
       }),
       { numRuns: level === 1 ? 10 : 2 },
@@ -57,4 +59,18 @@ test('each result is a buffer of its own', () => {
   const copy = Buffer.from(first);
   deflater.zlib(Buffer.from('a second, different stream'));
   assert.ok(first.equals(copy));
+});
+
+test('one gzip deflater makes, member after member, the bytes gzipSync makes at its level', () => {
+  for (const level of [1, undefined, 9]) {
+    const deflater = new GzipDeflater(level);
+    const members: Buffer[] = [];
+    for (const input of [Buffer.alloc(0), Buffer.from('first'), Buffer.from('third record '.repeat(20_000)), randomBytes(300_000), Buffer.from('small again')]) {
+      const got = deflater.member(input);
+      assert.ok(got.equals(gzipSync(input, level === undefined ? {} : { level })), `level ${level}, ${input.length} bytes`);
+      members.push(got);
+    }
+    // Each a member of its own: concatenated, they read back as the inputs in a row.
+    assert.equal(gunzipSync(Buffer.concat(members)).length, 5 + 13 * 20_000 + 300_000 + 11);
+  }
 });
