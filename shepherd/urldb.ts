@@ -105,6 +105,8 @@ import type { PlanEntry } from '../common/plan-file.js';
 import { canonicalUrl, footprint as footprintOf, footprintInSite, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
+import { SiteHalves, prepareBatch, type BatchRequest, type PreparedBatch } from './url-batch.js';
+import { BatchThread } from './url-batch-thread.js';
 
 const log = logger('shepherd');
 
@@ -152,6 +154,12 @@ export interface InjectEntry {
   depth?: number;
   /** A base URL a relative `url` is resolved against (a sitemap's, say). */
   source?: string;
+}
+
+/** One transaction's worth of injectAll: entries and the time they are first seen. */
+export interface InjectBatch {
+  entries: readonly InjectEntry[];
+  now: number;
 }
 
 export interface InjectCounts {
@@ -318,11 +326,10 @@ interface Pending {
   depth: number;
 }
 
-/** A pending URL with its site and footprint; `mix` is the first 6 bytes of the footprint's path half, a hash. */
+/** A pending URL with its site and footprint. */
 interface Placed extends Pending {
   site: SiteEntry;
   footprint: Buffer;
-  mix: number;
 }
 
 /** A row the planner may take, as its index gives it. */
@@ -373,6 +380,13 @@ const HEX_MD5 = /^[0-9a-f]{32}$/i;
 
 function md5Bytes(hex: string | undefined): Buffer | null {
   return hex !== undefined && HEX_MD5.test(hex) ? Buffer.from(hex, 'hex') : null;
+}
+
+/** What the worker is asked for `entries` (url-batch.ts): a depth that is not a number is NaN, refused there. */
+function batchRequest(entries: readonly InjectEntry[]): BatchRequest {
+  const urls = entries.map((e) => e.url);
+  const depths = Float64Array.from(entries, (e) => (typeof e.depth === 'number' ? e.depth : e.depth === undefined ? 0 : NaN));
+  return entries.some((e) => e.source !== undefined) ? { urls, depths, sources: entries.map((e) => e.source) } : { urls, depths };
 }
 
 function httpDate(unixSeconds: number): string {
@@ -456,6 +470,8 @@ export class UrlDb {
    * most links of a page lead to pages already in the database.
    */
   private readonly known = new Map<string, number>();
+  /** Site halves of the batches prepared on this thread (url-batch.ts). */
+  private readonly halves = new SiteHalves();
   private closed = false;
 
   private constructor(
@@ -559,19 +575,51 @@ export class UrlDb {
 
   // ------------------------------------------------------------ adding URLs
 
-  /** Adds seeds (or imported URLs): canonicalised, deduplicated, within each site's budget. */
+  /** Adds seeds (or imported URLs): canonicalised, deduplicated, within each site's budget; one transaction. */
   inject(entries: readonly InjectEntry[], now: number): InjectCounts {
-    whole(now, 'now');
-    const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
-    const pending: Pending[] = [];
-    for (const entry of entries) {
-      const depth = entry.depth ?? 0;
-      const canonical = this.canonical(entry.url, entry.source);
-      if (canonical === undefined || !Number.isSafeInteger(depth) || depth < 0) counts.refused++;
-      else pending.push({ canonical, depth });
+    return this.injectAll([{ entries, now }]);
+  }
+
+  /**
+   * inject() of batch after batch, each its own transaction, in which
+   * `each(counts)` runs last (a caller's checkpoint commits with the batch);
+   * returns the counts of all. From the second batch on, a worker thread
+   * (url-batch-thread.ts) canonicalises and hashes the next batch while this
+   * thread inserts the current one: the same rows, in the same order, as
+   * batch after batch of inject(). The iterator is asked for the next batch
+   * before the current one is inserted.
+   */
+  injectAll(batches: Iterable<InjectBatch>, each?: (counts: InjectCounts) => void): InjectCounts {
+    const total: InjectCounts = { added: 0, known: 0, refused: 0 };
+    const source = batches[Symbol.iterator]();
+    let current = source.next();
+    if (current.done === true) return total;
+    let prepared = prepareBatch(batchRequest(current.value.entries), this.halves);
+    let thread: BatchThread | undefined;
+    try {
+      for (;;) {
+        const following = source.next();
+        if (following.done !== true) {
+          thread ??= new BatchThread();
+          thread.send(batchRequest(following.value.entries));
+        }
+        const { now } = current.value;
+        whole(now, 'now');
+        const counts: InjectCounts = { added: 0, known: 0, refused: prepared.refused };
+        this.transaction(() => {
+          this.addPrepared(prepared, now, counts);
+          each?.(counts);
+        });
+        total.added += counts.added;
+        total.known += counts.known;
+        total.refused += counts.refused;
+        if (following.done === true) return total;
+        prepared = thread!.receive();
+        current = following;
+      }
+    } finally {
+      thread?.close();
     }
-    this.transaction(() => this.addAll(pending, now, counts));
-    return counts;
   }
 
   /**
@@ -652,32 +700,61 @@ export class UrlDb {
     }
   }
 
+  /** Links (canonical) into the database; inside a transaction. Sites are made in the order given, then addPlaced in hash order. */
+  private addAll(pending: readonly Pending[], now: number, counts: InjectCounts): void {
+    const placed = pending.map((p) => this.place(p, now));
+    const mix = placed.map((p) => p.footprint.readUIntBE(8, 6));
+    const order = placed.map((_, i) => i).sort((a, b) => mix[a]! - mix[b]! || a - b);
+    this.addPlaced(placed, order, now, counts);
+  }
+
+  /** A prepared batch (url-batch.ts) into the database; inside a transaction. Sites are made in the order the batch met them. */
+  private addPrepared(batch: PreparedBatch, now: number, counts: InjectCounts): void {
+    const sites = batch.sites.map((name, s) => this.siteNamed(name, () => Buffer.from(batch.halves.subarray(8 * s, 8 * s + 8)), now));
+    const text = Buffer.from(batch.text.buffer, batch.text.byteOffset, batch.text.byteLength);
+    const fps = batch.footprints;
+    const placed = new Array<Placed>(batch.n);
+    let start = 0;
+    for (let i = 0; i < batch.n; i++) {
+      const end = batch.ends[i]!;
+      placed[i] = {
+        canonical: text.toString('latin1', start, end),
+        depth: batch.depths[i]!,
+        site: sites[batch.siteOf[i]!]!,
+        footprint: Buffer.from(fps.buffer, fps.byteOffset + 16 * i, 16),
+      };
+      start = end;
+    }
+    this.addPlaced(placed, batch.order, now, counts);
+  }
+
   /**
    * URLs into the database; inside a transaction. A site's budget goes to its
    * URLs in the order given, so the URLs of a site that may run out of budget
-   * in this batch go first, in that order. All others go in hash order: the
-   * new rows' ids, and so the plan order of urls_new, interleave the sites of
-   * the batch rather than running through one site after another.
+   * in this batch go first, in that order. All others go in `order` (by a
+   * hash of path and query): the new rows' ids, and so the plan order of
+   * urls_new, interleave the sites of the batch rather than running through
+   * one site after another.
    */
-  private addAll(pending: readonly Pending[], now: number, counts: InjectCounts): void {
-    const placed = pending.map((p) => this.place(p, now));
+  private addPlaced(placed: readonly Placed[], order: ArrayLike<number>, now: number, counts: InjectCounts): void {
     const wanted = new Map<SiteEntry, number>();
     for (const { site } of placed) wanted.set(site, (wanted.get(site) ?? 0) + 1);
-    const free: Placed[] = [];
-    for (const p of placed) {
-      if (p.site.urls + wanted.get(p.site)! <= (p.site.maxUrls ?? this.maxUrls)) free.push(p);
+    const free = new Uint8Array(placed.length);
+    placed.forEach((p, i) => {
+      if (p.site.urls + wanted.get(p.site)! <= (p.site.maxUrls ?? this.maxUrls)) free[i] = 1;
       else this.add(p, now, counts);
+    });
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
+      if (free[i] === 1) this.add(placed[i]!, now, counts);
     }
-    free.sort((a, b) => a.mix - b.mix);
-    for (const p of free) this.add(p, now, counts);
   }
 
   /** The URL's site (created when new) and footprint; inside a transaction. One urlParts and one MD5 a URL: the site half is the site's. */
   private place({ canonical, depth }: Pending, now: number): Placed {
     const parts = urlParts(canonical);
     const site = this.siteFor(canonical, now, parts);
-    const footprint = footprintInSite(site.half, parts.rest);
-    return { canonical, depth, site, footprint, mix: footprint.readUIntBE(8, 6) };
+    return { canonical, depth, site, footprint: footprintInSite(site.half, parts.rest) };
   }
 
   /** One URL into the database, counted; inside a transaction. */
@@ -713,14 +790,18 @@ export class UrlDb {
 
   /** The cached entry of the canonical URL's site (`parts`: its urlParts), created when new. */
   private siteFor(canonical: string, now: number, parts: UrlParts = urlParts(canonical)): SiteEntry {
-    const name = parts.site;
+    return this.siteNamed(parts.site, () => siteFootprint(canonical), now);
+  }
+
+  /** The cached entry of site `name` (urlParts().site), created with site half `halfOf()` when new. */
+  private siteNamed(name: string, halfOf: () => Buffer, now: number): SiteEntry {
     let entry = this.sites.get(name);
     if (entry !== undefined) return entry;
     const row = this.s.siteGet.get(name);
     if (row !== undefined) {
       entry = { id: row.id, half: row.footprint, urls: row.urls, maxUrls: row.max_urls, maxDepth: row.max_depth, dirty: false };
     } else {
-      const half = siteFootprint(canonical);
+      const half = halfOf();
       const id = Number(this.s.siteAdd.run(name, half, now).lastInsertRowid);
       entry = { id, half, urls: 0, maxUrls: null, maxDepth: null, dirty: false };
     }
