@@ -10,6 +10,37 @@
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { BatchRequest, PreparedBatch } from './url-batch.js';
 
+/** Strings as they cross between threads: one string and the lengths of its pieces. */
+interface Joined {
+  text: string;
+  lengths: Uint32Array;
+}
+
+function join(urls: readonly string[]): Joined {
+  return { text: urls.join(''), lengths: Uint32Array.from(urls, (url) => url.length) };
+}
+
+/** The pieces again (slices of the one string, not copies). */
+export function split({ text, lengths }: Joined): string[] {
+  const urls = new Array<string>(lengths.length);
+  let at = 0;
+  for (let i = 0; i < lengths.length; i++) urls[i] = text.slice(at, (at += lengths[i]!));
+  return urls;
+}
+
+/** A BatchRequest as it crosses to the worker. */
+export interface WireRequest extends Joined, Omit<BatchRequest, 'urls'> {}
+
+/** A PreparedBatch as it crosses back. */
+export interface WireBatch extends Joined, Omit<PreparedBatch, 'urls'> {}
+
+/** The batch and the buffers to transfer with it (each once: a view's buffer may be shared). */
+export function wireBatch({ urls, ...rest }: PreparedBatch): [WireBatch, ArrayBuffer[]] {
+  const batch: WireBatch = { ...rest, ...join(urls) };
+  const views = [batch.from, batch.depths, batch.footprints, batch.siteOf, batch.halves, batch.order, batch.lengths];
+  return [batch, [...new Set(views.map((v) => v.buffer as ArrayBuffer))]];
+}
+
 /** How long receive() waits for a batch before deciding the thread is gone. */
 const REPLY_TIMEOUT_MS = 10 * 60_000;
 
@@ -28,8 +59,10 @@ export class BatchThread {
     this.port = port1;
   }
 
-  send(request: BatchRequest): void {
-    this.worker.postMessage(request, [request.depths.buffer as ArrayBuffer]);
+  /** Sends a batch to be prepared: its URLs as one string and their lengths (one clone, not one per URL). */
+  send({ urls, depths, sources }: BatchRequest): void {
+    const message: WireRequest = { ...join(urls), depths, sources };
+    this.worker.postMessage(message, [message.lengths.buffer as ArrayBuffer, depths.buffer as ArrayBuffer]);
   }
 
   /** The oldest batch sent, prepared; blocks the thread until it is. */
@@ -37,10 +70,11 @@ export class BatchThread {
     const since = Date.now();
     for (;;) {
       const seen = Atomics.load(this.signal, 0);
-      const got = receiveMessageOnPort(this.port) as { message: { batch?: PreparedBatch; error?: string } } | undefined;
+      const got = receiveMessageOnPort(this.port) as { message: { batch?: WireBatch; error?: string } } | undefined;
       if (got !== undefined) {
-        if (got.message.batch === undefined) throw new Error(`preparing URLs in a worker thread failed: ${got.message.error}`);
-        return got.message.batch;
+        const { batch, error } = got.message;
+        if (batch === undefined) throw new Error(`preparing URLs in a worker thread failed: ${error}`);
+        return { ...batch, urls: split(batch) };
       }
       if (Date.now() - since > REPLY_TIMEOUT_MS) throw new Error(`the URL-preparing worker thread has not answered in ${REPLY_TIMEOUT_MS / 1000} s`);
       Atomics.wait(this.signal, 0, seen, 1000);

@@ -6,15 +6,16 @@
  */
 
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { SiteHalves, batchBuffers, prepareBatch, type BatchRequest } from './url-batch.js';
+import { SiteHalves, prepareBatch } from './url-batch.js';
+import { split, wireBatch, type WireRequest } from './url-batch-thread.js';
 
 const { port, signal } = workerData as { port: MessagePort; signal: Int32Array };
 const halves = new SiteHalves();
 
-parentPort!.on('message', (request: BatchRequest) => {
+parentPort!.on('message', (request: WireRequest) => {
   try {
-    const batch = prepareBatch(request, halves);
-    port.postMessage({ batch }, batchBuffers(batch));
+    const [batch, transfer] = wireBatch(prepareBatch({ urls: split(request), depths: request.depths, sources: request.sources }, halves));
+    port.postMessage({ batch }, transfer);
   } catch (err) {
     port.postMessage({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   }

@@ -8,10 +8,11 @@
  * prepared in place give the same rows.
  *
  * Layout of a PreparedBatch (typed arrays, so it crosses threads as a few
- * transferred buffers, not a structured clone of objects). `n` entries kept,
- * in the order given, `m` distinct sites in the order first met:
- *   text        bytes   the canonical URLs, ASCII (common/url.ts rule 7), one after another
- *   ends        u32 n   entry i is text[ends[i − 1] (0 for i = 0) … ends[i])
+ * transferred buffers, not a structured clone of objects; the URLs cross as
+ * one string and their lengths, url-batch-thread.ts). `n` entries kept, in
+ * the order given, `m` distinct sites in the order first met:
+ *   from        u32 n   the entry's index in the request
+ *   urls        n       the canonical URLs
  *   depths      f64 n   hops from a seed
  *   footprints  16 × n  common/url.ts footprint of each
  *   siteOf      u32 n   index of the entry's site in `sites`
@@ -29,8 +30,8 @@ import { canonicalUrl, footprintInSite, siteFootprint, urlParts } from '../commo
 export interface PreparedBatch {
   n: number;
   refused: number;
-  text: Uint8Array;
-  ends: Uint32Array;
+  from: Uint32Array;
+  urls: string[];
   depths: Float64Array;
   footprints: Uint8Array;
   siteOf: Uint32Array;
@@ -76,30 +77,25 @@ function canonical(url: string, base: string | undefined): string | undefined {
 export function prepareBatch({ urls, depths, sources }: BatchRequest, halves: SiteHalves): PreparedBatch {
   const kept: string[] = [];
   const keptDepths: number[] = [];
-  let bytes = 0;
+  const from: number[] = [];
   for (let i = 0; i < urls.length; i++) {
     const depth = depths[i]!;
     const url = Number.isSafeInteger(depth) && depth >= 0 ? canonical(urls[i]!, sources?.[i]) : undefined;
     if (url === undefined) continue;
     kept.push(url);
     keptDepths.push(depth);
-    bytes += url.length;
+    from.push(i);
   }
   const n = kept.length;
   // Own memory, not the shared pool of small Buffers: these buffers are transferred.
-  const text = Buffer.allocUnsafeSlow(bytes);
-  const ends = new Uint32Array(n);
   const footprints = Buffer.allocUnsafeSlow(16 * n);
   const siteOf = new Uint32Array(n);
   const sites: string[] = [];
   const siteIndex = new Map<string, number>();
   const siteHalves: Buffer[] = [];
   const mix = new Float64Array(n);
-  let at = 0;
   for (let i = 0; i < n; i++) {
     const url = kept[i]!;
-    at += text.write(url, at, 'latin1');
-    ends[i] = at;
     const parts = urlParts(url);
     let s = siteIndex.get(parts.site);
     if (s === undefined) {
@@ -119,8 +115,8 @@ export function prepareBatch({ urls, depths, sources }: BatchRequest, halves: Si
   return {
     n,
     refused: urls.length - n,
-    text,
-    ends,
+    from: Uint32Array.from(from),
+    urls: kept,
     depths: Float64Array.from(keptDepths),
     footprints,
     siteOf,
@@ -136,8 +132,21 @@ function joined(halves: readonly Buffer[]): Buffer {
   return out;
 }
 
-/** The buffers of a batch, to transfer rather than copy. */
-export function batchBuffers(batch: PreparedBatch): ArrayBuffer[] {
-  const views = [batch.text, batch.ends, batch.depths, batch.footprints, batch.siteOf, batch.halves, batch.order];
-  return [...new Set(views.map((v) => v.buffer as ArrayBuffer))];
+/** Reads a prepared batch's entries (on the thread that owns the database). */
+export class BatchReader {
+  private readonly scratch = Buffer.alloc(16);
+
+  constructor(readonly batch: PreparedBatch) {}
+
+  /** Entry i's footprint, in a buffer the next call overwrites (SQLite copies what it binds). */
+  footprint(i: number): Buffer {
+    const { footprints } = this.batch;
+    for (let k = 0, at = 16 * i; k < 16; k++) this.scratch[k] = footprints[at + k]!;
+    return this.scratch;
+  }
+
+  /** Site s's half, a copy of its own. */
+  half(s: number): Buffer {
+    return Buffer.from(this.batch.halves.subarray(8 * s, 8 * s + 8));
+  }
 }

@@ -102,10 +102,10 @@ import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
 import type { PlanEntry } from '../common/plan-file.js';
-import { canonicalUrl, footprint as footprintOf, footprintInSite, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
+import { canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
-import { SiteHalves, prepareBatch, type BatchRequest, type PreparedBatch } from './url-batch.js';
+import { BatchReader, SiteHalves, prepareBatch, type BatchRequest } from './url-batch.js';
 import { BatchThread } from './url-batch-thread.js';
 
 const log = logger('shepherd');
@@ -318,18 +318,6 @@ export interface ResultRow {
   last_modified: number | null;
   etag: string | null;
   redirect: string | null;
-}
-
-/** A canonical URL waiting to be added. */
-interface Pending {
-  canonical: string;
-  depth: number;
-}
-
-/** A pending URL with its site and footprint. */
-interface Placed extends Pending {
-  site: SiteEntry;
-  footprint: Buffer;
 }
 
 /** A row the planner may take, as its index gives it. */
@@ -607,7 +595,7 @@ export class UrlDb {
         whole(now, 'now');
         const counts: InjectCounts = { added: 0, known: 0, refused: prepared.refused };
         this.transaction(() => {
-          this.addPrepared(prepared, now, counts);
+          this.addPrepared(new BatchReader(prepared), now, counts, false);
           each?.(counts);
         });
         total.added += counts.added;
@@ -630,21 +618,22 @@ export class UrlDb {
    * means nothing outside the state that wrote it.
    */
   restore(entries: readonly RestoredUrl[]): InjectCounts {
-    const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
+    const batch = prepareBatch(
+      { urls: entries.map((e) => e.url), depths: Float64Array.from(entries, (e) => (Number.isSafeInteger(e.firstSeen) ? e.depth : NaN)) },
+      this.halves,
+    );
+    const counts: InjectCounts = { added: 0, known: 0, refused: batch.refused };
+    const read = new BatchReader(batch);
+    const sites: SiteEntry[] = [];
     this.transaction(() => {
-      for (const e of entries) {
-        const canonical = this.canonical(e.url, undefined);
-        if (canonical === undefined || !Number.isSafeInteger(e.depth) || e.depth < 0 || !Number.isSafeInteger(e.firstSeen)) {
-          counts.refused++;
-          continue;
-        }
-        const placed = this.place({ canonical, depth: e.depth }, e.firstSeen);
-        const added = counts.added;
-        this.add(placed, e.firstSeen, counts);
-        if (counts.added === added) continue;
-        const redirect = e.redirect === null ? null : (this.canonical(e.redirect, canonical) ?? null);
+      for (let i = 0; i < batch.n; i++) {
+        const e = entries[batch.from[i]!]!;
+        const s = batch.siteOf[i]!;
+        const site = (sites[s] ??= this.siteNamed(batch.sites[s]!, () => read.half(s), e.firstSeen));
+        if (!this.add(read, i, site, e.firstSeen, counts, false)) continue;
+        const redirect = e.redirect === null ? null : (this.canonical(e.redirect, read.batch.urls[i]!) ?? null);
         this.s.restore.run({
-          footprint: placed.footprint,
+          footprint: read.footprint(i),
           state: URL_STATES.indexOf(e.state),
           last_fetch: e.lastFetch,
           next_fetch: e.nextFetch,
@@ -675,19 +664,20 @@ export class UrlDb {
     this.transaction(() => {
       const origin = this.s.origin.get(from);
       const linkDepth = (depth ?? origin?.depth ?? 0) + 1;
-      const pending: Pending[] = [];
+      const urls: string[] = [];
       for (const link of links) {
         // A remembered URL is canonical and absolute: the base cannot change it.
         const knownDepth = this.known.get(link);
-        if (knownDepth !== undefined && knownDepth <= linkDepth) {
-          counts.known++;
-          continue;
-        }
-        const canonical = this.canonical(link, origin?.url);
-        if (canonical === undefined) counts.refused++;
-        else pending.push({ canonical, depth: linkDepth });
+        if (knownDepth !== undefined && knownDepth <= linkDepth) counts.known++;
+        else urls.push(link);
       }
-      this.addAll(pending, now, counts);
+      const base = origin?.url;
+      const batch = prepareBatch(
+        { urls, depths: new Float64Array(urls.length).fill(linkDepth), sources: base === undefined ? undefined : urls.map(() => base) },
+        this.halves,
+      );
+      counts.refused += batch.refused;
+      this.addPrepared(new BatchReader(batch), now, counts, true);
     });
     return counts;
   }
@@ -700,79 +690,52 @@ export class UrlDb {
     }
   }
 
-  /** Links (canonical) into the database; inside a transaction. Sites are made in the order given, then addPlaced in hash order. */
-  private addAll(pending: readonly Pending[], now: number, counts: InjectCounts): void {
-    const placed = pending.map((p) => this.place(p, now));
-    const mix = placed.map((p) => p.footprint.readUIntBE(8, 6));
-    const order = placed.map((_, i) => i).sort((a, b) => mix[a]! - mix[b]! || a - b);
-    this.addPlaced(placed, order, now, counts);
-  }
-
-  /** A prepared batch (url-batch.ts) into the database; inside a transaction. Sites are made in the order the batch met them. */
-  private addPrepared(batch: PreparedBatch, now: number, counts: InjectCounts): void {
-    const sites = batch.sites.map((name, s) => this.siteNamed(name, () => Buffer.from(batch.halves.subarray(8 * s, 8 * s + 8)), now));
-    const text = Buffer.from(batch.text.buffer, batch.text.byteOffset, batch.text.byteLength);
-    const fps = batch.footprints;
-    const placed = new Array<Placed>(batch.n);
-    let start = 0;
-    for (let i = 0; i < batch.n; i++) {
-      const end = batch.ends[i]!;
-      placed[i] = {
-        canonical: text.toString('latin1', start, end),
-        depth: batch.depths[i]!,
-        site: sites[batch.siteOf[i]!]!,
-        footprint: Buffer.from(fps.buffer, fps.byteOffset + 16 * i, 16),
-      };
-      start = end;
-    }
-    this.addPlaced(placed, batch.order, now, counts);
-  }
-
   /**
-   * URLs into the database; inside a transaction. A site's budget goes to its
-   * URLs in the order given, so the URLs of a site that may run out of budget
-   * in this batch go first, in that order. All others go in `order` (by a
-   * hash of path and query): the new rows' ids, and so the plan order of
-   * urls_new, interleave the sites of the batch rather than running through
-   * one site after another.
+   * A prepared batch (url-batch.ts) into the database; inside a transaction.
+   * Sites are made in the order the batch met them. A site's budget goes to
+   * its URLs in the order given, so the URLs of a site that may run out of
+   * budget in this batch go first, in that order. All others go in the
+   * batch's hash order: the new rows' ids, and so the plan order of urls_new,
+   * interleave the sites of the batch rather than running through one site
+   * after another. `remember`: keep the URLs in `known` (links are met again;
+   * a bulk inject's URLs would only push them out).
    */
-  private addPlaced(placed: readonly Placed[], order: ArrayLike<number>, now: number, counts: InjectCounts): void {
-    const wanted = new Map<SiteEntry, number>();
-    for (const { site } of placed) wanted.set(site, (wanted.get(site) ?? 0) + 1);
-    const free = new Uint8Array(placed.length);
-    placed.forEach((p, i) => {
-      if (p.site.urls + wanted.get(p.site)! <= (p.site.maxUrls ?? this.maxUrls)) free[i] = 1;
-      else this.add(p, now, counts);
-    });
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k]!;
-      if (free[i] === 1) this.add(placed[i]!, now, counts);
+  private addPrepared(read: BatchReader, now: number, counts: InjectCounts, remember: boolean): void {
+    const { n, siteOf, order } = read.batch;
+    const sites = read.batch.sites.map((name, s) => this.siteNamed(name, () => read.half(s), now));
+    const wanted = new Uint32Array(sites.length);
+    for (let i = 0; i < n; i++) wanted[siteOf[i]!]!++;
+    const free = sites.map((site, s) => site.urls + wanted[s]! <= (site.maxUrls ?? this.maxUrls));
+    for (let i = 0; i < n; i++) {
+      const s = siteOf[i]!;
+      if (!free[s]) this.add(read, i, sites[s]!, now, counts, remember);
+    }
+    for (let k = 0; k < n; k++) {
+      const s = siteOf[order[k]!]!;
+      if (free[s]) this.add(read, order[k]!, sites[s]!, now, counts, remember);
     }
   }
 
-  /** The URL's site (created when new) and footprint; inside a transaction. One urlParts and one MD5 a URL: the site half is the site's. */
-  private place({ canonical, depth }: Pending, now: number): Placed {
-    const parts = urlParts(canonical);
-    const site = this.siteFor(canonical, now, parts);
-    return { canonical, depth, site, footprint: footprintInSite(site.half, parts.rest) };
-  }
-
-  /** One URL into the database, counted; inside a transaction. */
-  private add({ site, canonical, footprint: fp, depth }: Placed, now: number, counts: InjectCounts): void {
+  /** URL i of a batch into the database, counted; inside a transaction. Returns whether it was added. */
+  private add(read: BatchReader, i: number, site: SiteEntry, now: number, counts: InjectCounts, remember: boolean): boolean {
+    const fp = read.footprint(i);
+    const depth = read.batch.depths[i]!;
+    const canonical = read.batch.urls[i]!;
     if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
       if (this.s.exists.get(fp) === undefined) {
         counts.refused++;
-        return;
+        return false;
       }
     } else if (this.s.insert.run(fp, canonical, site.id, depth, now).changes === 1) {
       counts.added++;
       this.countUrl(site);
-      this.remember(canonical, depth);
-      return;
+      if (remember) this.remember(canonical, depth);
+      return true;
     }
     counts.known++;
     this.s.lowerDepth.run(depth, fp, depth);
-    this.remember(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
+    if (remember) this.remember(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
+    return false;
   }
 
   private remember(canonical: string, depth: number): void {
