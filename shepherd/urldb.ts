@@ -570,14 +570,14 @@ export class UrlDb {
 
   /**
    * inject() of batch after batch, each its own transaction, in which
-   * `each(counts)` runs last (a caller's checkpoint commits with the batch);
+   * `each(counts, batch)` runs last (a caller's checkpoint commits with it);
    * returns the counts of all. From the second batch on, a worker thread
    * (url-batch-thread.ts) canonicalises and hashes the next batch while this
    * thread inserts the current one: the same rows, in the same order, as
    * batch after batch of inject(). The iterator is asked for the next batch
    * before the current one is inserted.
    */
-  injectAll(batches: Iterable<InjectBatch>, each?: (counts: InjectCounts) => void): InjectCounts {
+  injectAll<B extends InjectBatch>(batches: Iterable<B>, each?: (counts: InjectCounts, batch: B) => void): InjectCounts {
     const total: InjectCounts = { added: 0, known: 0, refused: 0 };
     const source = batches[Symbol.iterator]();
     let current = source.next();
@@ -596,7 +596,7 @@ export class UrlDb {
         const counts: InjectCounts = { added: 0, known: 0, refused: prepared.refused };
         this.transaction(() => {
           this.addPrepared(new BatchReader(prepared), now, counts, false);
-          each?.(counts);
+          each?.(counts, current.value);
         });
         total.added += counts.added;
         total.known += counts.known;
