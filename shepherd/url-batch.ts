@@ -65,7 +65,8 @@ export class SiteHalves {
   }
 }
 
-function canonical(url: string, base: string | undefined): string | undefined {
+/** canonicalUrl, or undefined where it has none. */
+export function canonicalOrNone(url: string, base: string | undefined): string | undefined {
   try {
     return canonicalUrl(url, base);
   } catch {
@@ -80,7 +81,7 @@ export function prepareBatch({ urls, depths, sources }: BatchRequest, halves: Si
   const from: number[] = [];
   for (let i = 0; i < urls.length; i++) {
     const depth = depths[i]!;
-    const url = Number.isSafeInteger(depth) && depth >= 0 ? canonical(urls[i]!, sources?.[i]) : undefined;
+    const url = Number.isSafeInteger(depth) && depth >= 0 ? canonicalOrNone(urls[i]!, sources?.[i]) : undefined;
     if (url === undefined) continue;
     kept.push(url);
     keptDepths.push(depth);

@@ -16,13 +16,14 @@
  *   db.transaction(() => { db.recordResults(results, now); db.setMeta('bucket_checkpoint', next); });
  *
  * Speed. Rows are appended in first-seen order (schema.ts); only the
- * footprint index, ~26 bytes an entry, takes inserts all over its B-tree. At
- * 10 million URLs inject costs 24–33 µs of CPU a URL (the machine's load
- * moves it), most of it in SQLite's B-trees, the footprint index first; the
- * rest here in JavaScript (canonical form, footprint, site). Transactions of
- * 100,000 or 1,000,000 URLs cost about the same. A URL is cut once
- * (urlParts) and hashed once: its site half is the cached site's.
- * docs/decisions.md ("Shepherd") has the figures.
+ * footprint index, ~26 bytes an entry, takes inserts all over its B-tree.
+ * Adding URLs is two halves: the JavaScript (canonical form, footprint, site,
+ * hash order) makes a PreparedBatch (url-batch.ts), then this thread inserts
+ * it. injectAll does the first half of the next batch in a worker thread
+ * while this thread inserts the current one, so on two cores the insert is
+ * the critical path: at 10 million URLs most of it is SQLite's B-trees, the
+ * footprint index first. Transactions of 100,000 or 1,000,000 URLs cost
+ * about the same. docs/decisions.md ("Shepherd") has the figures.
  *
  * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
  * power loss may lose the last commits (synchronous=NORMAL syncs the WAL at
@@ -105,7 +106,7 @@ import type { PlanEntry } from '../common/plan-file.js';
 import { canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
-import { BatchReader, SiteHalves, prepareBatch, type BatchRequest } from './url-batch.js';
+import { BatchReader, SiteHalves, canonicalOrNone, prepareBatch, type BatchRequest } from './url-batch.js';
 import { BatchThread } from './url-batch-thread.js';
 
 const log = logger('shepherd');
@@ -631,7 +632,7 @@ export class UrlDb {
         const s = batch.siteOf[i]!;
         const site = (sites[s] ??= this.siteNamed(batch.sites[s]!, () => read.half(s), e.firstSeen));
         if (!this.add(read, i, site, e.firstSeen, counts, false)) continue;
-        const redirect = e.redirect === null ? null : (this.canonical(e.redirect, read.batch.urls[i]!) ?? null);
+        const redirect = e.redirect === null ? null : (canonicalOrNone(e.redirect, read.batch.urls[i]!) ?? null);
         this.s.restore.run({
           footprint: read.footprint(i),
           state: URL_STATES.indexOf(e.state),
@@ -680,14 +681,6 @@ export class UrlDb {
       this.addPrepared(new BatchReader(batch), now, counts, true);
     });
     return counts;
-  }
-
-  private canonical(url: string, base: string | undefined): string | undefined {
-    try {
-      return canonicalUrl(url, base);
-    } catch {
-      return undefined;
-    }
   }
 
   /**
@@ -892,7 +885,7 @@ export class UrlDb {
       if (r.lastModified !== undefined) next.last_modified = r.lastModified;
       if (r.etag !== undefined) next.etag = r.etag;
     } else if (code === CODE_REDIRECT) {
-      const target = r.redirect === undefined ? null : (this.canonical(r.redirect, url) ?? null);
+      const target = r.redirect === undefined ? null : (canonicalOrNone(r.redirect, url) ?? null);
       const same = target !== null && target === prev.redirect;
       settle(REDIRECT, prev.interval === null ? initial : this.bounded(prev.interval * (same ? GROW : SHRINK)));
       next.redirect = target;
