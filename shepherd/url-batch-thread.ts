@@ -8,20 +8,14 @@
  */
 
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { BatchRequest, PreparedBatch } from './url-batch.js';
+import type { BatchRequest, JoinedUrls, PreparedBatch } from './url-batch.js';
 
-/** Strings as they cross between threads: one string and the lengths of its pieces. */
-interface Joined {
-  text: string;
-  lengths: Uint32Array;
-}
-
-function join(urls: readonly string[]): Joined {
+function join(urls: readonly string[]): JoinedUrls {
   return { text: urls.join(''), lengths: Uint32Array.from(urls, (url) => url.length) };
 }
 
 /** The pieces again (slices of the one string, not copies). */
-export function split({ text, lengths }: Joined): string[] {
+export function split({ text, lengths }: JoinedUrls): string[] {
   const urls = new Array<string>(lengths.length);
   let at = 0;
   for (let i = 0; i < lengths.length; i++) urls[i] = text.slice(at, (at += lengths[i]!));
@@ -29,10 +23,10 @@ export function split({ text, lengths }: Joined): string[] {
 }
 
 /** A BatchRequest as it crosses to the worker. */
-export interface WireRequest extends Joined, Omit<BatchRequest, 'urls'> {}
+export interface WireRequest extends JoinedUrls, Omit<BatchRequest, 'urls'> {}
 
 /** A PreparedBatch as it crosses back. */
-export interface WireBatch extends Joined, Omit<PreparedBatch, 'urls'> {}
+export interface WireBatch extends JoinedUrls, Omit<PreparedBatch, 'urls'> {}
 
 /** The batch and the buffers to transfer with it (each once: a view's buffer may be shared). */
 export function wireBatch({ urls, ...rest }: PreparedBatch): [WireBatch, ArrayBuffer[]] {
@@ -66,7 +60,7 @@ export class BatchThread {
   }
 
   /** The oldest batch sent, prepared; blocks the thread until it is. */
-  receive(): PreparedBatch {
+  receive(): WireBatch {
     const since = Date.now();
     for (;;) {
       const seen = Atomics.load(this.signal, 0);
@@ -74,7 +68,7 @@ export class BatchThread {
       if (got !== undefined) {
         const { batch, error } = got.message;
         if (batch === undefined) throw new Error(`preparing URLs in a worker thread failed: ${error}`);
-        return { ...batch, urls: split(batch) };
+        return batch;
       }
       if (Date.now() - since > REPLY_TIMEOUT_MS) throw new Error(`the URL-preparing worker thread has not answered in ${REPLY_TIMEOUT_MS / 1000} s`);
       Atomics.wait(this.signal, 0, seen, 1000);

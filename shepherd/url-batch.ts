@@ -133,11 +133,37 @@ function joined(halves: readonly Buffer[]): Buffer {
   return out;
 }
 
+/** URLs as they cross between threads (url-batch-thread.ts): one string and the lengths of its pieces. */
+export interface JoinedUrls {
+  text: string;
+  lengths: Uint32Array;
+}
+
+/** A prepared batch as the database thread reads it: its URLs as strings, or joined when they crossed from the worker. */
+export type BatchData = Omit<PreparedBatch, 'urls'> & ({ urls: string[] } | JoinedUrls);
+
 /** Reads a prepared batch's entries (on the thread that owns the database). */
 export class BatchReader {
   private readonly scratch = Buffer.alloc(16);
+  private readonly starts: Uint32Array | undefined;
 
-  constructor(readonly batch: PreparedBatch) {}
+  constructor(readonly batch: BatchData) {
+    if ('lengths' in batch) {
+      this.starts = new Uint32Array(batch.n + 1);
+      for (let i = 0; i < batch.n; i++) this.starts[i + 1] = this.starts[i]! + batch.lengths[i]!;
+    }
+  }
+
+  /**
+   * Entry i's canonical URL. A joined batch's is sliced when asked, so it dies
+   * young: slicing the whole batch up front had its strings outlive the
+   * young generation and pile up, hundreds of MB a million URLs, until a
+   * full collection.
+   */
+  url(i: number): string {
+    const { batch, starts } = this;
+    return 'urls' in batch ? batch.urls[i]! : batch.text.slice(starts![i], starts![i + 1]);
+  }
 
   /** Entry i's footprint, in a buffer the next call overwrites (SQLite copies what it binds). */
   footprint(i: number): Buffer {

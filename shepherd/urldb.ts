@@ -106,7 +106,7 @@ import type { PlanEntry } from '../common/plan-file.js';
 import { canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
-import { BatchReader, SiteHalves, canonicalOrNone, prepareBatch, type BatchRequest } from './url-batch.js';
+import { BatchReader, SiteHalves, canonicalOrNone, prepareBatch, type BatchData, type BatchRequest } from './url-batch.js';
 import { BatchThread } from './url-batch-thread.js';
 
 const log = logger('shepherd');
@@ -583,7 +583,7 @@ export class UrlDb {
     const source = batches[Symbol.iterator]();
     let current = source.next();
     if (current.done === true) return total;
-    let prepared = prepareBatch(batchRequest(current.value.entries), this.halves);
+    let prepared: BatchData = prepareBatch(batchRequest(current.value.entries), this.halves);
     let thread: BatchThread | undefined;
     try {
       for (;;) {
@@ -632,7 +632,7 @@ export class UrlDb {
         const s = batch.siteOf[i]!;
         const site = (sites[s] ??= this.siteNamed(batch.sites[s]!, () => read.half(s), e.firstSeen));
         if (!this.add(read, i, site, e.firstSeen, counts, false)) continue;
-        const redirect = e.redirect === null ? null : (canonicalOrNone(e.redirect, read.batch.urls[i]!) ?? null);
+        const redirect = e.redirect === null ? null : (canonicalOrNone(e.redirect, read.url(i)) ?? null);
         this.s.restore.run({
           footprint: read.footprint(i),
           state: URL_STATES.indexOf(e.state),
@@ -713,7 +713,7 @@ export class UrlDb {
   private add(read: BatchReader, i: number, site: SiteEntry, now: number, counts: InjectCounts, remember: boolean): boolean {
     const fp = read.footprint(i);
     const depth = read.batch.depths[i]!;
-    const canonical = read.batch.urls[i]!;
+    const canonical = read.url(i);
     if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
       if (this.s.exists.get(fp) === undefined) {
         counts.refused++;
