@@ -10,28 +10,18 @@
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { BatchRequest, JoinedUrls, PreparedBatch } from './url-batch.js';
 
-function join(urls: readonly string[]): JoinedUrls {
-  return { text: urls.join(''), lengths: Uint32Array.from(urls, (url) => url.length) };
-}
-
-/** The pieces again (slices of the one string, not copies). */
-export function split({ text, lengths }: JoinedUrls): string[] {
-  const urls = new Array<string>(lengths.length);
-  let at = 0;
-  for (let i = 0; i < lengths.length; i++) urls[i] = text.slice(at, (at += lengths[i]!));
-  return urls;
-}
-
-/** A BatchRequest as it crosses to the worker. */
-export interface WireRequest extends JoinedUrls, Omit<BatchRequest, 'urls'> {}
-
-/** A PreparedBatch as it crosses back. */
+/** A PreparedBatch as it crosses back: its URLs as ASCII bytes and their lengths, so no string outlives the batch on either side. */
 export interface WireBatch extends JoinedUrls, Omit<PreparedBatch, 'urls'> {}
 
 /** The batch and the buffers to transfer with it (each once: a view's buffer may be shared). */
 export function wireBatch({ urls, ...rest }: PreparedBatch): [WireBatch, ArrayBuffer[]] {
-  const batch: WireBatch = { ...rest, ...join(urls) };
-  const views = [batch.from, batch.depths, batch.footprints, batch.siteOf, batch.halves, batch.order, batch.lengths];
+  const lengths = Uint32Array.from(urls, (url) => url.length);
+  // Own memory, not the shared pool of small Buffers: it is transferred.
+  const text = Buffer.allocUnsafeSlow(lengths.reduce((sum, n) => sum + n, 0));
+  let at = 0;
+  for (const url of urls) at += text.write(url, at, 'latin1');
+  const batch: WireBatch = { ...rest, text, lengths };
+  const views = [batch.from, batch.depths, batch.footprints, batch.siteOf, batch.halves, batch.order, lengths, text];
   return [batch, [...new Set(views.map((v) => v.buffer as ArrayBuffer))]];
 }
 
@@ -53,10 +43,8 @@ export class BatchThread {
     this.port = port1;
   }
 
-  /** Sends a batch to be prepared: its URLs as one string and their lengths (one clone, not one per URL). */
-  send({ urls, depths, sources }: BatchRequest): void {
-    const message: WireRequest = { ...join(urls), depths, sources };
-    this.worker.postMessage(message, [message.lengths.buffer as ArrayBuffer, depths.buffer as ArrayBuffer]);
+  send(request: BatchRequest): void {
+    this.worker.postMessage(request, [request.depths.buffer as ArrayBuffer]);
   }
 
   /** The oldest batch sent, prepared; blocks the thread until it is. */

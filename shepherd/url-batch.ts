@@ -133,9 +133,9 @@ function joined(halves: readonly Buffer[]): Buffer {
   return out;
 }
 
-/** URLs as they cross between threads (url-batch-thread.ts): one string and the lengths of its pieces. */
+/** URLs as they cross back from the worker (url-batch-thread.ts): ASCII bytes, and each one's length. */
 export interface JoinedUrls {
-  text: string;
+  text: Uint8Array;
   lengths: Uint32Array;
 }
 
@@ -146,23 +146,26 @@ export type BatchData = Omit<PreparedBatch, 'urls'> & ({ urls: string[] } | Join
 export class BatchReader {
   private readonly scratch = Buffer.alloc(16);
   private readonly starts: Uint32Array | undefined;
+  private readonly text: Buffer | undefined;
 
   constructor(readonly batch: BatchData) {
     if ('lengths' in batch) {
+      // A transferred Buffer arrives as a plain Uint8Array.
+      this.text = Buffer.from(batch.text.buffer, batch.text.byteOffset, batch.text.byteLength);
       this.starts = new Uint32Array(batch.n + 1);
       for (let i = 0; i < batch.n; i++) this.starts[i + 1] = this.starts[i]! + batch.lengths[i]!;
     }
   }
 
   /**
-   * Entry i's canonical URL. A joined batch's is sliced when asked, so it dies
-   * young: slicing the whole batch up front had its strings outlive the
+   * Entry i's canonical URL. A joined batch's is made when asked, so it dies
+   * young: strings of a whole batch (or one string of them all) outlive the
    * young generation and pile up, hundreds of MB a million URLs, until a
    * full collection.
    */
   url(i: number): string {
     const { batch, starts } = this;
-    return 'urls' in batch ? batch.urls[i]! : batch.text.slice(starts![i], starts![i + 1]);
+    return 'urls' in batch ? batch.urls[i]! : this.text!.toString('latin1', starts![i], starts![i + 1]);
   }
 
   /** Entry i's footprint, in a buffer the next call overwrites (SQLite copies what it binds). */
