@@ -107,7 +107,7 @@ import { canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type U
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
 import { BatchReader, SiteHalves, canonicalOrNone, prepareBatch, type BatchData, type BatchRequest } from './url-batch.js';
-import { BatchThread } from './url-batch-thread.js';
+import { BatchThread, fitsThread } from './url-batch-thread.js';
 
 const log = logger('shepherd');
 
@@ -588,9 +588,14 @@ export class UrlDb {
     try {
       for (;;) {
         const following = source.next();
+        let request: BatchRequest | undefined;
         if (following.done !== true) {
-          thread ??= new BatchThread();
-          thread.send(batchRequest(following.value.entries));
+          request = batchRequest(following.value.entries);
+          if (fitsThread(request)) {
+            thread ??= new BatchThread();
+            thread.send(request);
+            request = undefined;
+          }
         }
         const { now } = current.value;
         whole(now, 'now');
@@ -603,7 +608,7 @@ export class UrlDb {
         total.known += counts.known;
         total.refused += counts.refused;
         if (following.done === true) return total;
-        prepared = thread!.receive();
+        prepared = request === undefined ? thread!.receive() : prepareBatch(request, this.halves);
         current = following;
       }
     } finally {
