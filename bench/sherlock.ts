@@ -278,7 +278,7 @@ export const sherlockUrlDb: UrlDbEntry = {
   name: 'sherlock shepherd URL database',
   how:
     'sherlock URL database: bench/urldb-worker.ts on dist/shepherd/urldb.js with the default [shepherd] settings; ' +
-    'UrlDb.inject of the synthetic URLs, 100,000 per call (one transaction each); plan: due(now, 100,000, 2,000 per site) then ' +
+    'UrlDb.injectAll of the synthetic URLs, 100,000 per transaction (a worker thread preparing the next batch; the time spent generating them left out); plan: due(now, 100,000, 2,000 per site) then ' +
     `markQueued; merge: recordResults of a result for each planned URL (${FETCH_MIX.map((m) => `${m.per100}% ${m.what}`).join(', ')}). ` +
     'Size: database and WAL files.',
   async available(ctx) {

@@ -33,7 +33,7 @@ import type { ShepherdConfig } from './config.js';
 import { readReports, type FetchResult } from './results.js';
 import { Scope, seedHost, type RejectReason } from './scope.js';
 import { listSeedFiles, removeSeedFile, seedBatches } from './seed-inbox.js';
-import { UrlDb, type DueUrl, type Feedback, type InjectCounts } from './urldb.js';
+import { UrlDb, type DueUrl, type Feedback, type InjectBatch, type InjectCounts, type InjectEntry } from './urldb.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -129,41 +129,51 @@ export class Shepherd {
 
   /** Adds seed URLs (depth 0) in one transaction; their hosts join the scope. */
   inject(urls: readonly string[], now: number, report: InjectReport = emptyInject()): InjectReport {
-    const accepted: string[] = [];
-    const hosts = new Set(this.seedHosts);
-    for (const url of urls) {
-      const verdict = this.scope.judge(url, { seed: true });
-      if (!verdict.ok) {
-        report.rejected[verdict.reason] = (report.rejected[verdict.reason] ?? 0) + 1;
-        continue;
+    this.injectSeeds([urls], now, report);
+    return report;
+  }
+
+  /**
+   * Adds batches of seed URLs, a transaction each (UrlDb.injectAll: a worker
+   * thread prepares the next batch while this one is inserted). A batch's
+   * hosts join the seed hosts, and the scope, in its transaction.
+   */
+  private injectSeeds(batches: Iterable<readonly string[]>, now: number, report: InjectReport): void {
+    let hosts = this.seedHosts;
+    const judged = function* (this: Shepherd): Generator<InjectBatch & { hosts: Set<string> }> {
+      for (const urls of batches) {
+        const entries: InjectEntry[] = [];
+        const grown = new Set(hosts);
+        for (const url of urls) {
+          const verdict = this.scope.judge(url, { seed: true });
+          if (!verdict.ok) {
+            report.rejected[verdict.reason] = (report.rejected[verdict.reason] ?? 0) + 1;
+            continue;
+          }
+          entries.push({ url: verdict.url, depth: 0 });
+          grown.add(seedHost(verdict.url));
+        }
+        hosts = grown;
+        yield { entries, now, hosts: grown };
       }
-      accepted.push(verdict.url);
-      hosts.add(seedHost(verdict.url));
-    }
-    this.db.transaction(() => {
-      const counts = this.db.inject(
-        accepted.map((url) => ({ url, depth: 0 })),
-        now,
-      );
+    };
+    this.db.injectAll(judged.call(this), (counts, batch) => {
       report.added += counts.added;
       report.known += counts.known;
       report.refused += counts.refused;
-      if (hosts.size > this.seedHosts.size) this.db.setMeta(META.seedHosts, JSON.stringify([...hosts]));
-    });
-    if (hosts.size > this.seedHosts.size) {
-      for (const host of hosts) this.seedHosts.add(host);
+      if (batch.hosts.size === this.seedHosts.size) return;
+      this.db.setMeta(META.seedHosts, JSON.stringify([...batch.hosts]));
+      // Ahead of the commit by a moment: should it fail, the seed file stays in the inbox and brings the hosts again.
+      for (const host of batch.hosts) this.seedHosts.add(host);
       this.scope = new Scope(this.config, this.seedHosts);
-    }
-    return report;
+    });
   }
 
   /** Injects every seed file waiting in the inbox (seed-inbox.ts), removing each once it is committed. */
   takeInbox(now: number, report: InjectReport = emptyInject()): InjectReport {
     for (const { path, kind } of listSeedFiles(this.state)) {
-      for (const lines of seedBatches(path, INJECT_BATCH)) {
-        if (kind === 'seeds') this.inject(lines, now, report);
-        else report.refetched += this.refetch(lines, now);
-      }
+      if (kind === 'seeds') this.injectSeeds(seedBatches(path, INJECT_BATCH), now, report);
+      else for (const lines of seedBatches(path, INJECT_BATCH)) report.refetched += this.refetch(lines, now);
       removeSeedFile(path);
       log.info(kind === 'seeds' ? 'seed file injected' : 'refetch request applied', { file: path });
     }

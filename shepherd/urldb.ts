@@ -16,13 +16,14 @@
  *   db.transaction(() => { db.recordResults(results, now); db.setMeta('bucket_checkpoint', next); });
  *
  * Speed. Rows are appended in first-seen order (schema.ts); only the
- * footprint index, ~26 bytes an entry, takes inserts all over its B-tree. At
- * 10 million URLs inject costs 24–33 µs of CPU a URL (the machine's load
- * moves it), most of it in SQLite's B-trees, the footprint index first; the
- * rest here in JavaScript (canonical form, footprint, site). Transactions of
- * 100,000 or 1,000,000 URLs cost about the same. A URL is cut once
- * (urlParts) and hashed once: its site half is the cached site's.
- * docs/decisions.md ("Shepherd") has the figures.
+ * footprint index, ~26 bytes an entry, takes inserts all over its B-tree.
+ * Adding URLs is two halves: the JavaScript (canonical form, footprint, site,
+ * hash order) makes a PreparedBatch (url-batch.ts), then this thread inserts
+ * it. injectAll does the first half of the next batch in a worker thread
+ * while this thread inserts the current one, so on two cores the insert is
+ * the critical path: at 10 million URLs most of it is SQLite's B-trees, the
+ * footprint index first. Transactions of 100,000 or 1,000,000 URLs cost
+ * about the same. docs/decisions.md ("Shepherd") has the figures.
  *
  * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
  * power loss may lose the last commits (synchronous=NORMAL syncs the WAL at
@@ -102,9 +103,11 @@ import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
 import type { PlanEntry } from '../common/plan-file.js';
-import { canonicalUrl, footprint as footprintOf, footprintInSite, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
+import { canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
+import { BatchReader, SiteHalves, canonicalOrNone, prepareBatch, type BatchData, type BatchRequest } from './url-batch.js';
+import { BatchThread, fitsThread } from './url-batch-thread.js';
 
 const log = logger('shepherd');
 
@@ -152,6 +155,12 @@ export interface InjectEntry {
   depth?: number;
   /** A base URL a relative `url` is resolved against (a sitemap's, say). */
   source?: string;
+}
+
+/** One transaction's worth of injectAll: entries and the time they are first seen. */
+export interface InjectBatch {
+  entries: readonly InjectEntry[];
+  now: number;
 }
 
 export interface InjectCounts {
@@ -312,19 +321,6 @@ export interface ResultRow {
   redirect: string | null;
 }
 
-/** A canonical URL waiting to be added. */
-interface Pending {
-  canonical: string;
-  depth: number;
-}
-
-/** A pending URL with its site and footprint; `mix` is the first 6 bytes of the footprint's path half, a hash. */
-interface Placed extends Pending {
-  site: SiteEntry;
-  footprint: Buffer;
-  mix: number;
-}
-
 /** A row the planner may take, as its index gives it. */
 interface Candidate {
   id: number;
@@ -373,6 +369,13 @@ const HEX_MD5 = /^[0-9a-f]{32}$/i;
 
 function md5Bytes(hex: string | undefined): Buffer | null {
   return hex !== undefined && HEX_MD5.test(hex) ? Buffer.from(hex, 'hex') : null;
+}
+
+/** What the worker is asked for `entries` (url-batch.ts): a depth that is not a number is NaN, refused there. */
+function batchRequest(entries: readonly InjectEntry[]): BatchRequest {
+  const urls = entries.map((e) => e.url);
+  const depths = Float64Array.from(entries, (e) => (typeof e.depth === 'number' ? e.depth : e.depth === undefined ? 0 : NaN));
+  return entries.some((e) => e.source !== undefined) ? { urls, depths, sources: entries.map((e) => e.source) } : { urls, depths };
 }
 
 function httpDate(unixSeconds: number): string {
@@ -456,6 +459,8 @@ export class UrlDb {
    * most links of a page lead to pages already in the database.
    */
   private readonly known = new Map<string, number>();
+  /** Site halves of the batches prepared on this thread (url-batch.ts). */
+  private readonly halves = new SiteHalves();
   private closed = false;
 
   private constructor(
@@ -559,19 +564,56 @@ export class UrlDb {
 
   // ------------------------------------------------------------ adding URLs
 
-  /** Adds seeds (or imported URLs): canonicalised, deduplicated, within each site's budget. */
+  /** Adds seeds (or imported URLs): canonicalised, deduplicated, within each site's budget; one transaction. */
   inject(entries: readonly InjectEntry[], now: number): InjectCounts {
-    whole(now, 'now');
-    const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
-    const pending: Pending[] = [];
-    for (const entry of entries) {
-      const depth = entry.depth ?? 0;
-      const canonical = this.canonical(entry.url, entry.source);
-      if (canonical === undefined || !Number.isSafeInteger(depth) || depth < 0) counts.refused++;
-      else pending.push({ canonical, depth });
+    return this.injectAll([{ entries, now }]);
+  }
+
+  /**
+   * inject() of batch after batch, each its own transaction, in which
+   * `each(counts, batch)` runs last (a caller's checkpoint commits with it);
+   * returns the counts of all. From the second batch on, a worker thread
+   * (url-batch-thread.ts) canonicalises and hashes the next batch while this
+   * thread inserts the current one: the same rows, in the same order, as
+   * batch after batch of inject(). The iterator is asked for the next batch
+   * before the current one is inserted.
+   */
+  injectAll<B extends InjectBatch>(batches: Iterable<B>, each?: (counts: InjectCounts, batch: B) => void): InjectCounts {
+    const total: InjectCounts = { added: 0, known: 0, refused: 0 };
+    const source = batches[Symbol.iterator]();
+    let current = source.next();
+    if (current.done === true) return total;
+    let prepared: BatchData = prepareBatch(batchRequest(current.value.entries), this.halves);
+    let thread: BatchThread | undefined;
+    try {
+      for (;;) {
+        const following = source.next();
+        let request: BatchRequest | undefined;
+        if (following.done !== true) {
+          request = batchRequest(following.value.entries);
+          if (fitsThread(request)) {
+            thread ??= new BatchThread();
+            thread.send(request);
+            request = undefined;
+          }
+        }
+        const { now } = current.value;
+        whole(now, 'now');
+        const counts: InjectCounts = { added: 0, known: 0, refused: prepared.refused };
+        this.transaction(() => {
+          this.addPrepared(new BatchReader(prepared), now, counts, false);
+          each?.(counts, current.value);
+        });
+        total.added += counts.added;
+        total.known += counts.known;
+        total.refused += counts.refused;
+        if (following.done === true) return total;
+        prepared = request === undefined ? thread!.receive() : prepareBatch(request, this.halves);
+        current = following;
+      }
+    } finally {
+      thread?.close();
     }
-    this.transaction(() => this.addAll(pending, now, counts));
-    return counts;
   }
 
   /**
@@ -582,21 +624,22 @@ export class UrlDb {
    * means nothing outside the state that wrote it.
    */
   restore(entries: readonly RestoredUrl[]): InjectCounts {
-    const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
+    const batch = prepareBatch(
+      { urls: entries.map((e) => e.url), depths: Float64Array.from(entries, (e) => (Number.isSafeInteger(e.firstSeen) ? e.depth : NaN)) },
+      this.halves,
+    );
+    const counts: InjectCounts = { added: 0, known: 0, refused: batch.refused };
+    const read = new BatchReader(batch);
+    const sites: SiteEntry[] = [];
     this.transaction(() => {
-      for (const e of entries) {
-        const canonical = this.canonical(e.url, undefined);
-        if (canonical === undefined || !Number.isSafeInteger(e.depth) || e.depth < 0 || !Number.isSafeInteger(e.firstSeen)) {
-          counts.refused++;
-          continue;
-        }
-        const placed = this.place({ canonical, depth: e.depth }, e.firstSeen);
-        const added = counts.added;
-        this.add(placed, e.firstSeen, counts);
-        if (counts.added === added) continue;
-        const redirect = e.redirect === null ? null : (this.canonical(e.redirect, canonical) ?? null);
+      for (let i = 0; i < batch.n; i++) {
+        const e = entries[batch.from[i]!]!;
+        const s = batch.siteOf[i]!;
+        const site = (sites[s] ??= this.siteNamed(batch.sites[s]!, () => read.half(s), e.firstSeen));
+        if (!this.add(read, i, site, e.firstSeen, counts, false)) continue;
+        const redirect = e.redirect === null ? null : (canonicalOrNone(e.redirect, read.url(i)) ?? null);
         this.s.restore.run({
-          footprint: placed.footprint,
+          footprint: read.footprint(i),
           state: URL_STATES.indexOf(e.state),
           last_fetch: e.lastFetch,
           next_fetch: e.nextFetch,
@@ -627,75 +670,70 @@ export class UrlDb {
     this.transaction(() => {
       const origin = this.s.origin.get(from);
       const linkDepth = (depth ?? origin?.depth ?? 0) + 1;
-      const pending: Pending[] = [];
+      const urls: string[] = [];
       for (const link of links) {
         // A remembered URL is canonical and absolute: the base cannot change it.
         const knownDepth = this.known.get(link);
-        if (knownDepth !== undefined && knownDepth <= linkDepth) {
-          counts.known++;
-          continue;
-        }
-        const canonical = this.canonical(link, origin?.url);
-        if (canonical === undefined) counts.refused++;
-        else pending.push({ canonical, depth: linkDepth });
+        if (knownDepth !== undefined && knownDepth <= linkDepth) counts.known++;
+        else urls.push(link);
       }
-      this.addAll(pending, now, counts);
+      const base = origin?.url;
+      const batch = prepareBatch(
+        { urls, depths: new Float64Array(urls.length).fill(linkDepth), sources: base === undefined ? undefined : urls.map(() => base) },
+        this.halves,
+      );
+      counts.refused += batch.refused;
+      this.addPrepared(new BatchReader(batch), now, counts, true);
     });
     return counts;
   }
 
-  private canonical(url: string, base: string | undefined): string | undefined {
-    try {
-      return canonicalUrl(url, base);
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
-   * URLs into the database; inside a transaction. A site's budget goes to its
-   * URLs in the order given, so the URLs of a site that may run out of budget
-   * in this batch go first, in that order. All others go in hash order: the
-   * new rows' ids, and so the plan order of urls_new, interleave the sites of
-   * the batch rather than running through one site after another.
+   * A prepared batch (url-batch.ts) into the database; inside a transaction.
+   * Sites are made in the order the batch met them. A site's budget goes to
+   * its URLs in the order given, so the URLs of a site that may run out of
+   * budget in this batch go first, in that order. All others go in the
+   * batch's hash order: the new rows' ids, and so the plan order of urls_new,
+   * interleave the sites of the batch rather than running through one site
+   * after another. `remember`: keep the URLs in `known` (links are met again;
+   * a bulk inject's URLs would only push them out).
    */
-  private addAll(pending: readonly Pending[], now: number, counts: InjectCounts): void {
-    const placed = pending.map((p) => this.place(p, now));
-    const wanted = new Map<SiteEntry, number>();
-    for (const { site } of placed) wanted.set(site, (wanted.get(site) ?? 0) + 1);
-    const free: Placed[] = [];
-    for (const p of placed) {
-      if (p.site.urls + wanted.get(p.site)! <= (p.site.maxUrls ?? this.maxUrls)) free.push(p);
-      else this.add(p, now, counts);
+  private addPrepared(read: BatchReader, now: number, counts: InjectCounts, remember: boolean): void {
+    const { n, siteOf, order } = read.batch;
+    const sites = read.batch.sites.map((name, s) => this.siteNamed(name, () => read.half(s), now));
+    const wanted = new Uint32Array(sites.length);
+    for (let i = 0; i < n; i++) wanted[siteOf[i]!]!++;
+    const free = sites.map((site, s) => site.urls + wanted[s]! <= (site.maxUrls ?? this.maxUrls));
+    for (let i = 0; i < n; i++) {
+      const s = siteOf[i]!;
+      if (!free[s]) this.add(read, i, sites[s]!, now, counts, remember);
     }
-    free.sort((a, b) => a.mix - b.mix);
-    for (const p of free) this.add(p, now, counts);
+    for (let k = 0; k < n; k++) {
+      const s = siteOf[order[k]!]!;
+      if (free[s]) this.add(read, order[k]!, sites[s]!, now, counts, remember);
+    }
   }
 
-  /** The URL's site (created when new) and footprint; inside a transaction. One urlParts and one MD5 a URL: the site half is the site's. */
-  private place({ canonical, depth }: Pending, now: number): Placed {
-    const parts = urlParts(canonical);
-    const site = this.siteFor(canonical, now, parts);
-    const footprint = footprintInSite(site.half, parts.rest);
-    return { canonical, depth, site, footprint, mix: footprint.readUIntBE(8, 6) };
-  }
-
-  /** One URL into the database, counted; inside a transaction. */
-  private add({ site, canonical, footprint: fp, depth }: Placed, now: number, counts: InjectCounts): void {
+  /** URL i of a batch into the database, counted; inside a transaction. Returns whether it was added. */
+  private add(read: BatchReader, i: number, site: SiteEntry, now: number, counts: InjectCounts, remember: boolean): boolean {
+    const fp = read.footprint(i);
+    const depth = read.batch.depths[i]!;
+    const canonical = read.url(i);
     if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
       if (this.s.exists.get(fp) === undefined) {
         counts.refused++;
-        return;
+        return false;
       }
     } else if (this.s.insert.run(fp, canonical, site.id, depth, now).changes === 1) {
       counts.added++;
       this.countUrl(site);
-      this.remember(canonical, depth);
-      return;
+      if (remember) this.remember(canonical, depth);
+      return true;
     }
     counts.known++;
     this.s.lowerDepth.run(depth, fp, depth);
-    this.remember(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
+    if (remember) this.remember(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
+    return false;
   }
 
   private remember(canonical: string, depth: number): void {
@@ -713,14 +751,18 @@ export class UrlDb {
 
   /** The cached entry of the canonical URL's site (`parts`: its urlParts), created when new. */
   private siteFor(canonical: string, now: number, parts: UrlParts = urlParts(canonical)): SiteEntry {
-    const name = parts.site;
+    return this.siteNamed(parts.site, () => siteFootprint(canonical), now);
+  }
+
+  /** The cached entry of site `name` (urlParts().site), created with site half `halfOf()` when new. */
+  private siteNamed(name: string, halfOf: () => Buffer, now: number): SiteEntry {
     let entry = this.sites.get(name);
     if (entry !== undefined) return entry;
     const row = this.s.siteGet.get(name);
     if (row !== undefined) {
       entry = { id: row.id, half: row.footprint, urls: row.urls, maxUrls: row.max_urls, maxDepth: row.max_depth, dirty: false };
     } else {
-      const half = siteFootprint(canonical);
+      const half = halfOf();
       const id = Number(this.s.siteAdd.run(name, half, now).lastInsertRowid);
       entry = { id, half, urls: 0, maxUrls: null, maxDepth: null, dirty: false };
     }
@@ -848,7 +890,7 @@ export class UrlDb {
       if (r.lastModified !== undefined) next.last_modified = r.lastModified;
       if (r.etag !== undefined) next.etag = r.etag;
     } else if (code === CODE_REDIRECT) {
-      const target = r.redirect === undefined ? null : (this.canonical(r.redirect, url) ?? null);
+      const target = r.redirect === undefined ? null : (canonicalOrNone(r.redirect, url) ?? null);
       const same = target !== null && target === prev.redirect;
       settle(REDIRECT, prev.interval === null ? initial : this.bounded(prev.interval * (same ? GROW : SHRINK)));
       next.redirect = target;

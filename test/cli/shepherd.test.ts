@@ -48,6 +48,30 @@ test('inject: URLs from a file and from stdin, comments skipped, bad lines count
   assert.match(missing.stderr, /nope\.txt/);
 });
 
+test('inject: a seed file of several batches (the next one prepared in a worker thread) counts every line and puts every host in scope', async (t) => {
+  const state = scratchDir(t);
+  const seeds = join(state, 'seeds.txt');
+  const lines: string[] = [];
+  for (let i = 0; i < 120_000; i++) {
+    if (i % 1000 === 7) lines.push(`ftp://h${i % 600}.example/p${i}`);
+    else lines.push(`http://h${i % 600}.example/p${i % 108_000}`);
+  }
+  writeFileSync(seeds, lines.join('\n') + '\n');
+  const run = await runCli(['inject', '--state', state, '--json', seeds]);
+  assert.equal(run.status, 0, run.stderr);
+  const known = lines.filter((line, i) => i >= 108_000 && !line.startsWith('ftp:') && !lines[i - 108_000]!.startsWith('ftp:')).length;
+  assert.deepEqual(JSON.parse(run.stdout), { added: 120_000 - 120 - known, known, refused: 0, rejected: { scheme: 120 }, refetched: 0 });
+  const db = UrlDb.open(state);
+  try {
+    assert.equal(db.stats().total, 120_000 - 120 - known);
+    const hosts = JSON.parse(String(db.getMeta('seed_hosts'))) as string[];
+    assert.equal(hosts.length, 600);
+    assert.ok(hosts.includes('h599.example'), hosts.slice(0, 3).join(' '));
+  } finally {
+    db.close();
+  }
+});
+
 test('shepherd run: an inject while it runs goes through the inbox; SIGTERM stops it with exit 0', async (t) => {
   const state = scratchDir(t);
   const daemon = startCli(t, ['--set', 'shepherd.cycle_interval=100ms', '--set', 'log.level=info', 'shepherd', 'run', '--state', state]);
