@@ -8,6 +8,7 @@
 import type { TestContext } from 'node:test';
 import { random } from '../helpers/bucket-payload.js';
 import { startCli, type Running } from '../helpers/cli.js';
+import { scratchDir } from '../helpers/paths.js';
 
 /** Multiplier of every kill count: 1 in CI, SHERLOCK_STRESS (default 5 when set but not a number) under `npm run stress`. */
 export const STRESS = ((): number => {
@@ -37,10 +38,11 @@ export interface Killed {
 
 /**
  * Starts `sherlock ARGS…`, waits until `ready()` (or the process ends), then
- * `delay` ms, and kills it with SIGKILL unless it already exited.
+ * `delay` ms, and kills it with SIGKILL unless it already exited. Its
+ * TMPDIR is the test's: a killed export cannot remove its sort runs.
  */
 export async function killAfter(t: TestContext, args: readonly string[], delay: number, ready: (run: Running) => boolean = () => true): Promise<Killed> {
-  const run = startCli(t, args);
+  const run = startCli(t, args, { env: { TMPDIR: scratchDir(t, 'sherlock-killed-') } });
   const deadline = Date.now() + 60_000;
   while (!ready(run) && run.child.exitCode === null && Date.now() < deadline) await sleep(5);
   await sleep(delay);
