@@ -70,7 +70,7 @@
  */
 
 import { hash } from 'node:crypto';
-import { SherlockError } from './errors.js';
+import { isSherlockError, SherlockError } from './errors.js';
 
 /** Longest accepted input and canonical URL, in characters; longer ones are traps or garbage. */
 export const MAX_URL_LENGTH = 8192;
@@ -151,6 +151,16 @@ export function canonicalUrl(input: string, base?: string): string {
   const canonical = `${url.protocol}//${url.host}${path}${query}`;
   if (canonical.length > MAX_URL_LENGTH) throw badUrl(`canonical URL longer than ${MAX_URL_LENGTH} characters`, input);
   return canonical;
+}
+
+/** canonicalUrl, or undefined where `input` has no canonical form (SHERLOCK_BAD_URL; any other error is thrown). */
+export function canonicalOrNone(input: string, base?: string): string | undefined {
+  try {
+    return canonicalUrl(input, base);
+  } catch (err) {
+    if (!isSherlockError(err, 'SHERLOCK_BAD_URL')) throw err;
+    return undefined;
+  }
 }
 
 /** Cuts a canonical URL into scheme, host, effective port, site and rest, without re-parsing it. */

@@ -34,8 +34,7 @@
  */
 
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/doc-text.js';
-import { isSherlockError } from '../common/errors.js';
-import { canonicalUrl, MAX_URL_LENGTH } from '../common/url.js';
+import { canonicalOrNone, MAX_URL_LENGTH } from '../common/url.js';
 import { scanHtml } from './html-scan.js';
 import type { Link, LinkType, Meta, Robots } from '../common/doc-body.js';
 
@@ -159,14 +158,7 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
    */
   const resolved = new Map<string, string | null>();
   let self: string | null | undefined;
-  const canonical = (raw: string): string | null => {
-    try {
-      return canonicalUrl(raw, base);
-    } catch (err) {
-      if (!isSherlockError(err, 'SHERLOCK_BAD_URL')) throw err;
-      return null;
-    }
-  };
+  const canonical = (raw: string): string | null => canonicalOrNone(raw, base) ?? null;
   const resolveOnce = (raw: string): string | null => {
     if (raw.charCodeAt(0) === HASH && raw.length <= MAX_URL_LENGTH) return (self ??= canonical('#'));
     // Refused by canonicalUrl all the same, but without the cost of its exception (mailto: and the like).
@@ -253,13 +245,13 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
         const href = attribs.get('href');
         if (!baseSeen && href !== undefined) {
           baseSeen = true;
-          try {
-            base = canonicalUrl(href, url);
+          const newBase = canonicalOrNone(href, url);
+          if (newBase === undefined) {
+            fields.problems.push(`<base href=${JSON.stringify(href.slice(0, 80))}> does not resolve to an http(s) URL; ignored`);
+          } else {
+            base = newBase;
             resolved.clear();
             self = undefined;
-          } catch (err) {
-            if (!isSherlockError(err, 'SHERLOCK_BAD_URL')) throw err;
-            fields.problems.push(`<base href=${JSON.stringify(href.slice(0, 80))}> does not resolve to an http(s) URL; ignored`);
           }
         }
         break;

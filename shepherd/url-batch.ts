@@ -9,7 +9,7 @@
  *
  * Layout of a PreparedBatch (typed arrays, so it crosses threads as a few
  * transferred buffers, not a structured clone of objects; the URLs cross as
- * one string and their lengths, url-batch-thread.ts). `n` entries kept, in
+ * ASCII bytes and their lengths, url-batch-thread.ts). `n` entries kept, in
  * the order given, `m` distinct sites in the order first met:
  *   from        u32 n   the entry's index in the request
  *   urls        n       the canonical URLs
@@ -25,7 +25,7 @@
  * not a whole number ≥ 0.
  */
 
-import { canonicalUrl, footprintInSite, siteFootprint, urlParts } from '../common/url.js';
+import { canonicalOrNone, footprintInSite, siteFootprint, urlParts } from '../common/url.js';
 
 export interface PreparedBatch {
   n: number;
@@ -62,15 +62,6 @@ export class SiteHalves {
       this.halves.set(site, half);
     }
     return half;
-  }
-}
-
-/** canonicalUrl, or undefined where it has none. */
-export function canonicalOrNone(url: string, base: string | undefined): string | undefined {
-  try {
-    return canonicalUrl(url, base);
-  } catch {
-    return undefined;
   }
 }
 

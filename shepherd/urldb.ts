@@ -103,10 +103,10 @@ import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
 import type { PlanEntry } from '../common/plan-file.js';
-import { canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
+import { canonicalOrNone, canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
-import { BatchReader, SiteHalves, canonicalOrNone, prepareBatch, type BatchData, type BatchRequest } from './url-batch.js';
+import { BatchReader, SiteHalves, prepareBatch, type BatchData, type BatchRequest } from './url-batch.js';
 import { BatchThread, fitsThread } from './url-batch-thread.js';
 
 const log = logger('shepherd');
