@@ -249,12 +249,12 @@ export function findGzipMagic(source: FileWindow, from: number): number | undefi
 }
 const MEMBER_START = Buffer.from([0x1f, 0x8b, 0x08]);
 
-/** One reused engine per level asked for (raw-deflate.ts), by level (-1: zlib's default). */
+/** One compressor per level asked for (raw-deflate.ts), by level (-1: the default). */
 const deflaters = new Map<number, GzipDeflater>();
 
 /**
  * Compresses `data` as one complete gzip member (header, deflate, CRC32/ISIZE
- * trailer), byte for byte as `gzipSync` would. Synchronous: zlib's async form
+ * trailer). Synchronous: zlib's async form
  * costs more in stream set-up and thread hand-overs than a level-1 member of
  * a web page takes to compress; the gatherer runs this in its parse workers
  * instead (arc-write.ts frameArcRecord).

@@ -31,9 +31,10 @@
  * the block size (1,000,000 bytes) after an append, and at close.
  *
  * DefaultCodec is zlib with its header (RFC 1950), one stream per unit; the
- * writer deflates at level 6 like Hadoop. node:zlib (Chromium's zlib) matches
- * stock zlib's bytes for most inputs but not all: pass another `codec` (a
- * stock-zlib deflate) where byte identity with Hadoop's output matters.
+ * writer deflates at level 6 like Hadoop, with libdeflate (raw-deflate.ts):
+ * any zlib inflater reads its streams, but they are not stock zlib's bytes;
+ * pass another `codec` (a stock-zlib deflate) where byte identity with
+ * Hadoop's output matters.
  *
  * The reader distrusts the file: lengths are checked against the file size
  * before anything is read or allocated, decompressed units are bounded and
@@ -94,13 +95,13 @@ function inflateWhole(data: Buffer, maxLength: number): Buffer {
   return buffer;
 }
 
-/** zlib streams at `level` from one reused engine (made on first use), the bytes `deflateSync` makes. */
+/** zlib streams at `level` from one deflater (made on first use). */
 function zlibDeflate(level: number): (data: Uint8Array) => Uint8Array {
   let deflater: RawDeflater | undefined;
   return (data) => (deflater ??= new RawDeflater(level)).zlib(data);
 }
 
-/** DefaultCodec; `deflate` replaces node:zlib's level-6 deflate (which must produce a zlib stream). */
+/** DefaultCodec; `deflate` replaces the level-6 deflate (it must produce a zlib stream). */
 export function defaultCodec(deflate: (data: Uint8Array) => Uint8Array = zlibDeflate(6)): Codec {
   return { className: DEFAULT_CODEC, compress: deflate, decompress: inflateWhole };
 }
@@ -127,10 +128,10 @@ export function storedZlib(data: Uint8Array): Buffer {
 /**
  * DefaultCodec for bulk writing: units shorter than `storeBelow` bytes go as
  * stored blocks, the rest deflated at level 1 (as the gatherer's ARC files);
- * any inflater reads both. node:zlib costs tens of microseconds a call
- * whatever the size, and deflate gains next to nothing on a value of a few
- * dozen bytes (a linked CrawlDatum); level 1 deflates HTML about twice as
- * fast as level 6 for some 15% more bytes.
+ * any inflater reads both. Deflate gains next to nothing on a value of a few
+ * dozen bytes (a linked CrawlDatum) for a call that costs more than the
+ * copy; level 1 deflates HTML about twice as fast as level 6 for some 15%
+ * more bytes.
  */
 export function bulkCodec(storeBelow = 256): Codec {
   const deflate = defaultCodec(zlibDeflate(1));

@@ -1,0 +1,104 @@
+/*
+ * libdeflate's whole-buffer compressors for common/raw-deflate.ts, through
+ * Node-API: faster than zlib at the same level (about 1.9x at level 1 on
+ * HTML and text here), and without state between calls, so an output depends
+ * only on its input and level (a reused zlib engine keeps bytes of earlier
+ * streams in its window). Built by node-gyp at `npm ci` (binding.gyp) against
+ * Debian's libdeflate-dev.
+ *
+ *   compressor(level)                   an opaque compressor (freed with its handle)
+ *   compress(c, format, input, output)  bytes written to output, 0 when it is too small
+ *   bound(c, format, length)            output bytes enough for any input of length bytes
+ *
+ * format: 0 raw deflate (RFC 1951), 1 zlib (RFC 1950), 2 gzip (RFC 1952).
+ */
+
+#include <libdeflate.h>
+#include <node_api.h>
+
+#define CHECK(call)                                                              \
+  if ((call) != napi_ok) {                                                       \
+    napi_throw_error(env, "SHERLOCK_NATIVE", "libdeflate binding: " #call); \
+    return NULL;                                                                 \
+  }
+
+static void free_compressor(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  libdeflate_free_compressor(data);
+}
+
+static napi_value compressor(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t level;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(napi_get_value_int32(env, argv[0], &level));
+  struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+  if (c == NULL) {
+    napi_throw_range_error(env, "SHERLOCK_NATIVE", "libdeflate: no compressor at this level (0-12), or out of memory");
+    return NULL;
+  }
+  napi_value out;
+  CHECK(napi_create_external(env, c, free_compressor, NULL, &out));
+  return out;
+}
+
+/* The bytes of a Uint8Array argument. */
+static napi_status bytes(napi_env env, napi_value v, void **data, size_t *length) {
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t offset;
+  napi_status s = napi_get_typedarray_info(env, v, &type, length, data, &buffer, &offset);
+  return s == napi_ok && type != napi_uint8_array ? napi_invalid_arg : s;
+}
+
+static napi_value compress(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  void *c, *in, *out;
+  int32_t format;
+  size_t in_length, out_length, n;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(napi_get_value_external(env, argv[0], &c));
+  CHECK(napi_get_value_int32(env, argv[1], &format));
+  CHECK(bytes(env, argv[2], &in, &in_length));
+  CHECK(bytes(env, argv[3], &out, &out_length));
+  if (format == 0) n = libdeflate_deflate_compress(c, in, in_length, out, out_length);
+  else if (format == 1) n = libdeflate_zlib_compress(c, in, in_length, out, out_length);
+  else n = libdeflate_gzip_compress(c, in, in_length, out, out_length);
+  napi_value result;
+  CHECK(napi_create_double(env, (double)n, &result));
+  return result;
+}
+
+static napi_value bound(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  void *c;
+  int32_t format;
+  int64_t length;
+  size_t n;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(napi_get_value_external(env, argv[0], &c));
+  CHECK(napi_get_value_int32(env, argv[1], &format));
+  CHECK(napi_get_value_int64(env, argv[2], &length));
+  if (format == 0) n = libdeflate_deflate_compress_bound(c, (size_t)length);
+  else if (format == 1) n = libdeflate_zlib_compress_bound(c, (size_t)length);
+  else n = libdeflate_gzip_compress_bound(c, (size_t)length);
+  napi_value result;
+  CHECK(napi_create_double(env, (double)n, &result));
+  return result;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_property_descriptor functions[] = {
+      {"compressor", NULL, compressor, NULL, NULL, NULL, napi_default, NULL},
+      {"compress", NULL, compress, NULL, NULL, NULL, napi_default, NULL},
+      {"bound", NULL, bound, NULL, NULL, NULL, napi_default, NULL},
+  };
+  CHECK(napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions));
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)
