@@ -96,8 +96,12 @@ export function* readUrlRows(state: string): Generator<UrlRowColumns> {
   const db = openReadOnly(file);
   try {
     // The columns named, not *: SQLite's sorter carries less, and no footprint Buffer is made a row (1.3 s of CPU a million rows).
+    // Rows as arrays, made into objects here: better-sqlite3 sets an object's properties one by one (1.4 s of CPU a million rows more).
     const columns = 'url, state, depth, first_seen, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, weight, redirect';
-    yield* db.prepare<[], UrlRowColumns>(`SELECT ${columns} FROM urls ORDER BY url`).iterate();
+    type Raw = [string, number, number, number, number | null, number | null, number | null, number, number | null, number | null, Buffer | null, number | null, number | null, string | null, number, string | null];
+    for (const r of db.prepare<[], Raw>(`SELECT ${columns} FROM urls ORDER BY url`).raw(true).iterate() as IterableIterator<Raw>) {
+      yield { url: r[0], state: r[1], depth: r[2], first_seen: r[3], last_fetch: r[4], next_fetch: r[5], interval: r[6], retries: r[7], status: r[8], error: r[9], checksum: r[10], oid: r[11], last_modified: r[12], etag: r[13], weight: r[14], redirect: r[15] };
+    }
   } catch (err) {
     throw ioError(err, file, 'reading the URL database');
   } finally {
