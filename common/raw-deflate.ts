@@ -2,8 +2,7 @@
  * Deflating many small buffers, as the cards and bucket bodies the indexer
  * and the gatherer write, the gatherer's ARC records and the Nutch export's
  * record values need: the deflating side of raw-inflate.ts. The compressor is
- * libdeflate's (common/native/deflate.c, a Node-API addon node-gyp builds at
- * `npm ci` against Debian's libdeflate-dev), not zlib's:
+ * libdeflate's (common/libdeflate.ts), not zlib's:
  *
  * - about 1.9 times zlib's speed at level 1 on HTML and text here (11.8
  *   against 22 µs for 2.3 KB), with slightly smaller output (0.230 of the
@@ -25,22 +24,7 @@
  * least zlib's ratio each.
  */
 
-import { createRequire } from 'node:module';
-
-interface Addon {
-  compressor(level: number): Compressor;
-  /** Bytes written to `output`; 0 when it is too small. */
-  compress(compressor: Compressor, format: Format, input: Uint8Array, output: Uint8Array): number;
-  /** Output bytes enough for any input of `length` bytes. */
-  bound(compressor: Compressor, format: Format, length: number): number;
-}
-declare const compressorBrand: unique symbol;
-type Compressor = { readonly [compressorBrand]: true };
-const FORMAT = { raw: 0, zlib: 1, gzip: 2 } as const;
-type Format = (typeof FORMAT)[keyof typeof FORMAT];
-
-// dist/common/raw-deflate.js → build/Release at the package root.
-const addon = createRequire(import.meta.url)('../../build/Release/sherlock_deflate.node') as Addon;
+import { FORMAT, libdeflate, type Compressor, type Format } from './libdeflate.js';
 
 const FIRST_SCRATCH = 64 * 1024;
 /** Bytes around the raw stream in the zlib format: CMF and FLG (no preset dictionary), and the Adler-32. */
@@ -59,14 +43,14 @@ class Deflater {
     private readonly format: Format,
   ) {
     if (!Number.isInteger(level) || level < 0 || level > 12) throw new RangeError(`deflate level ${level}: 0–12 expected`);
-    this.compressor = addon.compressor(level);
+    this.compressor = libdeflate.compressor(level);
   }
 
   /** `input` compressed whole; a view into the scratch, valid until the next call. */
   stream(input: Uint8Array): Buffer {
-    const bound = addon.bound(this.compressor, this.format, input.length);
+    const bound = libdeflate.bound(this.compressor, this.format, input.length);
     if (bound > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(bound, 2 * this.scratch.length));
-    const produced = addon.compress(this.compressor, this.format, input, this.scratch);
+    const produced = libdeflate.compress(this.compressor, this.format, input, this.scratch);
     // The bound is libdeflate's own: too little room would be a bug in it, nothing to recover.
     if (produced === 0) throw new Error(`deflate: ${input.length} bytes did not fit libdeflate's bound of ${bound}`);
     return this.scratch.subarray(0, produced);
