@@ -42,7 +42,7 @@ import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ArcReader } from '../common/arc-read.js';
 import { cdxFields, formatCdx, formatCdxj } from '../common/cdx.js';
-import { SherlockError, type ErrorCode, type ErrorPlace } from '../common/errors.js';
+import { fromThreadError, SherlockError, type ThreadError } from '../common/errors.js';
 import { ExternalSorter, writeSlice, type MergeSlice } from '../common/external-sort.js';
 import { FileWindow, hasGzipMagic } from '../common/gzip-member.js';
 
@@ -83,20 +83,13 @@ export interface CdxOutput {
   position: number;
 }
 
-/** A SherlockError as it crosses a thread boundary. */
-export interface ErrorMessage {
-  code: ErrorCode;
-  message: string;
-  place: ErrorPlace;
-}
-
 /** Worker to parent. */
 export type CdxMessage =
   | { kind: 'start'; start: number }
-  | { kind: 'problem'; problem: ErrorMessage }
+  | { kind: 'problem'; problem: ThreadError }
   | { kind: 'done'; stop: number; runs: string[] }
   | { kind: 'merged' }
-  | { kind: 'failed'; error: ErrorMessage | string };
+  | { kind: 'failed'; error: ThreadError };
 
 /** Parent to worker: a part to read, a slice of the final merge to write, or the end. */
 export type CdxOrder = { kind: 'part'; part: CdxPart } | { kind: 'merge'; slice: MergeSlice; output: CdxOutput } | { kind: 'end' };
@@ -151,13 +144,6 @@ export function cdxLinesOfPart(
     reader.close();
   }
 }
-
-export function errorMessage(err: SherlockError): ErrorMessage {
-  return { code: err.code, message: err.message, place: err.place };
-}
-
-const revive = (error: ErrorMessage | string): Error =>
-  typeof error === 'string' ? new Error(error) : new SherlockError(error.code, error.message, error.place);
 
 /**
  * The parts of the files: `.arc.gz` files of two parts or more cut every
@@ -348,13 +334,13 @@ export async function cdxLines(
     const receive = (state: Busy, message: CdxMessage): void => {
       if (state.merging !== undefined) {
         state.merging = undefined;
-        if (message.kind === 'failed') throw revive(message.error);
+        if (message.kind === 'failed') throw fromThreadError(message.error);
         dispatch();
         return;
       }
       const t = state.current!;
       if (message.kind === 'problem') {
-        onProblem(revive(message.problem) as SherlockError);
+        onProblem(fromThreadError(message.problem) as SherlockError);
       } else if (message.kind === 'start') {
         t.extent.start = message.start;
         settle(t);
@@ -362,7 +348,7 @@ export async function cdxLines(
         state.current = undefined;
         t.finished = true;
         if (message.kind === 'failed') {
-          const error = revive(message.error);
+          const error = fromThreadError(message.error);
           if (t.confirmed) throw error;
           t.failure = error;
         } else if (message.kind === 'done') {

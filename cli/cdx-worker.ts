@@ -9,9 +9,9 @@
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { isSherlockError } from '../common/errors.js';
+import { toThreadError } from '../common/errors.js';
 import { ExternalSorter, writeSlice } from '../common/external-sort.js';
-import { cdxLinesOfPart, errorMessage, type CdxMessage, type CdxOrder, type CdxWorkerData } from './cdx-lines.js';
+import { cdxLinesOfPart, type CdxMessage, type CdxOrder, type CdxWorkerData } from './cdx-lines.js';
 
 const post = (message: CdxMessage): void => parentPort!.postMessage(message);
 
@@ -20,10 +20,7 @@ const sorter = new ExternalSorter({ memoryBudget: options.sortMemory, tmpDir: op
 const add = (line: string): void => sorter.add(line);
 const progress = new Float64Array(options.progress);
 
-const failure = (err: unknown): CdxMessage => ({
-  kind: 'failed',
-  error: isSherlockError(err) ? errorMessage(err) : err instanceof Error ? (err.stack ?? err.message) : String(err),
-});
+const failure = (err: unknown): CdxMessage => ({ kind: 'failed', error: toThreadError(err) });
 
 parentPort!.on('message', (order: CdxOrder) => {
   if (order.kind === 'end') {
@@ -44,7 +41,7 @@ parentPort!.on('message', (order: CdxOrder) => {
       order.part,
       options,
       add,
-      (problem) => post({ kind: 'problem', problem: errorMessage(problem) }),
+      (problem) => post({ kind: 'problem', problem: toThreadError(problem) }),
       (start) => post({ kind: 'start', start }),
       progress,
     );

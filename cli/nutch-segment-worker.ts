@@ -6,7 +6,7 @@
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { isSherlockError } from '../common/errors.js';
+import { toThreadError } from '../common/errors.js';
 import { SegmentDocuments, type SegmentJob, type SegmentReply, type SegmentRequest } from './nutch-segment.js';
 
 const documents = new SegmentDocuments(workerData as SegmentJob);
@@ -27,7 +27,7 @@ parentPort!.on('message', (message: SegmentRequest) => {
       parentPort!.postMessage({ seq, batch } satisfies SegmentReply, [batch.records.buffer as ArrayBuffer]);
       return;
     } catch (err) {
-      reply = { seq, error: isSherlockError(err) ? { code: err.code, message: err.message, place: err.place } : err instanceof Error ? (err.stack ?? err.message) : String(err) };
+      reply = { seq, error: toThreadError(err) };
     }
     parentPort!.postMessage(reply);
   });

@@ -35,7 +35,7 @@ import { BucketReader, bucketFilePath } from '../common/bucket-file.js';
 import { httpPayloadOffset } from '../common/digest.js';
 import { parseBody, type DocumentBody } from '../common/doc-body.js';
 import { plainTextAndAnchors } from '../common/doc-text.js';
-import { isSherlockError, SherlockError, type ErrorPlace } from '../common/errors.js';
+import { fromThreadError, isSherlockError, type ThreadError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
 import { DataWriter, encodeText } from '../common/hadoop-io.js';
 import { encodeWritable, typed, type Typed } from '../common/hadoop-writables.js';
@@ -125,7 +125,7 @@ export type SegmentRequest = { seq: number; lines: string[] } | { close: true };
 /** A batch's records or its error; after `close`, the thread's sorted link runs. */
 export type SegmentReply =
   | { seq: number; batch: SegmentBatch }
-  | { seq: number; error: { code: string; message: string; place: ErrorPlace } | string }
+  | { seq: number; error: ThreadError }
   | { runs: string[] };
 
 /** ARC files by name, a few kept open. */
@@ -365,9 +365,6 @@ export function unpackRecords(records: Uint8Array, record: (file: number, key: B
   }
 }
 
-const revive = (error: { code: string; message: string; place: ErrorPlace } | string): Error =>
-  typeof error === 'string' ? new Error(error) : new SherlockError(error.code as SherlockError['code'], error.message, error.place);
-
 /**
  * Document lines in, made into records by worker threads, handed to `write`
  * in the order of the lines: add() each line (awaiting what it returns, when
@@ -401,7 +398,7 @@ export class SegmentPool {
         const waiter = this.waiting.get(reply.seq);
         this.waiting.delete(reply.seq);
         if ('batch' in reply) waiter?.resolve(reply.batch);
-        else waiter?.reject(revive(reply.error));
+        else waiter?.reject(fromThreadError(reply.error));
       });
       worker.on('error', (err) => this.fail(err));
       worker.on('exit', (code) => this.fail(new Error(`a segment worker stopped (exit code ${code})`)));

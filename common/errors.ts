@@ -80,6 +80,19 @@ export function isSherlockError(err: unknown, code?: ErrorCode): err is Sherlock
   return err instanceof SherlockError && (code === undefined || err.code === code);
 }
 
+/** An error as it crosses between threads (a structured clone keeps no class): a SherlockError's fields, or another error's stack. */
+export type ThreadError = { code: ErrorCode; message: string; place: ErrorPlace } | string;
+
+export function toThreadError(err: unknown): ThreadError {
+  if (isSherlockError(err)) return { code: err.code, message: err.message, place: err.place };
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+/** The error a ThreadError stands for, on the receiving side. */
+export function fromThreadError(error: ThreadError): Error {
+  return typeof error === 'string' ? new Error(error) : new SherlockError(error.code, error.message, error.place);
+}
+
 /** Wraps a Node system error (ENOENT, ENOSPC, …) with the file it concerned. */
 export function ioError(err: unknown, file: string, doing: string): SherlockError {
   const errno = (err as NodeJS.ErrnoException | null)?.code;
