@@ -1,8 +1,8 @@
 /**
  * The Node-API binding to Debian's libdeflate (common/native/deflate.c,
  * built by node-gyp at `npm ci`, binding.gyp), typed: the compressor that
- * raw-deflate.ts uses and the raw-deflate decompressor raw-inflate.ts tries
- * first.
+ * raw-deflate.ts uses, the raw-deflate decompressor raw-inflate.ts tries
+ * first, and Adler-32, which node:zlib does not export (bucket.ts).
  */
 
 import { createRequire } from 'node:module';
@@ -24,6 +24,8 @@ interface Addon {
   compress(compressor: Compressor, format: Format, input: Uint8Array, output: Uint8Array): number;
   /** Output bytes enough for any input of `length` bytes. */
   bound(compressor: Compressor, format: Format, length: number): number;
+  /** Adler-32 (RFC 1950 §8.2). */
+  adler32(data: Uint8Array): number;
   decompressor(): Decompressor;
   /** The raw deflate stream at the start of `input` into `output`: a RESULT; on success `used` holds [input bytes taken, output bytes]. */
   decompress(decompressor: Decompressor, input: Uint8Array, output: Uint8Array, used: Float64Array): number;

@@ -9,6 +9,7 @@
  *   compressor(level)                   an opaque compressor (freed with its handle)
  *   compress(c, format, input, output)  bytes written to output, 0 when it is too small
  *   bound(c, format, length)            output bytes enough for any input of length bytes
+ *   adler32(data)                       the Adler-32 of data (RFC 1950 §8.2)
  *   decompressor()                      an opaque raw-deflate decompressor
  *   decompress(d, input, output, used)  libdeflate's result (0 success, 1 bad data,
  *                                       3 output too small); on success used[0] is the
@@ -95,6 +96,18 @@ static napi_value bound(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value adler32(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  void *data;
+  size_t length;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(bytes(env, argv[0], &data, &length));
+  napi_value result;
+  CHECK(napi_create_uint32(env, libdeflate_adler32(1, data, length), &result));
+  return result;
+}
+
 static void free_decompressor(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -143,6 +156,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"compressor", NULL, compressor, NULL, NULL, NULL, napi_default, NULL},
       {"compress", NULL, compress, NULL, NULL, NULL, napi_default, NULL},
       {"bound", NULL, bound, NULL, NULL, NULL, napi_default, NULL},
+      {"adler32", NULL, adler32, NULL, NULL, NULL, napi_default, NULL},
       {"decompressor", NULL, decompressor, NULL, NULL, NULL, napi_default, NULL},
       {"decompress", NULL, decompress, NULL, NULL, NULL, napi_default, NULL},
   };
