@@ -20,6 +20,7 @@ import { crc32 } from 'node:zlib';
 import { createFile } from './files.js';
 import { FileWindow } from './gzip-member.js';
 import { corruptHadoop } from './hadoop-io.js';
+import { libdeflate } from './libdeflate.js';
 
 export const BYTES_PER_CHECKSUM = 512;
 const MAGIC = Buffer.from('crc\0', 'latin1');
@@ -32,36 +33,30 @@ export function checksumPath(file: string): string {
 /** Builds a `.crc` file's content from the bytes of its file, fed in order, in pieces of any size. */
 export class ChecksumBuilder {
   // One growing buffer, 4 bytes a chunk: a Buffer object per 512-byte chunk
-  // cost some 100 bytes of heap each, a fifth of the data written.
+  // cost some 100 bytes of heap each, a fifth of the data written. The
+  // chunks' CRCs are taken in one native call a piece (a call and a view per
+  // chunk were ~0.5 µs each, a second of the Nutch export's main thread).
   private sums = Buffer.allocUnsafe(4096);
   private count = 0;
-  private partial = 0;
-  private crc = 0;
+  /** [CRC so far, bytes so far] of the chunk under way. */
+  private readonly state = new Float64Array(2);
 
   update(bytes: Uint8Array): void {
-    for (let at = 0; at < bytes.length; ) {
-      const n = Math.min(BYTES_PER_CHECKSUM - this.partial, bytes.length - at);
-      this.crc = crc32(bytes.subarray(at, at + n), this.crc);
-      this.partial += n;
-      at += n;
-      if (this.partial === BYTES_PER_CHECKSUM) this.push();
-    }
-  }
-
-  private push(): void {
-    if (this.count + 4 > this.sums.length) {
-      const grown = Buffer.allocUnsafe(this.sums.length * 2);
+    const most = this.count + 4 * Math.floor((this.state[1]! + bytes.length) / BYTES_PER_CHECKSUM);
+    if (most > this.sums.length) {
+      const grown = Buffer.allocUnsafe(Math.max(most, this.sums.length * 2));
       this.sums.copy(grown, 0, 0, this.count);
       this.sums = grown;
     }
-    this.sums.writeUInt32BE(this.crc >>> 0, this.count);
-    this.count += 4;
-    this.partial = 0;
-    this.crc = 0;
+    this.count += 4 * libdeflate.crc32Chunks(bytes, BYTES_PER_CHECKSUM, this.state, this.sums, this.count);
   }
 
   finish(): Buffer {
-    if (this.partial > 0) this.push();
+    if (this.state[1]! > 0) {
+      if (this.count + 4 > this.sums.length) this.sums = Buffer.concat([this.sums.subarray(0, this.count), Buffer.alloc(4)]);
+      this.sums.writeUInt32BE(this.state[0]!, this.count);
+      this.count += 4;
+    }
     const header = Buffer.allocUnsafe(8);
     MAGIC.copy(header);
     header.writeInt32BE(BYTES_PER_CHECKSUM, 4);

@@ -2,7 +2,8 @@
  * The Node-API binding to Debian's libdeflate (common/native/deflate.c,
  * built by node-gyp at `npm ci`, binding.gyp), typed: the compressor that
  * raw-deflate.ts uses, the raw-deflate decompressor raw-inflate.ts tries
- * first, and Adler-32, which node:zlib does not export (bucket.ts).
+ * first, Adler-32, which node:zlib does not export (bucket.ts), and the
+ * CRC-32 of each 512-byte piece of a file (hadoop-crc.ts).
  */
 
 import { createRequire } from 'node:module';
@@ -26,6 +27,13 @@ interface Addon {
   bound(compressor: Compressor, format: Format, length: number): number;
   /** Adler-32 (RFC 1950 §8.2). */
   adler32(data: Uint8Array): number;
+  /**
+   * CRC-32s (zlib's) of the consecutive `chunk`-byte pieces of a stream fed
+   * in parts: `state` is [CRC so far, bytes so far] of the piece under way,
+   * updated; each finished piece's CRC goes big-endian to `sums` from `at`.
+   * Returns how many pieces were finished.
+   */
+  crc32Chunks(data: Uint8Array, chunk: number, state: Float64Array, sums: Uint8Array, at: number): number;
   decompressor(): Decompressor;
   /** The raw deflate stream at the start of `input` into `output`: a RESULT; on success `used` holds [input bytes taken, output bytes]. */
   decompress(decompressor: Decompressor, input: Uint8Array, output: Uint8Array, used: Float64Array): number;

@@ -10,6 +10,11 @@
  *   compress(c, format, input, output)  bytes written to output, 0 when it is too small
  *   bound(c, format, length)            output bytes enough for any input of length bytes
  *   adler32(data)                       the Adler-32 of data (RFC 1950 §8.2)
+ *   crc32Chunks(data, chunk, state, sums, at)
+ *                                       CRC-32s (zlib's) of consecutive chunk-byte pieces of a
+ *                                       stream fed in parts: state is [CRC so far, bytes so far]
+ *                                       of the piece under way, updated; each finished piece's
+ *                                       CRC goes big-endian to sums from at; returns how many
  *   decompressor()                      an opaque raw-deflate decompressor
  *   decompress(d, input, output, used)  libdeflate's result (0 success, 1 bad data,
  *                                       3 output too small); on success used[0] is the
@@ -108,6 +113,56 @@ static napi_value adler32(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value crc32_chunks(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  unsigned char *data, *sums;
+  void *state;
+  size_t length, sums_length, state_length, offset;
+  int64_t chunk, at;
+  napi_typedarray_type type;
+  napi_value buffer;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(bytes(env, argv[0], (void **)&data, &length));
+  CHECK(napi_get_value_int64(env, argv[1], &chunk));
+  CHECK(napi_get_typedarray_info(env, argv[2], &type, &state_length, &state, &buffer, &offset));
+  CHECK(bytes(env, argv[3], (void **)&sums, &sums_length));
+  CHECK(napi_get_value_int64(env, argv[4], &at));
+  if (type != napi_float64_array || state_length < 2 || chunk < 1) {
+    napi_throw_type_error(env, "SHERLOCK_NATIVE", "crc32Chunks: a chunk size and a Float64Array of 2 expected");
+    return NULL;
+  }
+  double *s = state;
+  uint32_t crc = (uint32_t)s[0];
+  size_t partial = (size_t)s[1], done = 0;
+  for (size_t pos = 0; pos < length;) {
+    size_t n = (size_t)chunk - partial;
+    if (n > length - pos) n = length - pos;
+    crc = libdeflate_crc32(crc, data + pos, n);
+    partial += n;
+    pos += n;
+    if (partial == (size_t)chunk) {
+      size_t to = (size_t)at + 4 * done;
+      if (to + 4 > sums_length) {
+        napi_throw_range_error(env, "SHERLOCK_NATIVE", "crc32Chunks: no room left in sums");
+        return NULL;
+      }
+      sums[to] = crc >> 24;
+      sums[to + 1] = crc >> 16;
+      sums[to + 2] = crc >> 8;
+      sums[to + 3] = crc;
+      done++;
+      crc = 0;
+      partial = 0;
+    }
+  }
+  s[0] = crc;
+  s[1] = (double)partial;
+  napi_value result;
+  CHECK(napi_create_double(env, (double)done, &result));
+  return result;
+}
+
 static void free_decompressor(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -157,6 +212,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"compress", NULL, compress, NULL, NULL, NULL, napi_default, NULL},
       {"bound", NULL, bound, NULL, NULL, NULL, napi_default, NULL},
       {"adler32", NULL, adler32, NULL, NULL, NULL, napi_default, NULL},
+      {"crc32Chunks", NULL, crc32_chunks, NULL, NULL, NULL, napi_default, NULL},
       {"decompressor", NULL, decompressor, NULL, NULL, NULL, napi_default, NULL},
       {"decompress", NULL, decompress, NULL, NULL, NULL, napi_default, NULL},
   };

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
-import { inflateSync } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { isSherlockError } from '../../common/errors.js';
-import { checksumPath, encodeChecksums, verifyChecksums } from '../../common/hadoop-crc.js';
+import { checksumPath, ChecksumBuilder, encodeChecksums, verifyChecksums } from '../../common/hadoop-crc.js';
 import { encodeText } from '../../common/hadoop-io.js';
 import { BYTES, TEXT, decodeWritable } from '../../common/hadoop-writables.js';
 import '../../common/nutch-writables.js';
@@ -167,6 +167,27 @@ test('every .crc file of the test data matches its file, and a rewrite with chec
   writer.close();
   assert.ok(readFileSync(checksumPath(out)).equals(readFileSync(checksumPath(f.path))));
   assert.equal(verifyChecksums(out), true);
+});
+
+test("property: a .crc built from pieces of any size holds zlib's CRC-32 of each 512-byte chunk", () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 5000 }), fc.array(fc.nat({ max: 1100 }), { maxLength: 12 }), (data, cuts) => {
+      const builder = new ChecksumBuilder();
+      let at = 0;
+      for (const cut of cuts) {
+        builder.update(data.subarray(at, at + cut));
+        at = Math.min(data.length, at + cut);
+      }
+      builder.update(data.subarray(at));
+      const chunks = Math.ceil(data.length / 512);
+      const expected = Buffer.alloc(8 + 4 * chunks);
+      expected.write('crc\0', 'latin1');
+      expected.writeInt32BE(512, 4);
+      for (let i = 0; i < chunks; i++) expected.writeUInt32BE(crc32(data.subarray(i * 512, (i + 1) * 512)), 8 + 4 * i);
+      assert.ok(builder.finish().equals(expected));
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('a stale .crc is never left behind: writing without checksums removes it; a mismatch names file and chunk', (t) => {
