@@ -50,7 +50,7 @@ import { MapFileWriter } from '../common/map-file.js';
 import { CRAWL_DATUM, INLINKS, InlinksBuilder, NUTCH_DEFAULT_INTERVAL } from '../common/nutch-writables.js';
 import { bulkCodec, SequenceFileWriter, type Compression } from '../common/sequence-file.js';
 import { crawlDatumOf } from '../shepherd/nutch-crawldb.js';
-import { readUrlRows } from '../shepherd/status.js';
+import { UrlSnapshot } from '../shepherd/status.js';
 import { MAX_INLINKS, SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './nutch-segment.js';
 
 const log = logger('export');
@@ -84,6 +84,8 @@ export function segmentName(ms: number): string {
 }
 
 const codec = bulkCodec();
+/** Crawldb rows written each time the segment's threads have as many batches out as they may (~7 ms). */
+const ROWS_BETWEEN_BATCHES = 1000;
 
 /** Hadoop's name of reduce part i. */
 export function partName(i: number): string {
@@ -163,6 +165,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
   const now = options.now ?? Date.now();
   const segment = segmentName(now);
   const links = new ExternalSorter({ memoryBudget: options.sortMemory });
+  const snapshot = UrlSnapshot.open(state);
   let pool: SegmentPool | undefined;
   try {
     const crawldb = mapFile(join(temp, 'crawldb', 'current'), CRAWL_DATUM.className, 'none', layout);
@@ -178,14 +181,27 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
         }, options.threads)
       : undefined;
     let count = 0;
-    // Rows come in Text order: each goes to the crawldb, and the copies we hold to the workers for the segment.
-    for (const row of readUrlRows(state)) {
-      crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(row)));
-      count++;
-      if (row.oid === null || pool === undefined) continue;
-      const wait = pool.add([sortKey(row.url), row.oid, row.interval ?? NUTCH_DEFAULT_INTERVAL, row.weight].join(SEP));
-      if (wait !== undefined) await wait;
+    const rows = snapshot.rows();
+    /** Writes up to `n` rows into the crawldb; false once there are none left. */
+    const writeRows = (n: number): boolean => {
+      for (let i = 0; i < n; i++) {
+        const next = rows.next();
+        if (next.done === true) return false;
+        crawldb.append(encodeText(next.value.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(next.value)));
+        count++;
+      }
+      return true;
+    };
+    // The copies we hold go to the threads from a read of their own (the same commit), so that they never wait for
+    // the crawldb's rows; this thread writes those while the threads work, a few milliseconds at a time.
+    let rowsLeft = true;
+    for (const doc of pool === undefined ? [] : snapshot.documents()) {
+      const wait = pool!.add([sortKey(doc.url), doc.oid, doc.interval ?? NUTCH_DEFAULT_INTERVAL, doc.weight].join(SEP));
+      if (wait === undefined) continue;
+      if (rowsLeft) rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
+      await wait;
     }
+    while (rowsLeft) rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
     crawldb.close();
     log.info('crawldb written', { urls: count, ...usage() });
     links.adoptRuns((await pool?.finish()) ?? []);
@@ -201,6 +217,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     rmSync(temp, { recursive: true, force: true });
     throw err;
   } finally {
+    snapshot.close();
     links.discard();
   }
 }

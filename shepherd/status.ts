@@ -4,7 +4,7 @@
  * beside the one writer without the writer's lock, and sees the last commit.
  * Counting scans the whole table, a second or two at ten million URLs.
  * readUrls lists every row (`sherlock shepherd dump`, Nutch's readdb -dump);
- * readUrlRows the columns of every row the exports need, in URL order.
+ * UrlSnapshot the rows the Nutch export needs, in URL order, from one commit.
  * checkUrlDb runs SQLite's integrity check (`sherlock shepherd verify`): the
  * shepherd itself meets damage only in the pages a cycle reads, and then
  * stops with SQLite's error naming the file; this finds it anywhere.
@@ -84,28 +84,92 @@ export interface UrlRowColumns extends ResultRow {
   weight: number;
 }
 
+/** A row whose copy we hold, as the Nutch export's segment needs it. */
+export interface DocumentRow {
+  url: string;
+  oid: number;
+  interval: number | null;
+  weight: number;
+}
+
 /**
- * Every row in URL order, streamed (SHERLOCK_IO when there is no database).
- * SQLite's BINARY collation compares the UTF-8 bytes, then the lengths:
- * Hadoop's Text order, what a crawldb needs. SQLite sorts in bounded memory,
- * spilling to temporary files, for about a second of CPU a million rows more
- * than table order.
+ * The URL database as the Nutch export reads it (SHERLOCK_IO when there is
+ * none): one read transaction, so that the rows whose copy we hold
+ * (documents()) and then every row (rows()) come from the same commit,
+ * however long the export takes beside a shepherd writing. Each streams in
+ * URL order: SQLite's BINARY collation compares the UTF-8 bytes, then the
+ * lengths, which is Hadoop's Text order, what MapFiles need; SQLite sorts in
+ * bounded memory, spilling to temporary files (about a second of CPU a
+ * million rows more than table order; 0.3 s for the tenth with a copy).
  */
-export function* readUrlRows(state: string): Generator<UrlRowColumns> {
-  const file = urlDbPath(state);
-  const db = openReadOnly(file);
-  try {
+export class UrlSnapshot {
+  /** The reads begun: ended by close() (returning a finished one does nothing), as SQLite will not close a connection with a statement stepping. */
+  private readonly reads: Generator[] = [];
+
+  private constructor(
+    private readonly file: string,
+    private readonly db: Database.Database,
+  ) {}
+
+  static open(state: string): UrlSnapshot {
+    const file = urlDbPath(state);
+    const db = openReadOnly(file);
+    try {
+      db.exec('BEGIN');
+    } catch (err) {
+      db.close();
+      throw ioError(err, file, 'reading the URL database');
+    }
+    return new UrlSnapshot(file, db);
+  }
+
+  documents(): Generator<DocumentRow> {
+    type Raw = [string, number, number | null, number];
+    return this.read(`SELECT url, oid, interval, weight FROM urls WHERE oid IS NOT NULL ORDER BY url`, (r: Raw) => ({ url: r[0], oid: r[1], interval: r[2], weight: r[3] }));
+  }
+
+  rows(): Generator<UrlRowColumns> {
     // The columns named, not *: SQLite's sorter carries less, and no footprint Buffer is made a row (1.3 s of CPU a million rows).
-    // Rows as arrays, made into objects here: better-sqlite3 sets an object's properties one by one (1.4 s of CPU a million rows more).
     const columns = 'url, state, depth, first_seen, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, weight, redirect';
     type Raw = [string, number, number, number, number | null, number | null, number | null, number, number | null, number | null, Buffer | null, number | null, number | null, string | null, number, string | null];
-    for (const r of db.prepare<[], Raw>(`SELECT ${columns} FROM urls ORDER BY url`).raw(true).iterate() as IterableIterator<Raw>) {
-      yield { url: r[0], state: r[1], depth: r[2], first_seen: r[3], last_fetch: r[4], next_fetch: r[5], interval: r[6], retries: r[7], status: r[8], error: r[9], checksum: r[10], oid: r[11], last_modified: r[12], etag: r[13], weight: r[14], redirect: r[15] };
+    return this.read(`SELECT ${columns} FROM urls ORDER BY url`, (r: Raw) => ({
+      url: r[0],
+      state: r[1],
+      depth: r[2],
+      first_seen: r[3],
+      last_fetch: r[4],
+      next_fetch: r[5],
+      interval: r[6],
+      retries: r[7],
+      status: r[8],
+      error: r[9],
+      checksum: r[10],
+      oid: r[11],
+      last_modified: r[12],
+      etag: r[13],
+      weight: r[14],
+      redirect: r[15],
+    }));
+  }
+
+  close(): void {
+    for (const read of this.reads) read.return(undefined);
+    this.db.close();
+  }
+
+  /** Rows as arrays, made into objects by `make`: better-sqlite3 sets an object's properties one by one (1.4 s of CPU a million rows more). */
+  private read<Raw extends unknown[], Row>(sql: string, make: (raw: Raw) => Row): Generator<Row> {
+    const read = this.stream(sql, make);
+    this.reads.push(read);
+    return read;
+  }
+
+  private *stream<Raw extends unknown[], Row>(sql: string, make: (raw: Raw) => Row): Generator<Row> {
+    try {
+      for (const raw of this.db.prepare<[], Raw>(sql).raw(true).iterate() as IterableIterator<Raw>) yield make(raw);
+    } catch (err) {
+      throw ioError(err, this.file, 'reading the URL database');
     }
-  } catch (err) {
-    throw ioError(err, file, 'reading the URL database');
-  } finally {
-    db.close();
   }
 }
 
