@@ -25,6 +25,9 @@
  * and each slice, the byte range of every run that falls in it, is merged on
  * its own (`writeSlice`, any thread) straight to its place in the output,
  * which is known beforehand: the slices' lines are exactly the runs' bytes.
+ * A slice's lines can also be read in order (`mergedLines`) by a thread that
+ * makes something else of them; `slices`' `group` then keeps each group of
+ * lines (a key's) whole in one slice.
  */
 
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -183,10 +186,13 @@ export class ExternalSorter {
    * The final merge cut into about `count` slices of about equal bytes, in
    * key order, for merging apart (`writeSlice`); the lines held are spilled
    * first. Equal lines all fall in one slice, so the slices' outputs laid end
-   * to end are the whole merge byte for byte. The sorter is empty
-   * afterwards; its run files stay until `discard`.
+   * to end are the whole merge byte for byte. With `group`, lines whose
+   * group is the same fall in one slice too; a line's group must be a
+   * prefix of it that sorts below every line of a higher group (a key
+   * followed by a separator that sorts below every key byte, e.g. NUL). The
+   * sorter is empty afterwards; its run files stay until `discard`.
    */
-  slices(count: number): MergeSlice[] {
+  slices(count: number, group: (line: string) => string = (line) => line): MergeSlice[] {
     if (this.lines.length > 0) this.spill();
     const runs: RunFile[] = [];
     try {
@@ -194,7 +200,7 @@ export class ExternalSorter {
       const total = runs.reduce((sum, run) => sum + run.size, 0);
       // Each sampled line stands for the bytes from it to the next sample of its run.
       const samples: Array<{ line: string; weight: number }> = [];
-      for (const run of runs) for (const { line } of run.sample()) samples.push({ line, weight: run.size / SAMPLES });
+      for (const run of runs) for (const { line } of run.sample()) samples.push({ line: group(line), weight: run.size / SAMPLES });
       samples.sort((a, b) => (a.line < b.line ? -1 : a.line > b.line ? 1 : 0));
       const splits: string[] = [];
       let seen = 0;
@@ -232,13 +238,8 @@ export class ExternalSorter {
     this.runs.push(path);
   }
 
-  private *merge(): Generator<string> {
-    const merger = new Merger(this.runs.map((path) => ({ path, from: 0, to: Infinity })));
-    try {
-      for (let line = merger.next(); line !== undefined; line = merger.next()) yield line;
-    } finally {
-      merger.close();
-    }
+  private merge(): Generator<string> {
+    return mergedLines(this.runs.map((path) => ({ path, from: 0, to: Infinity })));
   }
 }
 
@@ -248,16 +249,21 @@ export class ExternalSorter {
  * slices of one sort can be merged in several threads at once.
  */
 export function writeSlice(slice: MergeSlice, path: string, position: number): void {
-  const merger = new Merger(slice.runs);
+  const out = LineWriter.open(path, position + slice.at);
   try {
-    const out = LineWriter.open(path, position + slice.at);
-    try {
-      for (let line = merger.next(); line !== undefined; line = merger.next()) out.write(line);
-      out.flush();
-      if (out.written !== slice.size) throw new Error(`merged ${out.written} bytes of a slice of ${slice.size}`);
-    } finally {
-      out.close();
-    }
+    for (const line of mergedLines(slice.runs)) out.write(line);
+    out.flush();
+    if (out.written !== slice.size) throw new Error(`merged ${out.written} bytes of a slice of ${slice.size}`);
+  } finally {
+    out.close();
+  }
+}
+
+/** The lines of run ranges (a slice's `runs`, `ExternalSorter#slices`) merged in byte order; the run files are only read. */
+export function* mergedLines(ranges: RunRange[]): Generator<string> {
+  const merger = new Merger(ranges);
+  try {
+    for (let line = merger.next(); line !== undefined; line = merger.next()) yield line;
   } finally {
     merger.close();
   }
