@@ -199,9 +199,12 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     log.info('crawldb written', { urls: count, ...usage() });
     const runs = (await pool?.finish()) ?? [];
     links.adoptRuns(runs);
+    // The threads start on the linkdb while this one closes the segment's files.
+    const linkdb = writeLinkDb(join(temp, 'linkdb', 'current'), links, runs, pool, layout);
+    linkdb.catch(() => undefined);
     for (const writer of writers) writer.close();
     log.info('segment written', { segment, documents, ...usage() });
-    const linkedUrls = await writeLinkDb(join(temp, 'linkdb', 'current'), links, runs, pool, layout);
+    const linkedUrls = await linkdb;
     await pool?.close();
     log.info('linkdb written', { urls: linkedUrls, ...usage() });
     const bytes = treeSize(temp);

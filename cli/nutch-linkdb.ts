@@ -43,7 +43,7 @@ export function linkRecords(lines: Iterable<string>, record: (key: Buffer, inlin
     }
     // The sort lines' byte strings are the Text payloads (UTF-8).
     const anchorAt = line.indexOf(LINK_SEP, cut + 1);
-    if (inlinks.count < MAX_INLINKS) inlinks.add(Buffer.from(line.slice(cut + 1, anchorAt), 'latin1'), Buffer.from(line.slice(anchorAt + 1), 'latin1'));
+    if (inlinks.count < MAX_INLINKS) inlinks.add(line.slice(cut + 1, anchorAt), line.slice(anchorAt + 1));
   }
   flush();
   return targets;

@@ -53,6 +53,8 @@ const WRITE_BATCH = 64 * 1024;
 const READ_CHUNK = 64 * 1024;
 // Bytes read at a time looking for a line's end in a run file (binary search, samples).
 const SEEK_CHUNK = 4 * 1024;
+// A binary search's range read whole once it is this narrow.
+const NEAR = 32 * 1024;
 
 /** Part of a run file: the bytes [from, to), whole lines. */
 export interface RunRange {
@@ -461,6 +463,8 @@ class RunFile {
     let low = above === 0 ? 0 : above === -1 ? (this.samples.at(-1)?.start ?? -1) + 1 : this.samples[above - 1]!.start + 1;
     if (above === 0 || this.samples.length === 0) low = 0;
     while (low < high) {
+      // The last steps in one read: the window then holds every line they look at.
+      if (high - low <= NEAR) this.window.read(Math.max(0, low - 1), high - low + SEEK_CHUNK + 1);
       const middle = Math.floor((low + high) / 2);
       const { start, line } = this.lineFrom(middle);
       if (start >= high || line === undefined || line >= key) high = middle;
