@@ -88,11 +88,12 @@ export function segmentName(ms: number): string {
 
 const codec = bulkCodec();
 /**
- * Bytes of sorted link lines a linkdb slice: small enough that the slices
- * out (IN_FLIGHT a thread, cli/nutch-segment.ts) hold a few MB, large enough
- * that cutting the runs (a binary search a run and slice) costs little.
+ * Sort budgets a linkdb slice's sorted link lines (2 MiB of the default
+ * 16): small enough that the slices out (IN_FLIGHT a thread,
+ * cli/nutch-segment.ts) hold a few MB, large enough that cutting the runs (a
+ * binary search a run and slice) costs little.
  */
-const SLICE_BYTES = 2 * 1024 * 1024;
+const SLICES_A_BUDGET = 8;
 
 /** Hadoop's name of reduce part i. */
 export function partName(i: number): string {
@@ -200,7 +201,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     const runs = (await pool?.finish()) ?? [];
     links.adoptRuns(runs);
     // The threads start on the linkdb while this one closes the segment's files.
-    const linkdb = writeLinkDb(join(temp, 'linkdb', 'current'), links, runs, pool, layout);
+    const linkdb = writeLinkDb(join(temp, 'linkdb', 'current'), links, runs, pool, options.sortMemory, layout);
     linkdb.catch(() => undefined);
     for (const writer of writers) writer.close();
     log.info('segment written', { segment, documents, ...usage() });
@@ -221,17 +222,17 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
 
 /**
  * Inlinks grouped by target from the workers' sorted runs of lines "target
- * NUL from NUL anchor": the merge cut into slices of about SLICE_BYTES
- * between targets, each slice's records made by a worker thread
+ * NUL from NUL anchor": the merge cut into slices of about an eighth of
+ * the sort budget between targets, each slice's records made by a worker thread
  * (cli/nutch-linkdb.ts) and written here in key order; returns the number
  * of targets.
  */
-async function writeLinkDb(dir: string, links: ExternalSorter, runs: string[], pool: SegmentPool | undefined, layout: Layout): Promise<number> {
+async function writeLinkDb(dir: string, links: ExternalSorter, runs: string[], pool: SegmentPool | undefined, sortMemory: number, layout: Layout): Promise<number> {
   const linkdb = mapFile(dir, INLINKS.className, 'record', layout);
   let targets = 0;
   if (pool !== undefined && runs.length > 0) {
     const bytes = runs.reduce((sum, run) => sum + statSync(run).size, 0);
-    await pool.linkdb(links.slices(Math.ceil(bytes / SLICE_BYTES), linkTarget), (batch) => {
+    await pool.linkdb(links.slices(Math.ceil((bytes * SLICES_A_BUDGET) / sortMemory), linkTarget), (batch) => {
       unpackRecords(batch.records, (_file, key, stored) => linkdb.appendStored(key, stored));
       targets += batch.count;
     });
