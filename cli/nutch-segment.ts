@@ -90,6 +90,12 @@ export const SEP = '\0';
  * the OS shares the cores), at 244 MiB peak RSS against 193 (docs/nutch.md).
  */
 const DEFAULT_THREADS = everyCore(4);
+/**
+ * Bytes read at a time from each run merging a linkdb slice: a slice's
+ * range of a run is a few tens of KB, and every run's chunk lives at once
+ * (64 KiB ones outgrew the small young generation and raised peak RSS).
+ */
+const SLICE_READ = 16 * 1024;
 /** Documents a batch; batches out per thread. */
 const BATCH = 64;
 const IN_FLIGHT = 2;
@@ -241,7 +247,7 @@ export class SegmentDocuments {
 
   /** The linkdb's records (file byte 0, values deflated) of one slice of the links' merge; `count` is the targets. */
   linkSlice(slice: MergeSlice): SegmentBatch {
-    const targets = linkRecords(mergedLines(slice.runs), (key, inlinks) => this.recordStored(0, key, this.codec.compress(inlinks)));
+    const targets = linkRecords(mergedLines(slice.runs, SLICE_READ), (key, inlinks) => this.recordStored(0, key, this.codec.compress(inlinks)));
     return this.take(targets);
   }
 

@@ -87,6 +87,7 @@ class RunCursor {
     private readonly fd: number,
     private position = 0,
     private readonly to = Infinity,
+    private readonly chunkSize = READ_CHUNK,
   ) {
     this.advance();
   }
@@ -103,10 +104,10 @@ class RunCursor {
         this.line = undefined;
         return;
       }
-      const want = Math.min(READ_CHUNK, this.to - this.position);
+      const want = Math.min(this.chunkSize, this.to - this.position);
       const chunk = readAt(this.fd, this.path, want, this.position);
       this.position += chunk.length;
-      this.ended = chunk.length < READ_CHUNK;
+      this.ended = chunk.length < this.chunkSize;
       this.text = this.text.slice(this.at) + chunk.toString('latin1');
       this.at = 0;
     }
@@ -261,9 +262,13 @@ export function writeSlice(slice: MergeSlice, path: string, position: number): v
   }
 }
 
-/** The lines of run ranges (a slice's `runs`, `ExternalSorter#slices`) merged in byte order; the run files are only read. */
-export function* mergedLines(ranges: RunRange[]): Generator<string> {
-  const merger = new Merger(ranges);
+/**
+ * The lines of run ranges (a slice's `runs`, `ExternalSorter#slices`) merged
+ * in byte order, read `readChunk` bytes at a time a run; the run files are
+ * only read.
+ */
+export function* mergedLines(ranges: RunRange[], readChunk = READ_CHUNK): Generator<string> {
+  const merger = new Merger(ranges, readChunk);
   try {
     for (let line = merger.next(); line !== undefined; line = merger.next()) yield line;
   } finally {
@@ -338,7 +343,7 @@ class Merger {
   /** tree[0]: the winner's cursor; tree[1…k-1]: the loser of each match; k stands for a line below every other while the tree is built. */
   private readonly tree: Int32Array;
 
-  constructor(ranges: RunRange[]) {
+  constructor(ranges: RunRange[], readChunk = READ_CHUNK) {
     try {
       for (const range of ranges) {
         let fd: number;
@@ -348,7 +353,7 @@ class Merger {
           throw ioError(err, range.path, 'open');
         }
         this.fds.push(fd);
-        this.cursors.push(new RunCursor(range.path, fd, range.from, range.to));
+        this.cursors.push(new RunCursor(range.path, fd, range.from, range.to, readChunk));
       }
     } catch (err) {
       this.close();
