@@ -276,6 +276,17 @@ export class SegmentDocuments {
     this.out.bytes(stored);
   }
 
+  /** A record keyed by the Text of `url`, serialised straight into the batch (a page's outlinks: a key Buffer each was much of the garbage). */
+  private recordStoredText(file: number, url: string, stored: Uint8Array): void {
+    this.out.u8(file);
+    const at = this.out.length;
+    this.out.i32(0);
+    this.out.text(url);
+    this.out.view().writeInt32BE(this.out.length - at - 4, at);
+    this.out.i32(stored.length);
+    this.out.bytes(stored);
+  }
+
   private async document(line: string): Promise<void> {
     const buckets = this.buckets;
     if (buckets === undefined) return;
@@ -296,7 +307,8 @@ export class SegmentDocuments {
       log.warning('bucket holds another URL, left out of the segment', { url, oid });
       return;
     }
-    const report = reportOf(oid, bucket);
+    const doc = parseBody(bucket.body);
+    const report = reportOf(oid, bucket, doc);
     if (report.kind !== 'fetch') return;
     const r = report.result;
     const textKey = encodeText(url);
@@ -342,7 +354,6 @@ export class SegmentDocuments {
     this.documents++;
     if (r.code !== 0) return;
 
-    const doc = parseBody(bucket.body);
     const { text, anchors } = plainTextAndAnchors(doc.text);
     const outs = outlinks(doc, anchors);
     this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text }));
@@ -356,7 +367,7 @@ export class SegmentDocuments {
     // Every outlink's datum is the same bytes: made once a page.
     const linked = this.stored(PARSE, datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
     for (const link of outs) {
-      this.recordStored(PARSE, encodeText(link.url), linked);
+      this.recordStoredText(PARSE, link.url, linked);
       if (link.url === url) continue;
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
       this.links.add(sortKey(link.url) + LINK_SEP + key + LINK_SEP + sortKey(anchor));
