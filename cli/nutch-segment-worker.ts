@@ -18,6 +18,7 @@ parentPort!.on('message', (message: SegmentRequest) => {
     return;
   }
   const { seq } = message;
+  if (message.spare !== undefined) documents.give(message.spare);
   chain = chain.then(async () => {
     let reply: SegmentReply;
     try {
