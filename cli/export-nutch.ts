@@ -232,7 +232,7 @@ async function writeLinkDb(dir: string, links: ExternalSorter, runs: string[], p
   let targets = 0;
   if (pool !== undefined && runs.length > 0) {
     const bytes = runs.reduce((sum, run) => sum + statSync(run).size, 0);
-    await pool.linkdb(links.slices(Math.ceil((bytes * SLICES_A_BUDGET) / sortMemory), linkTarget), (batch) => {
+    await pool.linkdb(links.eachSlice(Math.ceil((bytes * SLICES_A_BUDGET) / sortMemory), linkTarget), (batch) => {
       unpackRecords(batch.records, (_file, key, stored) => linkdb.appendStored(key, stored));
       targets += batch.count;
     });

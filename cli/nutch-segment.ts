@@ -469,7 +469,7 @@ export class SegmentPool {
   }
 
   /** The linkdb's records of `slices` (packed as a batch's, file byte 0), handed to `write` in the slices' order. */
-  async linkdb(slices: MergeSlice[], write: (batch: SegmentBatch) => void): Promise<void> {
+  async linkdb(slices: Iterable<MergeSlice>, write: (batch: SegmentBatch) => void): Promise<void> {
     for (const slice of slices) {
       const wait = this.send({ slice }, write);
       if (wait !== undefined) await wait;

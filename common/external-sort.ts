@@ -196,6 +196,11 @@ export class ExternalSorter {
    * sorter is empty afterwards; its run files stay until `discard`.
    */
   slices(count: number, group: (line: string) => string = (line) => line): MergeSlice[] {
+    return [...this.eachSlice(count, group)];
+  }
+
+  /** `slices` one at a time, each slice's cuts found when it is asked for: merging the first ones can start at once. */
+  *eachSlice(count: number, group: (line: string) => string = (line) => line): Generator<MergeSlice> {
     if (this.lines.length > 0) this.spill();
     const runs: RunFile[] = [];
     try {
@@ -211,16 +216,16 @@ export class ExternalSorter {
         seen += sample.weight;
         if (seen * count >= total * (splits.length + 1) && splits.length < count - 1 && sample.line !== splits.at(-1)) splits.push(sample.line);
       }
-      const cuts = runs.map((run) => [0, ...splits.map((key) => run.firstAtLeast(key)), run.size]);
-      const slices: MergeSlice[] = [];
+      let from = runs.map(() => 0);
       let at = 0;
       for (let i = 0; i <= splits.length; i++) {
-        const ranges = runs.map((run, r) => ({ path: run.path, from: cuts[r]![i]!, to: cuts[r]![i + 1]! })).filter((range) => range.to > range.from);
+        const to = runs.map((run) => (i < splits.length ? run.firstAtLeast(splits[i]!) : run.size));
+        const ranges = runs.map((run, r) => ({ path: run.path, from: from[r]!, to: to[r]! })).filter((range) => range.to > range.from);
         const size = ranges.reduce((sum, range) => sum + range.to - range.from, 0);
-        if (size > 0) slices.push({ runs: ranges, at, size });
+        if (size > 0) yield { runs: ranges, at, size };
         at += size;
+        from = to;
       }
-      return slices;
     } finally {
       for (const run of runs) run.close();
     }
@@ -408,7 +413,8 @@ class RunFile {
   private constructor(private readonly window: FileWindow) {}
 
   static open(path: string): RunFile {
-    return new RunFile(FileWindow.open(path, SEEK_CHUNK));
+    // One reused buffer: thousands of binary-search reads left as many dead Buffers (peak RSS).
+    return new RunFile(FileWindow.open(path, SEEK_CHUNK, true));
   }
 
   get path(): string {
