@@ -8,7 +8,6 @@
  * are the whole linkdb in key order.
  */
 
-import { encodeText } from '../common/hadoop-io.js';
 import { InlinksBuilder } from '../common/nutch-writables.js';
 
 /** Nutch's db.max.inlinks. */
@@ -20,15 +19,15 @@ export function linkTarget(line: string): string {
   return line.slice(0, line.indexOf(LINK_SEP));
 }
 
-/** Calls `record` with each target's serialised Text and Inlinks (valid until the next call) in the lines' order; returns the number of targets. */
-export function linkRecords(lines: Iterable<string>, record: (key: Buffer, inlinks: Buffer) => void): number {
+/** Calls `record` with each target (its UTF-8 bytes as a byte string) and Inlinks (valid until the next call) in the lines' order; returns the number of targets. */
+export function linkRecords(lines: Iterable<string>, record: (target: string, inlinks: Buffer) => void): number {
   let target: string | undefined;
   const inlinks = new InlinksBuilder();
   let targets = 0;
   let previous = '';
   const flush = () => {
     if (target === undefined) return;
-    record(encodeText(Buffer.from(target, 'latin1')), inlinks.view());
+    record(target, inlinks.view());
     targets++;
   };
   for (const line of lines) {

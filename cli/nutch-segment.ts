@@ -248,7 +248,7 @@ export class SegmentDocuments {
 
   /** The linkdb's records (file byte 0, values deflated) of one slice of the links' merge; `count` is the targets. */
   linkSlice(slice: MergeSlice): SegmentBatch {
-    const targets = linkRecords(mergedLines(slice.runs, SLICE_READ), (key, inlinks) => this.recordStored(0, key, this.codec.compress(inlinks)));
+    const targets = linkRecords(mergedLines(slice.runs, SLICE_READ), (target, inlinks) => this.recordStoredText(0, target, this.codec.compress(inlinks), true));
     return this.take(targets);
   }
 
@@ -285,12 +285,17 @@ export class SegmentDocuments {
     this.out.bytes(stored);
   }
 
-  /** A record keyed by the Text of `url`, serialised straight into the batch (a page's outlinks: a key Buffer each was much of the garbage). */
-  private recordStoredText(file: number, url: string, stored: Uint8Array): void {
+  /**
+   * A record keyed by the Text of `text` (with `bytes`, of a byte string:
+   * UTF-8 bytes one character each), serialised straight into the batch: a
+   * key Buffer a page's outlink or a linkdb target was much of the garbage.
+   */
+  private recordStoredText(file: number, text: string, stored: Uint8Array, bytes = false): void {
     this.out.u8(file);
     const at = this.out.length;
     this.out.i32(0);
-    this.out.text(url);
+    if (bytes) this.out.textLatin1(text);
+    else this.out.text(text);
     this.out.view().writeInt32BE(this.out.length - at - 4, at);
     this.out.i32(stored.length);
     this.out.bytes(stored);
