@@ -27,8 +27,10 @@
  * to worker threads, which make the segment's records (cli/nutch-segment.ts);
  * the main thread writes them in order as they come back. The linkdb's lines
  * (UTF-8 bytes read as Latin-1, NUL between fields) are sorted into runs by
- * those threads (common/external-sort.ts); the main thread merges them and
- * writes the linkdb last. Memory stays bounded whatever the
+ * those threads (common/external-sort.ts); their merge is cut into slices
+ * between targets, the same threads make each slice's records
+ * (cli/nutch-linkdb.ts) and the main thread writes the linkdb last, in
+ * order. Memory stays bounded whatever the
  * crawl's size: one row, a few batches of documents, one group of inlinks at
  * a time, plus the sorts' budgets.
  *
@@ -40,6 +42,7 @@
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { bucketFilePath } from '../common/bucket-file.js';
 import { SherlockError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
@@ -47,11 +50,12 @@ import { encodeText, hashPartition, textPayload } from '../common/hadoop-io.js';
 import { encodeWritable, TEXT } from '../common/hadoop-writables.js';
 import { logger } from '../common/log.js';
 import { MapFileWriter } from '../common/map-file.js';
-import { CRAWL_DATUM, INLINKS, InlinksBuilder, NUTCH_DEFAULT_INTERVAL } from '../common/nutch-writables.js';
+import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../common/nutch-writables.js';
 import { bulkCodec, SequenceFileWriter, type Compression } from '../common/sequence-file.js';
 import { crawlDatumOf } from '../shepherd/nutch-crawldb.js';
 import { UrlSnapshot } from '../shepherd/status.js';
-import { MAX_INLINKS, SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './nutch-segment.js';
+import { linkTarget } from './nutch-linkdb.js';
+import { SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './nutch-segment.js';
 
 const log = logger('export');
 
@@ -86,6 +90,13 @@ export function segmentName(ms: number): string {
 const codec = bulkCodec();
 /** Crawldb rows written each time the segment's threads have as many batches out as they may (~7 ms). */
 const ROWS_BETWEEN_BATCHES = 1000;
+/**
+ * Sort budgets a linkdb slice's sorted link lines (2 MiB of the default
+ * 16): small enough that the slices out (IN_FLIGHT a thread,
+ * cli/nutch-segment.ts) hold a few MB, large enough that cutting the runs (a
+ * binary search a run and slice) costs little.
+ */
+const SLICES_A_BUDGET = 8;
 
 /** Hadoop's name of reduce part i. */
 export function partName(i: number): string {
@@ -177,7 +188,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     pool = existsSync(bucketFilePath(state))
       ? new SegmentPool({ state, segment, time: now, linkRuns: links.runDirectory(), sortMemory: options.sortMemory }, (batch) => {
           unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
-          documents += batch.documents;
+          documents += batch.count;
         }, options.threads)
       : undefined;
     let count = 0;
@@ -201,13 +212,22 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       if (rowsLeft) rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
       await wait;
     }
-    while (rowsLeft) rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
-    crawldb.close();
-    log.info('crawldb written', { urls: count, ...usage() });
-    links.adoptRuns((await pool?.finish()) ?? []);
+    const runs = (await pool?.finish()) ?? [];
+    links.adoptRuns(runs);
+    // The threads start on the linkdb while this one closes the segment's files and writes the crawldb's last rows,
+    // letting the linkdb's slices in between.
+    const linkdb = writeLinkDb(join(temp, 'linkdb', 'current'), links, runs, pool, options.sortMemory, layout);
+    linkdb.catch(() => undefined);
     for (const writer of writers) writer.close();
     log.info('segment written', { segment, documents, ...usage() });
-    const linkedUrls = writeLinkDb(join(temp, 'linkdb', 'current'), links, layout);
+    while (rowsLeft) {
+      rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
+      await setImmediate();
+    }
+    crawldb.close();
+    log.info('crawldb written', { urls: count, ...usage() });
+    const linkedUrls = await linkdb;
+    await pool?.close();
     log.info('linkdb written', { urls: linkedUrls, ...usage() });
     const bytes = treeSize(temp);
     renameSync(temp, out);
@@ -222,33 +242,23 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
   }
 }
 
-/** Inlinks grouped by target from lines "target NUL from NUL anchor" in sorted order; returns the number of targets. */
-function writeLinkDb(dir: string, links: ExternalSorter, layout: Layout): number {
+/**
+ * Inlinks grouped by target from the workers' sorted runs of lines "target
+ * NUL from NUL anchor": the merge cut into slices of about an eighth of
+ * the sort budget between targets, each slice's records made by a worker thread
+ * (cli/nutch-linkdb.ts) and written here in key order; returns the number
+ * of targets.
+ */
+async function writeLinkDb(dir: string, links: ExternalSorter, runs: string[], pool: SegmentPool | undefined, sortMemory: number, layout: Layout): Promise<number> {
   const linkdb = mapFile(dir, INLINKS.className, 'record', layout);
-  let target: string | undefined;
-  const inlinks = new InlinksBuilder();
   let targets = 0;
-  let previous = '';
-  const flush = () => {
-    if (target === undefined) return;
-    linkdb.append(encodeText(Buffer.from(target, 'latin1')), inlinks.view());
-    targets++;
-  };
-  for (const line of links.sorted()) {
-    if (line === previous) continue;
-    previous = line;
-    const cut = line.indexOf(SEP);
-    const to = line.slice(0, cut);
-    if (to !== target) {
-      flush();
-      target = to;
-      inlinks.clear();
-    }
-    // The sort lines' byte strings are the Text payloads (UTF-8).
-    const anchorAt = line.indexOf(SEP, cut + 1);
-    if (inlinks.count < MAX_INLINKS) inlinks.add(Buffer.from(line.slice(cut + 1, anchorAt), 'latin1'), Buffer.from(line.slice(anchorAt + 1), 'latin1'));
+  if (pool !== undefined && runs.length > 0) {
+    const bytes = runs.reduce((sum, run) => sum + statSync(run).size, 0);
+    await pool.linkdb(links.eachSlice(Math.ceil((bytes * SLICES_A_BUDGET) / sortMemory), linkTarget), (batch) => {
+      unpackRecords(batch.records, (_file, key, stored) => linkdb.appendStored(key, stored));
+      targets += batch.count;
+    });
   }
-  flush();
   linkdb.close();
   return targets;
 }

@@ -1,8 +1,9 @@
 /**
  * A worker thread of the Nutch export's segment (cli/nutch-segment.ts).
- * workerData: SegmentJob. Takes `{seq, lines}` messages, answers each with a
- * SegmentReply, one batch after the other in the order they came; `{close}`
- * closes its files, answers with its sorted link runs and ends the thread.
+ * workerData: SegmentJob. Takes SegmentRequests and answers each order with
+ * a SegmentReply, one after the other in the order they came:
+ * document lines, `runs` (closes its files, answers with its sorted link
+ * runs), linkdb slices; `{close}` ends the thread.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
@@ -13,19 +14,21 @@ const documents = new SegmentDocuments(workerData as SegmentJob);
 let chain = Promise.resolve();
 parentPort!.on('message', (message: SegmentRequest) => {
   if ('close' in message) {
-    chain = chain.then(() => {
-      parentPort!.postMessage({ runs: documents.close() } satisfies SegmentReply);
-      parentPort!.close();
-    });
+    chain = chain.then(() => parentPort!.close());
     return;
   }
-  const { seq, lines } = message;
+  const { seq } = message;
+  if (message.spare !== undefined) documents.give(message.spare);
   chain = chain.then(async () => {
     let reply: SegmentReply;
     try {
-      const batch = await documents.batch(lines);
-      parentPort!.postMessage({ seq, batch } satisfies SegmentReply, [batch.records.buffer as ArrayBuffer]);
-      return;
+      if ('runs' in message) {
+        reply = { seq, runs: documents.close() };
+      } else {
+        const batch = 'lines' in message ? await documents.batch(message.lines) : documents.linkSlice(message.slice);
+        parentPort!.postMessage({ seq, batch } satisfies SegmentReply, [batch.records.buffer as ArrayBuffer]);
+        return;
+      }
     } catch (err) {
       reply = { seq, error: toThreadError(err) };
     }

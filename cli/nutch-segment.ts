@@ -21,8 +21,10 @@
  * The linkdb's lines (`target NUL from NUL anchor`) stay in the thread that
  * made them: each sorts its own into run files under the main thread's sort
  * directory (common/external-sort.ts, a share of the sort budget each) and
- * hands the runs over when it closes, so that only the merge is left to the
- * main thread.
+ * hands the runs over when the documents are done. The main thread cuts
+ * their merge into slices between targets; the same threads then make the
+ * linkdb's records a slice at a time (cli/nutch-linkdb.ts), packed as the
+ * segment's, and the main thread writes them in the slices' order.
  */
 
 import { once } from 'node:events';
@@ -36,7 +38,7 @@ import { httpPayloadOffset } from '../common/digest.js';
 import { parseBody, type DocumentBody } from '../common/doc-body.js';
 import { plainTextAndAnchors } from '../common/doc-text.js';
 import { fromThreadError, isSherlockError, type ThreadError } from '../common/errors.js';
-import { ExternalSorter } from '../common/external-sort.js';
+import { ExternalSorter, mergedLines, type MergeSlice } from '../common/external-sort.js';
 import { DataWriter, encodeText } from '../common/hadoop-io.js';
 import { encodeWritable, typed, type Typed } from '../common/hadoop-writables.js';
 import { logger } from '../common/log.js';
@@ -58,6 +60,7 @@ import { everyCore } from '../common/threads.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';
 import { reportOf, type FetchResult } from '../shepherd/results.js';
+import { LINK_SEP, linkRecords } from './nutch-linkdb.js';
 
 const log = logger('export');
 
@@ -72,8 +75,7 @@ export const SEGMENT_FILES = [
 ] as const satisfies ReadonlyArray<{ name: string; map: boolean; compression: Compression; valueClass: string }>;
 const [GENERATE, FETCH, CONTENT_FILE, PARSE_TEXT_FILE, PARSE_DATA_FILE, PARSE] = [0, 1, 2, 3, 4, 5];
 
-/** Nutch's db.max.inlinks and db.max.anchor.length. */
-export const MAX_INLINKS = 10_000;
+/** Nutch's db.max.anchor.length. */
 const MAX_ANCHOR = 100;
 /** Open ARC files kept for the random reads of the segment pass. */
 const ARC_READERS = 16;
@@ -88,6 +90,12 @@ export const SEP = '\0';
  * the OS shares the cores), at 244 MiB peak RSS against 193 (docs/nutch.md).
  */
 const DEFAULT_THREADS = everyCore(4);
+/**
+ * Bytes read at a time from each run merging a linkdb slice: a slice's
+ * range of a run is a few tens of KB, and every run's chunk lives at once
+ * (64 KiB ones outgrew the small young generation and raised peak RSS).
+ */
+const SLICE_READ = 16 * 1024;
 /** Documents a batch; batches out per thread. */
 const BATCH = 64;
 const IN_FLIGHT = 2;
@@ -118,15 +126,19 @@ export interface SegmentJob {
 
 export interface SegmentBatch {
   records: Uint8Array;
-  documents: number;
+  /** Documents of a batch of lines, targets of a linkdb slice. */
+  count: number;
 }
 
-export type SegmentRequest = { seq: number; lines: string[] } | { close: true };
-/** A batch's records or its error; after `close`, the thread's sorted link runs. */
+/** Document lines; `runs` once the lines are all sent (the thread closes its files); linkdb slices. */
+export type SegmentOrder = { lines: string[] } | { runs: true } | { slice: MergeSlice };
+/** Orders, answered in the order they come, each with a written batch's buffer to reuse if there is one; `close` ends the thread. */
+export type SegmentRequest = (SegmentOrder & { seq: number; spare?: ArrayBuffer }) | { close: true };
+/** A batch's records (lines, slice), the thread's sorted link runs, or the order's error. */
 export type SegmentReply =
   | { seq: number; batch: SegmentBatch }
-  | { seq: number; error: ThreadError }
-  | { runs: string[] };
+  | { seq: number; runs: string[] }
+  | { seq: number; error: ThreadError };
 
 /** ARC files by name, a few kept open. */
 class ArcFiles {
@@ -216,6 +228,7 @@ export class SegmentDocuments {
   private readonly generateTime: Typed;
   private readonly codec = bulkCodec();
   private readonly out = new DataWriter(1024 * 1024);
+  private readonly spares: ArrayBuffer[] = [];
   private readonly links: ExternalSorter;
   private documents = 0;
 
@@ -230,12 +243,29 @@ export class SegmentDocuments {
   /** The records of a batch of lines. */
   async batch(lines: string[]): Promise<SegmentBatch> {
     for (const line of lines) await this.document(line);
-    const records = new Uint8Array(this.out.length);
+    return this.take(this.documents);
+  }
+
+  /** The linkdb's records (file byte 0, values deflated) of one slice of the links' merge; `count` is the targets. */
+  linkSlice(slice: MergeSlice): SegmentBatch {
+    const targets = linkRecords(mergedLines(slice.runs, SLICE_READ), (target, inlinks) => this.recordStoredText(0, target, this.codec.compress(inlinks), true));
+    return this.take(targets);
+  }
+
+  /** A batch's buffer back from the main thread, written: the next batch goes in it if it fits. */
+  give(spare: ArrayBuffer): void {
+    this.spares.push(spare);
+  }
+
+  private take(count: number): SegmentBatch {
+    const n = this.out.length;
+    const spare = this.spares.pop();
+    // A spare too small is dropped (this thread's garbage); a new buffer has room for a larger batch next time.
+    const records = new Uint8Array(spare !== undefined && spare.byteLength >= n ? spare : new ArrayBuffer(Math.ceil(n * 1.25)), 0, n);
     records.set(this.out.view());
-    const batch = { records, documents: this.documents };
     this.out.reset();
     this.documents = 0;
-    return batch;
+    return { records, count };
   }
 
   private record(file: number, key: Uint8Array, value: Uint8Array): void {
@@ -251,6 +281,22 @@ export class SegmentDocuments {
     this.out.u8(file);
     this.out.i32(key.length);
     this.out.bytes(key);
+    this.out.i32(stored.length);
+    this.out.bytes(stored);
+  }
+
+  /**
+   * A record keyed by the Text of `text` (with `bytes`, of a byte string:
+   * UTF-8 bytes one character each), serialised straight into the batch: a
+   * key Buffer a page's outlink or a linkdb target was much of the garbage.
+   */
+  private recordStoredText(file: number, text: string, stored: Uint8Array, bytes = false): void {
+    this.out.u8(file);
+    const at = this.out.length;
+    this.out.i32(0);
+    if (bytes) this.out.textLatin1(text);
+    else this.out.text(text);
+    this.out.view().writeInt32BE(this.out.length - at - 4, at);
     this.out.i32(stored.length);
     this.out.bytes(stored);
   }
@@ -275,7 +321,8 @@ export class SegmentDocuments {
       log.warning('bucket holds another URL, left out of the segment', { url, oid });
       return;
     }
-    const report = reportOf(oid, bucket);
+    const doc = parseBody(bucket.body);
+    const report = reportOf(oid, bucket, doc);
     if (report.kind !== 'fetch') return;
     const r = report.result;
     const textKey = encodeText(url);
@@ -321,7 +368,6 @@ export class SegmentDocuments {
     this.documents++;
     if (r.code !== 0) return;
 
-    const doc = parseBody(bucket.body);
     const { text, anchors } = plainTextAndAnchors(doc.text);
     const outs = outlinks(doc, anchors);
     this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text }));
@@ -335,14 +381,14 @@ export class SegmentDocuments {
     // Every outlink's datum is the same bytes: made once a page.
     const linked = this.stored(PARSE, datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
     for (const link of outs) {
-      this.recordStored(PARSE, encodeText(link.url), linked);
+      this.recordStoredText(PARSE, link.url, linked);
       if (link.url === url) continue;
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
-      this.links.add(sortKey(link.url) + SEP + key + SEP + sortKey(anchor));
+      this.links.add(sortKey(link.url) + LINK_SEP + key + LINK_SEP + sortKey(anchor));
     }
   }
 
-  /** Closes the files; returns the sorted runs of the links (the caller's to merge and remove). */
+  /** Closes the files; returns the sorted runs of the links (the caller's to cut into slices and remove). */
   close(): string[] {
     this.arcs.close();
     this.buckets?.close();
@@ -369,16 +415,24 @@ export function unpackRecords(records: Uint8Array, record: (file: number, key: B
  * Document lines in, made into records by worker threads, handed to `write`
  * in the order of the lines: add() each line (awaiting what it returns, when
  * it returns something: the oldest batch out, so that few are), then
- * finish(), which gives the threads' sorted link runs.
+ * finish(), which gives the threads' sorted link runs; then linkdb() has the
+ * same threads make the linkdb's records, a slice of the runs' merge at a
+ * time, handed over in the slices' order; close() ends the threads.
  */
 export class SegmentPool {
   private readonly workers: Worker[];
-  private readonly waiting = new Map<number, { resolve: (batch: SegmentBatch) => void; reject: (err: Error) => void }>();
-  private readonly queue: Array<Promise<SegmentBatch>> = [];
+  private readonly waiting = new Map<number, { resolve: (reply: SegmentReply) => void; reject: (err: Error) => void }>();
+  private readonly queue: Array<{ answer: Promise<SegmentReply>; write: (batch: SegmentBatch) => void }> = [];
+  /**
+   * Written batches' buffers, handed back to the threads with the next
+   * orders: a new buffer a batch, dead once written, piled up here between
+   * this thread's collections (900 MB go through at 1M URLs; peak RSS).
+   */
+  private readonly spares: ArrayBuffer[] = [];
   private failure: Error | undefined;
   private seq = 0;
+  private sent = 0;
   private lines: string[] = [];
-  private readonly runs: string[] = [];
 
   constructor(
     job: SegmentJob,
@@ -391,14 +445,10 @@ export class SegmentPool {
     this.workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
     for (const worker of this.workers) {
       worker.on('message', (reply: SegmentReply) => {
-        if ('runs' in reply) {
-          this.runs.push(...reply.runs);
-          return;
-        }
         const waiter = this.waiting.get(reply.seq);
         this.waiting.delete(reply.seq);
-        if ('batch' in reply) waiter?.resolve(reply.batch);
-        else waiter?.reject(fromThreadError(reply.error));
+        if ('error' in reply) waiter?.reject(fromThreadError(reply.error));
+        else waiter?.resolve(reply);
       });
       worker.on('error', (err) => this.fail(err));
       worker.on('exit', (code) => this.fail(new Error(`a segment worker stopped (exit code ${code})`)));
@@ -408,14 +458,29 @@ export class SegmentPool {
   add(line: string): Promise<void> | undefined {
     this.lines.push(line);
     if (this.lines.length < BATCH) return undefined;
-    this.send();
-    return this.queue.length >= this.threads * IN_FLIGHT ? this.writeOldest() : undefined;
+    return this.send({ lines: this.lines.splice(0) }, this.write);
   }
 
-  /** Writes what is left, then ends the workers (each closes its files); returns their link runs. */
+  /** Writes what is left, then has the threads close their files; returns their link runs. */
   async finish(): Promise<string[]> {
-    if (this.lines.length > 0) this.send();
+    // Awaited: two writeOldest() at once could write their batches out of order.
+    if (this.lines.length > 0) await this.send({ lines: this.lines.splice(0) }, this.write);
     while (this.queue.length > 0) await this.writeOldest();
+    const replies = await Promise.all(this.workers.map((worker) => this.ask(worker, { runs: true })));
+    return replies.flatMap((reply) => ('runs' in reply ? reply.runs : []));
+  }
+
+  /** The linkdb's records of `slices` (packed as a batch's, file byte 0), handed to `write` in the slices' order. */
+  async linkdb(slices: Iterable<MergeSlice>, write: (batch: SegmentBatch) => void): Promise<void> {
+    for (const slice of slices) {
+      const wait = this.send({ slice }, write);
+      if (wait !== undefined) await wait;
+    }
+    while (this.queue.length > 0) await this.writeOldest();
+  }
+
+  /** Ends the threads. */
+  async close(): Promise<void> {
     await Promise.all(
       this.workers.map((worker) => {
         worker.removeAllListeners('exit');
@@ -424,10 +489,9 @@ export class SegmentPool {
         return ended;
       }),
     );
-    return this.runs;
   }
 
-  /** Ends the workers after a failure. */
+  /** Ends the threads after a failure. */
   async abort(): Promise<void> {
     for (const worker of this.workers) {
       worker.removeAllListeners('exit');
@@ -441,18 +505,28 @@ export class SegmentPool {
     this.waiting.clear();
   }
 
-  private send(): void {
+  private ask(worker: Worker, order: SegmentOrder): Promise<SegmentReply> {
     if (this.failure !== undefined) throw this.failure;
-    const n = this.seq++;
-    const answer = new Promise<SegmentBatch>((resolve, reject) => this.waiting.set(n, { resolve, reject }));
+    const seq = this.seq++;
+    const answer = new Promise<SegmentReply>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
     // Rejections are taken in order; one left in the queue when an earlier one throws must not be "unhandled".
     answer.catch(() => undefined);
-    this.queue.push(answer);
-    this.workers[n % this.threads]!.postMessage({ seq: n, lines: this.lines } satisfies SegmentRequest);
-    this.lines = [];
+    const spare = this.spares.pop();
+    worker.postMessage({ seq, ...order, spare } satisfies SegmentRequest, spare === undefined ? [] : [spare]);
+    return answer;
+  }
+
+  /** Sends a batch's order round robin; returns the wait for the oldest batch when as many are out as may be. */
+  private send(order: SegmentOrder, write: (batch: SegmentBatch) => void): Promise<void> | undefined {
+    this.queue.push({ answer: this.ask(this.workers[this.sent++ % this.threads]!, order), write });
+    return this.queue.length >= this.threads * IN_FLIGHT ? this.writeOldest() : undefined;
   }
 
   private async writeOldest(): Promise<void> {
-    this.write(await this.queue.shift()!);
+    const { answer, write } = this.queue.shift()!;
+    const reply = await answer;
+    if (!('batch' in reply)) return;
+    write(reply.batch);
+    if (this.spares.length < this.threads * IN_FLIGHT) this.spares.push(reply.batch.records.buffer as ArrayBuffer);
   }
 }

@@ -25,6 +25,9 @@
  * and each slice, the byte range of every run that falls in it, is merged on
  * its own (`writeSlice`, any thread) straight to its place in the output,
  * which is known beforehand: the slices' lines are exactly the runs' bytes.
+ * A slice's lines can also be read in order (`mergedLines`) by a thread that
+ * makes something else of them; `slices`' `group` then keeps each group of
+ * lines (a key's) whole in one slice.
  */
 
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -50,6 +53,8 @@ const WRITE_BATCH = 64 * 1024;
 const READ_CHUNK = 64 * 1024;
 // Bytes read at a time looking for a line's end in a run file (binary search, samples).
 const SEEK_CHUNK = 4 * 1024;
+// A binary search's range read whole once it is this narrow.
+const NEAR = 32 * 1024;
 
 /** Part of a run file: the bytes [from, to), whole lines. */
 export interface RunRange {
@@ -82,6 +87,7 @@ class RunCursor {
     private readonly fd: number,
     private position = 0,
     private readonly to = Infinity,
+    private readonly chunkSize = READ_CHUNK,
   ) {
     this.advance();
   }
@@ -98,10 +104,10 @@ class RunCursor {
         this.line = undefined;
         return;
       }
-      const want = Math.min(READ_CHUNK, this.to - this.position);
+      const want = Math.min(this.chunkSize, this.to - this.position);
       const chunk = readAt(this.fd, this.path, want, this.position);
       this.position += chunk.length;
-      this.ended = chunk.length < READ_CHUNK;
+      this.ended = chunk.length < this.chunkSize;
       this.text = this.text.slice(this.at) + chunk.toString('latin1');
       this.at = 0;
     }
@@ -183,10 +189,18 @@ export class ExternalSorter {
    * The final merge cut into about `count` slices of about equal bytes, in
    * key order, for merging apart (`writeSlice`); the lines held are spilled
    * first. Equal lines all fall in one slice, so the slices' outputs laid end
-   * to end are the whole merge byte for byte. The sorter is empty
-   * afterwards; its run files stay until `discard`.
+   * to end are the whole merge byte for byte. With `group`, lines whose
+   * group is the same fall in one slice too; a line's group must be a
+   * prefix of it that sorts below every line of a higher group (a key
+   * followed by a separator that sorts below every key byte, e.g. NUL). The
+   * sorter is empty afterwards; its run files stay until `discard`.
    */
-  slices(count: number): MergeSlice[] {
+  slices(count: number, group: (line: string) => string = (line) => line): MergeSlice[] {
+    return [...this.eachSlice(count, group)];
+  }
+
+  /** `slices` one at a time, each slice's cuts found when it is asked for: merging the first ones can start at once. */
+  *eachSlice(count: number, group: (line: string) => string = (line) => line): Generator<MergeSlice> {
     if (this.lines.length > 0) this.spill();
     const runs: RunFile[] = [];
     try {
@@ -194,7 +208,7 @@ export class ExternalSorter {
       const total = runs.reduce((sum, run) => sum + run.size, 0);
       // Each sampled line stands for the bytes from it to the next sample of its run.
       const samples: Array<{ line: string; weight: number }> = [];
-      for (const run of runs) for (const { line } of run.sample()) samples.push({ line, weight: run.size / SAMPLES });
+      for (const run of runs) for (const { line } of run.sample()) samples.push({ line: group(line), weight: run.size / SAMPLES });
       samples.sort((a, b) => (a.line < b.line ? -1 : a.line > b.line ? 1 : 0));
       const splits: string[] = [];
       let seen = 0;
@@ -202,16 +216,16 @@ export class ExternalSorter {
         seen += sample.weight;
         if (seen * count >= total * (splits.length + 1) && splits.length < count - 1 && sample.line !== splits.at(-1)) splits.push(sample.line);
       }
-      const cuts = runs.map((run) => [0, ...splits.map((key) => run.firstAtLeast(key)), run.size]);
-      const slices: MergeSlice[] = [];
+      let from = runs.map(() => 0);
       let at = 0;
       for (let i = 0; i <= splits.length; i++) {
-        const ranges = runs.map((run, r) => ({ path: run.path, from: cuts[r]![i]!, to: cuts[r]![i + 1]! })).filter((range) => range.to > range.from);
+        const to = runs.map((run) => (i < splits.length ? run.firstAtLeast(splits[i]!) : run.size));
+        const ranges = runs.map((run, r) => ({ path: run.path, from: from[r]!, to: to[r]! })).filter((range) => range.to > range.from);
         const size = ranges.reduce((sum, range) => sum + range.to - range.from, 0);
-        if (size > 0) slices.push({ runs: ranges, at, size });
+        if (size > 0) yield { runs: ranges, at, size };
         at += size;
+        from = to;
       }
-      return slices;
     } finally {
       for (const run of runs) run.close();
     }
@@ -232,13 +246,8 @@ export class ExternalSorter {
     this.runs.push(path);
   }
 
-  private *merge(): Generator<string> {
-    const merger = new Merger(this.runs.map((path) => ({ path, from: 0, to: Infinity })));
-    try {
-      for (let line = merger.next(); line !== undefined; line = merger.next()) yield line;
-    } finally {
-      merger.close();
-    }
+  private merge(): Generator<string> {
+    return mergedLines(this.runs.map((path) => ({ path, from: 0, to: Infinity })));
   }
 }
 
@@ -248,16 +257,25 @@ export class ExternalSorter {
  * slices of one sort can be merged in several threads at once.
  */
 export function writeSlice(slice: MergeSlice, path: string, position: number): void {
-  const merger = new Merger(slice.runs);
+  const out = LineWriter.open(path, position + slice.at);
   try {
-    const out = LineWriter.open(path, position + slice.at);
-    try {
-      for (let line = merger.next(); line !== undefined; line = merger.next()) out.write(line);
-      out.flush();
-      if (out.written !== slice.size) throw new Error(`merged ${out.written} bytes of a slice of ${slice.size}`);
-    } finally {
-      out.close();
-    }
+    for (const line of mergedLines(slice.runs)) out.write(line);
+    out.flush();
+    if (out.written !== slice.size) throw new Error(`merged ${out.written} bytes of a slice of ${slice.size}`);
+  } finally {
+    out.close();
+  }
+}
+
+/**
+ * The lines of run ranges (a slice's `runs`, `ExternalSorter#slices`) merged
+ * in byte order, read `readChunk` bytes at a time a run; the run files are
+ * only read.
+ */
+export function* mergedLines(ranges: RunRange[], readChunk = READ_CHUNK): Generator<string> {
+  const merger = new Merger(ranges, readChunk);
+  try {
+    for (let line = merger.next(); line !== undefined; line = merger.next()) yield line;
   } finally {
     merger.close();
   }
@@ -330,7 +348,7 @@ class Merger {
   /** tree[0]: the winner's cursor; tree[1…k-1]: the loser of each match; k stands for a line below every other while the tree is built. */
   private readonly tree: Int32Array;
 
-  constructor(ranges: RunRange[]) {
+  constructor(ranges: RunRange[], readChunk = READ_CHUNK) {
     try {
       for (const range of ranges) {
         let fd: number;
@@ -340,7 +358,7 @@ class Merger {
           throw ioError(err, range.path, 'open');
         }
         this.fds.push(fd);
-        this.cursors.push(new RunCursor(range.path, fd, range.from, range.to));
+        this.cursors.push(new RunCursor(range.path, fd, range.from, range.to, readChunk));
       }
     } catch (err) {
       this.close();
@@ -395,7 +413,8 @@ class RunFile {
   private constructor(private readonly window: FileWindow) {}
 
   static open(path: string): RunFile {
-    return new RunFile(FileWindow.open(path, SEEK_CHUNK));
+    // One reused buffer: thousands of binary-search reads left as many dead Buffers (peak RSS).
+    return new RunFile(FileWindow.open(path, SEEK_CHUNK, true));
   }
 
   get path(): string {
@@ -455,6 +474,8 @@ class RunFile {
     let low = above === 0 ? 0 : above === -1 ? (this.samples.at(-1)?.start ?? -1) + 1 : this.samples[above - 1]!.start + 1;
     if (above === 0 || this.samples.length === 0) low = 0;
     while (low < high) {
+      // The last steps in one read: the window then holds every line they look at.
+      if (high - low <= NEAR) this.window.read(Math.max(0, low - 1), high - low + SEEK_CHUNK + 1);
       const middle = Math.floor((low + high) / 2);
       const { start, line } = this.lineFrom(middle);
       if (start >= high || line === undefined || line >= key) high = middle;

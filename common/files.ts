@@ -12,7 +12,11 @@ import { ioError, SherlockError } from './errors.js';
 
 /** Reads `length` bytes at `position`: fewer only at the end of the file. Errors name the file and offset. */
 export function readAt(fd: number, file: string, length: number, position: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
+  return readInto(fd, file, Buffer.allocUnsafe(length), length, position);
+}
+
+/** readAt into the start of `out` (at least `length` bytes long), for a reader that reuses one buffer; returns the bytes read, a view of `out`. */
+export function readInto(fd: number, file: string, out: Buffer, length: number, position: number): Buffer {
   let done = 0;
   try {
     while (done < length) {
@@ -25,7 +29,7 @@ export function readAt(fd: number, file: string, length: number, position: numbe
     failure.place.offset = position;
     throw failure;
   }
-  return done === length ? out : out.subarray(0, done);
+  return done === out.length ? out : out.subarray(0, done);
 }
 
 /** fsyncs a file or directory by its path. */

@@ -38,7 +38,7 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { ioError, SherlockError } from './errors.js';
-import { readAt } from './files.js';
+import { readAt, readInto } from './files.js';
 import { GzipDeflater } from './raw-deflate.js';
 import { InflateError, RawInflater, type Inflated } from './raw-inflate.js';
 
@@ -53,6 +53,8 @@ const TRAILER_SIZE = 8;
 export class FileWindow {
   private chunk: Buffer = Buffer.alloc(0);
   private chunkStart = 0;
+  /** With `reuse`, the one buffer chunks are read into. */
+  private buffer: Buffer | undefined;
 
   private constructor(
     readonly path: string,
@@ -60,9 +62,15 @@ export class FileWindow {
     /** The file's size when it was opened; bytes appended later are not seen. */
     readonly size: number,
     private readonly chunkSize: number,
+    private readonly reuse: boolean,
   ) {}
 
-  static open(path: string, chunkSize = 64 * 1024): FileWindow {
+  /**
+   * With `reuse`, chunks are read into one buffer kept from read to read (no
+   * garbage a read, for many short random reads): what `read` returned is
+   * then valid only until the next `read`.
+   */
+  static open(path: string, chunkSize = 64 * 1024, reuse = false): FileWindow {
     let fd: number;
     try {
       fd = openSync(path, 'r');
@@ -70,7 +78,7 @@ export class FileWindow {
       throw ioError(err, path, 'open');
     }
     try {
-      return new FileWindow(path, fd, fstatSync(fd).size, chunkSize);
+      return new FileWindow(path, fd, fstatSync(fd).size, chunkSize, reuse);
     } catch (err) {
       closeSync(fd);
       throw ioError(err, path, 'fstat');
@@ -89,7 +97,9 @@ export class FileWindow {
     if (position >= this.chunkStart && end <= chunkEnd) {
       return this.chunk.subarray(position - this.chunkStart, end - this.chunkStart);
     }
-    this.chunk = this.pread(position, Math.max(end - position, Math.min(this.chunkSize, this.size - position)));
+    const want = Math.max(end - position, Math.min(this.chunkSize, this.size - position));
+    if (this.reuse && (this.buffer === undefined || this.buffer.length < want)) this.buffer = Buffer.allocUnsafe(Math.max(want, this.chunkSize));
+    this.chunk = this.reuse ? readInto(this.fd, this.path, this.buffer!, want, position) : this.pread(position, want);
     this.chunkStart = position;
     return this.chunk.subarray(0, end - position);
   }

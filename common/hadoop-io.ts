@@ -322,6 +322,13 @@ export class DataWriter {
     this.bytes(payload);
   }
 
+  /** A Text whose payload is the byte string `s` (one byte a character, as `Buffer#toString('latin1')` gives), written in place. */
+  textLatin1(s: string): void {
+    this.vint(s.length);
+    const at = this.room(s.length);
+    this.buf.write(s, at, s.length, 'latin1');
+  }
+
   /** The UTF-8 of `s` (lone surrogates as U+FFFD, as Buffer.from makes them) written in place, without a Buffer of its own. */
   private utf8(s: string, n: number): void {
     const at = this.room(n);

@@ -322,9 +322,10 @@ export const INLINKS = registerWritable<Link[]>({
 });
 
 /**
- * An Inlinks value built link by link from Text payloads (UTF-8 bytes) as they
- * come, without strings: the bytes INLINKS.write gives for links without
- * metadata. For the linkdb export, whose sort lines hold those bytes.
+ * An Inlinks value built link by link from Text payloads (UTF-8 bytes, as
+ * byte strings) as they come, without decoding them: the bytes INLINKS.write
+ * gives for links without metadata. For the linkdb export, whose sort lines
+ * hold those bytes.
  */
 export class InlinksBuilder {
   private readonly w = new DataWriter(4096);
@@ -334,9 +335,10 @@ export class InlinksBuilder {
     this.clear();
   }
 
-  add(url: Uint8Array, anchor: Uint8Array): void {
-    this.w.textBytes(url);
-    this.w.textBytes(anchor);
+  /** A link whose URL and anchor are byte strings: their UTF-8 bytes, one character each. */
+  add(url: string, anchor: string): void {
+    this.w.textLatin1(url);
+    this.w.textLatin1(anchor);
     this.w.bool(false);
     this.count++;
   }

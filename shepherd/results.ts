@@ -14,7 +14,7 @@
 
 import type { Bucket } from '../common/bucket.js';
 import { oidAfter, type BucketReader, type Damage } from '../common/bucket-file.js';
-import { parseBody } from '../common/doc-body.js';
+import { parseBody, type DocumentBody } from '../common/doc-body.js';
 import { SherlockError } from '../common/errors.js';
 
 export interface FetchResult {
@@ -57,8 +57,8 @@ function whole(value: string | undefined, oid: number, name: string): number | u
   return Number(value);
 }
 
-/** One bucket as a report; SHERLOCK_CORRUPT_BUCKET when a header attribute is malformed. */
-export function reportOf(oid: number, bucket: Bucket): GatherReport {
+/** One bucket as a report; SHERLOCK_CORRUPT_BUCKET when a header attribute is malformed. `body`: the bucket's body parsed already, by a caller that needs it too. */
+export function reportOf(oid: number, bucket: Bucket, body?: DocumentBody): GatherReport {
   const h = bucket.header;
   const url = h.string('U');
   if (url === undefined || url === '') throw bad(oid, 'no U (URL) attribute');
@@ -83,7 +83,7 @@ export function reportOf(oid: number, bucket: Bucket): GatherReport {
   if (lastModified !== undefined) result.lastModified = lastModified;
   const etag = h.string('e');
   if (etag !== undefined) result.etag = etag;
-  const doc = parseBody(bucket.body);
+  const doc = body ?? parseBody(bucket.body);
   const redirect = doc.links.find((link) => link.type === 'Y');
   if (redirect !== undefined && result.code === 1) result.redirect = redirect.url;
   if (!doc.robots.nofollow) {

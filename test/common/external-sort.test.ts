@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import fc from 'fast-check';
-import { ExternalSorter, writeSlice } from '../../common/external-sort.js';
+import { ExternalSorter, mergedLines, writeSlice } from '../../common/external-sort.js';
 import { scratchDir, testdata } from '../helpers/paths.js';
 
 /** Byte order, as `LC_ALL=C sort` compares. */
@@ -70,6 +70,29 @@ test('slices of the merge, written apart in any order, lay the whole merge end t
           assert.equal(slice.at, at, 'slices follow each other');
           at += slice.size;
         }
+      } finally {
+        sorter.discard();
+      }
+    }),
+    { numRuns: 80 },
+  );
+});
+
+test('slices cut by a group key keep each group whole, and their lines merged apart are the whole merge in order', (t) => {
+  const dir = scratchDir(t);
+  // Keys of few bytes (one a prefix of another), NUL, then anything: the group is the key.
+  const key = fc.array(fc.constantFrom('a', 'b', '\xe9'), { minLength: 1, maxLength: 4 }).map((chars) => chars.join(''));
+  const line = fc.tuple(key, fc.array(fc.constantFrom('x', 'y', '\0'), { maxLength: 6 })).map(([k, rest]) => `${k}\0${rest.join('')}`);
+  const group = (l: string) => l.slice(0, l.indexOf('\0'));
+  fc.assert(
+    fc.property(fc.array(line, { maxLength: 400 }), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 12 }), (lines, budget, count) => {
+      const sorter = new ExternalSorter({ memoryBudget: budget, tmpDir: dir });
+      try {
+        for (const l of lines) sorter.add(l);
+        const slices = [...sorter.eachSlice(count, group)].map((slice) => [...mergedLines(slice.runs)]);
+        assert.deepEqual(slices.flat(), [...lines].sort(byteOrder));
+        const groups = slices.map((slice) => new Set(slice.map(group)));
+        for (const [i, a] of groups.entries()) for (const b of groups.slice(i + 1)) for (const g of a) assert.ok(!b.has(g), `group ${JSON.stringify(g)} in two slices`);
       } finally {
         sorter.discard();
       }

@@ -1,0 +1,49 @@
+/**
+ * The Nutch export's linkdb records (cli/export-nutch.ts) from the sorted
+ * link lines `target NUL from NUL anchor` (UTF-8 bytes read as Latin-1, as
+ * cli/nutch-segment.ts sorts them): a target's lines, repeats dropped, make
+ * one Inlinks of at most MAX_INLINKS links. The segment's worker threads
+ * make them a slice of the merge at a time (common/external-sort.ts's
+ * `slices`, cut between targets), so the slices' records laid end to end
+ * are the whole linkdb in key order.
+ */
+
+import { InlinksBuilder } from '../common/nutch-writables.js';
+
+/** Nutch's db.max.inlinks. */
+const MAX_INLINKS = 10_000;
+export const LINK_SEP = '\0';
+
+/** A link line's target: the group `slices` keeps whole (NUL sorts below every byte of a URL). */
+export function linkTarget(line: string): string {
+  return line.slice(0, line.indexOf(LINK_SEP));
+}
+
+/** Calls `record` with each target (its UTF-8 bytes as a byte string) and Inlinks (valid until the next call) in the lines' order; returns the number of targets. */
+export function linkRecords(lines: Iterable<string>, record: (target: string, inlinks: Buffer) => void): number {
+  let target: string | undefined;
+  const inlinks = new InlinksBuilder();
+  let targets = 0;
+  let previous = '';
+  const flush = () => {
+    if (target === undefined) return;
+    record(target, inlinks.view());
+    targets++;
+  };
+  for (const line of lines) {
+    if (line === previous) continue;
+    previous = line;
+    const cut = line.indexOf(LINK_SEP);
+    const to = line.slice(0, cut);
+    if (to !== target) {
+      flush();
+      target = to;
+      inlinks.clear();
+    }
+    // The sort lines' byte strings are the Text payloads (UTF-8).
+    const anchorAt = line.indexOf(LINK_SEP, cut + 1);
+    if (inlinks.count < MAX_INLINKS) inlinks.add(line.slice(cut + 1, anchorAt), line.slice(anchorAt + 1));
+  }
+  flush();
+  return targets;
+}
