@@ -157,7 +157,7 @@ class ArcFiles {
         oldest.close();
         this.open.delete(name);
       }
-      reader = ArcReader.open(join(this.dir, at.file), { readSize: ARC_READ_SIZE });
+      reader = ArcReader.open(join(this.dir, at.file), { readSize: ARC_READ_SIZE, reuseReads: true });
       this.open.set(at.file, reader);
     }
     return reader.recordAt(at.offset).content;

@@ -70,6 +70,13 @@ export interface ArcReadOptions {
   borrowContent?: boolean;
   /** Bytes read from the file at a time (default 64 KiB): a few KiB suit random reads of single records. */
   readSize?: number;
+  /**
+   * Read into one buffer kept from read to read (FileWindow's `reuse`), for
+   * many random reads of single records: a buffer a read was garbage, and
+   * external memory that drives V8's collections. Records' contents are
+   * copies either way (or the inflater's, with borrowContent).
+   */
+  reuseReads?: boolean;
 }
 
 /** What reading at one offset gives: a record, a problem, or both; `next` undefined means "resynchronise". */
@@ -96,7 +103,7 @@ export class ArcReader {
   static open(path: string, options: ArcReadOptions = {}): ArcReader {
     const maxRecordSize = options.maxRecordSize ?? DEFAULT_MAX_RECORD_SIZE;
     if (!Number.isSafeInteger(maxRecordSize) || maxRecordSize < 0) throw new RangeError(`bad maxRecordSize ${maxRecordSize}`);
-    const source = FileWindow.open(path, options.readSize);
+    const source = FileWindow.open(path, options.readSize, options.reuseReads === true);
     try {
       return new ArcReader(source, hasGzipMagic(source.read(0, 2)), maxRecordSize, options.onProblem, options.borrowContent === true);
     } catch (err) {
