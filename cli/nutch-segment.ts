@@ -146,7 +146,12 @@ class ArcFiles {
 
   constructor(private readonly dir: string) {}
 
-  /** The HTTP response of the record the bucket's `a` attribute names; undefined when it has none. */
+  /**
+   * The HTTP response of the record the bucket's `a` attribute names;
+   * undefined when it has none. The inflater's bytes, not a copy: valid
+   * until the next call (a document's content is written before the next
+   * document is read).
+   */
   response(bucket: Bucket): Buffer | undefined {
     const at = parseArcAttribute(bucket.header.string('a'));
     if (at === undefined) return undefined;
@@ -157,7 +162,7 @@ class ArcFiles {
         oldest.close();
         this.open.delete(name);
       }
-      reader = ArcReader.open(join(this.dir, at.file), { readSize: ARC_READ_SIZE, reuseReads: true });
+      reader = ArcReader.open(join(this.dir, at.file), { readSize: ARC_READ_SIZE, reuseReads: true, borrowContent: true });
       this.open.set(at.file, reader);
     }
     return reader.recordAt(at.offset).content;
