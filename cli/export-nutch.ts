@@ -22,10 +22,13 @@
  * DefaultCodec, MapFile indexes BLOCK; values under 256 bytes in stored
  * deflate blocks, common/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
  * Hadoop 3, each file with its `.crc` (unless --no-crc). Keys ascend in
- * Hadoop's Text order. One pass over the URL database in URL order (SQLite
- * sorts, shepherd/status.ts) writes the crawldb and hands the copies we hold
- * to worker threads, which make the segment's records (cli/nutch-segment.ts);
- * the main thread writes them in order as they come back. The linkdb's lines
+ * Hadoop's Text order. The URL database is read in one transaction
+ * (shepherd/status.ts UrlSnapshot; SQLite sorts by URL): the copies we hold
+ * go to worker threads, which make the segment's records
+ * (cli/nutch-segment.ts), and the main thread writes those in order as they
+ * come back; meanwhile it writes the crawldb from a second read of every
+ * row, a thousand rows at a time, so that the threads never wait for it.
+ * The linkdb's lines
  * (UTF-8 bytes read as Latin-1, NUL between fields) are sorted into runs by
  * those threads (common/external-sort.ts); their merge is cut into slices
  * between targets, the same threads make each slice's records
