@@ -32,6 +32,13 @@
     return NULL;                                                                 \
   }
 
+/* A JavaScript number; NULL (with an exception pending) if it cannot be made. */
+static napi_value number(napi_env env, double value) {
+  napi_value result;
+  CHECK(napi_create_double(env, value, &result));
+  return result;
+}
+
 static void free_compressor(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -77,9 +84,7 @@ static napi_value compress(napi_env env, napi_callback_info info) {
   if (format == 0) n = libdeflate_deflate_compress(c, in, in_length, out, out_length);
   else if (format == 1) n = libdeflate_zlib_compress(c, in, in_length, out, out_length);
   else n = libdeflate_gzip_compress(c, in, in_length, out, out_length);
-  napi_value result;
-  CHECK(napi_create_double(env, (double)n, &result));
-  return result;
+  return number(env, (double)n);
 }
 
 static napi_value bound(napi_env env, napi_callback_info info) {
@@ -96,9 +101,7 @@ static napi_value bound(napi_env env, napi_callback_info info) {
   if (format == 0) n = libdeflate_deflate_compress_bound(c, (size_t)length);
   else if (format == 1) n = libdeflate_zlib_compress_bound(c, (size_t)length);
   else n = libdeflate_gzip_compress_bound(c, (size_t)length);
-  napi_value result;
-  CHECK(napi_create_double(env, (double)n, &result));
-  return result;
+  return number(env, (double)n);
 }
 
 static napi_value adler32(napi_env env, napi_callback_info info) {
@@ -158,9 +161,7 @@ static napi_value crc32_chunks(napi_env env, napi_callback_info info) {
   }
   s[0] = crc;
   s[1] = (double)partial;
-  napi_value result;
-  CHECK(napi_create_double(env, (double)done, &result));
-  return result;
+  return number(env, (double)done);
 }
 
 static void free_decompressor(napi_env env, void *data, void *hint) {
