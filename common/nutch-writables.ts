@@ -82,6 +82,13 @@ export interface CrawlDatum {
 
 export const CRAWL_DATUM_VERSION = 7;
 
+/** Java's Math.round(float): NaN is 0, the result an int, clamped (old CrawlDatums kept the interval as a float). */
+function javaRound(value: number): number {
+  if (Number.isNaN(value)) return 0;
+  // + 0: Math.round(-0.4) is -0, which no int is.
+  return Math.min(2 ** 31 - 1, Math.max(-(2 ** 31), Math.round(value))) + 0;
+}
+
 function corruptVersion(r: DataReader, what: string, version: number, at: number): SherlockError {
   return r.corrupt(`unsupported ${what} version ${version}`, at);
 }
@@ -95,7 +102,7 @@ export const CRAWL_DATUM = registerWritable<CrawlDatum>({
     let status = r.i8('status');
     const fetchTime = r.i64('fetch time');
     const retries = r.i8('retries');
-    const fetchInterval = version > 5 ? r.i32('fetch interval') : Math.round(r.f32('fetch interval'));
+    const fetchInterval = version > 5 ? r.i32('fetch interval') : javaRound(r.f32('fetch interval'));
     const score = r.f32('score');
     const modifiedTime = r.i64('modified time');
     const length = r.i8('signature length');

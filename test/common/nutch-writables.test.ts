@@ -152,6 +152,25 @@ test('crawldbs: status totals, the minimal 29-byte datum, the redirect datum and
   assert.ok(legacy.every(([, d]) => d.fetchInterval === 30 && d.metadata === null));
 });
 
+test("a v5 datum's float interval reads as Java's Math.round: NaN 0, clamped to an int, never -0", () => {
+  const v5 = (interval: number): number => {
+    const bytes = Buffer.alloc(29);
+    bytes[0] = 5;
+    bytes[1] = 1;
+    bytes.writeFloatBE(interval, 11);
+    const datum = decodeWritable(CRAWL_DATUM, bytes, '(v5)', 0);
+    // What it reads writes back (as v7, an int) and reads the same.
+    assert.deepEqual(decodeWritable(CRAWL_DATUM, encodeWritable(CRAWL_DATUM, datum), '(v7)', 0), datum);
+    return datum.fetchInterval;
+  };
+  assert.equal(v5(2592000), 2592000);
+  assert.equal(v5(2.5), 3);
+  assert.ok(Object.is(v5(-0.4), 0));
+  assert.equal(v5(NaN), 0);
+  assert.equal(v5(1e12), 2 ** 31 - 1);
+  assert.equal(v5(-Infinity), -(2 ** 31));
+});
+
 test('Common Crawl content: a revisit with 0 bytes and multi-valued set-cookie headers', () => {
   const content = records<Content>(nutchData('commoncrawl-1.22-revisit-segment/20260224170658-revisit/content'));
   assert.deepEqual(
