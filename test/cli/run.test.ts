@@ -78,7 +78,8 @@ test('sherlock run crawls, indexes and serves a loopback site, restarts a killed
 test('sherlock run killed with SIGKILL: its daemons notice and stop on their own', async (t) => {
   const state = scratchDir(t);
   const notify = notifySocket(t);
-  const run = startCli(t, ['run', '--state', state, '--listen', '127.0.0.1:0'], { env: { NOTIFY_SOCKET: notify.path } });
+  // Killed, it cannot remove its notification directory: that goes in the test's scratch directory.
+  const run = startCli(t, ['run', '--state', state, '--listen', '127.0.0.1:0'], { env: { NOTIFY_SOCKET: notify.path, TMPDIR: scratchDir(t) } });
   const daemons = ['gatherer', 'shepherd', 'indexer', 'searcher'];
   t.after(() => {
     for (const daemon of daemons) for (const pid of pids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
