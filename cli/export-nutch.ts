@@ -28,14 +28,13 @@
  * (cli/nutch-segment.ts), and the main thread writes those in order as they
  * come back; meanwhile it writes the crawldb from a second read of every
  * row, a thousand rows at a time, so that the threads never wait for it.
- * The linkdb's lines
- * (UTF-8 bytes read as Latin-1, NUL between fields) are sorted into runs by
- * those threads (common/external-sort.ts); their merge is cut into slices
- * between targets, the same threads make each slice's records
- * (cli/nutch-linkdb.ts) and the main thread writes the linkdb last, in
- * order. Memory stays bounded whatever the
- * crawl's size: one row, a few batches of documents, one group of inlinks at
- * a time, plus the sorts' budgets.
+ * The linkdb's lines (UTF-8 bytes read as Latin-1, NUL between fields) are
+ * sorted into runs by those threads (common/external-sort.ts); their merge
+ * is cut into slices between targets, the same threads make each slice's
+ * records (cli/nutch-linkdb.ts) and the main thread writes the linkdb last,
+ * in order. Memory stays bounded whatever the crawl's size: one row, a few
+ * batches of documents, one group of inlinks at a time, plus the sorts'
+ * budgets.
  *
  * A URL row maps to a CrawlDatum as shepherd/nutch-crawldb.ts says. A copy we
  * hold is the bucket a row's `oid` names, and its ARC record for the content.

@@ -16,7 +16,7 @@
  *   u8 file (SEGMENT_FILES index), i32 key length, key (a serialised Text),
  *   i32 value length, value as the file stores it (RECORD: deflated already)
  *
- * and the number of documents. Errors come back as SherlockError fields.
+ * and the number of documents. Errors come back as ThreadErrors (common/errors.ts).
  *
  * The linkdb's lines (`target NUL from NUL anchor`) stay in the thread that
  * made them: each sorts its own into run files under the main thread's sort

@@ -264,10 +264,10 @@ const deflaters = new Map<number, GzipDeflater>();
 
 /**
  * Compresses `data` as one complete gzip member (header, deflate, CRC32/ISIZE
- * trailer). Synchronous: zlib's async form
- * costs more in stream set-up and thread hand-overs than a level-1 member of
- * a web page takes to compress; the gatherer runs this in its parse workers
- * instead (arc-write.ts frameArcRecord).
+ * trailer). Synchronous: zlib's async form costs more in stream set-up and
+ * thread hand-overs than a level-1 member of a web page takes to compress;
+ * the gatherer runs this in its parse workers instead (arc-write.ts
+ * frameArcRecord).
  */
 export function compressMember(data: Uint8Array, level?: number): Buffer {
   let deflater = deflaters.get(level ?? -1);

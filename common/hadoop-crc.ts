@@ -42,18 +42,13 @@ export class ChecksumBuilder {
   private readonly state = new Float64Array(2);
 
   update(bytes: Uint8Array): void {
-    const most = this.count + 4 * Math.floor((this.state[1]! + bytes.length) / BYTES_PER_CHECKSUM);
-    if (most > this.sums.length) {
-      const grown = Buffer.allocUnsafe(Math.max(most, this.sums.length * 2));
-      this.sums.copy(grown, 0, 0, this.count);
-      this.sums = grown;
-    }
+    this.room(Math.floor((this.state[1]! + bytes.length) / BYTES_PER_CHECKSUM));
     this.count += 4 * libdeflate.crc32Chunks(bytes, BYTES_PER_CHECKSUM, this.state, this.sums, this.count);
   }
 
   finish(): Buffer {
     if (this.state[1]! > 0) {
-      if (this.count + 4 > this.sums.length) this.sums = Buffer.concat([this.sums.subarray(0, this.count), Buffer.alloc(4)]);
+      this.room(1);
       this.sums.writeUInt32BE(this.state[0]!, this.count);
       this.count += 4;
     }
@@ -61,6 +56,15 @@ export class ChecksumBuilder {
     MAGIC.copy(header);
     header.writeInt32BE(BYTES_PER_CHECKSUM, 4);
     return Buffer.concat([header, this.sums.subarray(0, this.count)]);
+  }
+
+  /** Makes room for `chunks` more sums. */
+  private room(chunks: number): void {
+    const most = this.count + 4 * chunks;
+    if (most <= this.sums.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(most, this.sums.length * 2));
+    this.sums.copy(grown, 0, 0, this.count);
+    this.sums = grown;
   }
 }
 
