@@ -4,7 +4,7 @@
  *
  * Steps: install the Debian packages that are missing → lay the corpus out as
  * loopback hosts → extract its text (cached) → load the committed query set →
- * start the site server → gathering (wget, crawlee, sherlock) → URL database →
+ * start the site server → gathering (wget, crawlee, a bare undici loop, sherlock) → URL database →
  * indexing and searching (SQLite FTS5, Lucene, Xapian, sherlock) → exports →
  * stop the server → print the tables and write bench/results/latest.md.
  *
@@ -23,7 +23,7 @@ import { buildLayout, ensurePackages, isInstalled, OPTIONAL_TOOL_PACKAGES, packa
 import { extractCorpus } from './extract.js';
 import { killAllChildren } from './measure.js';
 import { parseOptions, USAGE, UsageError } from './options.js';
-import { crawlee, wget } from './peers/gather.js';
+import { crawlee, undiciLoop, wget } from './peers/gather.js';
 import { fts5, lucene, xapian } from './peers/engines.js';
 import { sqliteUrlTable } from './peers/urldb.js';
 import { urlDbScale } from './urldb-run.js';
@@ -137,7 +137,7 @@ async function warmSite(ctx: BenchContext): Promise<void> {
 
 async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
   const peers: Row[] = [];
-  for (const entry of [wget(), crawlee()]) {
+  for (const entry of [wget(), crawlee(), undiciLoop()]) {
     log(`gathering: ${entry.name}`);
     peers.push(await gatherRow(ctx, entry));
     footnotes.push(entry.how);

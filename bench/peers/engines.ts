@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { check, run } from '../measure.js';
+import { packageVersion } from './versions.js';
 import type { Availability, BenchContext, BuildResult, EngineEntry, SearchResult } from '../parts.js';
 
 /** Total size of the regular files under a path (a file or a directory). */
@@ -41,15 +42,6 @@ interface SearchOut {
   zeroHits: number;
   /** Each query's top 10 URLs (Lucene only). */
   top?: string[][];
-}
-
-function packageVersion(name: string): string | undefined {
-  try {
-    const require = createRequire(import.meta.url);
-    return (require(`${name}/package.json`) as { version: string }).version;
-  } catch {
-    return undefined;
-  }
 }
 
 function sqliteVersion(): string | undefined {

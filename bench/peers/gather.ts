@@ -1,14 +1,16 @@
 /**
  * Gathering peers: GNU wget and crawlee's CheerioCrawler crawling the same
- * loopback site from the same seeds. Both write what they fetch under the run
- * directory, which the harness removes after each run.
+ * loopback site from the same seeds, and a bare undici loop
+ * (undici-loop.ts) as the ceiling of a polite crawler in Node.js here. wget
+ * and crawlee write what they fetch under the run directory, which the
+ * harness removes after each run.
  */
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { check, run } from '../measure.js';
+import { packageVersion } from './versions.js';
 import type { Availability, BenchContext, GatherEntry, GatherResult } from '../parts.js';
 
 function wgetVersion(): string | undefined {
@@ -75,27 +77,36 @@ export const wget = (): GatherEntry => ({
   },
 });
 
-function crawleeVersion(): string | undefined {
-  try {
-    const require = createRequire(import.meta.url);
-    return (require('@crawlee/cheerio/package.json') as { version: string }).version;
-  } catch {
-    return undefined;
-  }
-}
+export const undiciLoop = (): GatherEntry => ({
+  name: `bare undici ${packageVersion('undici') ?? '?'} loop`,
+  how:
+    'bare undici loop (bench/peers/undici-loop.ts): per host robots.txt first (Disallow through robots-parser), then one request ' +
+    'at a time on one kept-alive connection, no delay, one retry; links by a regular expression over `href="…"`, same host ' +
+    'only; bodies dropped: no parsing, archive or URL database, so it bounds what any crawler keeping to one request at a time ' +
+    'per IP can do on this machine and site. Time: process start to exit.',
+  async available(): Promise<Availability> {
+    return packageVersion('undici') === undefined ? { status: 'unavailable', reason: 'undici not installed (npm ci)' } : true;
+  },
+  async crawl(ctx: BenchContext, runDir: string): Promise<GatherResult> {
+    mkdirSync(runDir, { recursive: true });
+    const script = join(ctx.distDir, 'peers', 'undici-loop.js');
+    const r = check('undici loop', await run(process.execPath, [script, ctx.seedsFile], { cwd: runDir, timeoutMs: 1_800_000, keepOutput: 4000 }));
+    return { wallMs: r.wallMs, peakRss: r.peakRss };
+  },
+});
 
 export const CRAWLEE_MIN_CONCURRENCY = 8;
 export const CRAWLEE_MAX_CONCURRENCY = 64;
 
 export const crawlee = (): GatherEntry => ({
-  name: `crawlee ${crawleeVersion() ?? '?'} CheerioCrawler`,
+  name: `crawlee ${packageVersion('@crawlee/cheerio') ?? '?'} CheerioCrawler`,
   how:
     `crawlee: one CheerioCrawler (@crawlee/cheerio) with every host's entry page as a start URL, ` +
     `enqueueLinks({strategy: 'same-hostname'}), respectRobotsTxtFile: true (Disallow only; crawlee has no Crawl-delay), ` +
     `maxRequestRetries 1, concurrency ${CRAWLEE_MIN_CONCURRENCY}–${CRAWLEE_MAX_CONCURRENCY} (autoscaled), in-memory storage. ` +
     'Time: process start to exit.',
   async available(): Promise<Availability> {
-    return crawleeVersion() === undefined ? { status: 'unavailable', reason: '@crawlee/cheerio not installed (npm install)' } : true;
+    return packageVersion('@crawlee/cheerio') === undefined ? { status: 'unavailable', reason: '@crawlee/cheerio not installed (npm install)' } : true;
   },
   async crawl(ctx: BenchContext, runDir: string): Promise<GatherResult> {
     mkdirSync(runDir, { recursive: true });

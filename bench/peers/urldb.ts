@@ -7,29 +7,21 @@
  *   node dist/bench/peers/urldb-worker.js DB URLS SITES   → {"added":N,"inject":{"wallMs":…,"cpuMs":…},…}
  */
 
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { sizeOf } from './engines.js';
+import { packageVersion } from './versions.js';
 import { runUrlDbWorker } from '../urldb-run.js';
 import type { Availability, BenchContext, UrlDbEntry, UrlDbResult, UrlDbScale } from '../parts.js';
 
-function version(): string | undefined {
-  try {
-    return (createRequire(import.meta.url)('better-sqlite3/package.json') as { version: string }).version;
-  } catch {
-    return undefined;
-  }
-}
-
 export const sqliteUrlTable: UrlDbEntry = {
-  name: `SQLite table, url PRIMARY KEY (better-sqlite3 ${version() ?? '?'})`,
+  name: `SQLite table, url PRIMARY KEY (better-sqlite3 ${packageVersion('better-sqlite3') ?? '?'})`,
   how:
     'URL database baseline: `CREATE TABLE urls(url TEXT PRIMARY KEY, state INTEGER, depth INTEGER, next_fetch INTEGER)` in WAL mode ' +
     'with synchronous=NORMAL; the synthetic URLs inserted (INSERT OR IGNORE) 100,000 per transaction; plan: the first 100,000 rows with ' +
     'state 0 (no order: no index but the URL\'s), each then updated by url; merge: state and next_fetch of each updated by url, one ' +
     'transaction. Size: database and WAL files.',
   async available(): Promise<Availability> {
-    return version() === undefined ? { status: 'unavailable', reason: 'better-sqlite3 not installed (npm install)' } : true;
+    return packageVersion('better-sqlite3') === undefined ? { status: 'unavailable', reason: 'better-sqlite3 not installed (npm install)' } : true;
   },
   async load(ctx: BenchContext, dir: string, scale: UrlDbScale): Promise<UrlDbResult> {
     const db = join(dir, 'urls.sqlite');

@@ -1,0 +1,104 @@
+/**
+ * The bare-loop peer's process: the least a polite crawler can do, in
+ * Node.js with undici, so the gathering table shows what this machine and
+ * site allow before any of sherlock's work (issue 4 quotes "a bare undici
+ * loop" beside wget).
+ *
+ *   node dist/bench/peers/undici-loop.js SEEDS_FILE
+ *
+ * Per host: robots.txt first (its Disallow rules through robots-parser, as
+ * sherlock's), then one request at a time on one kept-alive connection, no
+ * delay, one retry after an error; links taken from `href="…"` by a regular
+ * expression, resolved, kept when on the same host, `.html` (or a directory)
+ * and allowed, and a redirect's target taken like a link; bodies read and
+ * dropped. Crawl-delay is not honoured (nor by wget or crawlee). No archive, no parsing, no URL
+ * database: everything sherlock adds is missing, so its pages/s is an upper
+ * bound for any crawler that keeps to one request at a time per IP here.
+ * Prints {"pages":N,"requests":N} when done.
+ */
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Agent, request } from 'undici';
+
+// robots-parser is CommonJS with a default-export typing (as gatherer/robots.ts loads it).
+const robotsParser = createRequire(import.meta.url)('robots-parser') as typeof import('robots-parser').default;
+
+const AGENT = 'undici-loop-sherlock-bench';
+const HREF = /href\s*=\s*"([^"#]*)/gi;
+const PAGE_PATH = /(\.html|\/)$/;
+
+const [seedsFile] = process.argv.slice(2);
+if (seedsFile === undefined) {
+  process.stderr.write('usage: undici-loop SEEDS_FILE\n');
+  process.exit(2);
+}
+const seeds = readFileSync(seedsFile, 'utf8')
+  .split('\n')
+  .filter((l) => l.startsWith('http://127.'));
+
+const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
+const seen = new Set<string>();
+let pages = 0;
+let requests = 0;
+
+interface Answer {
+  status: number;
+  location: string | undefined;
+  /** The body of an HTML or plain-text answer (pages, robots.txt); other bodies are dropped unread. */
+  text: string | undefined;
+  html: boolean;
+}
+
+/** One GET, retried once after a network error or a 5xx; undefined when both failed. */
+async function get(url: string): Promise<Answer | undefined> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    requests++;
+    try {
+      const res = await request(url, { dispatcher, headers: { 'user-agent': AGENT } });
+      const type = String(res.headers['content-type'] ?? '');
+      const html = type.includes('text/html');
+      const text = html || type.includes('text/plain') ? await res.body.text() : (await res.body.dump(), undefined);
+      if (res.statusCode >= 500 && attempt === 0) continue;
+      const location = res.headers.location;
+      return { status: res.statusCode, location: typeof location === 'string' ? location : undefined, text, html };
+    } catch {
+      // a reset or a refused connection: the retry, then give up
+    }
+  }
+  return undefined;
+}
+
+/** Crawls one host from its entry page, one request after another. */
+async function crawlHost(seed: string): Promise<void> {
+  const origin = new URL(seed).origin;
+  const robotsUrl = `${origin}/robots.txt`;
+  const robotsAnswer = await get(robotsUrl);
+  const robots = robotsParser(robotsUrl, robotsAnswer?.status === 200 ? (robotsAnswer.text ?? '') : '');
+  const queue = [seed];
+  seen.add(seed);
+  for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
+    const answer = await get(url);
+    if (answer === undefined) continue;
+    const page = answer.html ? answer.text : undefined;
+    if (answer.status === 200 && page !== undefined) pages++;
+    const links = answer.location !== undefined ? [answer.location] : page !== undefined ? Array.from(page.matchAll(HREF), (m) => m[1]!) : [];
+    for (const found of links) {
+      let link: URL;
+      try {
+        link = new URL(found, url);
+      } catch {
+        continue;
+      }
+      link.hash = '';
+      const href = link.href;
+      if (link.origin !== origin || !PAGE_PATH.test(link.pathname) || seen.has(href)) continue;
+      seen.add(href);
+      if (robots.isAllowed(href, AGENT) !== false) queue.push(href);
+    }
+  }
+}
+
+await Promise.all(seeds.map(crawlHost));
+await dispatcher.close();
+process.stdout.write(JSON.stringify({ pages, requests }) + '\n');
