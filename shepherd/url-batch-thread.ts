@@ -13,6 +13,29 @@ import type { BatchRequest, JoinedUrls, PreparedBatch } from './url-batch.js';
 /** A PreparedBatch as it crosses back: its URLs as ASCII bytes and their lengths, so no string outlives the batch on either side. */
 export interface WireBatch extends JoinedUrls, Omit<PreparedBatch, 'urls'> {}
 
+/**
+ * A BatchRequest as it crosses to the worker: its URLs as UTF-8 in a buffer
+ * shared by the two threads, and their lengths in bytes. Cloning an array of
+ * 100,000 short strings cost the database thread ~0.9 µs a URL at 10 million
+ * URLs; writing them into the buffer costs a fraction of that and leaves no
+ * garbage behind. One buffer serves every batch: the owner writes the next
+ * request only after receive() has taken the last answer, and the worker has
+ * read its request before it answers.
+ */
+export interface WireRequest extends Omit<BatchRequest, 'urls'> {
+  shared: SharedArrayBuffer;
+  lengths: Uint32Array;
+}
+
+/** The request's URLs, read back out of the shared buffer. */
+export function requestFromWire({ shared, lengths, ...rest }: WireRequest): BatchRequest {
+  const bytes = Buffer.from(shared);
+  const urls = new Array<string>(lengths.length);
+  let at = 0;
+  for (let i = 0; i < lengths.length; i++) urls[i] = bytes.toString('utf8', at, (at += lengths[i]!));
+  return { ...rest, urls };
+}
+
 /** The batch and the buffers to transfer with it (each once: a view's buffer may be shared). */
 export function wireBatch({ urls, ...rest }: PreparedBatch): [WireBatch, ArrayBuffer[]] {
   const lengths = Uint32Array.from(urls, (url) => url.length);
@@ -49,6 +72,8 @@ export class BatchThread {
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  /** The requests' URLs (WireRequest); replaced by a larger one when a batch does not fit. */
+  private shared = new SharedArrayBuffer(1 << 20);
 
   constructor() {
     const { port1, port2 } = new MessageChannel();
@@ -61,8 +86,17 @@ export class BatchThread {
     this.port = port1;
   }
 
-  send(request: BatchRequest): void {
-    this.worker.postMessage(request, [request.depths.buffer as ArrayBuffer]);
+  /** Hands the thread a batch; at most one may be out at a time (send, receive, send…). */
+  send({ urls, ...rest }: BatchRequest): void {
+    let room = 0;
+    for (const url of urls) room += 3 * url.length; // UTF-8 bytes of a UTF-16 unit, at most
+    if (room > this.shared.byteLength) this.shared = new SharedArrayBuffer(room);
+    const bytes = Buffer.from(this.shared);
+    const lengths = new Uint32Array(urls.length);
+    let at = 0;
+    for (let i = 0; i < urls.length; i++) at += lengths[i] = bytes.write(urls[i]!, at, 'utf8');
+    const wire: WireRequest = { ...rest, shared: this.shared, lengths };
+    this.worker.postMessage(wire, [wire.depths.buffer as ArrayBuffer, lengths.buffer]);
   }
 
   /** The oldest batch sent, prepared; blocks the thread until it is. */

@@ -6,15 +6,15 @@
  */
 
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { SiteHalves, prepareBatch, type BatchRequest } from './url-batch.js';
-import { wireBatch } from './url-batch-thread.js';
+import { SiteHalves, prepareBatch } from './url-batch.js';
+import { requestFromWire, wireBatch, type WireRequest } from './url-batch-thread.js';
 
 const { port, signal } = workerData as { port: MessagePort; signal: Int32Array };
 const halves = new SiteHalves();
 
-parentPort!.on('message', (request: BatchRequest) => {
+parentPort!.on('message', (request: WireRequest) => {
   try {
-    const [batch, transfer] = wireBatch(prepareBatch(request, halves));
+    const [batch, transfer] = wireBatch(prepareBatch(requestFromWire(request), halves));
     port.postMessage({ batch }, transfer);
   } catch (err) {
     port.postMessage({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
