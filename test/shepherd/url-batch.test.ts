@@ -46,7 +46,7 @@ function rows(state: string): unknown[] {
   }
 }
 
-/** Batches with everything inject weighs: duplicates within and across batches, bad URLs, relative ones, depths past max_depth, sites past max_urls. */
+/** Batches with everything inject weighs: duplicates within and across batches, bad URLs, relative ones, non-ASCII ones, depths past max_depth, sites past max_urls. */
 function batches(): InjectBatch[] {
   const out: InjectBatch[] = [];
   let k = 0;
@@ -58,6 +58,8 @@ function batches(): InjectBatch[] {
       const n = (k * 31) % 250;
       if (k % 97 === 0) entries.push({ url: `ftp://bad.example/${k}` });
       else if (k % 89 === 0) entries.push({ url: `page-${n}.html`, source: `${site}/dir/`, depth: 2 });
+      // Non-ASCII crosses to the worker as UTF-8 (2 and 4 bytes a character here).
+      else if (k % 83 === 0) entries.push({ url: `${site}/café/${n}/😀`, depth: 1 });
       else entries.push({ url: `${site}/p/${n}?x=${n % 3}`, depth: k % 7 });
     }
     out.push({ entries, now: T0 + 60 * b });
