@@ -15,12 +15,12 @@ export interface WireBatch extends JoinedUrls, Omit<PreparedBatch, 'urls'> {}
 
 /**
  * A BatchRequest as it crosses to the worker: its URLs as UTF-8 in a buffer
- * shared by the two threads, and their lengths in bytes. Cloning an array of
- * 100,000 short strings cost the database thread ~0.9 µs a URL at 10 million
- * URLs; writing them into the buffer costs a fraction of that and leaves no
- * garbage behind. One buffer serves every batch: the owner writes the next
- * request only after receive() has taken the last answer, and the worker has
- * read its request before it answers.
+ * shared by the two threads, and their lengths in bytes. An array of 100,000
+ * strings, cloned one by one, left its garbage on the database thread's heap
+ * (peak RSS at 10 million URLs 1,007 against 989 MiB with the buffer;
+ * docs/decisions.md, Shepherd). One buffer serves every batch: the owner
+ * writes the next request only after receive() has taken the last answer,
+ * and the worker has read its request before it answers.
  */
 export interface WireRequest extends Omit<BatchRequest, 'urls'> {
   shared: SharedArrayBuffer;
