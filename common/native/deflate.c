@@ -70,15 +70,20 @@ static napi_status bytes(napi_env env, napi_value v, void **data, size_t *length
   return s == napi_ok && type != napi_uint8_array ? napi_invalid_arg : s;
 }
 
+/* The `argc` arguments of compress() or bound() into argv, and the compressor and format they both begin with. */
+static napi_status compressor_args(napi_env env, napi_callback_info info, size_t argc, napi_value *argv, void **c, int32_t *format) {
+  napi_status s = napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (s == napi_ok) s = napi_get_value_external(env, argv[0], c);
+  if (s == napi_ok) s = napi_get_value_int32(env, argv[1], format);
+  return s;
+}
+
 static napi_value compress(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
   napi_value argv[4];
   void *c, *in, *out;
   int32_t format;
   size_t in_length, out_length, n;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  CHECK(napi_get_value_external(env, argv[0], &c));
-  CHECK(napi_get_value_int32(env, argv[1], &format));
+  CHECK(compressor_args(env, info, 4, argv, &c, &format));
   CHECK(bytes(env, argv[2], &in, &in_length));
   CHECK(bytes(env, argv[3], &out, &out_length));
   if (format == 0) n = libdeflate_deflate_compress(c, in, in_length, out, out_length);
@@ -88,15 +93,12 @@ static napi_value compress(napi_env env, napi_callback_info info) {
 }
 
 static napi_value bound(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
   napi_value argv[3];
   void *c;
   int32_t format;
   int64_t length;
   size_t n;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  CHECK(napi_get_value_external(env, argv[0], &c));
-  CHECK(napi_get_value_int32(env, argv[1], &format));
+  CHECK(compressor_args(env, info, 3, argv, &c, &format));
   CHECK(napi_get_value_int64(env, argv[2], &length));
   if (format == 0) n = libdeflate_deflate_compress_bound(c, (size_t)length);
   else if (format == 1) n = libdeflate_zlib_compress_bound(c, (size_t)length);
