@@ -59,7 +59,7 @@ export const shepherdConfig = z
     plan_batch: z.number().int().min(1).max(1_000_000).default(20_000),
     plan_per_site: z.number().int().min(1).max(1_000_000).default(2_000),
     /** Memory SQLite may use to cache pages of the URL database. */
-    db_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
+    db_cache: size({ min: '1MiB', max: '64GiB' }).prefault('128MiB'),
     /** Loopback HOST:PORT serving /metrics for `sherlock shepherd run`; "" serves none. Changes on restart. */
     admin_listen: adminListen(),
   })

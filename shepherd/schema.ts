@@ -45,12 +45,13 @@ export interface Migration {
  *   created    INTEGER  when the first URL of the site was seen
  *
  * urls — one row per URL, in the order first seen (the rowid, `id`, only
- * grows), found by footprint through the unique index urls_footprint. A
- * batch of new URLs is appended at the end of the table; only the narrow
- * footprint index takes random inserts (docs/decisions.md, "Shepherd", has
- * the figures against the earlier layout keyed by footprint):
+ * grows). A batch of new URLs is appended at the end of the table. Version 1
+ * found rows by footprint through the unique index urls_footprint, the one
+ * structure that took random inserts; version 2 drops it, and UrlDb finds
+ * rows through its footprint map in memory (footprint-map.ts; figures for
+ * each layout in docs/decisions.md, "Shepherd"):
  *   id             INTEGER  PRIMARY KEY: rowid, first-seen order (rows are never deleted)
- *   footprint      BLOB 16  UNIQUE: site half (8) + path-and-query half (8)
+ *   footprint      BLOB 16  unique (UrlDb checks before it inserts): site half (8) + path-and-query half (8)
  *   url            TEXT     canonical URL
  *   site_id        INTEGER  → sites.id
  *   state          INTEGER  UrlState (urldb.ts): 0 new … 8 disallowed
@@ -72,7 +73,7 @@ export interface Migration {
  * meta — key/value: checkpoints (the bucket oid merged up to), written in the
  * same transaction as the rows they cover.
  *
- * Indexes besides urls_footprint, both partial, so each holds only the rows
+ * Indexes, both partial, so each holds only the rows
  * the planner looks for (and the rowid, which is how the planner reads on):
  *   urls_new      (weight DESC, depth, id) WHERE state = 0
  *     The new-URL band in plan order, read front to back and left as soon as
@@ -133,7 +134,19 @@ CREATE TABLE meta (
 ) STRICT;
 `;
 
-export const MIGRATIONS: readonly Migration[] = [{ summary: 'sites, urls and meta tables; planner indexes', sql: V1 }];
+/**
+ * Version 2: rows are found by footprint through UrlDb's footprint map
+ * (footprint-map.ts), built in memory from the table, not through
+ * urls_footprint, whose random inserts were most of the cost of a new URL
+ * at 10 million rows. Footprints stay unique because the one writer checks
+ * the map before every insert.
+ */
+const V2 = `DROP INDEX urls_footprint;`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { summary: 'sites, urls and meta tables; planner indexes', sql: V1 },
+  { summary: 'URLs found by footprint in memory: urls_footprint dropped', sql: V2 },
+];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -3,11 +3,14 @@
  * sherlock-original §2 "Refetch", §3): every URL the crawl knows, keyed by its
  * 16-byte footprint, with its state, depth, refetch schedule and what the last
  * fetch said; the sites with their budgets; checkpoints. The table layout and
- * the migrations are in schema.ts.
+ * the migrations are in schema.ts. A URL's row is found through the footprint
+ * map (footprint-map.ts): built from the table the first time it is needed,
+ * ~7 s and 128 MiB at 10 million URLs, and kept up to date by this writer.
  *
  * Access. One writer: open() takes `urls.sqlite.lock` (common/lock.ts) and
- * holds it until close(); the site counts cached here are right only because
- * no other process writes. SQLite in WAL mode, synchronous=NORMAL, foreign keys
+ * holds it until close(); the site counts and the footprint map kept here
+ * are right only because no other process writes (readers such as
+ * status.ts read the tables as they are). SQLite in WAL mode, synchronous=NORMAL, foreign keys
  * on. Every bulk operation (inject, addLinks, recordResults, markQueued,
  * feedback) is one transaction of prepared statements; `transaction(fn)` makes
  * one around several calls, and calls inside it join it. So a merge step writes
@@ -15,15 +18,14 @@
  *
  *   db.transaction(() => { db.recordResults(results, now); db.setMeta('bucket_checkpoint', next); });
  *
- * Speed. Rows are appended in first-seen order (schema.ts); only the
- * footprint index, ~26 bytes an entry, takes inserts all over its B-tree.
- * Adding URLs is two halves: the JavaScript (canonical form, footprint, site,
- * hash order) makes a PreparedBatch (url-batch.ts), then this thread inserts
- * it. injectAll does the first half of the next batch in a worker thread
- * while this thread inserts the current one, so on two cores the insert is
- * the critical path: at 10 million URLs most of it is SQLite's B-trees, the
- * footprint index first. Transactions of 100,000 or 1,000,000 URLs cost
- * about the same. docs/decisions.md ("Shepherd") has the figures.
+ * Speed. Rows are appended in first-seen order (schema.ts), and a new URL
+ * is known to be new by a probe of the footprint map, so no B-tree takes
+ * inserts all over it. Adding URLs is two halves: the JavaScript (canonical
+ * form, footprint, site, hash order) makes a PreparedBatch (url-batch.ts),
+ * then this thread inserts it. injectAll does the first half of the next
+ * batch in a worker thread while this thread inserts the current one, so on
+ * two cores the insert is the critical path. docs/decisions.md ("Shepherd")
+ * has the figures.
  *
  * Crash. kill -9 loses nothing committed (the WAL is in the page cache); a
  * power loss may lose the last commits (synchronous=NORMAL syncs the WAL at
@@ -105,6 +107,7 @@ import { logger } from '../common/log.js';
 import type { PlanEntry } from '../common/plan-file.js';
 import { canonicalOrNone, canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
+import { FootprintMap, MAX_ROW_ID, footprintKey } from './footprint-map.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
 import { BatchReader, SiteHalves, prepareBatch, type BatchData, type BatchRequest } from './url-batch.js';
 import { BatchThread, fitsThread } from './url-batch-thread.js';
@@ -391,35 +394,39 @@ function prepareAll(db: Database.Database) {
       `UPDATE sites SET max_urls = ?, max_depth = ?, delay_ms = ? WHERE id = ?`,
     ),
     insert: db.prepare<[Buffer, string, number, number, number]>(
-      `INSERT OR IGNORE INTO urls (footprint, url, site_id, state, depth, first_seen) VALUES (?, ?, ?, ${NEW}, ?, ?)`,
+      `INSERT INTO urls (footprint, url, site_id, state, depth, first_seen) VALUES (?, ?, ?, ${NEW}, ?, ?)`,
     ),
+    /** 1 when row ? has footprint ?, 0 when another, undefined when there is no such row. */
+    holds: db.prepare<[Buffer, number], number>(`SELECT footprint = ? FROM urls WHERE id = ?`).pluck(),
+    /** The footprint map's rows, in slices of ids: each row as 10 hex digits of id and 32 of footprint. */
+    mapSlice: db.prepare<[number, number], string | null>(`SELECT group_concat(printf('%010x%s', id, hex(footprint)), '') FROM urls WHERE id BETWEEN ? AND ?`).pluck(),
+    rowSpan: db.prepare<[], { rows: number; last: number | null }>(`SELECT count(*) AS rows, max(id) AS last FROM urls`),
     restore: db.prepare<[Record<string, unknown>]>(
       `UPDATE urls SET state = @state, last_fetch = @last_fetch, next_fetch = @next_fetch, interval = @interval, retries = @retries,
          status = @status, error = @error, checksum = @checksum, last_modified = @last_modified, etag = @etag, weight = @weight, redirect = @redirect
-       WHERE footprint = @footprint`,
+       WHERE id = @id`,
     ),
-    exists: db.prepare<[Buffer], number>(`SELECT 1 FROM urls WHERE footprint = ?`).pluck(),
-    lowerDepth: db.prepare<[number, Buffer, number]>(`UPDATE urls SET depth = ? WHERE footprint = ? AND depth > ?`),
-    origin: db.prepare<[Buffer], { url: string; depth: number }>(`SELECT url, depth FROM urls WHERE footprint = ?`),
-    resultGet: db.prepare<[Buffer], ResultRow & { id: number }>(
-      `SELECT id, state, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, redirect FROM urls WHERE footprint = ?`,
+    lowerDepth: db.prepare<[number, number, number]>(`UPDATE urls SET depth = ? WHERE id = ? AND depth > ?`),
+    origin: db.prepare<[number], { url: string; depth: number }>(`SELECT url, depth FROM urls WHERE id = ?`),
+    resultGet: db.prepare<[number], ResultRow & { id: number }>(
+      `SELECT id, state, last_fetch, next_fetch, interval, retries, status, error, checksum, oid, last_modified, etag, redirect FROM urls WHERE id = ?`,
     ),
     resultSet: db.prepare<[ResultRow & { id: number }]>(
       `UPDATE urls SET state = @state, last_fetch = @last_fetch, next_fetch = @next_fetch, interval = @interval, retries = @retries,
          status = @status, error = @error, checksum = @checksum, oid = @oid, last_modified = @last_modified, etag = @etag, redirect = @redirect
        WHERE id = @id`,
     ),
-    queue: db.prepare<[number, Buffer]>(
-      `UPDATE urls SET state = ${QUEUED}, next_fetch = ? WHERE footprint = ? AND state NOT IN (${GONE}, ${DUPLICATE}, ${DISALLOWED})`,
+    queue: db.prepare<[number, number]>(
+      `UPDATE urls SET state = ${QUEUED}, next_fetch = ? WHERE id = ? AND state NOT IN (${GONE}, ${DUPLICATE}, ${DISALLOWED})`,
     ),
-    weigh: db.prepare<[number, Buffer]>(`UPDATE urls SET weight = ? WHERE footprint = ?`),
+    weigh: db.prepare<[number, number]>(`UPDATE urls SET weight = ? WHERE id = ?`),
     refetchAll: db.prepare<[number]>(`UPDATE urls SET next_fetch = ? WHERE state IN (${FETCHED})`),
     refetchSite: db.prepare<[number, number]>(`UPDATE urls SET next_fetch = ? WHERE site_id = ? AND state IN (${FETCHED})`),
-    duplicate: db.prepare<[Buffer]>(`UPDATE urls SET state = ${DUPLICATE}, next_fetch = NULL WHERE footprint = ?`),
+    duplicate: db.prepare<[number]>(`UPDATE urls SET state = ${DUPLICATE}, next_fetch = NULL WHERE id = ?`),
     dueRefresh: db.prepare<[number], Candidate>(DUE_REFRESH_SQL),
     dueNew: db.prepare<[], Candidate>(DUE_NEW_SQL),
     dueDetail: db.prepare<[number], DueRow>(`SELECT footprint, url, site_id, state, last_modified, etag FROM urls WHERE id = ?`),
-    get: db.prepare<[Buffer], UrlRow>(`SELECT urls.*, sites.site FROM urls JOIN sites ON sites.id = urls.site_id WHERE urls.footprint = ?`),
+    get: db.prepare<[number], UrlRow>(`SELECT urls.*, sites.site FROM urls JOIN sites ON sites.id = urls.site_id WHERE urls.id = ?`),
     metaGet: db.prepare<[string], string | number | null>(`SELECT value FROM meta WHERE key = ?`).pluck(),
     metaSet: db.prepare<[string, string | number]>(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
   };
@@ -461,6 +468,8 @@ export class UrlDb {
   private readonly known = new Map<string, number>();
   /** Site halves of the batches prepared on this thread (url-batch.ts). */
   private readonly halves = new SiteHalves();
+  /** Row ids by footprint (footprint-map.ts); built from the table when first needed, dropped when a transaction is rolled back. */
+  private map: FootprintMap | undefined;
   private closed = false;
 
   private constructor(
@@ -554,10 +563,11 @@ export class UrlDb {
     try {
       return this.runTx.immediate(fn) as T;
     } catch (err) {
-      // The rows behind cached counts (and remembered URLs) may have been rolled back.
+      // The rows behind cached counts, remembered URLs and filed footprints may have been rolled back.
       this.sites.clear();
       this.dirty.clear();
       this.known.clear();
+      this.map = undefined;
       throw dbError(err, this.file, 'URL database transaction');
     }
   }
@@ -636,10 +646,11 @@ export class UrlDb {
         const e = entries[batch.from[i]!]!;
         const s = batch.siteOf[i]!;
         const site = (sites[s] ??= this.siteNamed(batch.sites[s]!, () => read.half(s), e.firstSeen));
-        if (!this.add(read, i, site, e.firstSeen, counts, false)) continue;
+        const id = this.add(read, i, site, e.firstSeen, counts, false);
+        if (id === 0) continue;
         const redirect = e.redirect === null ? null : (canonicalOrNone(e.redirect, read.url(i)) ?? null);
         this.s.restore.run({
-          footprint: read.footprint(i),
+          id,
           state: URL_STATES.indexOf(e.state),
           last_fetch: e.lastFetch,
           next_fetch: e.nextFetch,
@@ -668,7 +679,8 @@ export class UrlDb {
     whole(now, 'now');
     const counts: InjectCounts = { added: 0, known: 0, refused: 0 };
     this.transaction(() => {
-      const origin = this.s.origin.get(from);
+      const fromId = this.idOf(from);
+      const origin = fromId === undefined ? undefined : this.s.origin.get(fromId);
       const linkDepth = (depth ?? origin?.depth ?? 0) + 1;
       const urls: string[] = [];
       for (const link of links) {
@@ -714,26 +726,68 @@ export class UrlDb {
     }
   }
 
-  /** URL i of a batch into the database, counted; inside a transaction. Returns whether it was added. */
-  private add(read: BatchReader, i: number, site: SiteEntry, now: number, counts: InjectCounts, remember: boolean): boolean {
+  /** URL i of a batch into the database, counted; inside a transaction. Returns the new row's id, or 0 when none was added. */
+  private add(read: BatchReader, i: number, site: SiteEntry, now: number, counts: InjectCounts, remember: boolean): number {
     const fp = read.footprint(i);
     const depth = read.batch.depths[i]!;
     const canonical = read.url(i);
-    if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
-      if (this.s.exists.get(fp) === undefined) {
+    const id = this.idOf(fp);
+    if (id === undefined) {
+      if (depth > (site.maxDepth ?? this.maxDepth) || site.urls >= (site.maxUrls ?? this.maxUrls)) {
         counts.refused++;
-        return false;
+        return 0;
       }
-    } else if (this.s.insert.run(fp, canonical, site.id, depth, now).changes === 1) {
+      const added = this.insertRow(fp, canonical, site, depth, now);
       counts.added++;
-      this.countUrl(site);
       if (remember) this.remember(canonical, depth);
-      return true;
+      return added;
     }
     counts.known++;
-    this.s.lowerDepth.run(depth, fp, depth);
+    this.s.lowerDepth.run(depth, id, depth);
     if (remember) this.remember(canonical, Math.min(depth, this.known.get(canonical) ?? depth));
-    return false;
+    return 0;
+  }
+
+  /** A new row, filed in the footprint map and counted in its site; inside a transaction. */
+  private insertRow(fp: Buffer, canonical: string, site: SiteEntry, depth: number, now: number): number {
+    const id = Number(this.s.insert.run(fp, canonical, site.id, depth, now).lastInsertRowid);
+    this.footprints().add(fp, id);
+    this.countUrl(site);
+    return id;
+  }
+
+  /** The id of the row with footprint `fp`, or undefined. */
+  private idOf(fp: Buffer): number | undefined {
+    return this.footprints().find(fp, (id) => this.s.holds.get(fp, id) === 1);
+  }
+
+  /**
+   * The footprint map, built from the table the first time it is needed: the
+   * rows in slices of ids, each slice's ids and footprints as one hex string
+   * from SQLite (one value a slice, not a JavaScript row a URL: 2.8 s of
+   * reading at 10 million rows against 21 s row by row), then filed (3.6 s).
+   */
+  private footprints(): FootprintMap {
+    if (this.map !== undefined) return this.map;
+    const started = performance.now();
+    const { rows, last } = this.s.rowSpan.get()!;
+    if (last !== null && last > MAX_ROW_ID) {
+      throw new SherlockError('SHERLOCK_IO', `URL row id ${last} is beyond ${MAX_ROW_ID}, the last the footprint map can hold`, { file: this.file });
+    }
+    const map = new FootprintMap(rows);
+    const slice = 65_536;
+    for (let first = 1; last !== null && first <= last; first += slice) {
+      const text = this.s.mapSlice.get(first, first + slice - 1);
+      if (text === null || text === undefined) continue;
+      const bytes = Buffer.from(text, 'hex');
+      if (bytes.length * 2 !== text.length || bytes.length % 21 !== 0) {
+        throw new SherlockError('SHERLOCK_IO', `URL rows ${first}…${first + slice - 1} do not read back as 5-byte ids and 16-byte footprints`, { file: this.file });
+      }
+      for (let at = 0; at < bytes.length; at += 21) map.addKey(footprintKey(bytes, at + 5), bytes[at]! * 2 ** 32 + bytes.readUInt32BE(at + 1));
+    }
+    if (rows >= 100_000) log.info('footprint map built', { urls: rows, mib: Math.round(map.bytes / 2 ** 20), seconds: +((performance.now() - started) / 1000).toFixed(2) });
+    this.map = map;
+    return map;
   }
 
   private remember(canonical: string, depth: number): void {
@@ -832,13 +886,8 @@ export class UrlDb {
     const canonical = canonicalUrl(r.url);
     const fp = footprintOf(canonical);
     return this.transaction(() => {
-      let prev = this.s.resultGet.get(fp);
-      if (prev === undefined) {
-        const site = this.siteFor(canonical, now);
-        this.s.insert.run(fp, canonical, site.id, 0, now);
-        this.countUrl(site);
-        prev = this.s.resultGet.get(fp)!;
-      }
+      const id = this.idOf(fp) ?? this.insertRow(fp, canonical, this.siteFor(canonical, now), 0, now);
+      const prev = this.s.resultGet.get(id)!;
       if (prev.last_fetch !== null && r.time <= prev.last_fetch) return undefined;
       const next = this.transition(prev, r, canonical);
       this.s.resultSet.run(next);
@@ -1002,7 +1051,10 @@ export class UrlDb {
     const until = now + this.schedule.requeueAfter;
     let changed = 0;
     this.transaction(() => {
-      for (const fp of footprints) changed += this.s.queue.run(until, fp).changes;
+      for (const fp of footprints) {
+        const id = this.idOf(fp);
+        if (id !== undefined) changed += this.s.queue.run(until, id).changes;
+      }
     });
     return changed;
   }
@@ -1012,8 +1064,10 @@ export class UrlDb {
     let changed = 0;
     this.transaction(() => {
       for (const e of entries) {
-        if (e.weight !== undefined && Number.isFinite(e.weight)) changed += this.s.weigh.run(e.weight, e.footprint).changes;
-        if (e.duplicate === true) changed += this.s.duplicate.run(e.footprint).changes;
+        const id = this.idOf(e.footprint);
+        if (id === undefined) continue;
+        if (e.weight !== undefined && Number.isFinite(e.weight)) changed += this.s.weigh.run(e.weight, id).changes;
+        if (e.duplicate === true) changed += this.s.duplicate.run(id).changes;
       }
     });
     return changed;
@@ -1046,7 +1100,10 @@ export class UrlDb {
   /** The row of `url` (canonicalised), or undefined. */
   get(url: string): UrlRecord | undefined {
     const fp = footprintOf(canonicalUrl(url));
-    const row = this.guard('reading a URL', () => this.s.get.get(fp));
+    const row = this.guard('reading a URL', () => {
+      const id = this.idOf(fp);
+      return id === undefined ? undefined : this.s.get.get(id);
+    });
     if (row === undefined) return undefined;
     const out: UrlRecord = {
       footprint: row.footprint,

@@ -12,7 +12,7 @@ import test from 'node:test';
 import Database from 'better-sqlite3';
 import { isSherlockError } from '../../common/errors.js';
 import { canonicalUrl, footprint } from '../../common/url.js';
-import { APPLICATION_ID, DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION } from '../../shepherd/schema.js';
+import { APPLICATION_ID, DUE_NEW_SQL, DUE_REFRESH_SQL, MIGRATIONS, SCHEMA_VERSION } from '../../shepherd/schema.js';
 import { UrlDb, type FetchOutcome, type UrlDbSettings } from '../../shepherd/urldb.js';
 import { scratchDir } from '../helpers/paths.js';
 
@@ -74,13 +74,14 @@ test('a new database has the schema, its version and application id, in WAL mode
     assert.equal(raw.pragma('application_id', { simple: true }), APPLICATION_ID);
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
     const names = raw.prepare(`SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
-    assert.deepEqual(names, ['meta', 'sites', 'sites_footprint', 'urls', 'urls_footprint', 'urls_new', 'urls_refresh']);
+    // No index on urls.footprint: rows are found through the footprint map (footprint-map.ts).
+    assert.deepEqual(names, ['meta', 'sites', 'sites_footprint', 'urls', 'urls_new', 'urls_refresh']);
   } finally {
     raw.close();
   }
 });
 
-test('the planner queries read their partial indexes in order, without a sort; lookups use the footprint index', (t) => {
+test('the planner queries read their partial indexes in order, without a sort; rows are read by rowid', (t) => {
   const { db, state } = openDb(t);
   db.close();
   const raw = new Database(join(state, 'shepherd', 'urls.sqlite'), { readonly: true });
@@ -89,9 +90,9 @@ test('the planner queries read their partial indexes in order, without a sort; l
       (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
     assert.match(plan(DUE_NEW_SQL), /^SCAN urls USING COVERING INDEX urls_new$/);
     assert.match(plan(DUE_REFRESH_SQL, T0), /^SEARCH urls USING COVERING INDEX urls_refresh \(next_fetch<\?\)$/);
-    // Every lookup by footprint goes through the unique index; planning reads the rows it takes by rowid.
-    assert.match(plan(`SELECT id FROM urls WHERE footprint = ?`, Buffer.alloc(16)), /^SEARCH urls USING COVERING INDEX urls_footprint \(footprint=\?\)$/);
+    // A row found by footprint (through the map) and a row the planner takes are both read by rowid; the map is built from rowid ranges.
     assert.match(plan(`SELECT url FROM urls WHERE id = ?`, 1), /^SEARCH urls USING INTEGER PRIMARY KEY \(rowid=\?\)$/);
+    assert.match(plan(`SELECT footprint FROM urls WHERE id BETWEEN ? AND ?`, 1, 2), /^SEARCH urls USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)$/);
   } finally {
     raw.close();
   }
@@ -113,6 +114,57 @@ test('reopening keeps URLs, sites, counts and checkpoints', (t) => {
   assert.deepEqual(db.inject([{ url: 'http://a.example/z' }, { url: 'http://a.example/x' }], T0 + 1), { added: 1, known: 1, refused: 0 });
   assert.deepEqual(db.get('http://a.example/z')?.footprint, fp('http://a.example/z'));
   assert.equal(db.getSite('http://a.example/')?.urls, 3);
+});
+
+test('a version 1 database is upgraded: urls_footprint dropped, its URLs found, none added twice', (t) => {
+  const h = harness(t);
+  mkdirSync(join(h.state, 'shepherd'), { recursive: true });
+  const raw = new Database(h.file);
+  raw.exec(MIGRATIONS[0]!.sql);
+  raw.pragma(`application_id = ${APPLICATION_ID}`);
+  raw.pragma('user_version = 1');
+  const url = canonicalUrl('http://a.example/old');
+  raw.prepare(`INSERT INTO sites (id, site, footprint, urls, created) VALUES (1, 'http://a.example', ?, 1, ?)`).run(fp(url).subarray(0, 8), T0);
+  raw.prepare(`INSERT INTO urls (footprint, url, site_id, state, depth, first_seen) VALUES (?, ?, 1, 0, 3, ?)`).run(fp(url), url, T0);
+  raw.close();
+  const db = h.open();
+  assert.equal(db.get(url)?.depth, 3);
+  assert.deepEqual(db.inject([{ url }, { url: 'http://a.example/new' }], T0 + 1), { added: 1, known: 1, refused: 0 });
+  db.close();
+  const after = new Database(h.file, { readonly: true });
+  assert.equal(after.pragma('user_version', { simple: true }), 2);
+  assert.equal(after.prepare(`SELECT count(*) FROM sqlite_schema WHERE name = 'urls_footprint'`).pluck().get(), 0);
+  assert.equal(after.prepare(`SELECT count(*) FROM urls`).pluck().get(), 2);
+  after.close();
+});
+
+test('reopened, the footprint map finds rows in every slice of ids, around a gap; a row id past 2^32 − 1 is refused', (t) => {
+  const h = harness(t);
+  const urls = Array.from({ length: 70_000 }, (_, i) => `http://s${i % 50}.example/p/${i}`);
+  const first = h.open();
+  assert.equal(first.inject(urls.map((url) => ({ url })), T0).added, urls.length);
+  first.close();
+  const raw = new Database(h.file);
+  const gone = raw.prepare(`SELECT url FROM urls WHERE id = 1000`).pluck().get() as string;
+  raw.prepare(`DELETE FROM urls WHERE id = 1000`).run();
+  raw.close();
+  const db = h.open();
+  for (const i of [0, 1, 998, 1000, 65_535, 65_536, 65_537, 69_999]) {
+    const url = canonicalUrl(urls[i]!);
+    assert.equal(db.get(url)?.url, url === gone ? undefined : url, `URL ${i}`);
+  }
+  // Everything met again is known but the deleted row, which is added again.
+  assert.deepEqual(db.inject(urls.map((url) => ({ url })), T0 + 1), { added: 1, known: urls.length - 1, refused: 0 });
+  db.close();
+
+  const big = new Database(h.file);
+  big.prepare(`INSERT INTO urls (id, footprint, url, site_id, state, depth, first_seen) VALUES (?, ?, 'http://s0.example/big', 1, 0, 0, ?)`).run(2 ** 32, fp('http://s0.example/big'), T0);
+  big.close();
+  const again = h.open();
+  assert.throws(
+    () => again.get('http://s0.example/big'),
+    (err: unknown) => isSherlockError(err, 'SHERLOCK_IO') && /URL row id 4294967296 is beyond 4294967295/.test(err.message) && err.place.file === h.file,
+  );
 });
 
 test('a second writer is refused while the database is open', (t) => {
