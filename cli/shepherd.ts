@@ -114,7 +114,7 @@ export function registerShepherd(program: Command): void {
 
   shepherd
     .command('verify')
-    .description("SQLite's integrity check of the URL database, each problem with the damaged page's offset; exit 1 on any")
+    .description("SQLite's integrity check of the URL database, each problem with the damaged page's offset, then footprints held by two rows; exit 1 on any")
     .option('--state <dir>', STATE_HELP)
     .action(
       action((opts: { state?: string }) => {

@@ -201,7 +201,11 @@ export function readShepherdStatus(state: string): ShepherdStatus | undefined {
  * SQLite lists, placed at the file offset of the page it names. When the
  * check itself stops at a page too damaged to read, each table is checked on
  * its own and a failing one is placed at its root page; a file SQLite cannot
- * open as a database is placed at offset 0.
+ * open as a database is placed at offset 0. When SQLite finds nothing, the
+ * URL rows are checked for a footprint held twice: no index enforces that
+ * (the writer's footprint map does, schema.ts version 2), so a row written
+ * around sherlock would otherwise go unseen. That check sorts every
+ * footprint: about as long as SQLite's own at 10 million URLs.
  */
 export function checkUrlDb(state: string): SherlockError[] {
   const file = urlDbPath(state);
@@ -219,7 +223,8 @@ export function checkUrlDb(state: string): SherlockError[] {
           return corrupt(line, page === null ? 0 : (Number(page[1]) - 1) * pageSize);
         });
     try {
-      return check();
+      const problems = check();
+      return problems.length > 0 ? problems : twice(db, file);
     } catch (err) {
       if (!isCorrupt(err)) throw err;
       const tables = db.prepare<[], { name: string; rootpage: number }>(`SELECT name, rootpage FROM sqlite_master WHERE type = 'table' AND rootpage > 0`).all();
@@ -239,6 +244,19 @@ export function checkUrlDb(state: string): SherlockError[] {
   } finally {
     db?.close();
   }
+}
+
+/** One SHERLOCK_CORRUPT_URLDB per footprint that more than one row of `urls` holds. */
+function twice(db: Database.Database, file: string): SherlockError[] {
+  return db
+    .prepare<[], { footprint: Buffer; ids: string }>(
+      `SELECT footprint, group_concat(id, ', ') AS ids FROM urls GROUP BY footprint HAVING count(*) > 1 ORDER BY min(id)`,
+    )
+    .all()
+    .map(
+      ({ footprint, ids }) =>
+        new SherlockError('SHERLOCK_CORRUPT_URLDB', `footprint ${footprint.toString('hex')} is held by rows ${ids}; a URL has one row`, { file }),
+    );
 }
 
 function isCorrupt(err: unknown): boolean {

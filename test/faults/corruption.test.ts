@@ -196,6 +196,20 @@ test('URL database: a damaged page is found by shepherd verify at its offset; th
   assert.match(status.stderr, /urls\.sqlite: .*SQLITE_NOTADB/);
 });
 
+test('URL database: a footprint held by two rows (written around sherlock) is found by shepherd verify', async (t) => {
+  const state = await copyOfState(t);
+  const file = urlDbPath(state);
+  const db = new Database(file);
+  const row = db.prepare(`SELECT id, footprint, site_id FROM urls ORDER BY id LIMIT 1`).get() as { id: number; footprint: Buffer; site_id: number };
+  const copy = db
+    .prepare(`INSERT INTO urls (footprint, url, site_id, state, depth, first_seen) VALUES (?, 'http://127.0.0.97/copy', ?, 0, 0, 0)`)
+    .run(row.footprint, row.site_id).lastInsertRowid;
+  db.close();
+  const verify = await cli(['shepherd', 'verify', '--state', state], 1);
+  assert.match(verify.stdout, new RegExp(`urls\\.sqlite: footprint ${row.footprint.toString('hex')} is held by rows ${row.id}, ${copy}; a URL has one row`));
+  assert.match(verify.stdout, /urls\.sqlite: 1 problems/);
+});
+
 test('gatherer queue: a damaged page quarantines its host, logged with file and offset, while the other host is fetched to the end', async (t) => {
   const state = scratchDir(t);
   const sites = await startFixtures(t, ['127.0.0.98', '127.0.0.99'], () => pagesOf(150));
