@@ -130,6 +130,17 @@ test('the scanner copes with deep nesting and one long line', () => {
   assert.equal(length, 10_000_000);
 });
 
+test('close tags with no open match, and matches deep in the stack, close as htmlparser2 closes them', () => {
+  // Unmatched closes are answered from the scanner's counts of open names, not by searching the stack.
+  assertSameAsHtmlparser2('<div>'.repeat(2_000) + '</x></span>'.repeat(2_000) + 'tail');
+  assertSameAsHtmlparser2('<b><i><div><b><i>x</b>y</i>z</div></b>' + '<p>'.repeat(50) + '</p></div></p>');
+  assertSameAsHtmlparser2('<ul><li>a<li>b</ul><ul><li>c</li></li></ul></ul>');
+  const deep = '<div>'.repeat(80_000) + '</x>'.repeat(80_000) + '<p>tail';
+  let closes = 0;
+  scanHtml(deep, { open: () => {}, close: () => closes++, text: () => {}, muted: false }, READ);
+  assert.equal(closes, 80_001, 'the divs and the p, closed at the end');
+});
+
 test('muted text is not reported', () => {
   const seen: string[] = [];
   let muted = false;

@@ -56,6 +56,8 @@ test('hostile servers end in their outcome class within the timeouts and caps, i
   const brBomb = await brotliBomb(256);
   const hugeLine = Buffer.from(`<html><head><title>one line</title></head><body><p>${'word '.repeat(2_000_000)}</p></body></html>`); // 10 MB, no newline
   const deep = `<html><title>deep</title><body>${'<div>'.repeat(100_000)}deepest words${'</div>'.repeat(100_000)}</body></html>`;
+  // Each close tag without an open match once searched the whole stack: this page took minutes to scan.
+  const unmatched = `<html><title>unmatched</title><body>${'<div>'.repeat(300_000)}${'</x>'.repeat(300_000)}words after</body></html>`;
   const bigRobots = `User-agent: *\nDisallow: /private\n${'# filler comment line to make the file long\n'.repeat(240_000)}`; // 10.5 MB
   const junk = Buffer.alloc(64 * 1024);
   for (let i = 0; i < junk.length; i++) junk[i] = (i * 2654435761) >>> 24; // deterministic binary junk
@@ -70,7 +72,7 @@ test('hostile servers end in their outcome class within the timeouts and caps, i
         '/brotli-bomb': html(brBomb, { 'Content-Encoding': 'br' }),
       },
     }),
-    big: await startFixture({ address: '127.0.0.122', routes: { '/one-line': html(hugeLine), '/deep': html(deep) } }),
+    big: await startFixture({ address: '127.0.0.122', routes: { '/one-line': html(hugeLine), '/deep': html(deep), '/unmatched': html(unmatched) } }),
     charsets: await startFixture({
       address: '127.0.0.123',
       routes: {
@@ -129,7 +131,7 @@ test('hostile servers end in their outcome class within the timeouts and caps, i
 
   const origins = new Map<string, string>(Object.keys(raw).map((path, i) => [path, rawHosts[i]!.origin]));
   for (const path of ['/gzip-bomb', '/brotli-bomb']) origins.set(path, http.bombs.origin);
-  for (const path of ['/one-line', '/deep']) origins.set(path, http.big.origin);
+  for (const path of ['/one-line', '/deep', '/unmatched']) origins.set(path, http.big.origin);
   for (const path of ['/unknown-charset', '/invalid-utf8']) origins.set(path, http.charsets.origin);
   for (const path of ['/private', '/open']) origins.set(path, http.bigRobots.origin);
   origins.set('/page', http.junkRobots.origin);
@@ -145,6 +147,7 @@ test('hostile servers end in their outcome class within the timeouts and caps, i
     { name: 'brotli bomb (256 MiB)', path: '/brotli-bomb', code: 0 },
     { name: '10 MB single-line HTML', path: '/one-line', code: 0, check: (o) => assert.match(text(o), /^(word )+/) },
     { name: '100,000 nested tags', path: '/deep', code: 0, check: (o) => assert.match(text(o), /deepest words/) },
+    { name: '300,000 close tags matching no open one', path: '/unmatched', code: 0, check: (o) => assert.match(text(o), /words after/) },
     { name: 'unknown charset label', path: '/unknown-charset', code: 0, check: (o) => assert.match(text(o), /plain words/) },
     { name: 'invalid UTF-8 bytes', path: '/invalid-utf8', code: 0, check: (o) => assert.match(text(o), /before .*after/) },
     { name: '10 MB robots.txt: its first rules hold', path: '/private', code: 2304 },
