@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { MAX_SITEMAP_URLS, parseSitemap } from '../../gatherer/sitemap.js';
+import { MAX_DEPTH, MAX_SITEMAP_URLS, parseSitemap } from '../../gatherer/sitemap.js';
 
 const BASE = 'http://example.org/sitemap.xml';
 
@@ -49,4 +49,17 @@ test('at most MAX_SITEMAP_URLS links; the rest counted', () => {
   const parsed = parseSitemap(`<urlset>${entries}</urlset>`, BASE)!;
   assert.equal(parsed.links.length, MAX_SITEMAP_URLS);
   assert.deepEqual(parsed.problems, [`5 sitemap URLs beyond ${MAX_SITEMAP_URLS} dropped`]);
+});
+
+test('nesting deeper than MAX_DEPTH stops the parse, keeping the URLs before it', () => {
+  const before = '<url><loc>http://example.org/kept</loc></url>';
+  const after = '<url><loc>http://example.org/lost</loc></url>';
+  // 300,000 open elements and as many close tags matching none: htmlparser2 alone is quadratic on it.
+  const hostile = `<urlset>${before}${'<x>'.repeat(300_000)}${'</y>'.repeat(300_000)}${after}</urlset>`;
+  const parsed = parseSitemap(hostile, BASE)!;
+  assert.deepEqual(parsed.links, [{ type: 'R', url: 'http://example.org/kept' }]);
+  assert.deepEqual(parsed.problems, [`elements nested deeper than ${MAX_DEPTH}: the rest of the sitemap ignored`]);
+  // Extensions nest a few levels; that is far from the bound.
+  const image = `<urlset><url><loc>http://example.org/i</loc><image:image><image:loc>http://example.org/i.png</image:loc></image:image></url>${after}</urlset>`;
+  assert.deepEqual(parseSitemap(image, BASE), { links: [{ type: 'R', url: 'http://example.org/i' }, { type: 'R', url: 'http://example.org/lost' }], problems: [] });
 });
