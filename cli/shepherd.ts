@@ -69,11 +69,9 @@ export function registerShepherd(program: Command): void {
           d.ready('cycling');
           for (;;) {
             if (reload !== undefined) {
-              // The URL database takes its budgets and schedule at open.
-              s.close();
               config = reload;
               reload = undefined;
-              s = Shepherd.open(state, config);
+              s.configure(config);
             }
             const report = s.cycle(Math.floor(Date.now() / 1000), { limit: config.plan_batch, perSite: config.plan_per_site, plan: !s.plansWaiting() });
             logCycle(report);

@@ -122,6 +122,13 @@ export class Shepherd {
     return new Shepherd(state, config, UrlDb.open(state, config));
   }
 
+  /** A reloaded [shepherd] config: scope, budgets and schedule from the next call on; the URL database stays open (UrlDb.configure). */
+  configure(config: ShepherdConfig): void {
+    this.config = config;
+    this.scope = new Scope(config, this.seedHosts);
+    this.db.configure(config);
+  }
+
   close(): void {
     this.finishFeedback(undefined);
     this.db.close();

@@ -280,6 +280,19 @@ test('a site budget goes to its URLs in the order given, whatever their footprin
   );
 });
 
+test('configure takes new budgets and a new schedule without reopening', (t) => {
+  const { db } = openDb(t, { max_depth: 1 });
+  assert.deepEqual(db.inject([{ url: 'http://a.example/deep', depth: 3 }], T0), { added: 0, known: 0, refused: 1 });
+  db.inject([{ url: 'http://a.example/' }], T0);
+  db.configure({ ...SETTINGS, max_depth: 5, initial_refetch: 2 * DAY * 1000 });
+  assert.deepEqual(db.inject([{ url: 'http://a.example/deep', depth: 3 }, { url: 'http://a.example/' }], T0), { added: 1, known: 1, refused: 0 });
+  db.recordResult({ url: 'http://a.example/deep', time: T0 + 1, code: 0, status: 200 }, T0 + 2);
+  assert.equal(db.get('http://a.example/deep')?.interval, 2 * DAY);
+  // Back to the defaults for what is not given: max_depth is the config's default again.
+  db.configure({ ...SETTINGS });
+  assert.equal(db.inject([{ url: 'http://a.example/deeper', depth: 3 }], T0).added, 1);
+});
+
 test('addLinks adds at depth + 1, resolves relative links against the page, and stops at max_depth', (t) => {
   const { db } = openDb(t, { max_depth: 2 });
   db.inject([{ url: 'http://a.example/dir/page', depth: 1 }], T0);
