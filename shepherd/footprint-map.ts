@@ -1,7 +1,7 @@
 /**
  * Which row of the URL table holds a footprint: an open-addressing hash table
  * in memory, 8 bytes a slot, that UrlDb (urldb.ts) fills from the table when it
- * first needs it and keeps up to date as it adds rows.
+ * opens the database and keeps up to date as it adds rows.
  *
  * Why not SQLite's index: a unique index on the 16-byte footprint takes every
  * new URL at a random place of a B-tree that outgrows the page cache, and at

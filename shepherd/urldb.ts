@@ -4,8 +4,9 @@
  * 16-byte footprint, with its state, depth, refetch schedule and what the last
  * fetch said; the sites with their budgets; checkpoints. The table layout and
  * the migrations are in schema.ts. A URL's row is found through the footprint
- * map (footprint-map.ts): built from the table the first time it is needed,
- * ~7 s and 128 MiB at 10 million URLs, and kept up to date by this writer.
+ * map (footprint-map.ts): built from the table at open (~7 s and 128 MiB at
+ * 10 million URLs, so a daemon has it before it reports ready), and kept up
+ * to date by this writer.
  *
  * Access. One writer: open() takes `urls.sqlite.lock` (common/lock.ts) and
  * holds it until close(); the site counts and the footprint map kept here
@@ -468,7 +469,7 @@ export class UrlDb {
   private readonly known = new Map<string, number>();
   /** Site halves of the batches prepared on this thread (url-batch.ts). */
   private readonly halves = new SiteHalves();
-  /** Row ids by footprint (footprint-map.ts); built from the table when first needed, dropped when a transaction is rolled back. */
+  /** Row ids by footprint (footprint-map.ts); built at open, dropped when a transaction is rolled back and built again when next needed. */
   private map: FootprintMap | undefined;
   private closed = false;
 
@@ -538,7 +539,9 @@ export class UrlDb {
       db.pragma(`journal_size_limit = ${64 * 2 ** 20}`);
       if (found === 0) log.info('URL database created', { file, version: SCHEMA_VERSION });
       else if (found !== SCHEMA_VERSION) log.notice('URL database schema upgraded', { file, from: found, to: SCHEMA_VERSION });
-      return new UrlDb(db, file, lock, all);
+      const urlDb = new UrlDb(db, file, lock, all);
+      urlDb.footprints();
+      return urlDb;
     } catch (err) {
       db?.close();
       lock.release();
@@ -773,7 +776,7 @@ export class UrlDb {
   }
 
   /**
-   * The footprint map, built from the table the first time it is needed: the
+   * The footprint map, built from the table when none is held: the
    * rows in slices of ids, each slice's ids and footprints as one hex string
    * from SQLite (one value a slice, not a JavaScript row a URL: 2.8 s of
    * reading at 10 million rows against 21 s row by row), then filed (3.6 s).

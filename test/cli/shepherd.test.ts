@@ -87,6 +87,22 @@ test('shepherd run: an inject while it runs goes through the inbox; SIGTERM stop
   assert.equal(urlStats(state).urls.queued, 2);
 });
 
+test('shepherd run: the footprint map of a big database is built before the daemon says it is running, once', async (t) => {
+  const state = scratchDir(t);
+  const db = UrlDb.open(state);
+  const urls = Array.from({ length: 100_000 }, (_, i) => ({ url: `http://s${i % 100}.example/p${i}` }));
+  assert.equal(db.inject(urls, 1_700_000_000).added, urls.length);
+  db.close();
+  const daemon = startCli(t, ['--set', 'shepherd.cycle_interval=100ms', '--set', 'log.level=info', 'shepherd', 'run', '--state', state]);
+  // The first cycle plans (and marks queued, a lookup a URL); the next ones wait for the gatherer.
+  await until('a cycle that plans', () => /cycle .*planned=20000/.test(daemon.stderr), 60_000);
+  daemon.child.kill('SIGTERM');
+  assert.equal(await daemon.exited, 0, daemon.stderr);
+  const built = daemon.stderr.indexOf('footprint map built urls=100000');
+  assert.ok(built >= 0 && built < daemon.stderr.indexOf('shepherd running'), daemon.stderr);
+  assert.equal(daemon.stderr.split('footprint map built').length, 2, 'built once, not again by a cycle');
+});
+
 test('shepherd run and gatherer run, two daemons, crawl a site to the end between them', async (t) => {
   const state = scratchDir(t);
   const routes: Record<string, RouteHandler> = {
