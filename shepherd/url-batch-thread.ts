@@ -58,11 +58,16 @@ export function wireBatch({ urls, ...rest }: PreparedBatch): [WireBatch, ArrayBu
 const HEAP_MB = 128;
 const MAX_URL_BYTES = 8 * 1024 * 1024;
 
-/** Whether a batch may be prepared in the worker thread (its URLs are well inside the thread's heap). */
-export function fitsThread(request: BatchRequest): boolean {
-  let bytes = 0;
-  for (const url of request.urls) bytes += url.length;
-  return bytes <= MAX_URL_BYTES;
+/** The UTF-16 units of a batch's URLs: what fitsThread judges and send() makes room for. */
+export function urlUnits(request: BatchRequest): number {
+  let units = 0;
+  for (const url of request.urls) units += url.length;
+  return units;
+}
+
+/** Whether a batch of `units` (urlUnits) may be prepared in the worker thread (its URLs are well inside the thread's heap). */
+export function fitsThread(units: number): boolean {
+  return units <= MAX_URL_BYTES;
 }
 
 /** How long receive() waits for a batch before deciding the thread is gone. */
@@ -86,10 +91,9 @@ export class BatchThread {
     this.port = port1;
   }
 
-  /** Hands the thread a batch; at most one may be out at a time (send, receive, send…). */
-  send({ urls, ...rest }: BatchRequest): void {
-    let room = 0;
-    for (const url of urls) room += 3 * url.length; // UTF-8 bytes of a UTF-16 unit, at most
+  /** Hands the thread a batch of `units` (urlUnits); at most one may be out at a time (send, receive, send…). */
+  send({ urls, ...rest }: BatchRequest, units: number): void {
+    const room = 3 * units; // UTF-8 bytes of a UTF-16 unit, at most
     if (room > this.shared.byteLength) this.shared = new SharedArrayBuffer(room);
     const bytes = Buffer.from(this.shared);
     const lengths = new Uint32Array(urls.length);

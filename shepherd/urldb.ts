@@ -111,7 +111,7 @@ import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { FootprintMap, MAX_ROW_ID, footprintKey } from './footprint-map.js';
 import { DUE_NEW_SQL, DUE_REFRESH_SQL, SCHEMA_VERSION, migrate } from './schema.js';
 import { BatchReader, SiteHalves, prepareBatch, type BatchData, type BatchRequest } from './url-batch.js';
-import { BatchThread, fitsThread } from './url-batch-thread.js';
+import { BatchThread, fitsThread, urlUnits } from './url-batch-thread.js';
 
 const log = logger('shepherd');
 
@@ -477,7 +477,7 @@ export class UrlDb {
     private readonly db: Database.Database,
     file: string,
     private readonly lock: Lock,
-    settings: UrlDbSettings,
+    settings: Partial<UrlDbSettings>,
   ) {
     this.file = file;
     this.s = prepareAll(db);
@@ -524,7 +524,6 @@ export class UrlDb {
     } catch (err) {
       throw ioError(err, dir, 'creating directory');
     }
-    const all: UrlDbSettings = { ...shepherdConfig.parse({}), ...settings };
     const lock = acquireLock(`${file}.lock`);
     let db: Database.Database | undefined;
     try {
@@ -539,7 +538,7 @@ export class UrlDb {
       db.pragma(`journal_size_limit = ${64 * 2 ** 20}`);
       if (found === 0) log.info('URL database created', { file, version: SCHEMA_VERSION });
       else if (found !== SCHEMA_VERSION) log.notice('URL database schema upgraded', { file, from: found, to: SCHEMA_VERSION });
-      const urlDb = new UrlDb(db, file, lock, all);
+      const urlDb = new UrlDb(db, file, lock, settings);
       urlDb.footprints();
       return urlDb;
     } catch (err) {
@@ -615,9 +614,10 @@ export class UrlDb {
         let request: BatchRequest | undefined;
         if (following.done !== true) {
           request = batchRequest(following.value.entries);
-          if (fitsThread(request)) {
+          const units = urlUnits(request);
+          if (fitsThread(units)) {
             thread ??= new BatchThread();
-            thread.send(request);
+            thread.send(request, units);
             request = undefined;
           }
         }

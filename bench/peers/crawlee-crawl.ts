@@ -7,17 +7,15 @@
  * Prints {"handled":N,"failed":N} when done.
  */
 
-import { readFileSync } from 'node:fs';
 import { CheerioCrawler, Configuration, log } from '@crawlee/cheerio';
+import { readSeeds } from './seeds.js';
 
 const [seedsFile, maxRequests, minConcurrency, maxConcurrency] = process.argv.slice(2);
 if (seedsFile === undefined) {
   process.stderr.write('usage: crawlee-crawl SEEDS_FILE MAX_REQUESTS MIN_CONCURRENCY MAX_CONCURRENCY\n');
   process.exit(2);
 }
-const seeds = readFileSync(seedsFile, 'utf8')
-  .split('\n')
-  .filter((l) => l.startsWith('http://127.'));
+const seeds = readSeeds(seedsFile);
 log.setLevel(log.LEVELS.WARNING);
 
 let handled = 0;

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, run } from '../measure.js';
-import { packageVersion } from './versions.js';
+import { installed, packageVersion } from './versions.js';
 import type { Availability, BenchContext, GatherEntry, GatherResult } from '../parts.js';
 
 function wgetVersion(): string | undefined {
@@ -85,7 +85,7 @@ export const undiciLoop = (): GatherEntry => ({
     'only; bodies dropped: no parsing, archive or URL database, so it bounds what any crawler keeping to one request at a time ' +
     'per IP can do on this machine and site. Time: process start to exit.',
   async available(): Promise<Availability> {
-    return packageVersion('undici') === undefined ? { status: 'unavailable', reason: 'undici not installed (npm ci)' } : true;
+    return installed('undici', 'npm ci');
   },
   async crawl(ctx: BenchContext, runDir: string): Promise<GatherResult> {
     mkdirSync(runDir, { recursive: true });
@@ -106,7 +106,7 @@ export const crawlee = (): GatherEntry => ({
     `maxRequestRetries 1, concurrency ${CRAWLEE_MIN_CONCURRENCY}–${CRAWLEE_MAX_CONCURRENCY} (autoscaled), in-memory storage. ` +
     'Time: process start to exit.',
   async available(): Promise<Availability> {
-    return packageVersion('@crawlee/cheerio') === undefined ? { status: 'unavailable', reason: '@crawlee/cheerio not installed (npm install)' } : true;
+    return installed('@crawlee/cheerio', 'npm install');
   },
   async crawl(ctx: BenchContext, runDir: string): Promise<GatherResult> {
     mkdirSync(runDir, { recursive: true });

@@ -17,9 +17,9 @@
  * Prints {"pages":N,"requests":N} when done.
  */
 
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Agent, request } from 'undici';
+import { readSeeds } from './seeds.js';
 
 // robots-parser is CommonJS with a default-export typing (as gatherer/robots.ts loads it).
 const robotsParser = createRequire(import.meta.url)('robots-parser') as typeof import('robots-parser').default;
@@ -33,9 +33,7 @@ if (seedsFile === undefined) {
   process.stderr.write('usage: undici-loop SEEDS_FILE\n');
   process.exit(2);
 }
-const seeds = readFileSync(seedsFile, 'utf8')
-  .split('\n')
-  .filter((l) => l.startsWith('http://127.'));
+const seeds = readSeeds(seedsFile);
 
 const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
 const seen = new Set<string>();

@@ -9,7 +9,7 @@
 
 import { join } from 'node:path';
 import { sizeOf } from './engines.js';
-import { packageVersion } from './versions.js';
+import { installed, packageVersion } from './versions.js';
 import { runUrlDbWorker } from '../urldb-run.js';
 import type { Availability, BenchContext, UrlDbEntry, UrlDbResult, UrlDbScale } from '../parts.js';
 
@@ -21,7 +21,7 @@ export const sqliteUrlTable: UrlDbEntry = {
     'state 0 (no order: no index but the URL\'s), each then updated by url; merge: state and next_fetch of each updated by url, one ' +
     'transaction. Size: database and WAL files.',
   async available(): Promise<Availability> {
-    return packageVersion('better-sqlite3') === undefined ? { status: 'unavailable', reason: 'better-sqlite3 not installed (npm install)' } : true;
+    return installed('better-sqlite3', 'npm install');
   },
   async load(ctx: BenchContext, dir: string, scale: UrlDbScale): Promise<UrlDbResult> {
     const db = join(dir, 'urls.sqlite');

@@ -1,6 +1,7 @@
 /** The installed version of an npm package, for the peers' names in the report; undefined when it is not installed. */
 
 import { createRequire } from 'node:module';
+import type { Availability } from '../parts.js';
 
 export function packageVersion(name: string): string | undefined {
   try {
@@ -8,4 +9,9 @@ export function packageVersion(name: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A peer's availability when it needs npm package `name`; `install` says how to get it. */
+export function installed(name: string, install: string): Availability {
+  return packageVersion(name) === undefined ? { status: 'unavailable', reason: `${name} not installed (${install})` } : true;
 }
