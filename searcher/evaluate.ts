@@ -41,7 +41,7 @@ import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index-refs.js'
 import { hasAccents } from '../common/words.js';
 import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, idf, lineAt, minGap, occurrenceScore, phraseWordScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -62,12 +62,13 @@ export interface Hits {
   keys: Int32Array | undefined;
 }
 
-/** One word's occurrences: its hits with keys, which cards have the query word's exact form, and the word's IDF. */
+/** One word's occurrences: its hits with keys, which cards have the query word's exact form, the word's IDF, and its phrase shapes (rank.ts chainShapes) when the chain cache has them. */
 interface Occurrences extends Hits {
   starts: Uint32Array;
   keys: Int32Array;
   exact: Uint8Array;
   idf: number;
+  shapes: Uint32Array | undefined;
 }
 
 /** A node's cards; `negated`: the cards it excludes (everything else matches). */
@@ -310,8 +311,8 @@ export class Evaluation {
     for (const entry of entries) lists.push(await this.read(entry));
     if (lists.length === 1 && metas < 0) {
       // One variant, every occurrence: the cached columns and scores as they are.
-      const { count, cards, starts, refs, scores, idf } = lists[0]!;
-      return { count, cards, scores, starts, keys: refs, exact: new Uint8Array(count).fill(entries[0]!.word === exact ? 1 : 0), idf };
+      const { count, cards, starts, refs, scores, shapes, idf } = lists[0]!;
+      return { count, cards, scores, starts, keys: refs, exact: new Uint8Array(count).fill(entries[0]!.word === exact ? 1 : 0), idf, shapes };
     }
     const { norms, length } = this.version.columns;
     const wordIdf = idf(
@@ -342,7 +343,7 @@ export class Evaluation {
       if (out.used > first) out.add(cardId, occurrenceScore(out.keys!, first, out.used, norms[length[cardId]!]!, wordIdf), exactHere, true);
     }
     const hits = out.hits();
-    return { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact, idf: wordIdf };
+    return { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact, idf: wordIdf, shapes: undefined };
   }
 
   private async term(node: TermNode, keys: boolean): Promise<Hits> {
@@ -466,9 +467,10 @@ function unite(sets: readonly Hits[], keys: boolean): Hits {
 
 /**
  * A node whose cards are known before their scores: bounds[i] is at least
- * card i's score, and score(i) the score itself (writing the card's keys to
- * `out` when given), or −1 when card i does not match after all (a phrase
- * whose words are never in a row). `certain`: every card matches, only the
+ * card i's score, closer(i) a bound at most bounds[i] that costs more to
+ * make, and score(i) the score itself (writing the card's keys to `out`
+ * when given), or −1 when card i does not match after all (a phrase whose
+ * words are never in a row). `certain`: every card matches, only the
  * scores wait; `exact`: the bounds are the scores.
  */
 export interface Matcher {
@@ -477,6 +479,7 @@ export interface Matcher {
   readonly bounds: Float64Array | Float32Array;
   readonly certain: boolean;
   readonly exact: boolean;
+  closer(i: number): number;
   score(i: number, out?: HitsBuilder): number;
 }
 
@@ -501,6 +504,10 @@ class Matched implements Matcher {
 
   constructor(hits: Hits) {
     ({ count: this.count, cards: this.cards, scores: this.bounds } = hits);
+  }
+
+  closer(i: number): number {
+    return this.bounds[i]!;
   }
 
   score(i: number): number {
@@ -575,6 +582,10 @@ class AndMatch extends Candidates implements Matcher {
     }
   }
 
+  closer(i: number): number {
+    return this.bounds[i]!;
+  }
+
   score(i: number, out?: HitsBuilder): number {
     const { included, at, width } = this;
     let score = 0;
@@ -596,12 +607,16 @@ class AndMatch extends Candidates implements Matcher {
 
 /**
  * The cards with every word of a phrase (from the word in fewest of them);
- * a card's bound is the phrase bonus plus each word's score in the card,
  * its score needs the words in a row: the word with fewest occurrences in
  * the card leads, the others are looked up by line. Each word adds its best
  * meta occurrence in the phrase or BM25 of its occurrences in the phrase in
  * the body (rank.ts phraseWordScore), never more than its score in the
- * card, so the bound holds.
+ * card, so the phrase bonus plus each word's score is a bound. closer() is
+ * the bonus plus each word's phraseWordBound: the phrase occurs in the body
+ * at most as often as its rarest word there, and in the metas only if
+ * every word has one. Common words in a row (a site's navigation on every
+ * page) match in most of their cards with nearly equal scores; a bound
+ * this close lets ranking skip most of those that cannot reach the top.
  */
 class PhraseMatch extends Candidates implements Matcher {
   readonly certain = false;
@@ -611,6 +626,8 @@ class PhraseMatch extends Candidates implements Matcher {
   private readonly ref: Int32Array;
   private readonly best: Float64Array;
   private readonly tf: Float64Array;
+  /** Each word's phrase shapes, made on the first closer(). */
+  private shapes: Uint32Array[] | undefined;
 
   constructor(
     private readonly words: readonly Occurrences[],
@@ -642,6 +659,27 @@ class PhraseMatch extends Candidates implements Matcher {
       for (let w = 0; w < n; w++) bound += words[w]!.scores[at[w]!]!;
       this.append(cardId, at, bound);
     }
+  }
+
+  closer(i: number): number {
+    const { words, width: n, at } = this;
+    const shapes = (this.shapes ??= words.map((word) => word.shapes ?? chainShapes(word.starts, word.keys, word.count)));
+    const o = i * n;
+    let matches = Infinity;
+    let metas = true;
+    for (let w = 0; w < n; w++) {
+      const shape = shapes[w]![at[o + w]!]!;
+      matches = Math.min(matches, shape >>> 16);
+      if ((shape & 0xff) === 0) metas = false;
+    }
+    const norm = this.norms[this.lengths[this.cards[i]!]!]!;
+    // Summed in the order score() sums, so that rounding keeps the bound above the score.
+    let bound = PHRASE_BONUS * (n - 1) + (this.accented ? ACCENT_BONUS : 0);
+    for (let w = 0; w < n; w++) {
+      const word = words[w]!;
+      bound += phraseWordBound(shapes[w]![at[o + w]!]!, matches, metas, norm, word.idf, word.scores[at[o + w]!]!);
+    }
+    return bound;
   }
 
   score(i: number, out?: HitsBuilder): number {

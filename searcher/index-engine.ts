@@ -177,11 +177,11 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
 /**
  * Evaluate, filter, count, rank, collapse: everything but the hits' cards
  * and snippets. With `prune`, the cards whose bound (evaluate.ts Matcher)
- * is below the top's floor are not scored: the k best bounds are scored
- * first, then the rest in card order while the floor rises. A phrase's
- * card left unscored may not match at all, so the total (and the facets)
- * then count the cards scored, as a lower bound ("gte"); an AND's cards all
- * match, so its counts stay exact.
+ * (or, asked only then, its closer bound) is below the top's floor are
+ * not scored: the k best bounds are scored first, then the rest in card
+ * order while the floor rises. A phrase's card left unscored may not match
+ * at all, so the total (and the facets) then count the cards scored, as a
+ * lower bound ("gte"); an AND's cards all match, so its counts stay exact.
  */
 export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true): Promise<Ranked> {
   const evaluation = new Evaluation(version, signal);
@@ -242,7 +242,9 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     }
     for (let j = 0; j < n; j++) {
       if (done[j] === 1) continue;
-      if (bounds[j]! < top.floor()) skipped += 1;
+      const floor = top.floor();
+      // Until the top is full its floor is −∞, and no bound can rule a card out.
+      if (bounds[j]! < floor || (floor > -Infinity && withStatic(matches.closer(kept[j]!), weight[cards[kept[j]!]!]!) < floor)) skipped += 1;
       else score(j);
     }
   }

@@ -31,7 +31,7 @@ import type { PackedChains } from '../common/index-refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
-import { chainScores, idf, lengthNorms } from './rank.js';
+import { chainScores, chainShapes, idf, lengthNorms } from './rank.js';
 import { CardText } from './snippet.js';
 
 /** A card as hits show it: its text already cut into words for snippets. */
@@ -93,14 +93,15 @@ class Lru<K, V> {
   }
 }
 
-/** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores) and its IDF. */
+/** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores), what bounds it in a phrase (rank.ts chainShapes) and its IDF. */
 export interface Postings extends PackedChains {
   scores: Float32Array;
+  shapes: Uint32Array;
   /** From the word's chain count (PackedChains total): beyond the work bound, as estimated. */
   idf: number;
 }
 
-const postingsBytes = (p: Postings): number => p.cards.byteLength + p.starts.byteLength + p.refs.byteLength + p.scores.byteLength;
+const postingsBytes = (p: Postings): number => p.cards.byteLength + p.starts.byteLength + p.refs.byteLength + p.scores.byteLength + p.shapes.byteLength;
 
 /** Sorts each chain's refs by line (the decoder gives them as stored: metas first, then words) and scores them. */
 function postingsOf(p: PackedChains, columns: CardColumns): Postings {
@@ -116,14 +117,14 @@ function postingsOf(p: PackedChains, columns: CardColumns): Postings {
     }
   }
   const wordIdf = idf(p.total, columns.length.length);
-  return { ...p, scores: chainScores(p.cards, starts, refs, p.count, columns.norms, columns.length, wordIdf), idf: wordIdf };
+  return { ...p, scores: chainScores(p.cards, starts, refs, p.count, columns.norms, columns.length, wordIdf), shapes: chainShapes(starts, refs, p.count), idf: wordIdf };
 }
 
 /** The first `max` chains of `p`, sharing its arrays. */
 function firstChains(p: Postings, max: number): Postings {
   if (p.count <= max) return p;
   const count = Math.max(0, max);
-  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count), idf: p.idf, total: p.total };
+  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count), shapes: p.shapes.subarray(0, count), idf: p.idf, total: p.total };
 }
 
 /** CardInfo as columns: one element per card id. */

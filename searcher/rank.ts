@@ -175,14 +175,64 @@ export function phraseWordScore(meta: number, tf: number, norm: number, idf: num
 }
 
 /**
+ * What bounds a word's part in a phrase within one card, from its refs
+ * refs[from..to) sorted by line: how many of its word occurrences have a
+ * position (a phrase matches no more often than that), the heaviest word
+ * type among them and its heaviest meta (CODE_META, 0 without metas),
+ * packed as count << 16 | word weight << 8 | meta weight (phraseWordBound).
+ */
+export function phraseShape(refs: Int32Array, from: number, to: number): number {
+  let count = 0;
+  let word = 0;
+  let meta = 0;
+  for (let j = from; j < to; j++) {
+    const packed = refs[j]!;
+    const code = packed & CODE_MASK;
+    if (packed >> PACKED_CODE_BITS < WORD_EDGE) {
+      count += 1;
+      if (CODE_WEIGHT[code]! > word) word = CODE_WEIGHT[code]!;
+    } else if (CODE_META[code]! > meta) meta = CODE_META[code]!;
+  }
+  return ((count << 16) | (word << 8) | meta) >>> 0;
+}
+
+/** phraseShape of each card of a word's chains. */
+export function chainShapes(starts: Uint32Array, refs: Int32Array, count: number): Uint32Array {
+  const shapes = new Uint32Array(count);
+  for (let i = 0; i < count; i++) shapes[i] = phraseShape(refs, starts[i]!, starts[i + 1]!);
+  return shapes;
+}
+
+/**
+ * At least what a word of `shape` (phraseShape) adds to a phrase in a card
+ * where the phrase matches at most `matches` times in the body, and in the
+ * metas only if `metas` (every word has one): phraseWordScore of its
+ * heaviest meta and of `matches` occurrences of its heaviest word type,
+ * never more than its `score` in the card, as PhraseMatch's score caps it.
+ * The term frequency is raised by a hair so that rounding in the sum it
+ * stands for cannot put the score above it.
+ */
+export function phraseWordBound(shape: number, matches: number, metas: boolean, norm: number, idf: number, score: number): number {
+  const tf = ((matches * ((shape >>> 8) & 0xff)) / WORD_WEIGHTS[0]) * (1 + 1e-9);
+  return Math.min(score, phraseWordScore(metas ? shape & 0xff : 0, tf, norm, idf));
+}
+
+/** Elements seek() looks at one by one before it gallops. */
+const SEEK_WALK = 8;
+
+/**
  * The first index i in [from, to) with list[i] ≥ target, or `to`, in an
  * ascending list: galloping from `from`, then a binary search, so a walk
  * through ascending targets costs the log of each step, not of the whole list.
  */
 export function seek(list: Uint32Array | Int32Array, from: number, to: number, target: number): number {
   if (from >= to || list[from]! >= target) return from;
-  let low = from;
-  let high = from + 1;
+  // The next few first, one by one: most steps are short, and a walk's branches are predictable where galloping's are not.
+  const near = Math.min(to, from + SEEK_WALK);
+  for (let i = from + 1; i < near; i++) if (list[i]! >= target) return i;
+  if (near === to) return to;
+  let low = near - 1;
+  let high = near;
   let step = 1;
   while (high < to && list[high]! < target) {
     low = high;

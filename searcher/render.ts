@@ -101,7 +101,7 @@ export function summary(state: PageState, answer: Answer | undefined): string {
   }
   const { value, relation } = answer.total;
   if (value === 0) return `No results for “${state.q}” (${answer.took_ms} ms)`;
-  const found = `${relation === 'gte' ? 'About ' : ''}${formatCount(value)} result${value === 1 && relation === 'eq' ? '' : 's'} (${answer.took_ms} ms)`;
+  const found = `${relation === 'gte' ? 'At least ' : ''}${formatCount(value)} result${value === 1 && relation === 'eq' ? '' : 's'} (${answer.took_ms} ms)`;
   return state.page > 1 ? `Page ${state.page} of ${found.charAt(0).toLowerCase()}${found.slice(1)}` : found;
 }
 
@@ -128,7 +128,7 @@ export function renderBody(state: PageState, answer: Answer | undefined): string
     return `<p class="query-error" id="query-error"><code>${escapeHtml(state.q.slice(0, at))}<span class="at">${escapeHtml(mark)}</span>${escapeHtml(state.q.slice(at + 1))}</code></p>`;
   }
   if (answer.hits.length === 0) return facets(state, answer.facets) + noResults(state);
-  return facets(state, answer.facets) + `<ol id="results" start="${(state.page - 1) * PAGE_SIZE + 1}">${answer.hits.map(card).join('')}</ol>` + pager(state, answer.total.value);
+  return facets(state, answer.facets) + `<ol id="results" start="${(state.page - 1) * PAGE_SIZE + 1}">${answer.hits.map(card).join('')}</ol>` + pager(state, answer.total, answer.hits.length);
 }
 
 /** What to try when nothing was found: fewer filters, another page, other words. */
@@ -167,8 +167,10 @@ function facets(state: PageState, counts: SearchResult['facets']): string {
   return html === '' ? '' : `<nav id="facets" aria-label="Filters">${html}</nav>`;
 }
 
-function pager(state: PageState, total: number): string {
-  const last = Math.min(Math.ceil(total / PAGE_SIZE), MAX_PAGE);
+/** Links to the pages around this one; a lower-bound total (a pruned phrase's) after a full page leaves a next page open. */
+function pager(state: PageState, total: SearchResult['total'], shown: number): string {
+  const more = total.relation === 'gte' && shown === PAGE_SIZE ? state.page + 1 : 0;
+  const last = Math.min(Math.max(Math.ceil(total.value / PAGE_SIZE), more), MAX_PAGE);
   if (last <= 1) return '';
   const link = (page: number, text: string, rel = '') =>
     `<a data-nav href="${escapeHtml(stateHref({ ...state, page }))}"${rel === '' ? '' : ` rel="${rel}"`}>${text}</a>`;

@@ -5,7 +5,8 @@
  * order) is the same, and a total is the same unless pruning says it is a
  * lower bound, which it then is. Pruning must also have left some phrase
  * cards unscored, or this test proves nothing. Underneath, every card's
- * bound is at least its score.
+ * bound is at least its closer bound (a phrase's, from the words' shapes),
+ * and that at least its score.
  */
 
 import assert from 'node:assert/strict';
@@ -116,15 +117,20 @@ test('pruned ranking returns the same pages as scoring every card; its totals ar
   assert.ok(lowerBounds > 0, 'no phrase was pruned');
 });
 
-test('a card\'s bound is never below its score', async () => {
+test('a card\'s bound is never below its closer bound, nor that below its score', async () => {
   let checked = 0;
+  let closer = 0;
   for (const q of queries()) {
     const match = await new Evaluation(version, new AbortController().signal).matcher(parseQuery(q));
     for (let i = 0; i < match.count; i++) {
       const score = match.score(i);
-      assert.ok(match.bounds[i]! >= score, `${q}: card ${match.cards[i]} bound ${match.bounds[i]} below its score ${score}`);
+      const near = match.closer(i);
+      assert.ok(match.bounds[i]! >= near, `${q}: card ${match.cards[i]} bound ${match.bounds[i]} below its closer bound ${near}`);
+      assert.ok(near >= score, `${q}: card ${match.cards[i]} closer bound ${near} below its score ${score}`);
       if (score >= 0) checked += 1;
+      if (near < match.bounds[i]!) closer += 1;
     }
   }
   assert.ok(checked > 10_000, `only ${checked} cards scored`);
+  assert.ok(closer > 1000, `the closer bound was closer for only ${closer} cards`);
 });

@@ -44,9 +44,9 @@ test('result cards: escaped title and URL, a link only to http(s), size, type an
   assert.match(html, /<p class="hit-snippet">the <mark>word<\/mark> on page 1<\/p>/);
 });
 
-test('summary lines: counts, "about" for a lower bound, pages, errors', () => {
+test('summary lines: counts, "at least" for a lower bound, pages, errors', () => {
   assert.equal(summary(state(), result([hit(1)])), '1 result (2.5 ms)');
-  assert.equal(summary(state(), result([hit(1)], 12345, 'gte')), 'About 12,345 results (2.5 ms)');
+  assert.equal(summary(state(), result([hit(1)], 12345, 'gte')), 'At least 12,345 results (2.5 ms)');
   assert.equal(summary(state({ page: 3 }), result([hit(1)], 1234)), 'Page 3 of 1,234 results (2.5 ms)');
   assert.equal(summary(state({ q: 'zz' }), result([])), 'No results for “zz” (2.5 ms)');
   assert.equal(summary(state(), { code: 'NO_INDEX', message: 'no index version is loaded yet' }), 'There is no index to search yet: nothing has been indexed.');
@@ -61,6 +61,14 @@ test('the pager links pages around the current one and stops at the deepest offs
   const last = renderBody(state({ page: MAX_PAGE }), result([hit(1)], 100_000));
   assert.doesNotMatch(last, /rel="next"/);
   assert.equal((MAX_PAGE - 1) * PAGE_SIZE, MAX_OFFSET);
+});
+
+test('a lower-bound total leaves the next page open after a full page, an exact one does not', () => {
+  const full = Array.from({ length: PAGE_SIZE }, (_, i) => hit(40 + i));
+  const pruned = renderBody(state({ page: 5 }), result(full, 50, 'gte'));
+  assert.match(pruned, /<a data-nav href="\/search\?q=word&#38;page=6" rel="next">Next<\/a>/);
+  assert.doesNotMatch(renderBody(state({ page: 5 }), result(full, 50, 'eq')), /rel="next"/);
+  assert.doesNotMatch(renderBody(state({ page: 5 }), result(full.slice(0, 3), 43, 'gte')), /rel="next"/);
 });
 
 test('facet chips add a filter, and a chosen one removes it', () => {
