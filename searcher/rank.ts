@@ -217,9 +217,6 @@ export function phraseWordBound(shape: number, matches: number, metas: boolean, 
   return Math.min(score, phraseWordScore(metas ? shape & 0xff : 0, tf, norm, idf));
 }
 
-/** Elements seek() looks at one by one before it gallops. */
-const SEEK_WALK = 8;
-
 /**
  * The first index i in [from, to) with list[i] ≥ target, or `to`, in an
  * ascending list: galloping from `from`, then a binary search, so a walk
@@ -227,12 +224,8 @@ const SEEK_WALK = 8;
  */
 export function seek(list: Uint32Array | Int32Array, from: number, to: number, target: number): number {
   if (from >= to || list[from]! >= target) return from;
-  // The next few first, one by one: most steps are short, and a walk's branches are predictable where galloping's are not.
-  const near = Math.min(to, from + SEEK_WALK);
-  for (let i = from + 1; i < near; i++) if (list[i]! >= target) return i;
-  if (near === to) return to;
-  let low = near - 1;
-  let high = near;
+  let low = from;
+  let high = from + 1;
   let step = 1;
   while (high < to && list[high]! < target) {
     low = high;
