@@ -52,6 +52,7 @@ import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
 import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index-refs.js';
 import { fingerprint, footprint, siteFootprint, urlParts } from '../common/url.js';
 import { cutWords, exactForm, plainForm, type RawKind } from '../common/words.js';
+import { grow } from '../common/grow.js';
 import { Shingler, wordHash, type SignatureSettings } from './signatures.js';
 import { FINGERPRINT_SIZE, MAX_REFTEXT_BYTES, POSTING_HEAD, REFTEXT_HEAD } from './work-files.js';
 
@@ -136,16 +137,6 @@ class Bytes {
     this.length = 0;
     return out;
   }
-}
-
-type Growable = Int32Array | Uint32Array | Uint8Array;
-
-/** The array itself when it holds `size` elements, else a copy at least twice as long. */
-function grow<T extends Growable>(array: T, size: number): T {
-  if (size <= array.length) return array;
-  const grown = new (array.constructor as new (length: number) => T)(Math.max(2 * array.length, size));
-  grown.set(array);
-  return grown;
 }
 
 // The fields of Chewer.perWord.

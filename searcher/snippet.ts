@@ -1,14 +1,26 @@
 /**
  * Snippets: a few windows of a card's text around the words a query looks
  * for, as HTML (engine.ts's contract): text escaped, each matched word in
- * <mark>…</mark>, " … " between fragments and at a cut end. The text is the
- * card's `X` (doc-text.ts), cut with words.ts as the indexer cut it; a word
- * matches when its plain form is a query word's or starts with a query
- * prefix, so "cafe" marks "Café" too. Without a match in the text (a title
- * or URL match) the snippet is the text's start.
+ * <mark>…</mark>, " … " between fragments and at a cut end, " · " where a
+ * fragment crosses from one block (paragraph, heading, list item) to the
+ * next without a full stop. The text is the card's `X` (doc-text.ts), cut
+ * with words.ts as the indexer cut it; a word matches when its plain form
+ * is a query word's or starts with a query prefix, so "cafe" marks "Café"
+ * too.
+ *
+ * Which windows: a block most of whose words are link text (a site's
+ * navigation, a table of contents, a footer) is a link block, and a window
+ * stays among blocks of its match's kind, so a match in a paragraph does
+ * not pull in the menu beside it. Those with the most different query
+ * words first, then those of the content, then those with the most
+ * matches, then text order, until MAX_SNIPPET_WORDS; a window of link
+ * blocks only if it has more different query words than any of the
+ * content, and a window whose words another shows already is left out. Without a match in the text (a title, URL or anchor text match) the
+ * snippet is the start of the content.
  */
 
 import { readDocText } from '../common/doc-text.js';
+import { grow } from '../common/grow.js';
 import { cutWords, exactForm, plainForm } from '../common/words.js';
 import type { QueryNode } from './query.js';
 import { escapeHtml } from './render.js';
@@ -18,9 +30,16 @@ const BEFORE = 6;
 const AFTER = 10;
 const MAX_FRAGMENTS = 3;
 /** Words a fragment grows to at most; a match past them starts the next (a page of matches is not one long fragment). */
-const MAX_FRAGMENT = 40;
-/** Words of the text's start when nothing in it matches. */
+const MAX_FRAGMENT = 30;
+/** Words of all fragments together: a result shows a few lines, not a page. */
+const MAX_SNIPPET_WORDS = 50;
+/** Words of the content's start when nothing in the text matches. */
 const LEAD_WORDS = 30;
+/** CardText word flags: the first word of a block; a word of a link block (most of its words link text). */
+const BLOCK_START = 1;
+const LINKED = 2;
+/** A block's text ends a sentence: the next block follows after a space, not " · ". */
+const SENTENCE_END = /[.!?:;…]$/;
 /**
  * Matches looked for in a card: the windows are chosen among its first
  * MAX_HITS. A page whose every line has a query word (a site's navigation
@@ -75,7 +94,7 @@ const MAX_LENGTH_BIT = 30;
 const ANY_LENGTH = 0x80000000;
 
 /**
- * Whether a word is marked. An ASCII word's plain form is itself
+ * Which query word a word is. An ASCII word's plain form is itself
  * lower-cased, so a small table indexed by the first two characters
  * (lower-cased, hashed) holding a bit per length the marks have (or every
  * length, for a prefix)
@@ -85,7 +104,8 @@ const ANY_LENGTH = 0x80000000;
  */
 export class Marker {
   private readonly lengths = new Uint32Array(BUCKETS);
-  private readonly seen = new Map<string, boolean>();
+  private readonly seen = new Map<string, number>();
+  private readonly words: string[];
 
   constructor(private readonly marks: Highlight) {
     const note = (word: string, bits: number): void => {
@@ -95,6 +115,7 @@ export class Marker {
     };
     for (const word of marks.words) note(word, 1 << Math.min(word.length, MAX_LENGTH_BIT));
     for (const prefix of marks.prefixes) note(prefix, ANY_LENGTH | (-1 << Math.min(prefix.length, MAX_LENGTH_BIT)));
+    this.words = [...marks.words];
   }
 
   /** Whether a word with this code (CardText) may be marked. */
@@ -102,14 +123,16 @@ export class Marker {
     return code === NOT_ASCII || (this.lengths[(code >>> 5) % BUCKETS]! & (1 << (code & 31))) !== 0;
   }
 
-  marked(spelling: string): boolean {
-    let marked = this.seen.get(spelling);
-    if (marked === undefined) {
+  /** The number of the query word (or prefix) `spelling` matches, −1 for none. */
+  which(spelling: string): number {
+    let which = this.seen.get(spelling);
+    if (which === undefined) {
       const word = plainForm(exactForm(spelling));
-      marked = this.marks.words.has(word) || this.marks.prefixes.some((p) => word.startsWith(p));
-      this.seen.set(spelling, marked);
+      which = this.marks.words.has(word) ? this.words.indexOf(word) : this.marks.prefixes.findIndex((p) => word.startsWith(p));
+      if (which >= 0 && !this.marks.words.has(word)) which += this.words.length;
+      this.seen.set(spelling, which);
     }
-    return marked;
+    return which;
   }
 }
 
@@ -123,8 +146,9 @@ function codeOf(text: string, start: number, end: number): number {
 
 /**
  * A card's text cut into words once (the card cache keeps it): the text as
- * one string, blocks joined by a space, each word's offsets in it and its
- * code (Marker). A snippet then costs a pass over the codes.
+ * one string, blocks joined by a space, each word's offsets in it, its code
+ * (Marker) and flags (BLOCK_START, LINKED). A snippet then costs a pass over
+ * the codes.
  */
 export class CardText {
   private constructor(
@@ -132,6 +156,7 @@ export class CardText {
     private readonly starts: Int32Array,
     private readonly ends: Int32Array,
     private readonly codes: Uint32Array,
+    private readonly flags: Uint8Array,
   ) {}
 
   /** The words of a card's `X` (doc-text.ts), the first MAX_WORDS of them. */
@@ -139,30 +164,48 @@ export class CardText {
     let text = '';
     let starts = new Int32Array(256);
     let ends = new Int32Array(256);
+    let flags = new Uint8Array(256);
     let count = 0;
+    let linking = false;
+    // The block under way: its first word, and how many of its words are link text.
+    let blockFirst = 0;
+    let linked = 0;
+    const endBlock = (): void => {
+      if (2 * linked > count - blockFirst) for (let i = blockFirst; i < count; i++) flags[i]! |= LINKED;
+      blockFirst = count;
+      linked = 0;
+    };
     for (const token of readDocText(data)) {
       if (count >= MAX_WORDS) break;
-      if (token.kind === 'break') text += ' ';
-      if (token.kind !== 'text') continue;
-      const base = text.length;
-      text += token.text;
-      cutWords(token.text, (start, end) => {
-        if (count === starts.length) {
-          starts = grow(starts);
-          ends = grow(ends);
-        }
-        starts[count] = base + start;
-        ends[count++] = base + end;
-      });
+      if (token.kind === 'break') {
+        text += ' ';
+        endBlock();
+      } else if (token.kind === 'link-open') linking = true;
+      else if (token.kind === 'link-close') linking = false;
+      else {
+        const base = text.length;
+        text += token.text;
+        cutWords(token.text, (start, end) => {
+          starts = grow(starts, count + 1);
+          ends = grow(ends, count + 1);
+          flags = grow(flags, count + 1);
+          starts[count] = base + start;
+          ends[count] = base + end;
+          flags[count] = count === blockFirst ? BLOCK_START : 0;
+          if (linking) linked += 1;
+          count += 1;
+        });
+      }
     }
+    endBlock();
     const codes = new Uint32Array(count);
     for (let i = 0; i < count; i++) codes[i] = codeOf(text, starts[i]!, ends[i]!);
-    return new CardText(text, starts.slice(0, count), ends.slice(0, count), codes);
+    return new CardText(text, starts.slice(0, count), ends.slice(0, count), codes, flags.slice(0, count));
   }
 
   /** Bytes it holds, about. */
   get bytes(): number {
-    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.codes.byteLength;
+    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.codes.byteLength + this.flags.byteLength;
   }
 
   /** The snippet for the marks of `marker` (one per query). */
@@ -171,54 +214,115 @@ export class CardText {
     if (count === 0) return '';
     const { codes, text, starts, ends } = this;
     const hits: number[] = [];
-    for (let i = 0; i < count && hits.length < MAX_HITS; i++) if (marker.maybe(codes[i]!) && marker.marked(text.slice(starts[i], ends[i]))) hits.push(i);
-    const fragments = choose(hits, count);
+    const words: number[] = [];
+    for (let i = 0; i < count && hits.length < MAX_HITS; i++) {
+      if (!marker.maybe(codes[i]!)) continue;
+      const which = marker.which(text.slice(starts[i], ends[i]));
+      if (which < 0) continue;
+      hits.push(i);
+      words.push(which);
+    }
+    const fragments = hits.length === 0 ? [this.lead()] : this.choose(hits, words);
     const parts = fragments.map(([from, to]) => this.render(hits, from, to));
     const head = fragments[0]![0] > 0 ? '… ' : '';
     const tail = fragments[fragments.length - 1]![1] < count - 1 ? ' …' : '';
     return head + parts.join(' … ') + tail;
   }
 
-  /** Words `from` to `to` as HTML, the matched ones (`hits`, ascending) marked: the text between two marks is escaped in one piece. */
+  /** The first LEAD_WORDS words of the content (the first word outside a link block), or of the text when all of it is links. */
+  private lead(): [number, number] {
+    const { flags } = this;
+    let from = 0;
+    while (from < flags.length && (flags[from]! & LINKED) !== 0) from++;
+    if (from === flags.length) from = 0;
+    return [from, Math.min(flags.length, from + LEAD_WORDS) - 1];
+  }
+
+  /**
+   * Word ranges [from, to] to show, in text order: windows around the
+   * matches (`hits`, ascending; `words`, which query word each is), each
+   * within blocks of its match's kind, the best (module comment) first.
+   */
+  private choose(hits: readonly number[], words: readonly number[]): Array<[number, number]> {
+    const { flags } = this;
+    const count = flags.length;
+    const windows: Array<{ from: number; to: number; kind: number; found: number; distinct: number; n: number; i: number }> = [];
+    for (let h = 0; h < hits.length; h++) {
+      const hit = hits[h]!;
+      const kind = flags[hit]! & LINKED;
+      let from = hit;
+      while (from > 0 && hit - from < BEFORE && (flags[from - 1]! & LINKED) === kind) from--;
+      let to = hit;
+      while (to < count - 1 && to - hit < AFTER && (flags[to + 1]! & LINKED) === kind) to++;
+      const bit = 1 << Math.min(words[h]!, 30);
+      const last = windows[windows.length - 1];
+      if (last !== undefined && last.kind === kind && from <= last.to + 1 && to - last.from < MAX_FRAGMENT) {
+        last.to = to;
+        last.found |= bit;
+        last.n += 1;
+      } else windows.push({ from, to, kind, found: bit, distinct: 0, n: 1, i: windows.length });
+    }
+    // A link block only when it has more of the query's words than any window of the content.
+    let inContent = 0;
+    for (const window of windows) {
+      window.distinct = bits(window.found);
+      if (window.kind === 0) inContent = Math.max(inContent, window.distinct);
+    }
+    const chosen: Array<{ window: (typeof windows)[number]; words: string }> = [];
+    let shown = 0;
+    for (const window of windows.sort((a, b) => b.distinct - a.distinct || a.kind - b.kind || b.n - a.n || a.i - b.i)) {
+      if (window.kind !== 0 && window.distinct <= inContent) continue;
+      const size = window.to - window.from + 1;
+      if (chosen.length > 0 && shown + size > MAX_SNIPPET_WORDS) continue;
+      // A heading repeated in a breadcrumb or a caption is shown once, in the larger window.
+      const words = this.text.slice(this.starts[window.from], this.ends[window.to]);
+      if (chosen.some((c) => c.words.includes(words))) continue;
+      for (let c = chosen.length - 1; c >= 0; c--) {
+        if (!words.includes(chosen[c]!.words)) continue;
+        shown -= chosen[c]!.window.to - chosen[c]!.window.from + 1;
+        chosen.splice(c, 1);
+      }
+      chosen.push({ window, words });
+      shown += size;
+      if (chosen.length === MAX_FRAGMENTS) break;
+    }
+    return chosen.map((c) => c.window).sort((a, b) => a.i - b.i).map(({ from, to }) => [from, to]);
+  }
+
+
+
+  /**
+   * Words `from` to `to` as HTML, the matched ones (`hits`, ascending)
+   * marked, " · " where a block starts after one that does not end a
+   * sentence: the text between two such places is escaped in one piece.
+   */
   private render(hits: readonly number[], from: number, to: number): string {
-    const { text, starts, ends } = this;
+    const { text, starts, ends, flags } = this;
     const plain = (from: number, to: number): string => escapeHtml(text.slice(from, to).replace(/\s+/g, ' '));
     let out = '';
     let at = starts[from]!;
     let h = 0;
     while (h < hits.length && hits[h]! < from) h++;
-    for (; h < hits.length && hits[h]! <= to; h++) {
-      const i = hits[h]!;
-      out += `${plain(at, starts[i]!)}<mark>${escapeHtml(text.slice(starts[i], ends[i]))}</mark>`;
-      at = ends[i]!;
+    for (let i = from; i <= to; i++) {
+      if (i > from && (flags[i]! & BLOCK_START) !== 0) {
+        const ended = SENTENCE_END.test(text.slice(starts[i - 1], starts[i]).trimEnd());
+        out += plain(at, starts[i]!).trimEnd() + (ended ? ' ' : ' · ');
+        at = starts[i]!;
+      }
+      if (h < hits.length && hits[h] === i) {
+        out += `${plain(at, starts[i]!)}<mark>${escapeHtml(text.slice(starts[i], ends[i]))}</mark>`;
+        at = ends[i]!;
+        h++;
+      }
     }
     // The text's last word keeps what follows it (a full stop); elsewhere " … " follows.
     return to === starts.length - 1 ? out + plain(at, text.length).trimEnd() : out + plain(at, Math.max(at, ends[to]!));
   }
 }
 
-function grow(from: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
-  const to = new Int32Array(2 * from.length);
-  to.set(from);
-  return to;
-}
-
-/** Word ranges [from, to] to show, of `count` words: around the matches (`hits`, ascending) with the most matched words, in text order. */
-function choose(hits: readonly number[], count: number): Array<[number, number]> {
-  const windows: Array<{ from: number; to: number; n: number; i: number }> = [];
-  for (const hit of hits) {
-    const from = Math.max(0, hit - BEFORE);
-    const to = Math.min(count - 1, hit + AFTER);
-    const last = windows[windows.length - 1];
-    if (last !== undefined && from <= last.to + 1 && to - last.from < MAX_FRAGMENT) {
-      last.to = to;
-      last.n += 1;
-    } else windows.push({ from, to, n: 1, i: windows.length });
-  }
-  if (windows.length === 0) return [[0, Math.min(count, LEAD_WORDS) - 1]];
-  return windows
-    .sort((a, b) => b.n - a.n || a.i - b.i)
-    .slice(0, MAX_FRAGMENTS)
-    .sort((a, b) => a.i - b.i)
-    .map(({ from, to }) => [from, to]);
+/** Set bits of a 32-bit number. */
+function bits(n: number): number {
+  let count = 0;
+  for (let m = n; m !== 0; m &= m - 1) count++;
+  return count;
 }

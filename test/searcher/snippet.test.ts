@@ -1,8 +1,8 @@
 /**
  * Snippets (snippet.ts) from a real `X` text (doc-text.ts TextBuilder): the
  * query's words marked and the rest escaped, windows around the matches
- * with most matched words, and a card matching everywhere looked at only
- * up to its first matches.
+ * with most matched words, blocks apart, the content before the menus,
+ * and a card matching everywhere looked at only up to its first matches.
  */
 
 import assert from 'node:assert/strict';
@@ -11,14 +11,22 @@ import { TextBuilder } from '../../common/doc-text.js';
 import { parseQuery } from '../../searcher/query.js';
 import { CardText, Marker, highlight } from '../../searcher/snippet.js';
 
-function card(...blocks: string[]): CardText {
+/** A card of blocks; a block given as [text] is a link's text (a menu item). */
+function card(...blocks: Array<string | [string]>): CardText {
   const builder = new TextBuilder(1 << 20);
-  for (const block of blocks) {
-    builder.append(block);
+  blocks.forEach((block, n) => {
+    if (typeof block === 'string') builder.append(block);
+    else {
+      builder.openLink(n);
+      builder.append(block[0]);
+      builder.closeLink();
+    }
     builder.breakBlock();
-  }
+  });
   return CardText.of(builder.finish());
 }
+
+const menu = (...items: string[]): Array<[string]> => items.map((item) => [item]);
 
 const snippet = (text: CardText, q: string) => text.snippet(new Marker(highlight(parseQuery(q))));
 
@@ -26,7 +34,7 @@ test('a snippet marks the query\'s words, escapes the rest and shows the windows
   const text = card('One zebra here.', `${'filler '.repeat(40)}`, 'A <zebra> & a zebra with stripes.');
   assert.equal(
     snippet(text, 'stripes zebra'),
-    'One <mark>zebra</mark> here. filler filler filler filler filler filler filler filler filler … filler filler filler filler filler A &#60;<mark>zebra</mark>&#62; &#38; a <mark>zebra</mark> with <mark>stripes</mark>.',
+    'One <mark>zebra</mark> here. filler filler filler filler filler filler filler filler filler … filler filler filler filler filler · A &#60;<mark>zebra</mark>&#62; &#38; a <mark>zebra</mark> with <mark>stripes</mark>.',
   );
 });
 
@@ -38,4 +46,27 @@ test('a card matching everywhere shows windows among its first matches only', ()
   assert.match(out, /line0 /);
   // Windows are chosen among the first 64 matches: none past line 63 is seen.
   for (const n of out.matchAll(/line(\d+)/g)) assert.ok(Number(n[1]) < 64, out);
+});
+
+test('a match in the content is shown rather than the menu, and its window stays out of the menu', () => {
+  const text = card(...menu('Home', 'Kernel docs', 'Driver guide', 'Memory management'), 'Writing a driver for the kernel takes a few steps that this guide walks through.', ...menu('Next', 'Previous'));
+  assert.equal(snippet(text, 'kernel driver'), '… Writing a <mark>driver</mark> for the <mark>kernel</mark> takes a few steps that this guide walks through …');
+});
+
+test('a menu is shown when it has more of the query\'s words than the content', () => {
+  const text = card(...menu('Home', 'Linux driver guide', 'Memory'), 'Some words about the guide.');
+  assert.equal(snippet(text, '"linux driver guide"'), 'Home · <mark>Linux</mark> <mark>driver</mark> <mark>guide</mark> · Memory … Some words about the <mark>guide</mark>.');
+});
+
+test('blocks that do not end a sentence are kept apart; a repeated heading is shown once', () => {
+  const text = card('Locking guide', 'Locking guide', 'Spinlocks and mutexes. Locking rules follow');
+  assert.equal(snippet(text, 'locking'), '<mark>Locking</mark> guide · <mark>Locking</mark> guide · Spinlocks and mutexes. <mark>Locking</mark> rules follow');
+  // A breadcrumb's last item, between links, and the page's heading.
+  const repeated = card(...menu('Home', 'Docs'), 'Locking guide', ...menu('Edit'), `${'filler '.repeat(30)}.`, 'Locking guide', 'Spinlocks need care.');
+  assert.equal(snippet(repeated, 'locking'), '… filler filler filler filler filler filler . <mark>Locking</mark> guide · Spinlocks need care.');
+});
+
+test('without a match in the text the snippet is the start of the content, after the menu', () => {
+  const text = card(...menu('Home', 'Docs', 'About'), 'The first paragraph of the page.');
+  assert.equal(snippet(text, 'absent'), '… The first paragraph of the page.');
 });
