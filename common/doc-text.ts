@@ -338,6 +338,38 @@ export function* readDocText(buf: Uint8Array, at: ErrorPlace = {}): Generator<Do
   if (openAt >= 0) throw corrupt(openAt, 'link bracket never closed', at);
 }
 
+/**
+ * Which blocks of `tokens` (numbered from 0, a break between two) are link
+ * blocks: more than half of their text, in UTF-16 units, inside link
+ * brackets. A site's menu, a table of contents, a list of related pages:
+ * the indexer leaves them out of a card's near-duplicate signature and the
+ * snippets show them last.
+ */
+export function linkBlocks(tokens: readonly DocTextToken[]): Uint8Array {
+  let blocks = 1;
+  for (const token of tokens) if (token.kind === 'break') blocks += 1;
+  const out = new Uint8Array(blocks);
+  let block = 0;
+  let inLink = false;
+  let linked = 0;
+  let all = 0;
+  const end = (): void => {
+    if (2 * linked > all) out[block] = 1;
+    linked = all = 0;
+  };
+  for (const token of tokens) {
+    if (token.kind === 'text') {
+      all += token.text.length;
+      if (inLink) linked += token.text.length;
+    } else if (token.kind === 'break') {
+      end();
+      block += 1;
+    } else inLink = token.kind === 'link-open';
+  }
+  end();
+  return out;
+}
+
 /** The words of `X` text without types or brackets, one line per block. */
 export function plainText(buf: Uint8Array, at: ErrorPlace = {}): string {
   const parts: string[] = [];

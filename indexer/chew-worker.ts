@@ -42,7 +42,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { decodeBucketHeader, type BucketObject } from '../common/bucket.js';
 import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket-file.js';
 import { META_TYPES, parseBody, type DocumentBody } from '../common/doc-body.js';
-import { readDocText, type DocTextToken } from '../common/doc-text.js';
+import { linkBlocks, readDocText, type DocTextToken } from '../common/doc-text.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
 import { CARD_FLAG, CARD_TYPES, cardType, lengthCode } from '../common/index-cardinfo.js';
 import { CardBlocks } from '../common/index-cards.js';
@@ -295,6 +295,8 @@ class Chewer {
   private exact: string[] = [];
   private plain: string[] = [];
   private shingler: Shingler | undefined;
+  /** Whether the words being read go into the near-duplicate signature (not those of a link block). */
+  private shingling = true;
   /** The meta position after the card's metas, where the link stage puts anchor texts. */
   private metaEnd = 0;
   /** Words of the card's body (its text, not its metas), for CardInfo's length. */
@@ -597,7 +599,7 @@ class Chewer {
       for (let k = 0; k < length; k++) out[at + k] = utf8[from + k]!;
       out[at + length] = 0x20;
       this.checksum.length += length + 1;
-      this.shingler!.add(perWord[fields + W_HASH]!);
+      if (this.shingling) this.shingler!.add(perWord[fields + W_HASH]!);
     }
   }
 
@@ -634,16 +636,21 @@ class Chewer {
     this.occurrences = 0;
     this.checksum.length = 0;
     this.shingler!.reset();
+    this.shingling = true;
     let metaAt = 0;
     if (doc.title !== undefined) metaAt = this.meta(doc.title, META_TYPE.title, 0, metaAt, true);
     for (const meta of doc.metas) metaAt = this.meta(meta.text, META_TYPE[meta.type], meta.weight ?? 0, metaAt, false);
     this.metaEnd = Math.min(MAX_META_POSITION + 1, this.meta(urlText(url), META_TYPE.urlword, 0, metaAt, false));
     const anchors = doc.links.filter((link) => link.type === 'R');
+    // A site's menus are on all its pages: near-duplicates are told by the rest.
+    const linked = linkBlocks(text);
+    let block = 0;
     let base = 0;
     let anchor = -1;
     let anchorText: string[] = [];
     for (const token of text) {
       if (token.kind === 'text') {
+        this.shingling = linked[block] === 0;
         this.text = token.text;
         this.textBits = token.type << 16;
         this.textBase = base;
@@ -653,6 +660,7 @@ class Chewer {
         if (anchor >= 0) anchorText.push(token.text);
       } else if (token.kind === 'break') {
         if (base > 0) base += 1;
+        block += 1;
       } else if (token.kind === 'link-open') {
         anchor = token.n;
         anchorText = [];

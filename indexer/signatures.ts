@@ -1,17 +1,20 @@
 /**
  * Near-duplicate signatures (sherlock-original §4 item 6, the matcher):
  * Broder's min-hash shingles. A shingle is a rolling hash over the last k
- * words of the card (title and text, the words of its checksum); each of N
- * odd multipliers scrambles every shingle and keeps the minimum. Two cards
- * whose word sets share a fraction J of their shingles have each min-hash
- * equal with probability J, so they are near-duplicates when at least
- * `threshold` of their N min-hashes are equal (`indexer.signature_threshold`).
+ * words of the card's title and text, link blocks left out (doc-text.ts
+ * linkBlocks: a site's menus are on every page, and made distinct pages
+ * of little text alike); N bins each keep the least scrambled shingle
+ * (Shingler). Two cards whose word sets share a fraction J of their
+ * shingles have each min-hash equal with probability about J, so they are
+ * near-duplicates when at least `threshold` of their N min-hashes are equal
+ * (`indexer.signature_threshold`).
  *
  *   Signatures (chew → merge)             magic SHERLOCK-SIGNATS
  *     Header fields: 0 records, 1 N (min-hashes per record)
  *     Body: one record per card, in card order (seed: "u32 id, u32
- *     signature[Matcher.Signatures]"), so record i is card i; an empty card's
- *     min-hashes are all zero and never compared
+ *     signature[Matcher.Signatures]"), so record i is card i; the min-hashes
+ *     of a card without a signature (empty, or fewer shingles than N) are
+ *     all zero and never compared
  *       0   4  card id
  *       4  4N  the min-hashes
  *
@@ -42,11 +45,6 @@ export interface SignatureSettings {
 /** The rolling hash's base (odd, so every window of words weighs each word differently). */
 const BASE = 0x01000193;
 
-/** The i-th multiplier: odd, spread over the 32 bits. */
-function multiplier(i: number): number {
-  return (Math.imul(i + 1, 0x9e3779b9) | 1) >>> 0;
-}
-
 const FNV_START = 0x811c9dc5 | 0;
 
 /** One FNV-1a step. */
@@ -64,19 +62,37 @@ export function wordHash(word: string): number {
 /** Classes of equal band hashes up to this size are verified pair by pair. */
 const ALL_PAIRS = 32;
 
-/** Builds the signature of one card word by word. */
+/** An empty bin of a one-permutation signature (no shingle fell in it); no hash takes this value. */
+const EMPTY = 0xffffffff;
+
+/** Scrambles a 32-bit value (murmur3's finaliser): every bit of the input moves about half the output's. */
+function scramble(value: number): number {
+  let h = Math.imul(value ^ (value >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * Builds the signature of one card word by word: one-permutation min-hash.
+ * Each shingle is scrambled once; its top bits choose one of N bins and the
+ * bin keeps its least value. Two cards' bins agree about as often as N
+ * separate min-hashes would (Li, Owen and Zhang 2012, "One permutation
+ * hashing"), for one multiplication a shingle instead of N. A bin left empty
+ * (a card of few shingles) takes the next filled bin's value, scrambled with
+ * the distance (Shrivastava and Li 2014, densification by rotation), so that
+ * two short cards agree only where their shingles do.
+ */
 export class Shingler {
   readonly minima: Uint32Array;
-  private readonly multipliers: Uint32Array;
   private readonly window: Int32Array;
   /** BASE^k, to take the oldest word out of the rolling hash. */
   private readonly outgoing: number;
   private rolling = 0;
   private seen = 0;
+  private shingles = 0;
 
   constructor(readonly settings: SignatureSettings) {
     this.minima = new Uint32Array(settings.hashes);
-    this.multipliers = Uint32Array.from({ length: settings.hashes }, (_, i) => multiplier(i));
     this.window = new Int32Array(settings.words);
     let power = 1;
     for (let i = 0; i < settings.words; i++) power = Math.imul(power, BASE);
@@ -84,9 +100,10 @@ export class Shingler {
   }
 
   reset(): void {
-    this.minima.fill(0xffffffff);
+    this.minima.fill(EMPTY);
     this.rolling = 0;
     this.seen = 0;
+    this.shingles = 0;
   }
 
   add(hash: number): void {
@@ -98,39 +115,41 @@ export class Shingler {
     if (this.seen >= k) this.shingle(this.rolling);
   }
 
-  /** Writes the signature at `out[at]`; a card of fewer than k words has one shingle, all its words. */
+  /**
+   * Writes the signature at `out[at]`: all zero (none, never compared) for
+   * a card of fewer shingles than min-hashes, whose few shingles (a heading
+   * and a site's footer) would make pages alike that are not.
+   */
   finish(out: Buffer, at: number): void {
-    if (this.seen > 0 && this.seen < this.settings.words) this.shingle(this.rolling);
-    if (this.seen === 0) this.minima.fill(0);
-    for (let i = 0; i < this.minima.length; i++) out.writeUInt32LE(this.minima[i]!, at + 4 * i);
+    const { minima } = this;
+    const n = minima.length;
+    if (this.shingles < n) minima.fill(0);
+    else {
+      // Twice round backwards: the first round finds the filled bin after the last ones, the second fills the empty.
+      let next = -1;
+      for (let i = 2 * n - 1; i >= 0; i--) {
+        const bin = i % n;
+        if (minima[bin] !== EMPTY) next = bin;
+        else if (i < n) minima[bin] = scramble(minima[next]! + Math.imul((next - bin + n) % n, 0x9e3779b9)) >>> 1;
+      }
+    }
+    for (let i = 0; i < n; i++) out.writeUInt32LE(minima[i]!, at + 4 * i);
   }
 
   private shingle(value: number): void {
-    const { minima, multipliers } = this;
-    const n = minima.length;
-    let i = 0;
-    // Four at a time: the loop's own work is a good part of so short a body.
-    for (; i + 4 <= n; i += 4) {
-      // A multiplication alone keeps the low bits' patterns; the shift mixes the high bits in.
-      let h0 = Math.imul(value, multipliers[i]!);
-      let h1 = Math.imul(value, multipliers[i + 1]!);
-      let h2 = Math.imul(value, multipliers[i + 2]!);
-      let h3 = Math.imul(value, multipliers[i + 3]!);
-      h0 = (h0 ^ (h0 >>> 15)) >>> 0;
-      h1 = (h1 ^ (h1 >>> 15)) >>> 0;
-      h2 = (h2 ^ (h2 >>> 15)) >>> 0;
-      h3 = (h3 ^ (h3 >>> 15)) >>> 0;
-      if (h0 < minima[i]!) minima[i] = h0;
-      if (h1 < minima[i + 1]!) minima[i + 1] = h1;
-      if (h2 < minima[i + 2]!) minima[i + 2] = h2;
-      if (h3 < minima[i + 3]!) minima[i + 3] = h3;
-    }
-    for (; i < n; i++) {
-      let h = Math.imul(value, multipliers[i]!);
-      h = (h ^ (h >>> 15)) >>> 0;
-      if (h < minima[i]!) minima[i] = h;
-    }
+    this.shingles += 1;
+    const h = scramble(value);
+    // The top bits choose the bin; the value kept is below EMPTY, so a filled bin never reads as empty.
+    const bin = Math.floor((h / 0x100000000) * this.minima.length);
+    const kept = h >>> 1;
+    if (kept < this.minima[bin]!) this.minima[bin] = kept;
   }
+}
+
+/** Whether a Signatures record's min-hashes are all zero: a card without a signature. */
+function unsigned(record: Buffer): boolean {
+  for (let i = 4; i < record.length; i++) if (record[i] !== 0) return false;
+  return true;
 }
 
 /** Bytes of a Signatures record with `hashes` min-hashes. */
@@ -165,7 +184,7 @@ export function nearDuplicates(file: string, threshold: number, indexed: (card: 
     for (let band = 0; band < bands; band++) {
       const members: number[] = [];
       for (const { index: card, data } of reader.records(size, cards)) {
-        if (!indexed(card)) continue;
+        if (!indexed(card) || unsigned(data)) continue;
         let h = FNV_START;
         for (let i = 0; i < width; i++) h = fnv(h, data.readUInt32LE(4 + 4 * (band * width + i)));
         keys[card] = h >>> 0;

@@ -8,8 +8,8 @@
  * is a query word's or starts with a query prefix, so "cafe" marks "Café"
  * too.
  *
- * Which windows: a block most of whose words are link text (a site's
- * navigation, a table of contents, a footer) is a link block, and a window
+ * Which windows: a block most of whose text is link text (doc-text.ts
+ * linkBlocks: a site's navigation, a table of contents) is a link block, and a window
  * stays among blocks of its match's kind, so a match in a paragraph does
  * not pull in the menu beside it. Those with the most different query
  * words first, then those of the content, then those with the most
@@ -19,7 +19,7 @@
  * snippet is the start of the content.
  */
 
-import { readDocText } from '../common/doc-text.js';
+import { linkBlocks, readDocText } from '../common/doc-text.js';
 import { grow } from '../common/grow.js';
 import { cutWords, exactForm, plainForm } from '../common/words.js';
 import type { QueryNode } from './query.js';
@@ -166,24 +166,20 @@ export class CardText {
     let ends = new Int32Array(256);
     let flags = new Uint8Array(256);
     let count = 0;
-    let linking = false;
-    // The block under way: its first word, and how many of its words are link text.
+    const tokens = [...readDocText(data)];
+    const linked = linkBlocks(tokens);
+    let block = 0;
+    // The first word of the block under way.
     let blockFirst = 0;
-    let linked = 0;
-    const endBlock = (): void => {
-      if (2 * linked > count - blockFirst) for (let i = blockFirst; i < count; i++) flags[i]! |= LINKED;
-      blockFirst = count;
-      linked = 0;
-    };
-    for (const token of readDocText(data)) {
+    for (const token of tokens) {
       if (count >= MAX_WORDS) break;
       if (token.kind === 'break') {
         text += ' ';
-        endBlock();
-      } else if (token.kind === 'link-open') linking = true;
-      else if (token.kind === 'link-close') linking = false;
-      else {
+        block += 1;
+        blockFirst = count;
+      } else if (token.kind === 'text') {
         const base = text.length;
+        const kind = linked[block] === 1 ? LINKED : 0;
         text += token.text;
         cutWords(token.text, (start, end) => {
           starts = grow(starts, count + 1);
@@ -191,13 +187,11 @@ export class CardText {
           flags = grow(flags, count + 1);
           starts[count] = base + start;
           ends[count] = base + end;
-          flags[count] = count === blockFirst ? BLOCK_START : 0;
-          if (linking) linked += 1;
+          flags[count] = (count === blockFirst ? BLOCK_START : 0) | kind;
           count += 1;
         });
       }
     }
-    endBlock();
     const codes = new Uint32Array(count);
     for (let i = 0; i < count; i++) codes[i] = codeOf(text, starts[i]!, ends[i]!);
     return new CardText(text, starts.slice(0, count), ends.slice(0, count), codes, flags.slice(0, count));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { plainText, plainTextAndAnchors, readDocText, TextBuilder, WORD_TYPE, type DocTextToken, type WordType } from '../../common/doc-text.js';
+import { linkBlocks, plainText, plainTextAndAnchors, readDocText, TextBuilder, WORD_TYPE, type DocTextToken, type WordType } from '../../common/doc-text.js';
 import { SherlockError } from '../../common/errors.js';
 
 type Op =
@@ -286,4 +286,26 @@ test('plainTextAndAnchors gives the plain text and the text of each link bracket
     [2, 'third'],
     [5, ''],
   ]);
+});
+
+test('link blocks: more than half of a block\'s text inside link brackets', () => {
+  const builder = new TextBuilder(1 << 16);
+  const link = (n: number, text: string): void => {
+    builder.openLink(n);
+    builder.append(text);
+    builder.closeLink();
+  };
+  // 0: a menu item; 1: a paragraph with a link in it; 2: half and half is not more than half; 3: no link at all.
+  link(0, 'Home page');
+  builder.breakBlock();
+  builder.append('Read the whole manual ');
+  link(1, 'here');
+  builder.breakBlock();
+  builder.append('abcd');
+  link(2, 'efgh');
+  builder.breakBlock();
+  builder.append('Plain words.');
+  const tokens = [...readDocText(builder.finish())];
+  assert.deepEqual([...linkBlocks(tokens)], [1, 0, 0, 0]);
+  assert.deepEqual([...linkBlocks([])], [0]);
 });

@@ -90,7 +90,7 @@ test('index build makes a version whose every file the common readers accept and
     byPath.set(card.url.slice(origin.length), card);
     assert.equal(fingerprints.lookup(fingerprint(card.url)), id, `Fingerprints find ${card.url}`);
   }
-  assert.deepEqual([...byPath.keys()].sort(), ['/', '/accents', '/cjk', '/hidden', '/moved', '/twin-a', '/twin-b', '/long', '/long-edit', '/popular', '/lonely'].sort());
+  assert.deepEqual([...byPath.keys()].sort(), ['/', '/accents', '/cjk', '/hidden', '/moved', '/twin-a', '/twin-b', '/long', '/long-edit', '/popular', '/lonely', '/menu-a', '/menu-b'].sort());
 
   // Cards give back what the pages said; CardInfo flags the empty ones.
   const home = byPath.get('/')!;

@@ -1,7 +1,8 @@
 /**
  * The merge and link stages on the crawled site (site.ts): identical pages
  * collapse to one card, a page with one paragraph changed of twenty merges
- * with the original, the anchor text of a link to a redirect lands on the
+ * with the original, two pages whose large menu is most of their words do
+ * not, the anchor text of a link to a redirect lands on the
  * redirect's target as anchor-text meta refs, a page linked from many pages
  * weighs more than one linked once; Merges, Feedback and Signatures agree
  * with CardInfo and `sherlock index dump` prints them.
@@ -49,7 +50,7 @@ test('duplicates collapse, near-duplicates merge, anchor texts follow redirects,
   }
   // The shorter URL wins the tie between equal twins.
   assert.equal(flags('/long') & CARD_FLAG.dup, 0);
-  for (const path of ['/', '/accents', '/popular', '/lonely']) assert.equal(flags(path) & (CARD_FLAG.dup | CARD_FLAG.merged), 0, `${path} stands alone`);
+  for (const path of ['/', '/accents', '/popular', '/lonely', '/menu-a', '/menu-b']) assert.equal(flags(path) & (CARD_FLAG.dup | CARD_FLAG.merged), 0, `${path} stands alone`);
   assert.equal(merges[card('/moved')], card('/accents'), 'a redirect points at its target');
   assert.equal(merges[card('/hidden')], NOWHERE);
 

@@ -3,7 +3,8 @@
  * covering what the chewer must tell apart (a title, headings, emphasis,
  * small print, alt text, accents, CJK, a redirect, a noindex page), what
  * the merge and link stages must find (two identical pages, a long page and
- * a copy with one paragraph changed, a redirect linked with the anchor text
+ * a copy with one paragraph changed, two pages alike only in their large
+ * menu, a redirect linked with the anchor text
  * "zebra", a page linked from many pages and one linked once), plus
  * `bulk` pages of generated words for tests that need many postings. The
  * crawl is a real `sherlock crawl` through the CLI, as test/cli/crawl.test.ts
@@ -24,7 +25,7 @@ export const PAGES: Record<string, string> = {
     <p>Read <a href="/accents">about desserts</a>, <a href="/cjk">Tokyo notes</a>, <a href="/moved">zebra</a>
     and <a href="/hidden">hidden things</a>.</p>
     <p>More: <a href="/twin-a">twin one</a>, <a href="/twin-b">twin two</a>, <a href="/long">long</a>, <a href="/long-edit">long edited</a>,
-    <a href="/popular">popular</a>, <a href="/lonely">lonely</a>.</p></body></html>`,
+    <a href="/popular">popular</a>, <a href="/lonely">lonely</a>, <a href="/menu-a">apples</a>, <a href="/menu-b">pears</a>.</p></body></html>`,
   '/accents': `<html><head><title>Crème brûlée</title><meta name="description" content="Dessert française"></head><body>
     <h2>Café résumé</h2><p>Crème brûlée à la française, Straße and naïve cafe resume.</p></body></html>`,
   '/cjk': `<html><head><title>東京ノート</title></head><body><p>東京都に住んでいます。 Tokyo tower.</p></body></html>`,
@@ -35,7 +36,16 @@ export const PAGES: Record<string, string> = {
   '/long-edit': longPage(7),
   '/popular': `<html><head><title>Popular</title></head><body><p>Everybody links to this gazette.</p></body></html>`,
   '/lonely': `<html><head><title>Lonely</title></head><body><p>Only the home page knows this hermitage.</p></body></html>`,
+  '/menu-a': menuPage('apple'),
+  '/menu-b': menuPage('pear'),
 };
+
+/** A site's large menu (the same on both pages, most of their words) around forty words of the page's own. */
+function menuPage(fruit: string): string {
+  const menu = Array.from({ length: 200 }, (_, i) => `<li><a href="#s${i}">orchard section ${i}</a></li>`).join('');
+  const own = Array.from({ length: 40 }, (_, k) => `${fruit}${k}`).join(' ');
+  return `<html><head><title>Orchard</title></head><body><ul>${menu}</ul><p>${own}</p></body></html>`;
+}
 
 function twinPage(): string {
   return `<html><head><title>Twin</title></head><body><p>Identical twins share every word here.</p><p><a href="/popular">see the gazette</a></p></body></html>`;
