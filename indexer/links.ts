@@ -19,7 +19,8 @@
  *              with text becomes meta refs of type `ext` (anchor text) in the
  *              target's chains, from the target's first free meta position
  *              on, a gap of one between two texts, none past the last meta
- *              position (so at most 2,048 per card); a text from a page of
+ *              position (so at most 2,048 per card), once per source site
+ *              (SeenTexts: a menu repeats it on every page); a text from a page of
  *              another site has meta weight CROSS_SITE_WEIGHT, one from the
  *              target's own site (its navigation) weight 0. The refs are grouped
  *              by card in bounded memory (anchor-refs.ts: packed runs, a
@@ -128,6 +129,41 @@ export interface AnchorReport {
 /** Vocabulary numbers of the spellings met in anchor texts (GARBAGE: too long in UTF-8), so each is formed once. */
 const GARBAGE = -1;
 
+/** Slots of SeenTexts: 8 MiB, whatever the corpus. */
+const SEEN_SLOTS = 1 << 20;
+
+/**
+ * The (target, source site, text) triples of anchor texts attached so far,
+ * by two 32-bit hashes in a direct-mapped table: a site's menu names the
+ * same target alike on each of its pages, and one of those texts says what
+ * they all say. A triple evicted by another that shares its slot may be
+ * attached again (the table is bounded, not exact); two triples are taken
+ * for one only when both hashes agree.
+ */
+class SeenTexts {
+  private readonly first = new Uint32Array(SEEN_SLOTS);
+  private readonly second = new Uint32Array(SEEN_SLOTS);
+
+  /** Whether the triple was seen (and, if not, remembers it). */
+  seen(target: number, site: number, text: string): boolean {
+    let a = Math.imul(target ^ 0x811c9dc5, 16777619) ^ site;
+    let b = Math.imul(site ^ 0x9e3779b9, 0x85ebca6b) ^ target;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 16777619);
+      b = Math.imul(b + c, 0xc2b2ae35) ^ (b >>> 15);
+    }
+    // 0 marks an empty slot; the table holds them unsigned.
+    const check = (b | 1) >>> 0;
+    const slot = a & (SEEN_SLOTS - 1);
+    const tag = (a | 1) >>> 0;
+    if (this.first[slot] === tag && this.second[slot] === check) return true;
+    this.first[slot] = tag;
+    this.second[slot] = check;
+    return false;
+  }
+}
+
 /**
  * Attaches the anchor texts of `files.refTexts` to their targets, adding
  * their words to `vocabulary`, and writes `files.out` (AnchoredPostings) from
@@ -145,6 +181,7 @@ export function attachAnchors(
   const nextMeta = Uint16Array.from(facts.metaEnds);
   const refs = new AnchorRefs(join(files.sortDir, 'anchors'), flags.length, Math.max(1 << 16, Math.floor(budget / 4)));
   const spellings = new Map<string, number>();
+  const seen = new SeenTexts();
   let anchors = 0;
   let text = '';
   let target = 0;
@@ -174,6 +211,7 @@ export function attachAnchors(
       // An empty card's Merges entry is its redirect's end, any other card's its class's primary.
       target = landed === NOWHERE ? NOWHERE : merges[landed]!;
       if (target === NOWHERE || (flags[target]! & CARD_FLAG.empty) !== 0 || merges[ref.source] === target || target === ref.source) continue;
+      if (seen.seen(target, sites[ref.source]!, ref.text)) continue;
       text = ref.text;
       base = nextMeta[target]!;
       weight = sites[ref.source] === sites[target] ? 0 : CROSS_SITE_WEIGHT;

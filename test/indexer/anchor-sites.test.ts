@@ -1,7 +1,8 @@
 /**
  * Anchor texts as votes: the text of a link from a page of another site lands
  * on the target with meta weight 1, the text of a link from the target's own
- * site (its navigation) with weight 0 (indexer/links.ts).
+ * site (its navigation) with weight 0, and each text once per site that
+ * gives it, however many of its pages do (indexer/links.ts).
  */
 
 import assert from 'node:assert/strict';
@@ -21,16 +22,27 @@ import { buildCli } from './site.js';
 const html = (body: string): RouteHandler => (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html><body>${body}</body></html>`);
 const robots: RouteHandler = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
 
-test("an anchor text from another site weighs 1 on its target, one from the target's own site 0", async (t) => {
+test("an anchor text from another site weighs 1 on its target, one from the target's own site 0, each once per site", async (t) => {
   const state = scratchDir(t);
   const target = await startFixture({
     address: '127.0.0.79',
-    routes: { '/robots.txt': robots, '/': html('<p>Home. <a href="/burrow">wombat</a></p>'), '/burrow': html('<p>Where the animals sleep.</p>') },
+    routes: {
+      '/robots.txt': robots,
+      // Three pages of the site call /burrow "wombat" (a menu), one also "warren".
+      '/': html('<p>Home. <a href="/burrow">wombat</a> <a href="/a">first</a> <a href="/b">second</a></p>'),
+      '/a': html('<p>Page one. <a href="/burrow">wombat</a> <a href="/burrow">warren</a></p>'),
+      '/b': html('<p>Page two. <a href="/burrow">wombat</a></p>'),
+      '/burrow': html('<p>Where the animals sleep.</p>'),
+    },
   });
   t.after(() => target.close());
   const other = await startFixture({
     address: '127.0.0.80',
-    routes: { '/robots.txt': robots, '/': html(`<p>Elsewhere. <a href="${target.origin}/burrow">quokka</a></p>`) },
+    routes: {
+      '/robots.txt': robots,
+      '/': html(`<p>Elsewhere. <a href="${target.origin}/burrow">quokka</a> <a href="/more">more</a></p>`),
+      '/more': html(`<p>More. <a href="${target.origin}/burrow">quokka</a></p>`),
+    },
   });
   t.after(() => other.close());
   const seeds = join(state, 'seeds.txt');
@@ -55,6 +67,8 @@ test("an anchor text from another site weighs 1 on its target, one from the targ
     assert.ok(chain !== undefined, `${word} on the target`);
     return chain.refs.flatMap((ref) => (ref.kind === 'meta' && META_TYPES[ref.type] === 'ext' ? [ref.weight] : []));
   };
+  // Each text once per site that gives it, however many of its pages do.
   assert.deepEqual(anchorWeights('quokka'), [1], 'from another site');
   assert.deepEqual(anchorWeights('wombat'), [0], 'from its own site');
+  assert.deepEqual(anchorWeights('warren'), [0], 'another text of its own site');
 });
