@@ -133,9 +133,10 @@ export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32
  * SECOND_DIVISOR, plus the anchor texts). Anchor texts are a field of their
  * own, added as BM25F adds fields rather than competing with the card's
  * own metas: the best anchor's weight, saturating with their number as
- * BM25's tf does (k1 + 1 times the best at most), since many pages calling
- * a card by the word say more than one. Never below idf × any one meta occurrence's weight, nor below idf ×
- * bodyScore of any of its word occurrences (phrases rely on it).
+ * BM25's tf does (k1 + 1 times the best at most), since many sites calling
+ * a card by the word say more than one (the indexer attaches a text once
+ * per site). Never below idf × any one meta occurrence's weight, nor below
+ * idf × bodyScore of any of its word occurrences (phrases rely on it).
  */
 export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number): number {
   let tf = 0;
