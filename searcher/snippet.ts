@@ -169,6 +169,7 @@ export class CardText {
     const tokens = [...readDocText(data)];
     const linked = linkBlocks(tokens);
     let block = 0;
+    let linking = false;
     // The first word of the block under way.
     let blockFirst = 0;
     for (const token of tokens) {
@@ -177,9 +178,11 @@ export class CardText {
         text += ' ';
         block += 1;
         blockFirst = count;
-      } else if (token.kind === 'text') {
+      } else if (token.kind !== 'text') linking = token.kind === 'link-open';
+      else {
         const base = text.length;
         const kind = linked[block] === 1 ? LINKED : 0;
+        const before = count;
         text += token.text;
         cutWords(token.text, (start, end) => {
           starts = grow(starts, count + 1);
@@ -190,6 +193,8 @@ export class CardText {
           flags[count] = (count === blockFirst ? BLOCK_START : 0) | kind;
           count += 1;
         });
+        // A link without words is a symbol (a heading's "¶" permalink, an arrow): not worth showing.
+        if (linking && count === before) text = text.slice(0, base);
       }
     }
     const codes = new Uint32Array(count);

@@ -70,3 +70,14 @@ test('without a match in the text the snippet is the start of the content, after
   const text = card(...menu('Home', 'Docs', 'About'), 'The first paragraph of the page.');
   assert.equal(snippet(text, 'absent'), '… The first paragraph of the page.');
 });
+
+test('a link without words (a heading\'s permalink sign) is left out of the text', () => {
+  const builder = new TextBuilder(1 << 16);
+  builder.append('Locking guide');
+  builder.openLink(0);
+  builder.append('¶');
+  builder.closeLink();
+  builder.breakBlock();
+  builder.append('Spinlocks need care.');
+  assert.equal(snippet(CardText.of(builder.finish()), 'locking'), '<mark>Locking</mark> guide · Spinlocks need care.');
+});
