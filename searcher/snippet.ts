@@ -9,13 +9,14 @@
  * too.
  *
  * Which windows: a block most of whose text is link text (doc-text.ts
- * linkBlocks: a site's navigation, a table of contents) is a link block, and a window
- * stays among blocks of its match's kind, so a match in a paragraph does
- * not pull in the menu beside it. Those with the most different query
- * words first, then those of the content, then those with the most
- * matches, then text order, until MAX_SNIPPET_WORDS; a window of link
- * blocks only if it has more different query words than any of the
- * content, and a window whose words another shows already is left out. Without a match in the text (a title, URL or anchor text match) the
+ * linkBlocks: a site's navigation, a table of contents) is a link block,
+ * and a window stays among blocks of its match's kind, so a match in a
+ * paragraph does not pull in the menu beside it. Those with the most
+ * different query words first, then those of the content, then those with
+ * the most matches, then text order, until MAX_SNIPPET_WORDS; a window of
+ * link blocks only if it has more different query words than any of the
+ * content, and a window whose words another shows already is left out.
+ * Without a match in the text (a title, URL or anchor text match) the
  * snippet is the start of the content.
  */
 
@@ -35,7 +36,7 @@ const MAX_FRAGMENT = 30;
 const MAX_SNIPPET_WORDS = 50;
 /** Words of the content's start when nothing in the text matches. */
 const LEAD_WORDS = 30;
-/** CardText word flags: the first word of a block; a word of a link block (most of its words link text). */
+/** CardText word flags: the first word of a block; a word of a link block (doc-text.ts linkBlocks). */
 const BLOCK_START = 1;
 const LINKED = 2;
 /** A block's text ends a sentence: the next block follows after a space, not " · ". */
