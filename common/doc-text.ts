@@ -285,43 +285,51 @@ function utf8Length(buf: Uint8Array, i: number, lead: number, at: ErrorPlace): n
   return n;
 }
 
+/** What walkDocText reports, in order: text runs as byte ranges of the buffer, breaks, link brackets. */
+export interface DocTextVisitor {
+  text(start: number, end: number, type: WordType): void;
+  break(): void;
+  open(n: number): void;
+  close(): void;
+}
+
 /**
- * Walks `X` text, yielding text runs (with their word type), breaks and link
- * brackets in order. `at` names where the text lies, for errors.
+ * Walks `X` text: text runs (valid UTF-8, with their word type), breaks
+ * and link brackets in order, to `visitor`. `at` names where the text lies,
+ * for errors.
  */
-export function* readDocText(buf: Uint8Array, at: ErrorPlace = {}): Generator<DocTextToken, void, undefined> {
-  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+export function walkDocText(buf: Uint8Array, visitor: DocTextVisitor, at: ErrorPlace = {}): void {
   let type: WordType = WORD_TYPE.text;
   let textStart = 0;
   let openAt = -1;
   let i = 0;
-  while (i < bytes.length) {
-    const byte = bytes[i]!;
+  while (i < buf.length) {
+    const byte = buf[i]!;
     if (byte < 0x80) {
       i++;
       continue;
     }
     if (byte >= 0xc0) {
-      i += utf8Length(bytes, i, byte, at);
+      i += utf8Length(buf, i, byte, at);
       continue;
     }
-    if (i > textStart) yield { kind: 'text', text: bytes.toString('utf8', textStart, i), type };
+    if (i > textStart) visitor.text(textStart, i, type);
     const low = byte & 0x0f;
     switch (byte & 0xf0) {
       case SWITCH:
       case BREAK:
         if (low > LAST_TYPE) throw corrupt(i, `undefined word type ${low} in control byte ${hex(byte)}`, at);
-        if ((byte & 0xf0) === BREAK) yield { kind: 'break' };
+        if ((byte & 0xf0) === BREAK) visitor.break();
         type = low as WordType;
         i++;
         break;
       case OPEN: {
-        const second = bytes[i + 1];
+        const second = buf[i + 1];
         if (second === undefined) throw corrupt(i, 'link bracket cut off at the end', at);
         if ((second & 0xc0) !== 0x80) throw corrupt(i + 1, `second byte ${hex(second)} of a link bracket is not 0x80–0xBF`, at);
         if (openAt >= 0) throw corrupt(i, `link bracket opened inside the bracket opened at ${(at.offset ?? 0) + openAt}`, at);
         openAt = i;
-        yield { kind: 'link-open', n: (low << 6) | (second & 0x3f) };
+        visitor.open((low << 6) | (second & 0x3f));
         i += 2;
         break;
       }
@@ -329,13 +337,30 @@ export function* readDocText(buf: Uint8Array, at: ErrorPlace = {}): Generator<Do
         if (byte !== CLOSE) throw corrupt(i, `undefined control byte ${hex(byte)}`, at);
         if (openAt < 0) throw corrupt(i, 'link bracket closed but none is open', at);
         openAt = -1;
-        yield { kind: 'link-close' };
+        visitor.close();
         i++;
     }
     textStart = i;
   }
-  if (i > textStart) yield { kind: 'text', text: bytes.toString('utf8', textStart, i), type };
+  if (i > textStart) visitor.text(textStart, i, type);
   if (openAt >= 0) throw corrupt(openAt, 'link bracket never closed', at);
+}
+
+/** The tokens of `X` text, in order (walkDocText). */
+export function readDocText(buf: Uint8Array, at: ErrorPlace = {}): DocTextToken[] {
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+  const tokens: DocTextToken[] = [];
+  walkDocText(
+    bytes,
+    {
+      text: (start, end, type) => tokens.push({ kind: 'text', text: bytes.toString('utf8', start, end), type }),
+      break: () => tokens.push({ kind: 'break' }),
+      open: (n) => tokens.push({ kind: 'link-open', n }),
+      close: () => tokens.push({ kind: 'link-close' }),
+    },
+    at,
+  );
+  return tokens;
 }
 
 /**
@@ -372,35 +397,45 @@ export function linkBlocks(tokens: readonly DocTextToken[]): Uint8Array {
 
 /** The words of `X` text without types or brackets, one line per block. */
 export function plainText(buf: Uint8Array, at: ErrorPlace = {}): string {
-  const parts: string[] = [];
-  for (const token of readDocText(buf, at)) {
-    if (token.kind === 'text') parts.push(token.text);
-    else if (token.kind === 'break') parts.push('\n');
-  }
-  return parts.join('');
+  return plainTextAndAnchors(buf, at).text;
 }
 
 /**
  * plainText() and, in the same walk, the text inside each link bracket by
  * link number, whitespace collapsed (a Nutch anchor); empty brackets give "".
+ * The text runs' bytes are copied into one buffer and decoded once: a string
+ * per run was most of the cost of a segment's parse text.
  */
 export function plainTextAndAnchors(buf: Uint8Array, at: ErrorPlace = {}): { text: string; anchors: Map<number, string> } {
-  const parts: string[] = [];
+  const out = Buffer.allocUnsafe(buf.length);
+  let length = 0;
   const anchors = new Map<number, string>();
   let open = -1;
-  let anchor = '';
-  for (const token of readDocText(buf, at)) {
-    if (token.kind === 'text') {
-      parts.push(token.text);
-      if (open >= 0) anchor += token.text;
-    } else if (token.kind === 'break') parts.push('\n');
-    else if (token.kind === 'link-open') {
-      open = token.n;
-      anchor = '';
-    } else {
-      anchors.set(open, anchor.replace(/\s+/g, ' ').trim());
-      open = -1;
-    }
-  }
-  return { text: parts.join(''), anchors };
+  // The open bracket's runs in `out`, as [start, end) pairs: a break inside a bracket is not the anchor's.
+  const runs: number[] = [];
+  walkDocText(
+    buf,
+    {
+      text: (start, end) => {
+        out.set(buf.subarray(start, end), length);
+        if (open >= 0) runs.push(length, length + end - start);
+        length += end - start;
+      },
+      break: () => {
+        out[length++] = 0x0a;
+      },
+      open: (n) => {
+        open = n;
+        runs.length = 0;
+      },
+      close: () => {
+        let anchor = '';
+        for (let r = 0; r < runs.length; r += 2) anchor += out.toString('utf8', runs[r], runs[r + 1]);
+        anchors.set(open, anchor.replace(/\s+/g, ' ').trim());
+        open = -1;
+      },
+    },
+    at,
+  );
+  return { text: out.toString('utf8', 0, length), anchors };
 }
