@@ -420,7 +420,7 @@ class Chewer {
       const bucket = reader.decode(stored);
       header = bucket.header;
       doc = parseBody(bucket.body);
-      if ((scanFlags & CARD_FLAG.empty) === 0 && !doc.robots.noindex) text = [...readDocText(doc.text)];
+      if ((scanFlags & CARD_FLAG.empty) === 0 && !doc.robots.noindex) text = readDocText(doc.text);
     } catch (err) {
       if (!isSherlockError(err)) throw err;
       this.problems.push(`oid ${oid}: ${err.message}`);

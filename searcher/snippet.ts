@@ -167,7 +167,7 @@ export class CardText {
     let ends = new Int32Array(256);
     let flags = new Uint8Array(256);
     let count = 0;
-    const tokens = [...readDocText(data)];
+    const tokens = readDocText(data);
     const linked = linkBlocks(tokens);
     let block = 0;
     let linking = false;
