@@ -92,13 +92,22 @@ export type RawKind = WordKind | 'garbage';
 /** Called by cutWords for each word: its offsets in the text, kind, position and spellingHash(). */
 export type WordVisitor = (start: number, end: number, kind: RawKind, position: number, hash: number) => void;
 
-const FNV_START = 0x811c9dc5 | 0;
+export const FNV_START = 0x811c9dc5 | 0;
 const FNV_PRIME = 16777619;
 
-/** FNV-1a of text[start, end)'s UTF-16 units: what cutWords hands its visitor, made while it reads them (lookups by spelling need no second pass). */
+/** One FNV-1a step. */
+export function fnv(h: number, value: number): number {
+  return Math.imul(h ^ value, FNV_PRIME);
+}
+
+/**
+ * FNV-1a of text[start, end)'s UTF-16 units: what cutWords hands its visitor,
+ * made while it reads them (lookups by spelling need no second pass), and
+ * the word hash of the near-duplicate shingles (the same in every worker).
+ */
 export function spellingHash(text: string, start: number, end: number): number {
   let h = FNV_START;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  for (let i = start; i < end; i++) h = fnv(h, text.charCodeAt(i));
   return h;
 }
 

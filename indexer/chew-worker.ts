@@ -51,9 +51,9 @@ import { LINK_TYPES } from '../common/index-fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
 import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index-refs.js';
 import { fingerprint, footprint, siteFootprint, urlParts } from '../common/url.js';
-import { cutWords, exactForm, plainForm, type RawKind } from '../common/words.js';
+import { cutWords, exactForm, plainForm, spellingHash, type RawKind } from '../common/words.js';
 import { grow } from '../common/grow.js';
-import { Shingler, wordHash, type SignatureSettings } from './signatures.js';
+import { Shingler, type SignatureSettings } from './signatures.js';
 import { FINGERPRINT_SIZE, MAX_REFTEXT_BYTES, POSTING_HEAD, REFTEXT_HEAD } from './work-files.js';
 
 export interface ChewTask {
@@ -307,7 +307,7 @@ class Chewer {
   /**
    * Per worker word w, WORD_FIELDS int32 at w * WORD_FIELDS (W_… offsets):
    * the batch and card it was last seen in and its number there, the
-   * signatures.ts wordHash of its exact form, where that form lies in `utf8`
+   * words.ts spellingHash of its exact form, where that form lies in `utf8`
    * and its length, whether it has accents. One array, so that an occurrence
    * touches one cache line for all of them.
    */
@@ -534,7 +534,7 @@ class Chewer {
         this.perWord[fields + W_UTF8_LENGTH] = bytes;
         this.utf8Used += this.utf8.write(exact, this.utf8Used);
         this.perWord[fields + W_ACCENTED] = plain === exact ? 0 : 1;
-        this.perWord[fields + W_HASH] = wordHash(exact);
+        this.perWord[fields + W_HASH] = spellingHash(exact, 0, exact.length);
       }
     }
     this.spellings.insert(raw, w);

@@ -39,7 +39,7 @@ import { FeedbackWriter, FOOTPRINT_SIZE } from '../common/index-feedback.js';
 import { readLinks } from '../common/index-fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
 import { ChainBuilder, MAX_CARD_ID, MAX_META_POSITION, refsOf } from '../common/index-refs.js';
-import { cutWords, exactForm, plainForm, type RawKind } from '../common/words.js';
+import { FNV_START, cutWords, exactForm, fnv, plainForm, type RawKind } from '../common/words.js';
 import { AnchorRefs } from './anchor-refs.js';
 import type { CardFacts, CardFinder } from './cards.js';
 import { rawId, type Vocabulary } from './lexicon.js';
@@ -146,11 +146,12 @@ class SeenTexts {
 
   /** Whether the triple was seen (and, if not, remembers it). */
   seen(target: number, site: number, text: string): boolean {
-    let a = Math.imul(target ^ 0x811c9dc5, 16777619) ^ site;
+    let a = fnv(FNV_START, target) ^ site;
+    // A second hash of another kind: a triple is taken for one seen only when both agree.
     let b = Math.imul(site ^ 0x9e3779b9, 0x85ebca6b) ^ target;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      a = Math.imul(a ^ c, 16777619);
+      a = fnv(a, c);
       b = Math.imul(b + c, 0xc2b2ae35) ^ (b >>> 15);
     }
     // 0 marks an empty slot; the table holds them unsigned.

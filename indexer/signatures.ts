@@ -31,6 +31,7 @@
 import { closeSync } from 'node:fs';
 import { readAt } from '../common/files.js';
 import { INDEX_HEADER_SIZE, IndexFileReader, openRead, type IndexFormat } from '../common/index-file.js';
+import { FNV_START, fnv } from '../common/words.js';
 import { WorkFileWriter } from './work-files.js';
 
 export const SIGNATURES_FORMAT: IndexFormat = { magic: 'SHERLOCK-SIGNATS', version: 1, fields: ['records', 'hashes'], what: 'Signatures' };
@@ -44,20 +45,6 @@ export interface SignatureSettings {
 
 /** The rolling hash's base (odd, so every window of words weighs each word differently). */
 const BASE = 0x01000193;
-
-const FNV_START = 0x811c9dc5 | 0;
-
-/** One FNV-1a step. */
-function fnv(h: number, value: number): number {
-  return Math.imul(h ^ value, 16777619);
-}
-
-/** FNV-1a of a word's UTF-16 units: the same in every worker, so signatures do not depend on the chunking. */
-export function wordHash(word: string): number {
-  let h = FNV_START;
-  for (let i = 0; i < word.length; i++) h = fnv(h, word.charCodeAt(i));
-  return h;
-}
 
 /** Classes of equal band hashes up to this size are verified pair by pair. */
 const ALL_PAIRS = 32;

@@ -129,8 +129,11 @@ export class Marker {
     let which = this.seen.get(spelling);
     if (which === undefined) {
       const word = plainForm(exactForm(spelling));
-      which = this.marks.words.has(word) ? this.words.indexOf(word) : this.marks.prefixes.findIndex((p) => word.startsWith(p));
-      if (which >= 0 && !this.marks.words.has(word)) which += this.words.length;
+      which = this.words.indexOf(word);
+      if (which < 0) {
+        const prefix = this.marks.prefixes.findIndex((p) => word.startsWith(p));
+        if (prefix >= 0) which = this.words.length + prefix;
+      }
       this.seen.set(spelling, which);
     }
     return which;
@@ -288,8 +291,6 @@ export class CardText {
     }
     return chosen.map((c) => c.window).sort((a, b) => a.i - b.i).map(({ from, to }) => [from, to]);
   }
-
-
 
   /**
    * Words `from` to `to` as HTML, the matched ones (`hits`, ascending)

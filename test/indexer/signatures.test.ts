@@ -8,7 +8,8 @@
 
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { Shingler, wordHash } from '../../indexer/signatures.js';
+import { spellingHash } from '../../common/words.js';
+import { Shingler } from '../../indexer/signatures.js';
 
 const SETTINGS = { hashes: 32, words: 4 };
 const THRESHOLD = 24;
@@ -16,7 +17,7 @@ const THRESHOLD = 24;
 function signature(words: readonly string[]): Uint32Array {
   const shingler = new Shingler(SETTINGS);
   shingler.reset();
-  for (const word of words) shingler.add(wordHash(word));
+  for (const word of words) shingler.add(spellingHash(word, 0, word.length));
   const out = Buffer.alloc(4 * SETTINGS.hashes);
   shingler.finish(out, 0);
   return new Uint32Array(out.buffer, out.byteOffset, SETTINGS.hashes).slice();
