@@ -18,6 +18,7 @@ import { currentVersion, indexDirectory } from '../common/index-layout.js';
 import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
+import { CARD_TYPES } from '../common/index-cardinfo.js';
 import { Evaluation, typeMask, type Hits } from './evaluate.js';
 import { HIDDEN, IndexVersion, type CacheSizes } from './index-version.js';
 import { cacheSizes } from './config.js';
@@ -192,7 +193,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const { weight, flags, type, site } = version.columns;
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
   const top = new TopK(k);
-  const counts = new Counts(site, type);
+  const counts = new Counts(site, type, version.columns.sites);
   let siteAt = 0;
   const filtered = (cardId: number): boolean => {
     if ((flags[cardId]! & HIDDEN) !== 0) return true;
@@ -260,16 +261,25 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   };
 }
 
-/** The matches counted: their total, and by site and by coarse type. */
+/**
+ * The matches counted: their total, and by site and by coarse type. The
+ * counts live in typed arrays kept between searches (the counting of one
+ * search runs without a turn of the event loop, so searches never share
+ * them), with the keys met listed so that only those are cleared.
+ */
 class Counts {
   total = 0;
-  readonly sites = new Tally();
-  readonly types = new Tally();
+  readonly sites: Tally;
+  readonly types: Tally;
 
   constructor(
     private readonly site: Uint32Array,
     private readonly type: Uint8Array,
-  ) {}
+    sites: number,
+  ) {
+    this.sites = Tally.of(0, sites);
+    this.types = Tally.of(1, CARD_TYPES.length);
+  }
 
   add(cardId: number): void {
     this.total += 1;
@@ -278,26 +288,49 @@ class Counts {
   }
 }
 
-/** Matching cards counted by a key (a dense site number, a coarse type), each with its first card. */
+/** Matching cards counted by a dense key (a site number, a coarse type), each with its lowest card. */
 class Tally {
-  private readonly counts = new Map<number, { count: number; card: number }>();
+  private static readonly kept: Tally[] = [];
+  private counts: Uint32Array;
+  private cards: Uint32Array;
+  private met: Uint32Array;
+  private size = 0;
+
+  private constructor(keys: number) {
+    this.counts = new Uint32Array(keys);
+    this.cards = new Uint32Array(keys);
+    this.met = new Uint32Array(keys);
+  }
+
+  /** Tally number `slot` of this thread, cleared, for keys below `keys`. */
+  static of(slot: number, keys: number): Tally {
+    let tally = Tally.kept[slot];
+    if (tally === undefined || tally.counts.length < keys) tally = Tally.kept[slot] = new Tally(Math.max(keys, 2 * (tally?.counts.length ?? 0)));
+    else tally.clear();
+    return tally;
+  }
 
   add(key: number, cardId: number): void {
-    const had = this.counts.get(key);
-    if (had === undefined) this.counts.set(key, { count: 1, card: cardId });
-    else {
-      had.count += 1;
+    if (this.counts[key]++ === 0) {
+      this.cards[key] = cardId;
+      this.met[this.size++] = key;
+    } else if (cardId < this.cards[key]!) {
       // Pruned ranking counts out of card order: each key keeps its lowest card.
-      if (cardId < had.card) had.card = cardId;
+      this.cards[key] = cardId;
     }
   }
 
   /** The largest counts, named by one card of each (a site → its host, a coarse type → a MIME type). */
   largest(name: (key: number, card: number) => string): FacetCount[] {
-    return [...this.counts]
-      .sort(([, a], [, b]) => b.count - a.count || a.card - b.card)
-      .slice(0, FACET_VALUES)
-      .map(([key, { count, card }]) => ({ value: name(key, card), count }));
+    const { counts, cards } = this;
+    const keys = Array.from(this.met.subarray(0, this.size));
+    keys.sort((a, b) => counts[b]! - counts[a]! || cards[a]! - cards[b]!);
+    return keys.slice(0, FACET_VALUES).map((key) => ({ value: name(key, cards[key]!), count: counts[key]! }));
+  }
+
+  private clear(): void {
+    for (let i = 0; i < this.size; i++) this.counts[this.met[i]!] = 0;
+    this.size = 0;
   }
 }
 
