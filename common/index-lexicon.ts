@@ -92,6 +92,7 @@ export function wordClass(id: number): WordClass | undefined {
 }
 
 interface OrderKey {
+  plain: string;
   length: number;
   stripped: Buffer;
   bytes: Buffer;
@@ -99,7 +100,7 @@ interface OrderKey {
 
 function orderKey(word: string): OrderKey {
   const stripped = plainForm(word);
-  return { length: [...stripped].length, stripped: Buffer.from(stripped, 'utf8'), bytes: Buffer.from(word, 'utf8') };
+  return { plain: stripped, length: [...stripped].length, stripped: Buffer.from(stripped, 'utf8'), bytes: Buffer.from(word, 'utf8') };
 }
 
 function compareKeys(a: OrderKey, b: OrderKey): number {
@@ -263,14 +264,32 @@ export function writeLexicon(file: string, entries: Iterable<LexiconEntry>): voi
 
 /** The Lexicon in memory: lookup by exact word or by its accent-free form. */
 export class Lexicon {
+  /**
+   * Accent variants lie side by side in lexicon order: each plain form → the
+   * first entry of its run, and per first entry where its run ends. A query
+   * word is one Map lookup, not a binary search of Buffer comparisons.
+   */
+  private readonly runs = new Map<string, number>();
+  private readonly runEnd: Uint32Array;
+
   private constructor(
     readonly entries: readonly LexiconEntry[],
-    private readonly keys: readonly OrderKey[],
-  ) {}
+    plains: readonly string[],
+  ) {
+    this.runEnd = new Uint32Array(entries.length);
+    let first = 0;
+    for (let i = 1; i <= plains.length; i++) {
+      if (i < plains.length && plains[i] === plains[first]) continue;
+      this.runs.set(plains[first]!, first);
+      this.runEnd[first] = i;
+      first = i;
+    }
+  }
 
   static open(file: string): Lexicon {
     const entries: LexiconEntry[] = [];
-    const keys: OrderKey[] = [];
+    const plains: string[] = [];
+    let last: OrderKey | undefined;
     const whole = readIndexFile(file, LEXICON_FORMAT);
     const { body } = whole;
     let refPos = 0;
@@ -288,43 +307,29 @@ export class Lexicon {
       if (fixed > body.length) throw whole.corrupt(pos, `record cut short: ${body.length - pos} bytes before its word`);
       const { word, next } = readWord(whole, id, pos, fixed);
       const key = orderKey(word);
-      const last = keys[keys.length - 1];
       if (last !== undefined && compareKeys(last, key) >= 0) throw whole.corrupt(pos, `word ${JSON.stringify(word)} out of lexicon order`);
       const chainSize = size.value;
       entries.push({ id, refPos: chainSize === 0 ? 0 : refPos, chainSize, frequency: body[size.next]!, context: body.readUInt16LE(size.next + 1), word });
       if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
-      keys.push(key);
+      plains.push(key.plain);
+      last = key;
       pos = next;
     }
     if (entries.length !== whole.fields[0]) throw whole.corrupt(body.length, `${entries.length} words found, the header says ${whole.fields[0]}`);
-    return new Lexicon(entries, keys);
-  }
-
-  /** Index of the first entry whose key is not below `key`, comparing with `compare`. */
-  private lowerBound(key: OrderKey, compare: (a: OrderKey, b: OrderKey) => number): number {
-    let low = 0;
-    let high = this.keys.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (compare(this.keys[mid]!, key) < 0) low = mid + 1;
-      else high = mid;
-    }
-    return low;
+    return new Lexicon(entries, plains);
   }
 
   /** The entry of exactly this word. */
   lookup(word: string): LexiconEntry | undefined {
-    const key = orderKey(word);
-    const i = this.lowerBound(key, compareKeys);
-    return i < this.keys.length && compareKeys(this.keys[i]!, key) === 0 ? this.entries[i] : undefined;
+    return this.variants(plainForm(word)).find((entry) => entry.word === word);
   }
 
   /** Every entry that is `word` up to accents (the word itself included), in lexicon order. */
   variants(word: string): LexiconEntry[] {
-    const key = orderKey(word);
-    const strippedOnly = (a: OrderKey, b: OrderKey) => a.length - b.length || Buffer.compare(a.stripped, b.stripped);
+    const first = this.runs.get(plainForm(word));
+    if (first === undefined) return [];
     const out: LexiconEntry[] = [];
-    for (let i = this.lowerBound(key, strippedOnly); i < this.keys.length && strippedOnly(this.keys[i]!, key) === 0; i++) out.push(this.entries[i]!);
+    for (let i = first; i < this.runEnd[first]!; i++) out.push(this.entries[i]!);
     return out;
   }
 }

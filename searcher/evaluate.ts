@@ -166,6 +166,14 @@ function range(hits: Hits, i: number): [number, number] {
 
 const EMPTY_KEYS = new Int32Array(0);
 
+/** Read-only arrays of zeros and of ones, grown as needed: a word of one variant is exact in all its cards or in none. */
+const SAME: [Uint8Array, Uint8Array] = [new Uint8Array(1024), new Uint8Array(1024).fill(1)];
+
+function same(value: 0 | 1, count: number): Uint8Array {
+  if (SAME[value].length < count) SAME[value] = new Uint8Array(Math.max(count, 2 * SAME[value].length)).fill(value);
+  return SAME[value].subarray(0, count);
+}
+
 export class Evaluation {
   truncated = false;
   /** Work since the event loop last had a turn. */
@@ -312,7 +320,7 @@ export class Evaluation {
     if (lists.length === 1 && metas < 0) {
       // One variant, every occurrence: the cached columns and scores as they are.
       const { count, cards, starts, refs, scores, shapes, idf } = lists[0]!;
-      return { count, cards, scores, starts, keys: refs, exact: new Uint8Array(count).fill(entries[0]!.word === exact ? 1 : 0), idf, shapes };
+      return { count, cards, scores, starts, keys: refs, exact: same(entries[0]!.word === exact ? 1 : 0, count), idf, shapes };
     }
     const { norms, length } = this.version.columns;
     const wordIdf = idf(
@@ -532,7 +540,8 @@ abstract class Candidates {
   }
 
   protected append(cardId: number, at: Int32Array, bound: number): void {
-    this.at.set(at, this.count * this.width);
+    const o = this.count * this.width;
+    for (let p = 0; p < at.length; p++) this.at[o + p] = at[p]!;
     this.cards[this.count] = cardId;
     this.bounds[this.count++] = bound;
   }
@@ -561,7 +570,7 @@ class AndMatch extends Candidates implements Matcher {
     const closest = proximity(0);
     cards: for (let i = 0; i < base.count; i++) {
       const cardId = base.cards[i]!;
-      for (const mask of tests) if (((mask >> types[cardId]!) & 1) === 0) continue cards;
+      for (let t = 0; t < tests.length; t++) if (((tests[t]! >> types[cardId]!) & 1) === 0) continue cards;
       for (let e = 0; e < excluded.length; e++) {
         const hits = excluded[e]!;
         const j = (excludedAt[e] = seek(hits.cards, excludedAt[e]!, hits.count, cardId));
