@@ -565,26 +565,38 @@ class AndMatch extends Candidates implements Matcher {
     const base = included.reduce((smallest, hits) => (hits.count < smallest.count ? hits : smallest));
     super(base.count, included.length);
     const n = included.length;
+    const b = included.indexOf(base);
+    // The lists' columns in arrays of their own: Hits come in several shapes, and the loop would read them through each.
+    const cards = included.map((hits) => hits.cards);
+    const counts = included.map((hits) => hits.count);
+    const scores = included.map((hits) => hits.scores);
+    const excludedCards = excluded.map((hits) => hits.cards);
+    const excludedCounts = excluded.map((hits) => hits.count);
     const at = new Int32Array(n);
     const excludedAt = new Int32Array(excluded.length);
     const closest = proximity(0);
+    const baseCards = base.cards;
     cards: for (let i = 0; i < base.count; i++) {
-      const cardId = base.cards[i]!;
+      const cardId = baseCards[i]!;
       for (let t = 0; t < tests.length; t++) if (((tests[t]! >> types[cardId]!) & 1) === 0) continue cards;
       for (let e = 0; e < excluded.length; e++) {
-        const hits = excluded[e]!;
-        const j = (excludedAt[e] = seek(hits.cards, excludedAt[e]!, hits.count, cardId));
-        if (j < hits.count && hits.cards[j] === cardId) continue cards;
+        const list = excludedCards[e]!;
+        const end = excludedCounts[e]!;
+        const j = (excludedAt[e] = seek(list, excludedAt[e]!, end, cardId));
+        if (j < end && list[j] === cardId) continue cards;
       }
+      at[b] = i;
       for (let p = 0; p < n; p++) {
-        const hits = included[p]!;
-        const j = (at[p] = seek(hits.cards, at[p]!, hits.count, cardId));
-        if (j >= hits.count || hits.cards[j] !== cardId) continue cards;
+        if (p === b) continue;
+        const list = cards[p]!;
+        const end = counts[p]!;
+        const j = (at[p] = seek(list, at[p]!, end, cardId));
+        if (j >= end || list[j] !== cardId) continue cards;
       }
       // Summed in the order score() sums, so that rounding keeps the bound above the score.
       let bound = 0;
       for (let p = 0; p < n; p++) {
-        bound += included[p]!.scores[at[p]!]!;
+        bound += scores[p]![at[p]!]!;
         if (p > 0) bound += closest;
       }
       this.append(cardId, at, bound);

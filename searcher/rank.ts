@@ -352,7 +352,34 @@ export class TopK {
     if (k === 0 || score < scores[0]! || (score === scores[0] && cardId > cards[0]!)) return;
     cards[0] = cardId;
     scores[0] = score;
-    for (let i = 0; ; ) {
+    this.sink(0);
+  }
+
+  /** The score a card must reach to enter: the worst kept once k are, −Infinity before. */
+  floor(): number {
+    return this.size < this.k ? -Infinity : this.scores[0]!;
+  }
+
+  /**
+   * The cards kept, best first: higher score, then lower card id. Taken off
+   * the heap worst first (a sort with a comparator cost more than the
+   * whole heap did), which leaves the heap empty.
+   */
+  best(): Scored[] {
+    const { cards, scores } = this;
+    const out = new Array<Scored>(this.size);
+    while (this.size > 0) {
+      out[this.size - 1] = { cardId: cards[0]!, score: scores[0]! };
+      this.size -= 1;
+      this.swap(0, this.size);
+      this.sink(0);
+    }
+    return out;
+  }
+
+  /** Moves slot i down until neither child ranks below it. */
+  private sink(i: number): void {
+    for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let worst = i;
@@ -362,18 +389,6 @@ export class TopK {
       this.swap(i, worst);
       i = worst;
     }
-  }
-
-  /** The score a card must reach to enter: the worst kept once k are, −Infinity before. */
-  floor(): number {
-    return this.size < this.k ? -Infinity : this.scores[0]!;
-  }
-
-  /** The cards kept, best first: higher score, then lower card id. */
-  best(): Scored[] {
-    const out: Scored[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ cardId: this.cards[i]!, score: this.scores[i]! });
-    return out.sort((a, b) => b.score - a.score || a.cardId - b.cardId);
   }
 }
 
