@@ -555,9 +555,13 @@ abstract class Candidates {
 class AndMatch extends Candidates implements Matcher {
   readonly certain = true;
   readonly exact = false;
+  // The included lists' columns (a list without keys, such as site:'s, has no starts and empty keys).
+  private readonly scores: ReadonlyArray<Float64Array | Float32Array>;
+  private readonly starts: ReadonlyArray<Uint32Array | undefined>;
+  private readonly keys: readonly Int32Array[];
 
   constructor(
-    private readonly included: readonly Hits[],
+    included: readonly Hits[],
     excluded: readonly Hits[],
     tests: readonly number[],
     types: Uint8Array,
@@ -569,7 +573,9 @@ class AndMatch extends Candidates implements Matcher {
     // The lists' columns in arrays of their own: Hits come in several shapes, and the loop would read them through each.
     const cards = included.map((hits) => hits.cards);
     const counts = included.map((hits) => hits.count);
-    const scores = included.map((hits) => hits.scores);
+    const scores = (this.scores = included.map((hits) => hits.scores));
+    this.starts = included.map((hits) => hits.starts);
+    this.keys = included.map((hits) => hits.keys ?? EMPTY_KEYS);
     const excludedCards = excluded.map((hits) => hits.cards);
     const excludedCounts = excluded.map((hits) => hits.count);
     const at = new Int32Array(n);
@@ -608,19 +614,21 @@ class AndMatch extends Candidates implements Matcher {
   }
 
   score(i: number, out?: HitsBuilder): number {
-    const { included, at, width } = this;
+    const { scores, starts, keys, at, width } = this;
+    const o = i * width;
     let score = 0;
+    let before = 0;
+    let last = 0;
     for (let p = 0; p < width; p++) {
-      const hits = included[p]!;
-      const j = at[i * width + p]!;
-      score += hits.scores[j]!;
-      const [from, to] = range(hits, j);
-      if (p > 0) {
-        const prev = included[p - 1]!;
-        const [pFrom, pTo] = range(prev, at[i * width + p - 1]!);
-        score += proximity(minGap(prev.keys ?? EMPTY_KEYS, pFrom, pTo, hits.keys ?? EMPTY_KEYS, from, to));
-      }
-      if (out !== undefined && to > from) out.copyKeys(hits.keys!, from, to);
+      const j = at[o + p]!;
+      score += scores[p]![j]!;
+      const list = starts[p];
+      const from = list === undefined ? 0 : list[j]!;
+      const to = list === undefined ? 0 : list[j + 1]!;
+      if (p > 0) score += proximity(minGap(keys[p - 1]!, before, last, keys[p]!, from, to));
+      if (out !== undefined && to > from) out.copyKeys(keys[p]!, from, to);
+      before = from;
+      last = to;
     }
     return score;
   }
