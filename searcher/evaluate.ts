@@ -657,6 +657,12 @@ class PhraseMatch extends Candidates implements Matcher {
   private readonly tf: Float64Array;
   /** Each word's phrase shapes, made on the first closer(). */
   private shapes: Uint32Array[] | undefined;
+  // Each word's columns in arrays of their own, as AndMatch's.
+  private readonly starts: readonly Uint32Array[];
+  private readonly keys: readonly Int32Array[];
+  private readonly scores: ReadonlyArray<Float64Array | Float32Array>;
+  private readonly exacts: readonly Uint8Array[];
+  private readonly idfs: Float64Array;
 
   constructor(
     private readonly words: readonly Occurrences[],
@@ -673,19 +679,28 @@ class PhraseMatch extends Candidates implements Matcher {
     this.ref = new Int32Array(n);
     this.best = new Float64Array(n);
     this.tf = new Float64Array(n);
+    this.starts = words.map((word) => word.starts);
+    this.keys = words.map((word) => word.keys);
+    const scores = (this.scores = words.map((word) => word.scores));
+    this.exacts = words.map((word) => word.exact);
+    this.idfs = Float64Array.from(words, (word) => word.idf);
+    const cards = words.map((word) => word.cards);
+    const counts = words.map((word) => word.count);
     const at = new Int32Array(n);
     const bonus = PHRASE_BONUS * (n - 1) + (accented ? ACCENT_BONUS : 0);
+    const firstCards = first.cards;
     cards: for (let c = 0; c < first.count; c++) {
-      const cardId = first.cards[c]!;
+      const cardId = firstCards[c]!;
       at[base] = c;
       for (let w = 0; w < n; w++) {
         if (w === base) continue;
-        const word = words[w]!;
-        const j = (at[w] = seek(word.cards, at[w]!, word.count, cardId));
-        if (j >= word.count || word.cards[j] !== cardId) continue cards;
+        const list = cards[w]!;
+        const end = counts[w]!;
+        const j = (at[w] = seek(list, at[w]!, end, cardId));
+        if (j >= end || list[j] !== cardId) continue cards;
       }
       let bound = bonus;
-      for (let w = 0; w < n; w++) bound += words[w]!.scores[at[w]!]!;
+      for (let w = 0; w < n; w++) bound += scores[w]![at[w]!]!;
       this.append(cardId, at, bound);
     }
   }
@@ -704,28 +719,25 @@ class PhraseMatch extends Candidates implements Matcher {
     const norm = this.norms[this.lengths[this.cards[i]!]!]!;
     // Summed in the order score() sums, so that rounding keeps the bound above the score.
     let bound = PHRASE_BONUS * (n - 1) + (this.accented ? ACCENT_BONUS : 0);
-    for (let w = 0; w < n; w++) {
-      const word = words[w]!;
-      bound += phraseWordBound(shapes[w]![at[o + w]!]!, matches, metas, norm, word.idf, word.scores[at[o + w]!]!);
-    }
+    for (let w = 0; w < n; w++) bound += phraseWordBound(shapes[w]![at[o + w]!]!, matches, metas, norm, this.idfs[w]!, this.scores[w]![at[o + w]!]!);
     return bound;
   }
 
   score(i: number, out?: HitsBuilder): number {
-    const { words, width: n, from, to, best } = this;
+    const { starts, keys, scores, width: n, from, to, best, tf } = this;
     const { at } = this;
     const o = i * n;
     let lead = 0;
     for (let w = 0; w < n; w++) {
-      from[w] = words[w]!.starts[at[o + w]!]!;
-      to[w] = words[w]!.starts[at[o + w]! + 1]!;
+      from[w] = starts[w]![at[o + w]!]!;
+      to[w] = starts[w]![at[o + w]! + 1]!;
       if (to[w]! - from[w]! < to[lead]! - from[lead]!) lead = w;
     }
     best.fill(0);
-    this.tf.fill(0);
+    tf.fill(0);
     const norm = this.norms[this.lengths[this.cards[i]!]!]!;
     let matched: boolean;
-    const leader = words[lead]!.keys;
+    const leader = keys[lead]!;
     // Without a meta occurrence of the lead (the last ref), the text is all there is.
     if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, out);
     else {
@@ -734,40 +746,42 @@ class PhraseMatch extends Candidates implements Matcher {
       const metas = lineAt(leader, from[lead]!, to[lead]!, META_LINE);
       const textEnd = from[lead]!;
       matched = this.scan(lead, metas, to[lead]!, undefined);
-      if (!(matched && best.every((weight) => weight >= BODY_CEILING))) {
-        for (let w = 0; w < n; w++) from[w] = words[w]!.starts[at[o + w]!]!;
+      let ceiling = matched;
+      for (let w = 0; w < n && ceiling; w++) ceiling = best[w]! >= BODY_CEILING;
+      if (!ceiling) {
+        for (let w = 0; w < n; w++) from[w] = starts[w]![at[o + w]!]!;
         matched = this.scan(lead, textEnd, metas, undefined) || matched;
       }
     }
     if (!matched) return -1;
     let exact = this.accented;
-    for (let w = 0; w < n && exact; w++) exact = words[w]!.exact[at[o + w]!] === 1;
+    for (let w = 0; w < n && exact; w++) exact = this.exacts[w]![at[o + w]!] === 1;
     let score = PHRASE_BONUS * (n - 1) + (exact ? ACCENT_BONUS : 0);
-    for (let w = 0; w < n; w++) score += Math.min(phraseWordScore(best[w]!, this.tf[w]!, norm, words[w]!.idf), words[w]!.scores[at[o + w]!]!);
+    for (let w = 0; w < n; w++) score += Math.min(phraseWordScore(best[w]!, tf[w]!, norm, this.idfs[w]!), scores[w]![at[o + w]!]!);
     return score;
   }
 
   /** The phrase's matches led by refs r0 to r1 of word `lead` (the others from their cursors `from`): raises each word's best meta weight `best` and body term frequency `tf`, writes keys to `out`. */
   private scan(lead: number, r0: number, r1: number, out: HitsBuilder | undefined): boolean {
-    const { words, width: n, from, to, ref, best, tf } = this;
-    const leader = words[lead]!;
+    const { keys, width: n, from, to, ref, best, tf } = this;
+    const leader = keys[lead]!;
     let matched = false;
     starts: for (let r = r0; r < r1; r++) {
-      const line = leader.keys[r]! >> PACKED_CODE_BITS;
+      const line = leader[r]! >> PACKED_CODE_BITS;
       const start = line - lead;
       // A phrase stays within the words (before the edge) or within the metas.
       if (line === WORD_EDGE || (line < WORD_EDGE ? start < 0 || start + n - 1 >= WORD_EDGE : start < META_LINE)) continue;
       for (let w = 0; w < n; w++) {
         if (w === lead) continue;
-        const word = words[w]!;
-        const j = (from[w] = lineAt(word.keys, from[w]!, to[w]!, start + w));
-        if (j >= to[w]! || word.keys[j]! >> PACKED_CODE_BITS !== start + w) continue starts;
+        const list = keys[w]!;
+        const j = (from[w] = lineAt(list, from[w]!, to[w]!, start + w));
+        if (j >= to[w]! || list[j]! >> PACKED_CODE_BITS !== start + w) continue starts;
         ref[w] = j;
       }
       ref[lead] = r;
       matched = true;
       for (let w = 0; w < n; w++) {
-        const packed = words[w]!.keys[ref[w]!]!;
+        const packed = keys[w]![ref[w]!]!;
         const code = packed & CODE_MASK;
         tf[w] += CODE_TF[code]!;
         if (CODE_META[code]! > best[w]!) best[w] = CODE_META[code]!;
