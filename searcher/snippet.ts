@@ -165,9 +165,12 @@ export class CardText {
 
   /** The words of a card's `X` (doc-text.ts), the first MAX_WORDS of them. */
   static of(data: Buffer): CardText {
-    let text = '';
+    // The text's pieces, joined once at the end: a string grown piece by piece is a rope, and reading its characters walks it.
+    const parts: string[] = [];
+    let length = 0;
     let starts = new Int32Array(256);
     let ends = new Int32Array(256);
+    let codes = new Uint32Array(256);
     let flags = new Uint8Array(256);
     let count = 0;
     const tokens = readDocText(data);
@@ -179,31 +182,37 @@ export class CardText {
     for (const token of tokens) {
       if (count >= MAX_WORDS) break;
       if (token.kind === 'break') {
-        text += ' ';
+        parts.push(' ');
+        length += 1;
         block += 1;
         blockFirst = count;
       } else if (token.kind !== 'text') linking = token.kind === 'link-open';
       else {
-        const base = text.length;
+        const base = length;
         const kind = linked[block] === 1 ? LINKED : 0;
         const before = count;
-        text += token.text;
-        cutWords(token.text, (start, end) => {
+        const piece = token.text;
+        parts.push(piece);
+        length += piece.length;
+        cutWords(piece, (start, end) => {
           starts = grow(starts, count + 1);
           ends = grow(ends, count + 1);
+          codes = grow(codes, count + 1);
           flags = grow(flags, count + 1);
           starts[count] = base + start;
           ends[count] = base + end;
+          codes[count] = codeOf(piece, start, end);
           flags[count] = (count === blockFirst ? BLOCK_START : 0) | kind;
           count += 1;
         });
         // A link without words is a symbol (a heading's "¶" permalink, an arrow): not worth showing.
-        if (linking && count === before) text = text.slice(0, base);
+        if (linking && count === before) {
+          parts.pop();
+          length = base;
+        }
       }
     }
-    const codes = new Uint32Array(count);
-    for (let i = 0; i < count; i++) codes[i] = codeOf(text, starts[i]!, ends[i]!);
-    return new CardText(text, starts.slice(0, count), ends.slice(0, count), codes, flags.slice(0, count));
+    return new CardText(parts.join(''), starts.slice(0, count), ends.slice(0, count), codes.slice(0, count), flags.slice(0, count));
   }
 
   /** Bytes it holds, about. */
