@@ -24,6 +24,7 @@ import { linkBlocks, readDocText } from '../common/doc-text.js';
 import { grow } from '../common/grow.js';
 import { cutWords, exactForm, plainForm } from '../common/words.js';
 import type { QueryNode } from './query.js';
+import { seek } from './rank.js';
 import { escapeHtml } from './render.js';
 
 /** Words shown before and after a match. */
@@ -56,9 +57,10 @@ export interface Highlight {
   prefixes: string[];
 }
 
-/** ASCII code units: a pair of them, hashed to BUCKETS, indexes the table of the marks' beginnings. */
+/** ASCII code units; a word's code (codeOf) holds its first two. */
 const ASCII = 128;
-const BUCKETS = 1024;
+/** Places of a word's code while CardText.of sorts them: MAX_WORDS fit, and code × PLACES + place is exact in a double. */
+const PLACES = 1 << 15;
 
 /** The words a query looks for (not those it excludes). */
 export function highlight(query: QueryNode): Highlight {
@@ -90,38 +92,63 @@ export function highlight(query: QueryNode): Highlight {
 const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
 /** The code of a word that is not all ASCII. */
 const NOT_ASCII = 0xffffffff;
-/** Lengths up to this are told apart; longer ones share the last bit. */
-const MAX_LENGTH_BIT = 30;
-const ANY_LENGTH = 0x80000000;
+/** Lengths up to this are told apart; longer ones share it. */
+const MAX_LENGTH = 30;
+const LENGTH_BITS = 5;
 
 /**
  * Which query word a word is. An ASCII word's plain form is itself
- * lower-cased, so a small table indexed by the first two characters
- * (lower-cased, hashed) holding a bit per length the marks have (or every
- * length, for a prefix)
- * tells most words apart by the code CardText keeps for each, without making
- * a string; the rest are compared by their plain form, remembered per
- * spelling for the query's other hits.
+ * lower-cased, so its code (codeOf: first two characters and length) is
+ * that of the query word it can be, and a prefix's words have codes in one
+ * range; a card's words sorted by code (CardText) are looked up by those
+ * ranges, and only words not all ASCII are always looked at. Each such
+ * word is then compared by its plain form, remembered per spelling for
+ * the query's other hits.
  */
 export class Marker {
-  private readonly lengths = new Uint32Array(BUCKETS);
   private readonly seen = new Map<string, number>();
   private readonly words: string[];
+  /** Inclusive ranges of codes, [low, high] pairs, ascending and apart. */
+  readonly ranges: Uint32Array;
+  /** Per word, its code; per prefix, the range of its words' codes: NOT_ASCII (and an empty range) for one not all ASCII. */
+  private readonly codes: Float64Array;
+  private readonly prefixCodes: Float64Array;
 
   constructor(private readonly marks: Highlight) {
-    const note = (word: string, bits: number): void => {
-      const first = word.charCodeAt(0);
-      const second = word.length > 1 ? word.charCodeAt(1) : 0;
-      if (first < ASCII && second < ASCII) this.lengths[(first * ASCII + second) % BUCKETS]! |= bits;
-    };
-    for (const word of marks.words) note(word, 1 << Math.min(word.length, MAX_LENGTH_BIT));
-    for (const prefix of marks.prefixes) note(prefix, ANY_LENGTH | (-1 << Math.min(prefix.length, MAX_LENGTH_BIT)));
     this.words = [...marks.words];
+    const ascii = (word: string): boolean => [...word].every((c) => c.charCodeAt(0) < ASCII);
+    this.codes = Float64Array.from(this.words, (word) => (ascii(word) ? codeOf(word, 0, word.length) : NOT_ASCII));
+    this.prefixCodes = new Float64Array(2 * marks.prefixes.length).fill(-1);
+    marks.prefixes.forEach((prefix, p) => {
+      if (!ascii(prefix)) return;
+      const pair = prefix.charCodeAt(0) * ASCII + (prefix.length > 1 ? prefix.charCodeAt(1) : 0);
+      // A prefix of one character takes every second character.
+      const last = prefix.length > 1 ? pair : pair + ASCII - 1;
+      this.prefixCodes[2 * p] = pair * 2 ** LENGTH_BITS + Math.min(prefix.length, MAX_LENGTH);
+      this.prefixCodes[2 * p + 1] = last * 2 ** LENGTH_BITS + 2 ** LENGTH_BITS - 1;
+    });
+    const ranges: Array<[number, number]> = [[NOT_ASCII, NOT_ASCII]];
+    for (const code of this.codes) if (code !== NOT_ASCII) ranges.push([code, code]);
+    for (let p = 0; p < marks.prefixes.length; p++) if (this.prefixCodes[2 * p]! >= 0) ranges.push([this.prefixCodes[2 * p]!, this.prefixCodes[2 * p + 1]!]);
+    ranges.sort((a, b) => a[0] - b[0]);
+    const merged: number[] = [];
+    for (const [low, high] of ranges) {
+      if (merged.length > 0 && low <= merged[merged.length - 1]! + 1) merged[merged.length - 1] = Math.max(merged[merged.length - 1]!, high);
+      else merged.push(low, high);
+    }
+    this.ranges = Uint32Array.from(merged);
   }
 
-  /** Whether a word with this code (CardText) may be marked. */
-  maybe(code: number): boolean {
-    return code === NOT_ASCII || (this.lengths[(code >>> 5) % BUCKETS]! & (1 << (code & 31))) !== 0;
+  /** which() of the ASCII word text[start, end) whose code is `code`, without making a string: its plain form is itself lower-cased. */
+  whichAscii(text: string, start: number, end: number, code: number): number {
+    const { words, codes } = this;
+    for (let w = 0; w < words.length; w++) if (codes[w] === code && sameLower(text, start, end, words[w]!, end - start)) return w;
+    const { prefixes } = this.marks;
+    for (let p = 0; p < prefixes.length; p++) {
+      const prefix = prefixes[p]!;
+      if (code >= this.prefixCodes[2 * p]! && code <= this.prefixCodes[2 * p + 1]! && sameLower(text, start, end, prefix, prefix.length)) return words.length + p;
+    }
+    return -1;
   }
 
   /** The number of the query word (or prefix) `spelling` matches, −1 for none. */
@@ -140,26 +167,35 @@ export class Marker {
   }
 }
 
+/** Whether the first `n` characters of text[start..end), lower-cased, are `word` (ASCII). */
+function sameLower(text: string, start: number, end: number, word: string, n: number): boolean {
+  if (end - start < n || word.length !== n) return false;
+  for (let k = 0; k < n; k++) if (lower(text.charCodeAt(start + k)) !== word.charCodeAt(k)) return false;
+  return true;
+}
+
 /** The code of text[start..end): for an ASCII word its first two characters lower-cased and its length (Marker). */
 function codeOf(text: string, start: number, end: number): number {
   for (let i = start; i < end; i++) if (text.charCodeAt(i) >= ASCII) return NOT_ASCII;
   const first = lower(text.charCodeAt(start));
   const second = end - start > 1 ? lower(text.charCodeAt(start + 1)) : 0;
-  return (((first * ASCII + second) << 5) | Math.min(end - start, MAX_LENGTH_BIT)) >>> 0;
+  return (first * ASCII + second) * 2 ** LENGTH_BITS + Math.min(end - start, MAX_LENGTH);
 }
 
 /**
  * A card's text cut into words once (the card cache keeps it): the text as
- * one string, blocks joined by a space, each word's offsets in it, its code
- * (Marker) and flags (BLOCK_START, LINKED). A snippet then costs a pass over
- * the codes.
+ * one string, blocks joined by a space, each word's offsets in it and flags
+ * (BLOCK_START, LINKED), and its words sorted by code (Marker): the codes
+ * ascending and where each word is. A snippet then looks up the query's
+ * codes instead of passing over every word.
  */
 export class CardText {
   private constructor(
     private readonly text: string,
     private readonly starts: Int32Array,
     private readonly ends: Int32Array,
-    private readonly codes: Uint32Array,
+    private readonly byCode: Uint32Array,
+    private readonly places: Uint16Array,
     private readonly flags: Uint8Array,
   ) {}
 
@@ -212,28 +248,64 @@ export class CardText {
         }
       }
     }
-    return new CardText(parts.join(''), starts.slice(0, count), ends.slice(0, count), codes.slice(0, count), flags.slice(0, count));
+    // Sorted as one number each, code then place, so that a code's words stay in text order.
+    const keys = new Float64Array(count);
+    for (let i = 0; i < count; i++) keys[i] = codes[i]! * PLACES + i;
+    keys.sort();
+    const byCode = new Uint32Array(count);
+    const places = new Uint16Array(count);
+    for (let i = 0; i < count; i++) {
+      byCode[i] = Math.floor(keys[i]! / PLACES);
+      places[i] = keys[i]! % PLACES;
+    }
+    return new CardText(parts.join(''), starts.slice(0, count), ends.slice(0, count), byCode, places, flags.slice(0, count));
   }
 
   /** Bytes it holds, about. */
   get bytes(): number {
-    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.codes.byteLength + this.flags.byteLength;
+    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.byCode.byteLength + this.places.byteLength + this.flags.byteLength;
+  }
+
+  /**
+   * The first MAX_HITS words the marker marks, in text order (`hits`), and
+   * which query word each is (`words`, Marker.which's numbers).
+   */
+  matches(marker: Marker): { hits: number[]; words: number[] } {
+    const { byCode, places, text, starts, ends } = this;
+    const count = starts.length;
+    const { ranges } = marker;
+    // The words of each code the marker looks for are a run of byCode, in text order; the runs are merged.
+    const runs: number[] = [];
+    for (let r = 0; r < ranges.length; r += 2) {
+      for (let j = seek(byCode, 0, count, ranges[r]!); j < count && byCode[j]! <= ranges[r + 1]!; ) {
+        const from = j;
+        while (j < count && byCode[j] === byCode[from]) j++;
+        runs.push(from, j);
+      }
+    }
+    const hits: number[] = [];
+    const words: number[] = [];
+    while (hits.length < MAX_HITS) {
+      let next = -1;
+      for (let r = 0; r < runs.length; r += 2) {
+        if (runs[r]! < runs[r + 1]! && (next < 0 || places[runs[r]!]! < places[runs[next]!]!)) next = r;
+      }
+      if (next < 0) break;
+      const code = byCode[runs[next]!]!;
+      const i = places[runs[next]!++]!;
+      const which = code === NOT_ASCII ? marker.which(text.slice(starts[i], ends[i])) : marker.whichAscii(text, starts[i]!, ends[i]!, code);
+      if (which < 0) continue;
+      hits.push(i);
+      words.push(which);
+    }
+    return { hits, words };
   }
 
   /** The snippet for the marks of `marker` (one per query). */
   snippet(marker: Marker): string {
     const count = this.starts.length;
     if (count === 0) return '';
-    const { codes, text, starts, ends } = this;
-    const hits: number[] = [];
-    const words: number[] = [];
-    for (let i = 0; i < count && hits.length < MAX_HITS; i++) {
-      if (!marker.maybe(codes[i]!)) continue;
-      const which = marker.which(text.slice(starts[i], ends[i]));
-      if (which < 0) continue;
-      hits.push(i);
-      words.push(which);
-    }
+    const { hits, words } = this.matches(marker);
     const fragments = hits.length === 0 ? [this.lead()] : this.choose(hits, words);
     const parts = fragments.map(([from, to]) => this.render(hits, from, to));
     const head = fragments[0]![0] > 0 ? '… ' : '';

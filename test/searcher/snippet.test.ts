@@ -7,7 +7,9 @@
 
 import assert from 'node:assert/strict';
 import test from 'node:test';
+import fc from 'fast-check';
 import { TextBuilder } from '../../common/doc-text.js';
+import { cutWords, exactForm, plainForm } from '../../common/words.js';
 import { parseQuery } from '../../searcher/query.js';
 import { CardText, Marker, highlight } from '../../searcher/snippet.js';
 
@@ -80,4 +82,35 @@ test('a link without words (a heading\'s permalink sign) is left out of the text
   builder.breakBlock();
   builder.append('Spinlocks need care.');
   assert.equal(snippet(CardText.of(builder.finish()), 'locking'), '<mark>Locking</mark> guide · Spinlocks need care.');
+});
+
+test('the words a snippet marks are, in text order, the first 64 whose plain form is a query word or starts with a query prefix', () => {
+  const vocabulary = ['the', 'The', 'THE', 'thy', 'tHe', 'café', 'Café', 'cafe', 'CAFE', 'cafés', 'straße', 'Strasse', 'über', 'Uber', 'résumé', 'Resume', 'conf', 'Config', 'configuration', 'CONFIGURE', 'cone', 'x', 'ab', 'aB', '日本語', `${'long'.repeat(8)}xx`, `${'long'.repeat(8)}yy`, `${'LONG'.repeat(8)}XX`];
+  const queries = ['the', 'cafe', 'café', 'strasse', 'uber', 'resume', 'conf*', 'caf*', 'res*', 'lon*', 'ab', 'x', 'the conf*', 'cafe the ab', `${'long'.repeat(8)}xx`, 'über straße', 'config*', '日本語'];
+  const block = fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 40 }).map((words) => words.join(' '));
+  fc.assert(
+    fc.property(fc.array(fc.tuple(block, fc.boolean()), { minLength: 1, maxLength: 12 }), fc.constantFrom(...queries), (blocks, q) => {
+      const text = card(...blocks.map(([words, linked]): string | [string] => (linked ? [words] : words)));
+      const marks = highlight(parseQuery(q));
+      const marked = [...marks.words];
+      const expected = { hits: [] as number[], words: [] as number[] };
+      let i = 0;
+      for (const [words] of blocks) {
+        cutWords(words, (start, end) => {
+          const plain = plainForm(exactForm(words.slice(start, end)));
+          let which = marked.indexOf(plain);
+          if (which < 0) {
+            const prefix = marks.prefixes.findIndex((p) => plain.startsWith(p));
+            if (prefix >= 0) which = marked.length + prefix;
+          }
+          if (which >= 0 && expected.hits.length < 64) {
+            expected.hits.push(i);
+            expected.words.push(which);
+          }
+          i += 1;
+        });
+      }
+      assert.deepEqual(text.matches(new Marker(marks)), expected);
+    }),
+  );
 });
