@@ -44,6 +44,7 @@ export interface Word {
 }
 
 const MARKS = /\p{M}/gu;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /** Letters that carry no combining mark under NFD but are, to a reader, accented or ligatures. */
 const FOLD: Record<string, string> = {
@@ -64,6 +65,8 @@ const FOLDABLE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'gu');
 
 /** The accent-free form of a word already lower-cased. */
 export function plainForm(exact: string): string {
+  // Most words are ASCII, which has nothing to strip or fold.
+  if (ASCII_ONLY.test(exact)) return exact;
   const stripped = exact.normalize('NFKD').replace(MARKS, '');
   return stripped.replace(FOLDABLE, (c) => FOLD[c]!).normalize('NFC');
 }

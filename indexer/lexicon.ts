@@ -22,7 +22,7 @@
  * size grows with the number of distinct words, not with the corpus.
  */
 
-import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index-lexicon.js';
+import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, codePointCompare, needsCare, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index-lexicon.js';
 
 /** The words the chewer found, numbered in the order first found (LexRaw's order). */
 export class Vocabulary {
@@ -68,15 +68,6 @@ export interface LexiconOrder {
   rank: Uint32Array;
 }
 
-/** UTF-16 order is code-point order unless a surrogate meets U+E000–U+FFFF: such strings compare as UTF-8 bytes. */
-const HIGH = /[\ud800-\uffff]/;
-
-function codePointCompare(a: string, b: string, careful: boolean): number {
-  if (a === b) return 0;
-  if (careful) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-  return a < b ? -1 : 1;
-}
-
 /** Sorts the vocabulary into index-lexicon.ts's lexiconOrder. */
 export function sortLexicon(vocabulary: Vocabulary): LexiconOrder {
   const { exact, plain, size } = vocabulary;
@@ -84,7 +75,7 @@ export function sortLexicon(vocabulary: Vocabulary): LexiconOrder {
   const careful = new Uint8Array(size);
   for (let n = 0; n < size; n++) {
     const p = plain[n]!;
-    careful[n] = HIGH.test(p) || HIGH.test(exact[n]!) ? 1 : 0;
+    careful[n] = needsCare(p) || needsCare(exact[n]!) ? 1 : 0;
     length[n] = careful[n] === 1 ? [...p].length : p.length;
   }
   const byRank = Uint32Array.from({ length: size }, (_, n) => n).sort((a, b) => {
