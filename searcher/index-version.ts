@@ -252,16 +252,21 @@ export class IndexVersion {
     return card;
   }
 
+  /** A card as stored, its text not cut into words: what naming a facet needs (from the card cache when it is there). */
+  private stored(cardId: number): Omit<Card, 'text'> {
+    return this.cardCache.get(cardId) ?? this.cards.get(this.cardInfo.get(cardId).position, cardId);
+  }
+
   /** The host of a dense site number, `cardId` being one of its cards. */
   siteHost(site: number, cardId: number): string {
-    return (this.siteHosts[site] ??= this.card(cardId).host);
+    return (this.siteHosts[site] ??= urlParts(this.stored(cardId).url).host);
   }
 
   /** The MIME type of a card. */
   mimeType(cardId: number): string {
     let mime = this.mimeCache.get(cardId);
     if (mime === undefined) {
-      mime = this.card(cardId).type;
+      mime = this.stored(cardId).type;
       this.mimeCache.set(cardId, mime);
     }
     return mime;
