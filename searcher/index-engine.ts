@@ -206,13 +206,19 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   // Read once: the matcher is one of several classes, and its fields would be looked up per card.
   const { count: matched, cards, bounds: scores, exact, certain } = matches;
   if (!prune || exact || matched <= k) {
+    // Without filters only the flags are looked at; a card below the top's floor is not pushed.
+    const unfiltered = wanted === 0 && filterSites === undefined;
+    let floor = -Infinity;
     for (let i = 0; i < matched; i++) {
       const cardId = cards[i]!;
-      if (filtered(cardId)) continue;
+      if (unfiltered ? (flags[cardId]! & HIDDEN) !== 0 : filtered(cardId)) continue;
       const s = exact ? scores[i]! : matches.score(i);
       if (s < 0) continue;
       counts.add(cardId);
-      top.push(cardId, withStatic(s, weight[cardId]!));
+      const ranked = withStatic(s, weight[cardId]!);
+      if (ranked < floor) continue;
+      top.push(cardId, ranked);
+      floor = top.floor();
     }
   } else {
     // The matches the filters keep, with their bounds.
