@@ -9,7 +9,7 @@ import test from 'node:test';
 import fc from 'fast-check';
 import { WORD_EDGE, packRef } from '../../common/index-refs.js';
 import { lengthCode } from '../../common/index-cardinfo.js';
-import { BM25_K1, BODY_CEILING, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore } from '../../searcher/rank.js';
+import { BM25_K1, BODY_CEILING, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore, seek } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
@@ -136,4 +136,16 @@ test('a word\'s score saturates with its occurrences, falls with the card\'s len
   );
   // Once a phrase has a meta match of BODY_CEILING, the body is not looked at (evaluate.ts PhraseMatch).
   assert.ok(bodyScore(1e12, 0.3) < BODY_CEILING);
+});
+
+test('seek finds the first element at or above the target from any start, as a scan does, near and far', () => {
+  fc.assert(
+    fc.property(fc.array(fc.nat({ max: 1000 }), { maxLength: 300 }), fc.nat(), fc.nat({ max: 1100 }), (values, start, target) => {
+      const list = Uint32Array.from(values).sort();
+      const from = list.length === 0 ? 0 : start % (list.length + 1);
+      let expected = from;
+      while (expected < list.length && list[expected]! < target) expected++;
+      assert.equal(seek(list, from, list.length, target), expected);
+    }),
+  );
 });
