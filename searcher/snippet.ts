@@ -48,7 +48,7 @@ const SENTENCE_END = /[.!?:;…]$/;
  * naming it) no longer costs a pass and a window per match.
  */
 const MAX_HITS = 64;
-/** Words of a card looked at: enough for any snippet, bounded for a huge text. */
+/** Words of a card looked at: enough for any snippet, bounded for a huge text (and below 2^16: CardText keeps places as u16). */
 const MAX_WORDS = 20_000;
 
 /** What a snippet marks: the plain forms of a query's words, and its prefixes. */
@@ -111,7 +111,7 @@ export class Marker {
   private readonly words: string[];
   /** Inclusive ranges of codes, [low, high] pairs, ascending and apart. */
   readonly ranges: Uint32Array;
-  /** Per word, its code; per prefix, the range of its words' codes: NOT_ASCII (and an empty range) for one not all ASCII. */
+  /** Per word, its code (NOT_ASCII for one not all ASCII); per prefix, the range of its words' codes (−1, −1 for one not all ASCII: no ASCII word starts with it). */
   private readonly codes: Float64Array;
   private readonly prefixCodes: Float64Array;
 
