@@ -346,7 +346,7 @@ export class Lexicon {
 
   /** The entry of exactly this word. */
   lookup(word: string): LexiconEntry | undefined {
-    return this.variants(plainForm(word)).find((entry) => entry.word === word);
+    return this.variants(word).find((entry) => entry.word === word);
   }
 
   /** Every entry that is `word` up to accents (the word itself included), in lexicon order. */

@@ -166,6 +166,21 @@ function range(hits: Hits, i: number): [number, number] {
 
 const EMPTY_KEYS = new Int32Array(0);
 
+/**
+ * The columns of several lists, each kind in an array of its own: Hits come
+ * in several object shapes, and a loop reading through them would be
+ * polymorphic at every load. A list without keys (site:'s) gets empty ones.
+ */
+function columnsOf<H extends Hits>(lists: readonly H[]) {
+  return {
+    cards: lists.map((hits) => hits.cards),
+    counts: lists.map((hits) => hits.count),
+    scores: lists.map((hits) => hits.scores),
+    starts: lists.map((hits): H['starts'] => hits.starts),
+    keys: lists.map((hits) => hits.keys ?? EMPTY_KEYS),
+  };
+}
+
 /** Read-only arrays of zeros and of ones, grown as needed: a word of one variant is exact in all its cards or in none. */
 const SAME: [Uint8Array, Uint8Array] = [new Uint8Array(1024), new Uint8Array(1024).fill(1)];
 
@@ -555,7 +570,7 @@ abstract class Candidates {
 class AndMatch extends Candidates implements Matcher {
   readonly certain = true;
   readonly exact = false;
-  // The included lists' columns (a list without keys, such as site:'s, has no starts and empty keys).
+  // The included lists' columns (columnsOf).
   private readonly scores: ReadonlyArray<Float64Array | Float32Array>;
   private readonly starts: ReadonlyArray<Uint32Array | undefined>;
   private readonly keys: readonly Int32Array[];
@@ -570,14 +585,11 @@ class AndMatch extends Candidates implements Matcher {
     super(base.count, included.length);
     const n = included.length;
     const b = included.indexOf(base);
-    // The lists' columns in arrays of their own: Hits come in several shapes, and the loop would read them through each.
-    const cards = included.map((hits) => hits.cards);
-    const counts = included.map((hits) => hits.count);
-    const scores = (this.scores = included.map((hits) => hits.scores));
-    this.starts = included.map((hits) => hits.starts);
-    this.keys = included.map((hits) => hits.keys ?? EMPTY_KEYS);
-    const excludedCards = excluded.map((hits) => hits.cards);
-    const excludedCounts = excluded.map((hits) => hits.count);
+    const { cards, counts, scores, starts, keys } = columnsOf(included);
+    this.scores = scores;
+    this.starts = starts;
+    this.keys = keys;
+    const { cards: excludedCards, counts: excludedCounts } = columnsOf(excluded);
     const at = new Int32Array(n);
     const excludedAt = new Int32Array(excluded.length);
     const closest = proximity(0);
@@ -657,7 +669,7 @@ class PhraseMatch extends Candidates implements Matcher {
   private readonly tf: Float64Array;
   /** Each word's phrase shapes, made on the first closer(). */
   private shapes: Uint32Array[] | undefined;
-  // Each word's columns in arrays of their own, as AndMatch's.
+  // Each word's columns (columnsOf).
   private readonly starts: readonly Uint32Array[];
   private readonly keys: readonly Int32Array[];
   private readonly scores: ReadonlyArray<Float64Array | Float32Array>;
@@ -679,13 +691,12 @@ class PhraseMatch extends Candidates implements Matcher {
     this.ref = new Int32Array(n);
     this.best = new Float64Array(n);
     this.tf = new Float64Array(n);
-    this.starts = words.map((word) => word.starts);
-    this.keys = words.map((word) => word.keys);
-    const scores = (this.scores = words.map((word) => word.scores));
+    const { cards, counts, scores, starts, keys } = columnsOf(words);
+    this.starts = starts;
+    this.keys = keys;
+    this.scores = scores;
     this.exacts = words.map((word) => word.exact);
     this.idfs = Float64Array.from(words, (word) => word.idf);
-    const cards = words.map((word) => word.cards);
-    const counts = words.map((word) => word.count);
     const at = new Int32Array(n);
     const bonus = PHRASE_BONUS * (n - 1) + (accented ? ACCENT_BONUS : 0);
     const firstCards = first.cards;

@@ -283,8 +283,8 @@ class Counts {
     private readonly type: Uint8Array,
     sites: number,
   ) {
-    this.sites = Tally.of(0, sites);
-    this.types = Tally.of(1, CARD_TYPES.length);
+    this.sites = SITE_TALLY.reset(sites);
+    this.types = TYPE_TALLY.reset(CARD_TYPES.length);
   }
 
   add(cardId: number): void {
@@ -296,24 +296,23 @@ class Counts {
 
 /** Matching cards counted by a dense key (a site number, a coarse type), each with its lowest card. */
 class Tally {
-  private static readonly kept: Tally[] = [];
-  private counts: Uint32Array;
-  private cards: Uint32Array;
-  private met: Uint32Array;
+  private counts = new Uint32Array(0);
+  private cards = new Uint32Array(0);
+  private met = new Uint32Array(0);
   private size = 0;
 
-  private constructor(keys: number) {
-    this.counts = new Uint32Array(keys);
-    this.cards = new Uint32Array(keys);
-    this.met = new Uint32Array(keys);
-  }
-
-  /** Tally number `slot` of this thread, cleared, for keys below `keys`. */
-  static of(slot: number, keys: number): Tally {
-    let tally = Tally.kept[slot];
-    if (tally === undefined || tally.counts.length < keys) tally = Tally.kept[slot] = new Tally(Math.max(keys, 2 * (tally?.counts.length ?? 0)));
-    else tally.clear();
-    return tally;
+  /** Cleared, with room for keys below `keys`. */
+  reset(keys: number): this {
+    if (this.counts.length < keys) {
+      const room = Math.max(keys, 2 * this.counts.length);
+      this.counts = new Uint32Array(room);
+      this.cards = new Uint32Array(room);
+      this.met = new Uint32Array(room);
+    } else {
+      for (let i = 0; i < this.size; i++) this.counts[this.met[i]!] = 0;
+    }
+    this.size = 0;
+    return this;
   }
 
   add(key: number, cardId: number): void {
@@ -333,12 +332,11 @@ class Tally {
     keys.sort((a, b) => counts[b]! - counts[a]! || cards[a]! - cards[b]!);
     return keys.slice(0, FACET_VALUES).map((key) => ({ value: name(key, cards[key]!), count: counts[key]! }));
   }
-
-  private clear(): void {
-    for (let i = 0; i < this.size; i++) this.counts[this.met[i]!] = 0;
-    this.size = 0;
-  }
 }
+
+// This thread's tallies, reused by every search (Counts).
+const SITE_TALLY = new Tally();
+const TYPE_TALLY = new Tally();
 
 /** The cards on any of `hosts` (the filters' site list), as `site:` finds them. */
 async function siteCards(version: IndexVersion, hosts: readonly string[], signal: AbortSignal): Promise<Hits> {

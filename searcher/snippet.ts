@@ -112,16 +112,15 @@ export class Marker {
   /** Inclusive ranges of codes, [low, high] pairs, ascending and apart. */
   readonly ranges: Uint32Array;
   /** Per word, its code (NOT_ASCII for one not all ASCII); per prefix, the range of its words' codes (−1, −1 for one not all ASCII: no ASCII word starts with it). */
-  private readonly codes: Float64Array;
+  private readonly codes: Uint32Array;
   private readonly prefixCodes: Float64Array;
 
   constructor(private readonly marks: Highlight) {
     this.words = [...marks.words];
-    const ascii = (word: string): boolean => [...word].every((c) => c.charCodeAt(0) < ASCII);
-    this.codes = Float64Array.from(this.words, (word) => (ascii(word) ? codeOf(word, 0, word.length) : NOT_ASCII));
+    this.codes = Uint32Array.from(this.words, (word) => codeOf(word, 0, word.length));
     this.prefixCodes = new Float64Array(2 * marks.prefixes.length).fill(-1);
     marks.prefixes.forEach((prefix, p) => {
-      if (!ascii(prefix)) return;
+      if (codeOf(prefix, 0, prefix.length) === NOT_ASCII) return;
       const pair = prefix.charCodeAt(0) * ASCII + (prefix.length > 1 ? prefix.charCodeAt(1) : 0);
       // A prefix of one character takes every second character.
       const last = prefix.length > 1 ? pair : pair + ASCII - 1;
