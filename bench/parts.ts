@@ -95,10 +95,10 @@ export interface SearchResult {
   /** Under load (sherlock over WebSocket): `clients` sockets with `depth` queries in flight each; wall seconds of the whole set and each query's latency. */
   concurrent?: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
 }
-/** An engine that builds an index (indexing table) and answers the query set with it (searching table). */
+/** An engine that builds an index (indexing table) and answers the query set with it (searching table); a floor only builds. */
 export interface EngineEntry extends BenchEntry {
   build(ctx: BenchContext, indexDir: string): Promise<BuildResult>;
-  search(ctx: BenchContext, indexDir: string): Promise<SearchResult>;
+  search?(ctx: BenchContext, indexDir: string): Promise<SearchResult>;
 }
 
 /** How many synthetic URLs on how many sites (bench/urldb-workload.ts). */

@@ -24,7 +24,7 @@ import { extractCorpus } from './extract.js';
 import { killAllChildren } from './measure.js';
 import { parseOptions, USAGE, UsageError } from './options.js';
 import { crawlee, undiciLoop, wget } from './peers/gather.js';
-import { fts5, lucene, xapian } from './peers/engines.js';
+import { bareIndexer, fts5, lucene, xapian } from './peers/engines.js';
 import { sqliteUrlTable } from './peers/urldb.js';
 import { urlDbScale } from './urldb-run.js';
 import { INJECT_BATCH, PLAN_SIZE } from './urldb-workload.js';
@@ -282,7 +282,8 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
   }
   let search: Row = { name: entry.name, status: 'unavailable', message: 'not run (--only)' };
   let top: string[][] | undefined;
-  if (doSearch) {
+  if (doSearch && entry.search === undefined) search = { name: entry.name, status: 'unavailable', message: 'a floor for building: it answers no queries' };
+  else if (doSearch && entry.search !== undefined) {
     try {
       const r: SearchResult = await entry.search(ctx, indexDir);
       top = r.top;
@@ -331,7 +332,7 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
 }
 
 async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boolean, footnotes: string[]): Promise<Table[]> {
-  const peers = [fts5(), lucene(), xapian()];
+  const peers = [fts5(), lucene(), xapian(), bareIndexer()];
   const indexRows: Row[] = [];
   const searchRows: Row[] = [];
   let luceneTop: string[][] | undefined;
@@ -383,7 +384,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
       ],
       peers: indexRows,
       sherlock: s.index,
-      notes: ['Every engine stores url, title and body (what a result page with snippets needs) and merges its index into one piece at the end.'],
+      notes: ['Every engine but the bare floor stores url, title and body (what a result page with snippets needs) and merges its index into one piece at the end.'],
     });
   }
   if (doSearch) {

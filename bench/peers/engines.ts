@@ -198,3 +198,23 @@ export function xapian(): EngineEntry {
     },
   };
 }
+
+/** The bare indexer (bare-indexer.ts): not an engine but the floor of indexing in JavaScript, one thread. */
+export function bareIndexer(): EngineEntry {
+  return {
+    name: 'bare JS indexer (one thread, a floor)',
+    how:
+      'bare JS indexer (bench/peers/bare-indexer.ts): the least a positional inverted index in JavaScript does, one thread, on the same extracted text: ' +
+      "sherlock's word cutter, a spelling table, varint page gaps and positions per word, words sorted and written; no fields, word types, cards, " +
+      'duplicates or links. It reads the text as the FTS5 process does, so the two build times differ by the indexing alone.',
+    async available(): Promise<Availability> {
+      return true;
+    },
+    async build(ctx: BenchContext, indexDir: string): Promise<BuildResult> {
+      mkdirSync(indexDir, { recursive: true });
+      const out = join(indexDir, 'postings');
+      const r = check('bare indexer', await run(process.execPath, [join(ctx.distDir, 'peers', 'bare-indexer.js'), ctx.corpus.textFile, out], { timeoutMs: BUILD_TIMEOUT }));
+      return { wallMs: r.wallMs, peakRss: r.peakRss, docs: lastJson<BuildOut>(r.stdout, 'bare indexer').docs, sizeBytes: sizeOf(out) };
+    },
+  };
+}
