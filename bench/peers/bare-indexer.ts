@@ -8,69 +8,20 @@
  *   node dist/bench/peers/bare-indexer.js TEXT.tsv OUT
  *
  * Per page, title then body: sherlock's own word cutter (common/words.ts
- * cutWords), each spelling looked up in an open-addressing table on the
- * hash the cutter makes (its plain form made once per spelling, as FTS5
- * folds case and accents), and per word a growing buffer of varints: the
- * page's number as a gap, its positions as gaps, a zero.
- * Then the words in sorted order, each with its list's length, and the
- * lists back to back, to OUT.
+ * cutWords), each spelling looked up in the chewer's table on the hash the
+ * cutter makes (indexer/spellings.ts; a spelling's plain form is made once,
+ * as FTS5 folds case and accents), and per word a growing buffer of
+ * varints: the page's number as a gap, its positions as gaps, a zero. Then
+ * the words in sorted order, each with its list's length, and the lists
+ * back to back, to OUT.
  * Nothing else: no word types, fields, cards, duplicates or links, so any
  * real indexer in this language costs more. Prints {"docs":N}.
  */
 
 import { writeFileSync } from 'node:fs';
 import { cutWords, exactForm, plainForm, type RawKind } from '../../common/words.js';
+import { ABSENT, Spellings } from '../../indexer/spellings.js';
 import { readTextFile } from '../extract.js';
-
-const FREE = -1;
-
-/** Spelling → word number, looked up by a stretch of the text being cut. */
-class Spellings {
-  private keys: string[] = new Array<string>(1 << 16);
-  private table = new Int32Array(2 << 16).fill(FREE);
-  private size = 0;
-  private slot = 0;
-
-  find(text: string, start: number, end: number, hash: number): number {
-    const mask = this.keys.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const value = this.table[2 * slot + 1]!;
-      if (value === FREE) {
-        this.slot = slot;
-        return FREE;
-      }
-      if (this.table[2 * slot] !== hash) continue;
-      const key = this.keys[slot]!;
-      if (key.length !== end - start) continue;
-      let i = 0;
-      while (i < key.length && key.charCodeAt(i) === text.charCodeAt(start + i)) i++;
-      if (i === key.length) return value;
-    }
-  }
-
-  /** Adds the spelling the last find() missed. */
-  insert(spelling: string, hash: number, value: number): void {
-    this.keys[this.slot] = spelling;
-    this.table[2 * this.slot] = hash;
-    this.table[2 * this.slot + 1] = value;
-    if (2 * ++this.size > this.keys.length) this.rehash();
-  }
-
-  private rehash(): void {
-    const { keys, table } = this;
-    this.keys = new Array<string>(2 * keys.length);
-    this.table = new Int32Array(4 * keys.length).fill(FREE);
-    const mask = this.keys.length - 1;
-    for (let old = 0; old < keys.length; old++) {
-      if (table[2 * old + 1] === FREE) continue;
-      let slot = table[2 * old]! & mask;
-      while (this.table[2 * slot + 1] !== FREE) slot = (slot + 1) & mask;
-      this.keys[slot] = keys[old]!;
-      this.table[2 * slot] = table[2 * old]!;
-      this.table[2 * slot + 1] = table[2 * old + 1]!;
-    }
-  }
-}
 
 /** One word's postings: per page, the gap from the page before, its positions as gaps (each ≥ 1), then a zero. */
 class Postings {
@@ -115,33 +66,24 @@ function build(textFile: string, outFile: string): number {
   const wordOf = new Map<string, number>();
   const words: string[] = [];
   const postings: Postings[] = [];
-  let spellingWords = new Int32Array(1 << 16);
-  let spellingCount = 0;
   let text = '';
   let page = 0;
   let base = 0;
   const visit = (start: number, end: number, kind: RawKind, position: number, hash: number): void => {
     if (kind === 'garbage') return;
-    let spelling = spellings.find(text, start, end, hash);
-    if (spelling === FREE) {
+    let word = spellings.find(text, start, end, hash);
+    if (word === ABSENT) {
       const plain = plainForm(exactForm(text.slice(start, end)));
-      let word = wordOf.get(plain);
-      if (word === undefined) {
-        word = words.length;
+      const known = wordOf.get(plain);
+      word = known ?? words.length;
+      if (known === undefined) {
         wordOf.set(plain, word);
         words.push(plain);
         postings.push(new Postings());
       }
-      spelling = spellingCount++;
-      if (spelling >= spellingWords.length) {
-        const grown = new Int32Array(2 * spellingWords.length);
-        grown.set(spellingWords);
-        spellingWords = grown;
-      }
-      spellingWords[spelling] = word;
-      spellings.insert(text.slice(start, end), hash, spelling);
+      spellings.insert(text.slice(start, end), word);
     }
-    postings[spellingWords[spelling]!]!.add(page, base + position);
+    postings[word]!.add(page, base + position);
   };
   let docs = 0;
   for (const doc of readTextFile(textFile)) {
