@@ -15,9 +15,8 @@ const FRONT_CHARS = FRONT_ROW - 1;
 const FREE = -3;
 
 /**
- * The table: open addressing on the FNV-1a hash of the UTF-16
- * units that cutWords makes as it cuts.
- * Each slot's hash and value lie side by side in one array, so a probe
+ * Open addressing on the FNV-1a hash of the UTF-16 units that cutWords
+ * makes as it cuts. Each slot's hash and value lie side by side in one array, so a probe
  * touches one cache line and the spelling itself only when the hashes agree.
  */
 export class Spellings {
