@@ -91,7 +91,8 @@ export function wordClass(id: number): WordClass | undefined {
   return WORD_CLASSES[id & 7];
 }
 
-interface OrderKey {
+/** What the Lexicon's order compares of a word (lexiconOrder). */
+export interface OrderKey {
   plain: string;
   length: number;
   word: string;
@@ -102,24 +103,24 @@ interface OrderKey {
 const HIGH = /[\ud800-\uffff]/;
 
 /** Whether comparing `s` needs codePointCompare's careful way. */
-export function needsCare(s: string): boolean {
+function needsCare(s: string): boolean {
   return HIGH.test(s);
 }
 
 /** Code-point order of two strings; `careful` when either holds a character of U+D800 or above (needsCare). */
-export function codePointCompare(a: string, b: string, careful: boolean): number {
+function codePointCompare(a: string, b: string, careful: boolean): number {
   if (a === b) return 0;
   if (careful) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
   return a < b ? -1 : 1;
 }
 
-function orderKey(word: string): OrderKey {
-  const plain = plainForm(word);
+/** The order key of `word`, whose plain form is `plain`. */
+export function orderKey(word: string, plain = plainForm(word)): OrderKey {
   const careful = needsCare(plain) || needsCare(word);
   return { plain, length: careful ? [...plain].length : plain.length, word, careful };
 }
 
-function compareKeys(a: OrderKey, b: OrderKey): number {
+export function compareKeys(a: OrderKey, b: OrderKey): number {
   const careful = a.careful || b.careful;
   return a.length - b.length || codePointCompare(a.plain, b.plain, careful) || codePointCompare(a.word, b.word, careful);
 }

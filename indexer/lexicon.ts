@@ -22,7 +22,7 @@
  * size grows with the number of distinct words, not with the corpus.
  */
 
-import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, codePointCompare, needsCare, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index-lexicon.js';
+import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, compareKeys, orderKey, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index-lexicon.js';
 
 /** The words the chewer found, numbered in the order first found (LexRaw's order). */
 export class Vocabulary {
@@ -71,17 +71,8 @@ export interface LexiconOrder {
 /** Sorts the vocabulary into index-lexicon.ts's lexiconOrder. */
 export function sortLexicon(vocabulary: Vocabulary): LexiconOrder {
   const { exact, plain, size } = vocabulary;
-  const length = new Uint32Array(size);
-  const careful = new Uint8Array(size);
-  for (let n = 0; n < size; n++) {
-    const p = plain[n]!;
-    careful[n] = needsCare(p) || needsCare(exact[n]!) ? 1 : 0;
-    length[n] = careful[n] === 1 ? [...p].length : p.length;
-  }
-  const byRank = Uint32Array.from({ length: size }, (_, n) => n).sort((a, b) => {
-    const slow = careful[a] === 1 || careful[b] === 1;
-    return length[a]! - length[b]! || codePointCompare(plain[a]!, plain[b]!, slow) || codePointCompare(exact[a]!, exact[b]!, slow);
-  });
+  const keys = Array.from({ length: size }, (_, n) => orderKey(exact[n]!, plain[n]!));
+  const byRank = Uint32Array.from({ length: size }, (_, n) => n).sort((a, b) => compareKeys(keys[a]!, keys[b]!));
   const rank = new Uint32Array(size);
   byRank.forEach((n, r) => (rank[n] = r));
   return { byRank, rank };
