@@ -24,6 +24,7 @@ import { extractCorpus } from './extract.js';
 import { killAllChildren } from './measure.js';
 import { parseOptions, USAGE, UsageError } from './options.js';
 import { crawlee, undiciLoop, wget } from './peers/gather.js';
+import { bareWs } from './peers/bare-ws.js';
 import { bareIndexer, fts5, lucene, xapian } from './peers/engines.js';
 import { sqliteUrlTable } from './peers/urldb.js';
 import { urlDbScale } from './urldb-run.js';
@@ -35,7 +36,8 @@ import { loadOrGenerate } from './queries.js';
 import { renderReport } from './report.js';
 import type { Column, RatioSpec, Row, Table } from './report.js';
 import { portFree, startServer } from './server-control.js';
-import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb, WS_CLIENTS, WS_DEPTH } from './sherlock.js';
+import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
+import { WS_CLIENTS, WS_DEPTH } from './ws-load.js';
 import { HUB_ADDRESS, SLOW_DELAY_MS, hostUrl } from './site.js';
 import { median, medianOfRuns, percentile, topOverlap } from './stats.js';
 import type { BenchContext, BenchEntry, BenchOptions, EngineEntry, ExportEntry, GatherEntry, PartId, SearchResult, UrlDbEntry, UrlDbScale } from './parts.js';
@@ -247,6 +249,40 @@ async function urlDbTable(ctx: BenchContext, footnotes: string[]): Promise<Table
 
 // ------------------------------------------------------ indexing, searching
 
+/** A searching row from an engine's (or floor's) latencies; progress lines on stderr. */
+function searchRow(name: string, r: SearchResult): Row {
+  const lat = r.latenciesMs;
+  const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
+  // A peer is timed in its process: its latencies are its in-process figures. Rows over WebSocket (they have a load figure) have none of their own.
+  const rank = r.inProcess?.rankMs ?? (r.concurrent === undefined ? lat : undefined);
+  const whole = r.inProcess?.searchMs ?? rank;
+  if (r.inProcess !== undefined) {
+    log(`  ${name} in process: ranked median ${median(r.inProcess.rankMs).toFixed(3)} ms, p99 ${percentile(r.inProcess.rankMs, 99).toFixed(3)} ms; whole median ${median(r.inProcess.searchMs).toFixed(3)} ms, p99 ${percentile(r.inProcess.searchMs, 99).toFixed(3)} ms`);
+  }
+  if (r.concurrent !== undefined) {
+    const c = r.concurrent;
+    log(`  ${name} under load (${c.clients}×${c.depth}): ${(c.latenciesMs.length / c.seconds).toFixed(0)} queries/s, median ${median(c.latenciesMs).toFixed(3)} ms, p99 ${percentile(c.latenciesMs, 99).toFixed(3)} ms`);
+  }
+  log(`  ${name} search: median ${median(lat).toFixed(3)} ms, p99 ${percentile(lat, 99).toFixed(3)} ms, ${r.zeroHits} without hits`);
+  return {
+    name,
+    status: 'ok',
+    values: {
+      queries: lat.length,
+      median: median(lat),
+      p99: percentile(lat, 99),
+      qps: 1000 / mean,
+      ...(r.concurrent === undefined
+        ? {}
+        : { loadQps: r.concurrent.latenciesMs.length / r.concurrent.seconds, loadP99: percentile(r.concurrent.latenciesMs, 99) }),
+      ...(rank === undefined ? {} : { rankMedian: median(rank), rankP99: percentile(rank, 99) }),
+      ...(whole === undefined ? {} : { wholeMedian: median(whole), wholeP99: percentile(whole, 99) }),
+      zero: r.zeroHits,
+      ...(r.peakRss === undefined ? {} : { rss: r.peakRss }),
+    },
+  };
+}
+
 async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolean, doSearch: boolean): Promise<{ index: Row; search: Row; top?: string[][] }> {
   const skip = await availability(ctx, entry);
   if (skip !== undefined) return { index: skip, search: skip };
@@ -287,38 +323,7 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
     try {
       const r: SearchResult = await entry.search(ctx, indexDir);
       top = r.top;
-      const lat = r.latenciesMs;
-      const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
-      // A peer is timed in its process: its own latencies are its in-process figures.
-      const rank = r.inProcess?.rankMs ?? lat;
-      const whole = r.inProcess?.searchMs ?? lat;
-      search = {
-        name: entry.name,
-        status: 'ok',
-        values: {
-          queries: lat.length,
-          median: median(lat),
-          p99: percentile(lat, 99),
-          qps: 1000 / mean,
-          ...(r.concurrent === undefined
-            ? {}
-            : { loadQps: r.concurrent.latenciesMs.length / r.concurrent.seconds, loadP99: percentile(r.concurrent.latenciesMs, 99) }),
-          rankMedian: median(rank),
-          rankP99: percentile(rank, 99),
-          wholeMedian: median(whole),
-          wholeP99: percentile(whole, 99),
-          zero: r.zeroHits,
-          ...(r.peakRss === undefined ? {} : { rss: r.peakRss }),
-        },
-      };
-      if (r.inProcess !== undefined) {
-        log(`  ${entry.name} in process: ranked median ${median(rank).toFixed(3)} ms, p99 ${percentile(rank, 99).toFixed(3)} ms; whole median ${median(whole).toFixed(3)} ms, p99 ${percentile(whole, 99).toFixed(3)} ms`);
-      }
-      if (r.concurrent !== undefined) {
-        const c = r.concurrent;
-        log(`  ${entry.name} under load (${c.clients}×${c.depth}): ${(c.latenciesMs.length / c.seconds).toFixed(0)} queries/s, median ${median(c.latenciesMs).toFixed(3)} ms, p99 ${percentile(c.latenciesMs, 99).toFixed(3)} ms`);
-      }
-      log(`  ${entry.name} search: median ${median(lat).toFixed(3)} ms, p99 ${percentile(lat, 99).toFixed(3)} ms, ${r.zeroHits} without hits`);
+      search = searchRow(entry.name, r);
     } catch (err) {
       if (err instanceof NotBuiltError && err.availability !== true) {
         search = { name: entry.name, status: err.availability.status, message: err.availability.reason };
@@ -347,6 +352,16 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
   log(`indexing/searching: ${sherlockEngine.name}`);
   const s = await engineRows(ctx, sherlockEngine, doIndex, doSearch);
   footnotes.push(sherlockEngine.how);
+  if (s.search.status === 'ok') {
+    log(`searching: ${bareWs.name}`);
+    try {
+      searchRows.push(searchRow(bareWs.name, await bareWs.search(ctx)));
+    } catch (err) {
+      log(`  ${bareWs.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      searchRows.push({ name: bareWs.name, status: 'failed', message: firstLine(err) });
+    }
+    footnotes.push(bareWs.how);
+  }
   let overlapNote = 'Top-10 overlap with Lucene: not measured (Lucene or sherlock gave no hit lists).';
   if (luceneTop !== undefined && s.top !== undefined && s.search.status === 'ok') {
     // By host and path: a crawl state reused from a run on another --port names the same pages with that port.
@@ -414,6 +429,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
       ratios: [
         { key: 'median', label: 'median', better: 'lower' },
         { key: 'p99', label: 'p99', better: 'lower' },
+        { key: 'loadQps', label: `queries/s, ${WS_CLIENTS}×${WS_DEPTH} in flight`, better: 'higher' },
         { key: 'rankMedian', label: 'in-process median, ranked', better: 'lower' },
         { key: 'rankP99', label: 'in-process p99, ranked', better: 'lower' },
       ],
@@ -424,7 +440,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
           'The in-process columns time sherlock inside one process too (`sherlock search --bench-queries`): ranked = matching, totals, top 10 and facets, ' +
           'as the peers return url and title; with snippets = the whole result the WebSocket sends. For the peers they repeat their own figures. ' +
           `The "${WS_CLIENTS}×${WS_DEPTH} in flight" columns are sherlock's throughput under load: ${WS_CLIENTS} WebSockets from one client process, each keeping ${WS_DEPTH} queries in flight, ` +
-          'sending the same timed passes between them; queries/s = queries answered ÷ wall time of the whole load, p99 = send to result of each query under that load. The peers have no server to load.',
+          "sending the same timed passes between them; queries/s = queries answered ÷ wall time of the whole load, p99 = send to result of each query under that load. The engine peers have no server to load; the bare ws server's row is the same client against a server that only repeats sherlock's recorded answers.",
         overlapNote,
       ],
     });

@@ -10,13 +10,15 @@
  *
  * Runs under `node --experimental-websocket` (Node 20's built-in client is behind that flag).
  *
- *   node --experimental-websocket dist/bench/sherlock-ws-client.js URL QUERIES.tsv PASSES WARMUP CLIENTS DEPTH
+ *   node --experimental-websocket dist/bench/sherlock-ws-client.js URL QUERIES.tsv PASSES WARMUP CLIENTS DEPTH [RECORD]
  *
  * Prints {"latenciesMs":[…],"zeroHits":N,"errors":N,"top":[[URL…]…],"concurrent":{"clients":N,"depth":N,"seconds":S,"latenciesMs":[…]}};
  * WARMUP untimed passes first (one at a time); `top`: each query's hit URLs in the first of them.
+ * RECORD: a file to write each query's answer text from that first pass to,
+ * a line {"q":…,"answer":…} each (what peers/bare-ws-server.ts answers with).
  */
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseQueryFile } from './queries.js';
 
@@ -29,11 +31,11 @@ interface Socket {
   close(): void;
 }
 type SocketCtor = new (url: string, protocols: string | string[]) => Socket;
-type Answer = { type?: string; hits?: Array<{ url?: string }> };
+type Answer = { type?: string; hits?: Array<{ url?: string }>; text: string };
 
-const [url, queryFile, passesArg, warmupArg, clientsArg, depthArg] = process.argv.slice(2);
+const [url, queryFile, passesArg, warmupArg, clientsArg, depthArg, recordFile] = process.argv.slice(2);
 if (url === undefined || queryFile === undefined) {
-  process.stderr.write('usage: sherlock-ws-client URL QUERIES PASSES WARMUP CLIENTS DEPTH\n');
+  process.stderr.write('usage: sherlock-ws-client URL QUERIES PASSES WARMUP CLIENTS DEPTH [RECORD]\n');
   process.exit(2);
 }
 const Ctor = (globalThis as { WebSocket?: SocketCtor }).WebSocket;
@@ -54,8 +56,10 @@ class Client {
 
   private constructor(private readonly ws: Socket) {
     ws.onmessage = (ev) => {
-      const msg = JSON.parse(String(ev.data)) as Answer & { id?: string };
+      const text = String(ev.data);
+      const msg = JSON.parse(text) as Answer & { id?: string };
       if (msg.id === undefined) return;
+      msg.text = text;
       const done = this.pending.get(msg.id);
       this.pending.delete(msg.id);
       done?.(msg);
@@ -90,13 +94,16 @@ class Client {
 let zeroHits = 0;
 let errors = 0;
 const top: string[][] = [];
+const answers: string[] = [];
 const one = await Client.open();
 for (const q of queries) {
   const msg = await one.ask(q.q);
   top.push((msg.hits ?? []).map((hit) => String(hit.url)));
+  answers.push(JSON.stringify({ q: q.q, answer: msg.text }) + '\n');
   if (msg.type !== 'result') errors++;
   else if ((msg.hits ?? []).length === 0) zeroHits++;
 }
+if (recordFile !== undefined) writeFileSync(recordFile, answers.join(''));
 for (let w = 1; w < warmup; w++) for (const q of queries) await one.ask(q.q);
 const latenciesMs: number[] = [];
 for (let p = 0; p < passes; p++) {

@@ -17,12 +17,12 @@
  * crawl stays on the seeds' hosts) and the bench's own `--sherlock-set` values.
  */
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { get } from 'node:http';
 import { join } from 'node:path';
-import { check, run, trackChild, untrackChild } from './measure.js';
+import { check, run } from './measure.js';
 import { sizeOf } from './peers/engines.js';
+import { answersFile, queriesOverWebSocket, WS_CLIENTS, WS_DEPTH } from './ws-load.js';
 import { runUrlDbWorker } from './urldb-run.js';
 import { FETCH_MIX } from './urldb-workload.js';
 import type {
@@ -146,47 +146,7 @@ function indexSize(state: string): number {
   return sizeOf(join(state, 'index'));
 }
 
-interface WsOut {
-  latenciesMs: number[];
-  zeroHits: number;
-  errors: number;
-  top: string[][];
-  concurrent: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
-}
-
-function waitHealthy(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const attempt = (): void => {
-      const req = get(url, (res) => {
-        res.resume();
-        if (res.statusCode === 200) resolve();
-        else retry();
-      });
-      req.on('error', retry);
-      req.setTimeout(2000, () => req.destroy());
-    };
-    const retry = (): void => {
-      if (Date.now() > deadline) reject(new Error(`searcher not healthy at ${url} within ${timeoutMs / 1000} s`));
-      else setTimeout(attempt, 200);
-    };
-    attempt();
-  });
-}
-
-function vmHwm(pid: number): number | undefined {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? undefined : Number(m[1]) * 1024;
-  } catch {
-    return undefined;
-  }
-}
-
 export const SEARCHER_PORT_OFFSET = 1;
-/** The load of the concurrent measurement: sockets, and queries in flight on each (at most searcher.max_in_flight). */
-export const WS_CLIENTS = 16;
-export const WS_DEPTH = 2;
 
 export const sherlockEngine: EngineEntry = {
   name: 'sherlock index build / searcher',
@@ -215,48 +175,23 @@ export const sherlockEngine: EngineEntry = {
     const port = ctx.opts.port + SEARCHER_PORT_OFFSET;
     // The query set arrives back to back: the per-connection and per-IP rate limits would refuse most of it.
     const unlimited = ['--set', 'searcher.message_rate=0', '--set', 'searcher.ip_search_rate=0'];
-    const child = spawn(process.execPath, [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx), ...unlimited], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
-    if (child.pid === undefined) throw new Error('sherlock searcher did not start');
-    const pid = child.pid;
-    trackChild(pid);
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
-    try {
-      await waitHealthy(`http://127.0.0.1:${port}/healthz`, 60_000);
-      const r = check(
-        'sherlock WebSocket client',
-        await run(
-          process.execPath,
-          ['--experimental-websocket', join(ctx.distDir, 'sherlock-ws-client.js'), `ws://127.0.0.1:${port}/`, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup), String(WS_CLIENTS), String(WS_DEPTH)],
-          { timeoutMs: 1_800_000, measureRss: false },
-        ),
-      );
-      const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as WsOut;
-      if (out.errors > 0) throw new Error(`${out.errors} queries answered with an error`);
-      const peakRss = vmHwm(pid);
-      const local = check(
-        'sherlock search --bench-queries',
-        await run(
-          process.execPath,
-          [cliPath(ctx), 'search', '--state', state, '--bench-queries', ctx.queryFile, '--passes', String(ctx.opts.passes), '--warmup', String(ctx.opts.warmup), ...sets(ctx)],
-          { timeoutMs: 1_800_000, measureRss: false },
-        ),
-      );
-      const inProcess = JSON.parse(local.stdout.trim().split('\n').pop() ?? '{}') as { rankMs: number[]; searchMs: number[] };
-      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess, top: out.top, concurrent: out.concurrent };
-    } catch (err) {
-      throw new Error(`${String(err)}${stderr === '' ? '' : '\nsearcher stderr: ' + stderr.trim().split('\n').slice(-3).join(' / ')}`);
-    } finally {
-      try {
-        process.kill(-pid, 'SIGTERM');
-      } catch {
-        // gone
-      }
-      untrackChild(pid);
-    }
+    const { out, peakRss } = await queriesOverWebSocket(
+      ctx,
+      'sherlock searcher',
+      [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx), ...unlimited],
+      port,
+      answersFile(ctx),
+    );
+    const local = check(
+      'sherlock search --bench-queries',
+      await run(
+        process.execPath,
+        [cliPath(ctx), 'search', '--state', state, '--bench-queries', ctx.queryFile, '--passes', String(ctx.opts.passes), '--warmup', String(ctx.opts.warmup), ...sets(ctx)],
+        { timeoutMs: 1_800_000, measureRss: false },
+      ),
+    );
+    const inProcess = JSON.parse(local.stdout.trim().split('\n').pop() ?? '{}') as { rankMs: number[]; searchMs: number[] };
+    return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess, top: out.top, concurrent: out.concurrent };
   },
 };
 
