@@ -4,7 +4,8 @@
  * `feedback-gath`), published in every index version as the file `Feedback`.
  * The shepherd reads it from `state/index/current/Feedback` into
  * urldb.feedback(): the weight steers what is fetched first, a duplicate is
- * not fetched again (its representative is).
+ * fetched again only max_refetch after its last fetch (its representative
+ * at its own interval).
  *
  *   Header fields (index-file.ts): 0 record count N
  *   Body: N records of 22 bytes, in card id order, one per card

@@ -84,8 +84,8 @@ export interface Migration {
  *   urls_refresh  (next_fetch, weight, depth) WHERE next_fetch IS NOT NULL
  *     Scheduled rows by due time; `next_fetch <= now` is a range at its
  *     front, and weight and depth are there so the planner can rank the due
- *     rows without visiting the table. Rows never scheduled (new, gone,
- *     disallowed, duplicate) are not in it.
+ *     rows without visiting the table. Rows not scheduled (new, gone,
+ *     disallowed) are not in it.
  * An index on (state, next_fetch) over every row would hold 10 million
  * entries of which the planner wants the few due; and state alone cannot say
  * "due", since an ok row is due only once next_fetch has passed.

@@ -265,7 +265,7 @@ export class Shepherd {
   /**
    * Applies the Feedback of the index version `current` names
    * (common/index-feedback.ts): static weights steer planning, duplicates
-   * are not fetched again. FEEDBACK_BATCH records per call, read on from
+   * wait max_refetch from their last fetch. FEEDBACK_BATCH records per call, read on from
    * where the last call stopped (the reader stays open between cycles); the
    * progress in meta moves in the same transaction as the records, and
    * applying a record twice changes nothing, so a crash anywhere is harmless.

@@ -44,7 +44,9 @@
  *   4 redirect      last fetch 3xx (code 1); `redirect` holds the target
  *   5 error         last fetch failed; due again at next_fetch
  *   6 gone          404 or 410 twice in a row; never fetched again
- *   7 duplicate     the indexer says another URL has this content; not fetched
+ *   7 duplicate     the indexer says another URL has this content; fetched
+ *                   again max_refetch after its last fetch (its content may
+ *                   have changed, or its twin gone), then as any fetched row
  *   8 disallowed    robots.txt forbids it (code 2304); not fetched again
  *
  * Results (recordResult; codes as in gatherer/outcome.ts, times of the fetch):
@@ -128,7 +130,7 @@ const GONE = 6;
 const DUPLICATE = 7;
 const DISALLOWED = 8;
 /** The states of a URL fetched at least once, not set aside by the indexer. */
-const FETCHED = [OK, NOT_MODIFIED, REDIRECT, ERROR, GONE, DISALLOWED].join(', ');
+const FETCHED = [OK, NOT_MODIFIED, REDIRECT, ERROR, GONE, DUPLICATE, DISALLOWED].join(', ');
 
 /** Gatherer codes that steer the state machine (gatherer/outcome.ts; numbers only, parts do not import each other). */
 const CODE_OK = 0;
@@ -418,12 +420,12 @@ function prepareAll(db: Database.Database) {
        WHERE id = @id`,
     ),
     queue: db.prepare<[number, number]>(
-      `UPDATE urls SET state = ${QUEUED}, next_fetch = ? WHERE id = ? AND state NOT IN (${GONE}, ${DUPLICATE}, ${DISALLOWED})`,
+      `UPDATE urls SET state = ${QUEUED}, next_fetch = ? WHERE id = ? AND state NOT IN (${GONE}, ${DISALLOWED})`,
     ),
     weigh: db.prepare<[number, number]>(`UPDATE urls SET weight = ? WHERE id = ?`),
     refetchAll: db.prepare<[number]>(`UPDATE urls SET next_fetch = ? WHERE state IN (${FETCHED})`),
     refetchSite: db.prepare<[number, number]>(`UPDATE urls SET next_fetch = ? WHERE site_id = ? AND state IN (${FETCHED})`),
-    duplicate: db.prepare<[number]>(`UPDATE urls SET state = ${DUPLICATE}, next_fetch = NULL WHERE id = ?`),
+    duplicate: db.prepare<[number, number]>(`UPDATE urls SET state = ${DUPLICATE}, next_fetch = last_fetch + ? WHERE id = ?`),
     dueRefresh: db.prepare<[number], Candidate>(DUE_REFRESH_SQL),
     dueNew: db.prepare<[], Candidate>(DUE_NEW_SQL),
     dueDetail: db.prepare<[number], DueRow>(`SELECT footprint, url, site_id, state, last_modified, etag FROM urls WHERE id = ?`),
@@ -1073,7 +1075,7 @@ export class UrlDb {
     return changed;
   }
 
-  /** The indexer's word on URLs: static weights, duplicates (which are not fetched again). */
+  /** The indexer's word on URLs: static weights, duplicates (fetched again max_refetch after their last fetch). */
   feedback(entries: readonly Feedback[]): number {
     let changed = 0;
     this.transaction(() => {
@@ -1081,7 +1083,7 @@ export class UrlDb {
         const id = this.idOf(e.footprint);
         if (id === undefined) continue;
         if (e.weight !== undefined && Number.isFinite(e.weight)) changed += this.s.weigh.run(e.weight, id).changes;
-        if (e.duplicate === true) changed += this.s.duplicate.run(id).changes;
+        if (e.duplicate === true) changed += this.s.duplicate.run(this.schedule.max, id).changes;
       }
     });
     return changed;
@@ -1091,7 +1093,8 @@ export class UrlDb {
    * Makes every fetched URL of these sites (all sites when undefined) due at
    * `now`: an operator's "recrawl now". Rows keep their validators, so the
    * refetch is conditional; gone and disallowed rows are asked again too
-   * (the site may have come back, robots.txt may allow them now).
+   * (the site may have come back, robots.txt may allow them now), and so are
+   * duplicates.
    */
   refetchNow(sites: readonly string[] | undefined, now: number): number {
     whole(now, 'now');

@@ -2,8 +2,9 @@
  * The indexer's Feedback reaching the URL database: after a crawl and an
  * index build, one shepherd cycle gives the pages the static weights the
  * indexer computed and marks the copy of an exact duplicate `duplicate`, so
- * it is not fetched again; the next cycle finds nothing more to apply, and a
- * new index version is applied again.
+ * it is fetched again only max_refetch (default 30 days) after its last
+ * fetch; the next cycle finds nothing more to apply, and a new index version
+ * is applied again.
  */
 
 import assert from 'node:assert/strict';
@@ -44,7 +45,7 @@ test('shepherd: the Feedback of the current index version sets weights and marks
   const twins = [after.get('/twin-a')!, after.get('/twin-b')!];
   assert.deepEqual(twins.map((row) => row.state).sort(), ['duplicate', 'ok'], 'one twin is the duplicate of the other');
   const copy = twins.find((row) => row.state === 'duplicate')!;
-  assert.equal(copy.nextFetch, undefined, 'a duplicate is not fetched again');
+  assert.equal(copy.nextFetch, copy.lastFetch! + 30 * 86_400, 'a duplicate is fetched again only max_refetch after its last fetch');
 
   assert.equal((await cycle(state)).feedback, 0, 'a version is applied once');
   await buildCli(state);

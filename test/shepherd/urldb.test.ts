@@ -553,16 +553,33 @@ test('due interleaves the sites of one batch instead of running through one site
   assert.equal(limited.length, 20);
 });
 
-test('feedback marks duplicates, which are not planned', (t) => {
+test('feedback marks duplicates, which are planned again only max_refetch after their last fetch', (t) => {
   const { db } = openDb(t);
   db.inject([{ url: 'http://a.example/1' }, { url: 'http://a.example/2' }], T0);
+  db.recordResults(['http://a.example/1', 'http://a.example/2'].map((url) => ({ url, time: T0, code: 0, status: 200, checksum: MD5_A, oid: 1 })), T0);
   assert.equal(db.feedback([{ footprint: fp('http://a.example/2'), duplicate: true, weight: 1 }]), 2);
-  assert.equal(db.get('http://a.example/2')?.state, 'duplicate');
-  assert.equal(db.get('http://a.example/2')?.weight, 1);
-  assert.deepEqual(
-    db.due(T0, 10).map((d) => d.url),
-    ['http://a.example/1'],
-  );
+  const copy = db.get('http://a.example/2')!;
+  assert.equal(copy.state, 'duplicate');
+  assert.equal(copy.weight, 1);
+  const month = 30 * DAY;
+  assert.equal(copy.nextFetch, T0 + month);
+  // Its twin is due after its interval; the duplicate not until a month after its fetch, then as any row.
+  const later = T0 + month - 1;
+  assert.deepEqual(db.due(later, 10).map((d) => d.url), ['http://a.example/1']);
+  assert.deepEqual(db.due(T0 + month, 10).map((d) => d.url).sort(), ['http://a.example/1', 'http://a.example/2']);
+  assert.equal(db.markQueued([fp('http://a.example/2')], T0 + month), 1);
+  db.recordResults([{ url: 'http://a.example/2', time: T0 + month, code: 0, status: 200, checksum: 'bb'.repeat(16), oid: 2 }], T0 + month);
+  assert.equal(db.get('http://a.example/2')?.state, 'ok', 'fetched again, it waits for the next index to say whether it is still a copy');
+});
+
+test('a URL marked duplicate before it was ever fetched is not scheduled; recrawl-now asks duplicates again', (t) => {
+  const { db } = openDb(t);
+  db.inject([{ url: 'http://a.example/1' }, { url: 'http://a.example/2' }], T0);
+  db.feedback([{ footprint: fp('http://a.example/2'), duplicate: true }]);
+  assert.equal(db.get('http://a.example/2')?.nextFetch, undefined);
+  assert.deepEqual(db.due(T0, 10).map((d) => d.url), ['http://a.example/1']);
+  assert.equal(db.refetchNow(undefined, T0), 1);
+  assert.deepEqual(db.due(T0, 10).map((d) => d.url).sort(), ['http://a.example/1', 'http://a.example/2']);
 });
 
 test('a checkpoint set in the transaction of its data survives reopening; a failed transaction loses both', (t) => {
