@@ -188,7 +188,7 @@ function stateOf(datum: CrawlDatum, pst: ProtocolStatus | undefined): UrlState {
   }
 }
 
-const UNSCHEDULED: ReadonlySet<UrlState> = new Set(['new', 'gone', 'duplicate', 'disallowed']);
+const UNSCHEDULED: ReadonlySet<UrlState> = new Set(['new', 'gone', 'disallowed']);
 
 /** Milliseconds (a Java long) as whole Unix seconds; null when outside any sane range. */
 function unixSeconds(ms: bigint): number | null {

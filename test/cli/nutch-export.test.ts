@@ -20,6 +20,8 @@ import { MapFileReader } from '../../common/map-file.js';
 import { CRAWL_STATUS, type Content, type CrawlDatum, type Link, type ParseData, type ParseText } from '../../common/nutch-writables.js';
 import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/sequence-file.js';
 import type { UrlRowColumns } from '../../shepherd/status.js';
+import { UrlDb } from '../../shepherd/urldb.js';
+import { canonicalUrl, footprint } from '../../common/url.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
 import { nutchData } from '../helpers/nutch-data.js';
@@ -123,6 +125,10 @@ test('a crawl exported to Nutch reads back as Nutch data and imports into a fres
   const set = ['--set', 'gatherer.allow_private_addresses=true', '--set', 'gatherer.min_delay=0s'];
   const crawl = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', ...set]);
   assert.equal(crawl.status, 0, crawl.stderr);
+  // As if an index had found /b a copy: a duplicate, scheduled max_refetch after its fetch.
+  const urls = UrlDb.open(state);
+  assert.equal(urls.feedback([{ footprint: footprint(canonicalUrl(`${site.origin}/b`)), duplicate: true }]), 1);
+  urls.close();
 
   const out = join(scratch, 'crawl');
   const exported = await runCli(['export', 'nutch', '--state', state, '--out', out, '--json']);
@@ -144,6 +150,8 @@ test('a crawl exported to Nutch reads back as Nutch data and imports into a fres
   assert.equal(datum('/').status, CRAWL_STATUS.db_fetched);
   assert.equal(datum('/old').status, CRAWL_STATUS.db_redir_perm);
   assert.equal(datum('/private/x').status, CRAWL_STATUS.db_gone);
+  assert.equal(datum('/b').status, CRAWL_STATUS.db_duplicate);
+  assert.equal(datum('/b').fetchTime, BigInt(before.urls.find((r) => r.url === `${site.origin}/b`)!.next_fetch!) * 1000n);
   assert.equal(datum('/a').signature?.length, 16);
   assert.equal(datum('/a').modifiedTime, BigInt(Date.parse(LAST_MODIFIED)));
   assert.equal(mapGet(datum('/a').metadata, 'ETag')?.value, '"v1"');
