@@ -99,7 +99,7 @@ const one = await Client.open();
 for (const q of queries) {
   const msg = await one.ask(q.q);
   top.push((msg.hits ?? []).map((hit) => String(hit.url)));
-  answers.push(JSON.stringify({ q: q.q, answer: msg.text }) + '\n');
+  if (recordFile !== undefined) answers.push(JSON.stringify({ q: q.q, answer: msg.text }) + '\n');
   if (msg.type !== 'result') errors++;
   else if ((msg.hits ?? []).length === 0) zeroHits++;
 }

@@ -22,7 +22,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSy
 import { join } from 'node:path';
 import { check, run } from './measure.js';
 import { sizeOf } from './peers/engines.js';
-import { answersFile, queriesOverWebSocket, WS_CLIENTS, WS_DEPTH } from './ws-load.js';
+import { answersFile, queriesOverWebSocket, SEARCHER_PORT_OFFSET, WS_CLIENTS, WS_DEPTH } from './ws-load.js';
 import { runUrlDbWorker } from './urldb-run.js';
 import { FETCH_MIX } from './urldb-workload.js';
 import type {
@@ -145,8 +145,6 @@ function indexSize(state: string): number {
   }
   return sizeOf(join(state, 'index'));
 }
-
-export const SEARCHER_PORT_OFFSET = 1;
 
 export const sherlockEngine: EngineEntry = {
   name: 'sherlock index build / searcher',

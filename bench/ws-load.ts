@@ -13,6 +13,10 @@ import { join } from 'node:path';
 import { check, run, trackChild, untrackChild } from './measure.js';
 import type { BenchContext } from './parts.js';
 
+/** Ports beside the site's (`--port`): the searcher's, and the floor's, apart so a searcher still stopping cannot hold it. */
+export const SEARCHER_PORT_OFFSET = 1;
+export const FLOOR_PORT_OFFSET = 2;
+
 /** The load of the concurrent measurement: sockets, and queries in flight on each (at most searcher.max_in_flight). */
 export const WS_CLIENTS = 16;
 export const WS_DEPTH = 2;

@@ -8,10 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchContext, SearchResult } from '../parts.js';
-import { answersFile, queriesOverWebSocket, WS_CLIENTS, WS_DEPTH } from '../ws-load.js';
-
-/** Beside the site's port and the searcher's (+1), so a searcher still stopping cannot hold it. */
-const FLOOR_PORT_OFFSET = 2;
+import { answersFile, FLOOR_PORT_OFFSET, queriesOverWebSocket, WS_CLIENTS, WS_DEPTH } from '../ws-load.js';
 
 export const bareWs = {
   name: 'bare ws server, recorded answers (a floor)',
