@@ -6,14 +6,17 @@
  * two daemons on one machine must not fight over a port nobody chose).
  *
  * Only loopback addresses are accepted: the figures are for the operator's
- * Prometheus (or a proxy in front of it), not for the network.
+ * Prometheus (or a proxy in front of it), not for the network. The listener
+ * has the guards of every HTTP listener of ours (http-listener.ts) with caps
+ * sized for a few scrapers.
  */
 
 import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { z } from 'zod';
 import { ioError } from './errors.js';
+import { createListener, type SocketLimits } from './http-listener.js';
 import { boundAddress, splitListen } from './listen.js';
+import { logger } from './log.js';
 import { CONTENT_TYPE, type Registry } from './metrics.js';
 
 /** The `admin_listen` key: "" (off) or a loopback HOST:PORT; port 0 takes a free one. */
@@ -24,6 +27,8 @@ export function adminListen() {
     .default('');
 }
 
+const ADMIN_LIMITS: SocketLimits = { maxSockets: 64, maxSocketsPerIp: 32, headerTimeoutMs: 10_000 };
+
 export interface MetricsListener {
   /** HOST:PORT actually bound. */
   readonly address: string;
@@ -32,12 +37,15 @@ export interface MetricsListener {
 
 /** Serves `registry` on `listen` (HOST:PORT) until close(). */
 export async function serveMetrics(registry: Registry, listen: string): Promise<MetricsListener> {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://admin').pathname;
-    if (path !== '/metrics') res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('only /metrics here\n');
-    else if (req.method !== 'GET' && req.method !== 'HEAD') res.writeHead(405, { allow: 'GET, HEAD' }).end();
-    else res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }).end(registry.expose());
-  });
+  const { server } = createListener(
+    (req, res, target) => {
+      if (target.pathname !== '/metrics') res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('only /metrics here\n');
+      else if (req.method !== 'GET' && req.method !== 'HEAD') res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      else res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }).end(registry.expose());
+    },
+    () => ADMIN_LIMITS,
+    logger('admin'),
+  );
   const { host, port } = splitListen(listen);
   server.listen(port, host);
   try {

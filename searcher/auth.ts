@@ -1,12 +1,16 @@
 /**
- * Who may talk to the searcher: the bearer token (searcher.token_file) and
- * the browser Origin check that stops cross-site WebSocket hijacking (a page
- * on another site opening a socket to ours with the visitor's network
- * position). Clients that are not browsers send no Origin and are let in;
- * the token is what keeps them out when one is configured.
+ * Who may talk to the searcher: the bearer token (searcher.token_file), the
+ * browser Origin check that stops cross-site WebSocket hijacking (a page on
+ * another site opening a socket to ours with the visitor's network
+ * position), and the Host check that stops DNS rebinding (a page whose own
+ * name the attacker points at the searcher's address: its Origin then names
+ * the same Host, so the Origin check alone lets it in). Clients that are not
+ * browsers send no Origin and are let in; the token is what keeps them out
+ * when one is configured.
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { SherlockError } from '../common/errors.js';
 
@@ -57,4 +61,18 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether the Host header names this searcher: an IP address (a rebinding
+ * page cannot make the browser send one: its Host is the attacker's name),
+ * "localhost", or one of `names` (searcher.server_names). No Host at all is
+ * an HTTP/1.0 client, never a browser. A trailing dot is the same name.
+ */
+export function hostAllowed(host: string | undefined, names: readonly string[]): boolean {
+  if (host === undefined) return true;
+  const bracketed = /^\[([^\]]*)\](?::\d*)?$/.exec(host);
+  if (bracketed !== null) return isIP(bracketed[1]!) === 6;
+  const name = host.replace(/:\d*$/, '').replace(/\.$/, '').toLowerCase();
+  return isIP(name) === 4 || name === 'localhost' || names.includes(name);
 }

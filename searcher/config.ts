@@ -9,6 +9,7 @@
 
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
+import { socketLimit, type SocketLimits } from '../common/http-listener.js';
 import { coresButOne } from '../common/threads.js';
 
 /** A browser origin ("https://search.example.org"), normalised as browsers send it. */
@@ -26,6 +27,12 @@ const origin = z.string().transform((text, ctx) => {
   return url.origin;
 });
 
+/** A DNS name as a Host header carries it, lower-cased, without a port. */
+const hostName = z
+  .string()
+  .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, 'expected a host name such as "search.example.org" (no port, no scheme)')
+  .transform((name) => name.toLowerCase());
+
 /** Requests a second, fractions allowed; 0 turns the limit off. */
 const rate = z.number().min(0).max(1_000_000);
 const burst = z.number().int().min(1).max(1_000_000);
@@ -41,6 +48,14 @@ export const searcherConfig = z
     token_file: z.string().default(''),
     /** Browser origins allowed besides the searcher's own (the Origin naming the Host asked). */
     allowed_origins: z.array(origin).default([]),
+    /** Host names the searcher answers to besides IP addresses and "localhost" (a name a reverse proxy passes on); any other Host is refused, which stops DNS rebinding. */
+    server_names: z.array(hostName).default([]),
+    /** TCP connections open at once (HTTP and WebSocket); "auto": what the descriptor limit leaves after the index files. */
+    max_sockets: z.union([z.literal('auto'), z.number().int().min(16).max(1_000_000)]).default('auto'),
+    /** TCP connections open at once from one IP address; more are closed on accept. */
+    max_sockets_per_ip: z.number().int().min(2).max(1_000_000).default(128),
+    /** A new connection that has not sent a whole request head this long after it opened is closed. */
+    header_timeout: duration({ min: '100ms', max: '10m' }).prefault('10s'),
     /** Open WebSocket connections over all clients; more are refused with HTTP 503. */
     max_connections: z.number().int().min(1).max(1_000_000).default(1024),
     /** Open WebSocket connections from one IP address. */
@@ -59,6 +74,10 @@ export const searcherConfig = z
     query_timeout: duration({ min: '10ms' }).prefault('10s'),
     /** Bytes queued to one slow client above which the server stops reading its requests and drops its status events. */
     send_high_water: size({ min: '1KiB', max: '1GiB' }).prefault('1MiB'),
+    /** A client that keeps more than send_high_water unread this long is cut off, whatever it sends. */
+    send_timeout: duration({ min: '100ms' }).prefault('30s'),
+    /** Bytes queued to all clients together; past it the clients with the most unread are cut off first. */
+    max_buffered: size({ min: '1MiB', max: '64GiB' }).prefault('64MiB'),
     /** A WebSocket ping this often; a client that has not answered the previous one is cut off. */
     heartbeat_interval: duration({ min: '100ms' }).prefault('30s'),
     /** How often subscribers of the status topic get an event. */
@@ -73,6 +92,12 @@ export const searcherConfig = z
   .strict();
 
 export type SearcherConfig = z.output<typeof searcherConfig>;
+
+/** The connection caps of the searcher's listener (common/http-listener.ts). */
+export function socketLimits(config: SearcherConfig): SocketLimits {
+  const maxSockets = config.max_sockets === 'auto' ? socketLimit() : config.max_sockets;
+  return { maxSockets, maxSocketsPerIp: config.max_sockets_per_ip, headerTimeoutMs: config.header_timeout };
+}
 
 /** The cache sizes of an index version (index-version.ts) from the config. */
 export function cacheSizes(config: Pick<SearcherConfig, 'chain_cache' | 'card_cache'> = searcherConfig.parse({})): { chains: number; cards: number } {

@@ -20,9 +20,18 @@
  * (so a client that sends but does not read stalls itself, not the server)
  * and status events are dropped rather than queued; reading resumes when the
  * queue is half drained. What can be queued is thus bounded by the high-water
- * mark plus the answers of the searches in flight.
+ * mark plus the answers of the searches in flight. A client that stays above
+ * the mark for send_timeout is cut off, whatever it sends; and the bytes
+ * queued to all clients together are counted (Shared.queued), so the server
+ * can cut off the clients holding the most when they pass max_buffered.
+ *
+ * Liveness: each heartbeat pings with a fresh random payload, and only a
+ * pong carrying that payload counts (RFC 6455 §5.5.3: a pong echoes its
+ * ping). An unsolicited pong, or one for an older ping, does not keep a
+ * client that never reads alive.
  */
 
+import { randomBytes } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import { logger } from '../common/log.js';
 import { tokenMatches } from './auth.js';
@@ -51,6 +60,8 @@ export interface Shared {
   readonly metrics: SearcherMetrics;
   /** The data of a status event, made once per tick for all subscribers. */
   status(): Record<string, unknown>;
+  /** Bytes queued to this client grew (or shrank, negative) by `delta`. */
+  queued(connection: Connection, delta: number): void;
   closed(connection: Connection): void;
 }
 
@@ -62,7 +73,13 @@ export class Connection {
   private readonly invalid = new TokenBucket();
   private refusals = 0;
   private paused = false;
-  private alive = true;
+  /** Cut off by send_timeout when the client does not drain its queue below the high-water mark in time. */
+  private stallTimer: NodeJS.Timeout | undefined;
+  /** The payload of the ping not answered yet; undefined: answered (or none sent). */
+  private ping: Buffer | undefined;
+  /** Bytes handed to ws and not yet written to the kernel (what Shared.queued was told). */
+  private pending = 0;
+  private ended = false;
   private readonly helloTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -72,7 +89,9 @@ export class Connection {
   ) {
     this.authenticated = shared.token === undefined;
     ws.on('message', (data, isBinary) => this.receive(data, isBinary));
-    ws.on('pong', () => (this.alive = true));
+    ws.on('pong', (data) => {
+      if (this.ping !== undefined && data.equals(this.ping)) this.ping = undefined;
+    });
     // ws reports protocol faults (oversize frame, bad UTF-8) here and closes the socket itself.
     ws.on('error', (err) => log.debug('websocket error', { ip, problem: err.message }));
     ws.on('close', () => this.onClose());
@@ -88,19 +107,24 @@ export class Connection {
     return this.ws.bufferedAmount;
   }
 
+  /** Bytes queued to this client by this connection, not yet written to the kernel. */
+  get queuedBytes(): number {
+    return this.pending;
+  }
+
   get subscribed(): boolean {
     return this.subscriptions.size > 0;
   }
 
   /** Called every heartbeat_interval: cut off a client that did not answer the last ping. */
   heartbeat(): void {
-    if (!this.alive) {
+    if (this.ping !== undefined) {
       log.info('client missed a ping; cut off', { ip: this.ip });
-      this.ws.terminate();
+      this.terminate();
       return;
     }
-    this.alive = false;
-    this.ws.ping();
+    this.ping = randomBytes(8);
+    this.ws.ping(this.ping);
   }
 
   /** Sends a status event to each subscription, unless the client is not keeping up. */
@@ -122,8 +146,9 @@ export class Connection {
     this.close(CLOSE.goingAway, 'the searcher is shutting down');
   }
 
-  /** For a socket that did not close in time. */
+  /** For a socket that did not close in time, or a client cut off; what was queued to it is forgotten at once. */
   terminate(): void {
+    this.release();
     this.ws.terminate();
   }
 
@@ -134,17 +159,37 @@ export class Connection {
   /** Sends a message already written as JSON text. */
   private sendText(text: string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    const highWater = this.shared.config.send_high_water;
+    const { send_high_water: highWater, send_timeout: sendTimeout } = this.shared.config;
+    const bytes = Buffer.byteLength(text);
+    this.pending += bytes;
     this.ws.send(text, () => {
+      if (this.ended) return;
+      this.pending -= bytes;
+      this.shared.queued(this, -bytes);
       if (this.paused && this.ws.bufferedAmount <= highWater / 2) {
         this.paused = false;
+        clearTimeout(this.stallTimer);
         this.ws.resume();
       }
     });
     if (!this.paused && this.ws.bufferedAmount > highWater) {
       this.paused = true;
       this.ws.pause();
+      this.stallTimer = setTimeout(() => {
+        log.info('client did not read its answers in time; cut off', { ip: this.ip, queued: this.ws.bufferedAmount });
+        this.terminate();
+      }, sendTimeout);
     }
+    this.shared.queued(this, bytes);
+  }
+
+  /** Stops counting what is queued to this client (the socket is going away with it). */
+  private release(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.stallTimer);
+    if (this.pending > 0) this.shared.queued(this, -this.pending);
+    this.pending = 0;
   }
 
   private welcome(): void {
@@ -283,6 +328,7 @@ export class Connection {
   }
 
   private onClose(): void {
+    this.release();
     clearTimeout(this.helloTimer);
     this.abortAll();
     this.subscriptions.clear();

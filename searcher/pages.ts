@@ -78,12 +78,12 @@ const STATUS_OF: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-export function handleHttp(req: IncomingMessage, res: ServerResponse, shared: Shared, assets: Map<string, Asset>): void {
+/** Answers one request; `url` is its target, already parsed (common/http-listener.ts). */
+export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, shared: Shared, assets: Map<string, Asset>): void | Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
     return;
   }
-  const url = new URL(req.url ?? '/', 'http://searcher');
   if (url.pathname === '/healthz') {
     const version = shared.engine.version;
     res.writeHead(version === undefined ? 503 : 200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
@@ -95,8 +95,7 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, shared: Sh
     return;
   }
   if (url.pathname === '/search') {
-    void searchPage(req, res, url.searchParams, shared);
-    return;
+    return searchPage(req, res, url.searchParams, shared);
   }
   if (url.pathname === '/metrics') {
     const given = bearerToken(req.headers.authorization);

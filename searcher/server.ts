@@ -2,10 +2,14 @@
  * The searcher's one port: an HTTP server (pages.ts) whose upgrade requests
  * become WebSocket connections speaking sherlock.v1 (connection.ts).
  *
- * The upgrade is checked before ws sees it (ws runs in noServer mode, as its
- * docs advise for authentication): path `/`, the subprotocol offered, the
- * Origin (auth.ts), the connection caps. A refusal is a plain HTTP answer
- * (400, 403, 404, 503) and no socket is made. The bearer token, if any, comes
+ * Every request first passes the guards of common/http-listener.ts (a
+ * target that is not a URL is answered 400; idle and surplus TCP
+ * connections are closed before they use up the descriptors) and the Host
+ * check (auth.ts: refused 421 unless it names this searcher). The upgrade is
+ * checked before ws sees it (ws runs in noServer mode, as its docs advise
+ * for authentication): path `/`, the subprotocol offered, the Origin
+ * (auth.ts), the connection caps. A refusal is a plain HTTP answer (400,
+ * 403, 404, 421, 503) and no socket is made. The bearer token, if any, comes
  * afterwards, in the first message (never in the URL, which ends up in logs).
  *
  * Timers: every heartbeat_interval each client is pinged (and cut off when it
@@ -16,15 +20,16 @@
  * every socket with 1001 and ends them after a grace period if they linger.
  */
 
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isLive, readGatherStatus } from '../common/gather-status.js';
+import { createListener, requestTarget, type ListenerCounts, type SocketLimits } from '../common/http-listener.js';
 import { boundAddress, splitListen } from '../common/listen.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/metrics.js';
-import { originAllowed } from './auth.js';
-import type { SearcherConfig } from './config.js';
+import { hostAllowed, originAllowed } from './auth.js';
+import { socketLimits, type SearcherConfig } from './config.js';
 import { Connection, type Shared } from './connection.js';
 import type { Engine } from './engine.js';
 import { KeyedBuckets } from './limits.js';
@@ -54,6 +59,9 @@ export class SearchServer {
   private token: string | undefined;
   private readonly engine: Engine;
   private readonly http: Server;
+  /** What the listener's guards refused (common/http-listener.ts). */
+  readonly refused: ListenerCounts;
+  private limits: SocketLimits;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD, perMessageDeflate: false, clientTracking: false, handleProtocols: () => SUBPROTOCOL });
   private readonly connections = new Set<Connection>();
   private readonly perIp = new Map<string, number>();
@@ -63,6 +71,8 @@ export class SearchServer {
   private readonly started = Date.now();
   private readonly metrics: SearcherMetrics;
   private readonly state: string | undefined;
+  /** Bytes queued to all clients (Connection.queuedBytes summed). */
+  private queuedBytes = 0;
   private heartbeat: NodeJS.Timeout | undefined;
   private ticker: NodeJS.Timeout | undefined;
 
@@ -89,10 +99,24 @@ export class SearchServer {
         return server.token;
       },
       status: () => this.status(),
+      queued: (connection, delta) => this.queued(connection, delta),
       closed: (connection) => this.forget(connection),
     };
     const assets = loadAssets();
-    this.http = createServer((req, res) => handleHttp(req, res, this.shared, assets));
+    this.limits = socketLimits(this.config);
+    const listener = createListener(
+      (req, res, target) => {
+        if (!hostAllowed(req.headers.host, this.config.server_names)) {
+          res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('this searcher does not answer to that Host\n');
+          return;
+        }
+        return handleHttp(req, res, target, this.shared, assets);
+      },
+      () => this.limits,
+      log,
+    );
+    this.http = listener.server;
+    this.refused = listener.counts;
     this.http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
   }
 
@@ -121,6 +145,7 @@ export class SearchServer {
     if (config.listen !== this.config.listen) log.warning('searcher.listen changes only on restart', { listen: this.config.listen });
     this.config = config;
     this.token = token;
+    this.limits = socketLimits(config);
     this.stopTimers();
     this.startTimers();
   }
@@ -175,8 +200,13 @@ export class SearchServer {
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     const ip = req.socket.remoteAddress ?? '';
-    const path = new URL(req.url ?? '/', 'http://searcher').pathname;
-    if (path !== '/') return refuse(socket, 404, 'the WebSocket API is at /');
+    const target = requestTarget(req);
+    if (target === undefined) return refuse(socket, 400, 'the request-target is not a URL');
+    if (!hostAllowed(req.headers.host, this.config.server_names)) {
+      log.info('WebSocket for a foreign Host refused', { ip, host: req.headers.host });
+      return refuse(socket, 421, 'this searcher does not answer to that Host');
+    }
+    if (target.pathname !== '/') return refuse(socket, 404, 'the WebSocket API is at /');
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     if (!offered.includes(SUBPROTOCOL)) return refuse(socket, 400, `offer the subprotocol ${SUBPROTOCOL}`);
     if (!originAllowed(req.headers.origin, req.headers.host, this.config.allowed_origins)) {
@@ -190,6 +220,22 @@ export class SearchServer {
       this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
       this.connections.add(new Connection(ws, ip, this.shared));
     });
+  }
+
+  /**
+   * Keeps the bytes queued to all clients under max_buffered: past it, the
+   * clients holding the most are cut off, largest first (a client that reads
+   * holds little, so this finds the ones that do not).
+   */
+  private queued(connection: Connection, delta: number): void {
+    this.queuedBytes += delta;
+    while (delta > 0 && this.queuedBytes > this.config.max_buffered) {
+      let largest: Connection = connection;
+      for (const c of this.connections) if (c.queuedBytes > largest.queuedBytes) largest = c;
+      if (largest.queuedBytes === 0) break;
+      log.notice('the send buffers of all clients are full; the client holding the most cut off', { ip: largest.ip, queued: largest.queuedBytes });
+      largest.terminate();
+    }
   }
 
   private forget(connection: Connection): void {
@@ -219,7 +265,7 @@ export class SearchServer {
 }
 
 function refuse(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
-  const reason = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 503: 'Service Unavailable' }[status] ?? 'Error';
+  const reason = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 421: 'Misdirected Request', 503: 'Service Unavailable' }[status] ?? 'Error';
   const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const body = `${message}\n`;
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`);

@@ -244,9 +244,9 @@ test('authentication and origin: no hello, a wrong token or a search before hell
     assert.match(own, /^HTTP\/1\.1 101 /, 'our own origin is let in');
 
     // /search over HTTP wants the token as a bearer token.
-    const anonymous = await raw(`GET /search?q=${GOOD_QUERY} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, ip);
+    const anonymous = await raw(`GET /search?q=${GOOD_QUERY} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, ip);
     assert.match(anonymous, /^HTTP\/1\.1 401 /);
-    const bearer = await raw(`GET /search?q=${GOOD_QUERY} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`, ip);
+    const bearer = await raw(`GET /search?q=${GOOD_QUERY} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n\r\n`, ip);
     assert.match(bearer, /^HTTP\/1\.1 200 /);
   });
 });
@@ -308,7 +308,7 @@ test('path traversal on the HTTP side finds nothing outside the page assets', as
       '/%252e%252e/package.json',
       'http://127.0.0.1/../package.json',
     ]) {
-      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, ip);
+      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, ip);
       const status = answer.split('\r\n')[0]!;
       assert.match(status, /^HTTP\/1\.1 (404|400) /, `${path}: ${status}`);
       assert.doesNotMatch(answer, /root:|"name": "sherlock"|better-sqlite3/, `${path} leaked a file`);
