@@ -26,9 +26,10 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-/** Starts `sherlock ARGS…`; killed when the test ends if still running. */
-export function startCli(t: TestContext | undefined, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Running {
-  const child = spawn(process.execPath, [cliPath, ...args], {
+/** Starts `sherlock ARGS…` (under `wrapper`, a command such as prlimit that execs the rest, when given); killed when the test ends if still running. */
+export function startCli(t: TestContext | undefined, args: readonly string[], options: { input?: string; env?: NodeJS.ProcessEnv; wrapper?: readonly string[] } = {}): Running {
+  const command = [...(options.wrapper ?? []), process.execPath, cliPath, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     env: { PATH: process.env['PATH'], CONFIGURATION_DIRECTORY: '/nonexistent', ...options.env },
   });

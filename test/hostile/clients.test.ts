@@ -25,6 +25,7 @@ import { MAX_TERMS } from '../../searcher/query.js';
 import { SearchServer } from '../../searcher/server.js';
 import { MiB, peakRssGrowth } from '../helpers/memory.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
+import { clientFrame, closeCode, rawExchange, upgradeRequest, upgradedSocket, type Target } from '../helpers/raw-client.js';
 import { Client } from '../searcher/net.js';
 
 const TOKEN = 'hostile-clients-token';
@@ -112,85 +113,27 @@ async function whileServed<T>(attack: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A TCP connection from `localAddress` that sends `text` and collects what comes back until the server closes or `ms` pass. */
-function raw(text: string | Buffer, localAddress: string, ms = 5000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, localAddress });
-    let got = '';
-    const timer = setTimeout(() => socket.destroy(), ms);
-    socket.on('data', (chunk) => (got += chunk.toString('latin1')));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-    socket.end(text);
-  });
-}
-
-/** A WebSocket upgrade request as a client writes it, with `extra` header lines. */
-const upgrade = (extra = ''): string =>
-  `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: sherlock.v1\r\n${extra}\r\n`;
-
-/** Opens a socket and completes the upgrade by hand, so the test can write any frame bytes. */
-function upgraded(localAddress: string): Promise<{ socket: Socket; closed: Promise<Buffer> }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, localAddress });
-    const chunks: Buffer[] = [];
-    let head = true;
-    const closed = new Promise<Buffer>((done) => socket.on('close', () => done(Buffer.concat(chunks))));
-    socket.on('error', reject);
-    socket.on('data', (chunk: Buffer) => {
-      if (!head) return void chunks.push(chunk);
-      const text = chunk.toString('latin1');
-      if (!text.startsWith('HTTP/1.1 101')) return reject(new Error(`upgrade refused: ${text.split('\r\n')[0]}`));
-      head = false;
-      const end = chunk.indexOf('\r\n\r\n');
-      if (end + 4 < chunk.length) chunks.push(chunk.subarray(end + 4));
-      resolve({ socket, closed });
-    });
-    socket.write(upgrade());
-  });
-}
-
-/** A masked client frame (RFC 6455 §5.2) with the payload length the header claims, which may be more than is sent. */
-function frame(opcode: number, payload: Buffer, claimed = payload.length): Buffer {
-  const mask = Buffer.from([1, 2, 3, 4]);
-  let header: Buffer;
-  if (claimed < 126) header = Buffer.from([0x80 | opcode, 0x80 | claimed]);
-  else if (claimed < 65536) header = Buffer.from([0x80 | opcode, 0x80 | 126, claimed >> 8, claimed & 0xff]);
-  else {
-    header = Buffer.alloc(10);
-    header[0] = 0x80 | opcode;
-    header[1] = 0x80 | 127;
-    header.writeBigUInt64BE(BigInt(claimed), 2);
-  }
-  const masked = Buffer.from(payload.map((b, i) => b ^ mask[i % 4]!));
-  return Buffer.concat([header, mask, masked]);
-}
-
-/** The close code of a server close frame at the start of `data` (unmasked, RFC 6455 §5.5.1). */
-function closeCode(data: Buffer): number | undefined {
-  const at = data.indexOf(0x88);
-  return at < 0 || data.length < at + 4 ? undefined : data.readUInt16BE(at + 2);
-}
+const target = (): Target => ({ host: '127.0.0.1', port });
+const raw = (text: string | Buffer, localAddress: string, ms?: number): Promise<string> => rawExchange(target(), text, localAddress, ms);
+const upgrade = (extra = ''): string => upgradeRequest(target(), extra);
+const upgraded = (localAddress: string) => upgradedSocket(target(), localAddress);
 
 test('frames: oversized frames, a frame header claiming 1 GiB, invalid UTF-8 and binary frames are closed with 1009, 1007 and 4400', async () => {
   await whileServed(async () => {
     const big = await upgraded(nextAttackerIp());
-    big.socket.write(frame(1, Buffer.alloc(MAX_PAYLOAD + 1, 0x61)));
+    big.socket.write(clientFrame(1, Buffer.alloc(MAX_PAYLOAD + 1, 0x61)));
     assert.equal(closeCode(await big.closed), 1009);
 
     const claims = await upgraded(nextAttackerIp());
-    claims.socket.write(frame(1, Buffer.from('{"type":'), 1024 * MiB)); // the header alone must be enough to refuse it
+    claims.socket.write(clientFrame(1, Buffer.from('{"type":'), 1024 * MiB)); // the header alone must be enough to refuse it
     assert.equal(closeCode(await claims.closed), 1009);
 
     const utf8 = await upgraded(nextAttackerIp());
-    utf8.socket.write(frame(1, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d])));
+    utf8.socket.write(clientFrame(1, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d])));
     assert.equal(closeCode(await utf8.closed), 1007);
 
     const binary = await upgraded(nextAttackerIp());
-    binary.socket.write(frame(2, Buffer.from(`{"type":"hello","token":"${TOKEN}"}`)));
+    binary.socket.write(clientFrame(2, Buffer.from(`{"type":"hello","token":"${TOKEN}"}`)));
     assert.equal(closeCode(await binary.closed), 4400);
   });
 });
