@@ -21,6 +21,9 @@
  *   status   →  {"ok":true,"paused":…, …}      (the gatherer's counters)
  *   other    →  {"ok":false,"error":"…"}
  *
+ * At most MAX_CONNECTIONS are served at once, each closed after IDLE_MS of
+ * silence or a line over MAX_LINE bytes.
+ *
  * A socket left by a killed gatherer is removed by the next one (which holds
  * the queue lock, so it is the only gatherer of the state); a client finding
  * no socket or nobody listening is told the gatherer is not running.
@@ -38,6 +41,10 @@ export type ControlAnswer = { ok: true; paused: boolean; [field: string]: unknow
 
 /** Longest request line accepted; anything longer closes the connection. */
 const MAX_LINE = 256;
+/** Connections served at once (the CLI opens one per command); more are closed on accept. */
+const MAX_CONNECTIONS = 16;
+/** A connection silent this long is closed, so idle ones cannot hold the slots. */
+const IDLE_MS = 10_000;
 
 export function pauseFlagPath(state: string): string {
   return join(state, 'gather', 'paused');
@@ -85,6 +92,7 @@ export async function serveControl(state: string, runtimeDir: string | undefined
   const path = runtimeDir === undefined || runtimeDir === '' ? link : join(runtimeDir, 'gatherer.sock');
   for (const stale of new Set([path, link])) rmSync(stale, { force: true });
   const server = createServer((socket) => serveConnection(socket, answer));
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(ioError(err, path, 'listening on')));
     server.listen(path, resolve);
@@ -111,6 +119,7 @@ function closeServer(server: Server): Promise<void> {
 function serveConnection(socket: Socket, answer: (command: ControlCommand) => ControlAnswer): void {
   let pending = '';
   socket.setEncoding('utf8');
+  socket.setTimeout(IDLE_MS, () => socket.destroy());
   socket.on('error', () => socket.destroy());
   socket.on('data', (chunk: string) => {
     pending += chunk;
