@@ -426,11 +426,13 @@ export class Gatherer {
       }
       const url = `${siteOf(host)}${queued.rest}`;
       rt.taken += 1;
-      if (!rt.robots.allowed(url)) {
+      const verdict = rt.robots.verdict(url);
+      if (!verdict.allowed) {
         release(0);
         this.counters.robotsDenied += 1;
         this.count('robots_denied');
-        const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message: 'disallowed by robots.txt' });
+        const message = verdict.overBudget ? 'robots.txt too costly to match: treated as disallowed' : 'disallowed by robots.txt';
+        const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message });
         await this.inOrder(rt, () => this.store.put({ header, body: new BucketObject(), from: { slot, seq: entry.seq } }, () => this.finish(rt, host, entry.seq)));
         this.counters.stored += 1;
         return;
