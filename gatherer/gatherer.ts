@@ -420,8 +420,9 @@ export class Gatherer {
       const entry = this.takeEntry(rt, host);
       if (entry === undefined) return;
       const queued = decodeQueued(entry.rest);
-      if (queued.notBefore !== undefined && queued.notBefore * 1000 > Date.now()) {
-        this.scheduler.set(slot, { notBefore: queued.notBefore * 1000 }, Date.now());
+      const due = this.retryDue(queued);
+      if (due > Date.now()) {
+        this.scheduler.set(slot, { notBefore: due }, Date.now());
         return;
       }
       const url = `${siteOf(host)}${queued.rest}`;
@@ -561,10 +562,29 @@ export class Gatherer {
     return { header: documentHeader(responseFacts(response, found)), body, ...(arc === undefined ? {} : { arc }) };
   }
 
+  /**
+   * Queues the retry of a temporary failure, due after retry_delay or the
+   * server's Retry-After if longer, up to max_retry_after: the retry waits at
+   * the head of its host's queue, so an unbounded one would hold every URL
+   * of the host behind it for as long as the server asks (the year 33715 for
+   * `Retry-After: 999999999999`).
+   */
   private queueRetry(host: Host, seq: number, queued: QueuedUrl, retryAfter: number | undefined): void {
-    const wait = Math.max(this.config.retry_delay, (retryAfter ?? 0) * 1000);
+    const wait = Math.max(this.config.retry_delay, Math.min((retryAfter ?? 0) * 1000, this.config.max_retry_after));
     const retry: QueuedUrl = { ...queued, retries: queued.retries + 1, notBefore: Math.ceil((Date.now() + wait) / 1000), retryOf: seq };
     this.queue.push(host, encodeQueued(retry), this.queue.get(host).priority);
+  }
+
+  /**
+   * When a queue entry may be fetched (ms): now for a first try; a retry's
+   * not-before time, unless it lies further off than queueRetry() sets now
+   * (queued before max_retry_after was lowered, or before it existed), when
+   * it is due at once rather than shutting its host's queue that long.
+   */
+  private retryDue(queued: QueuedUrl): number {
+    if (queued.notBefore === undefined) return 0;
+    const latest = Date.now() + Math.max(this.config.retry_delay, this.config.max_retry_after) + 1000;
+    return queued.notBefore * 1000 > latest ? 0 : queued.notBefore * 1000;
   }
 
   /** Consecutive errors on a host: after error_backoff_after of them the host waits error_backoff. */
