@@ -99,7 +99,7 @@ interface HostRuntime {
 }
 
 export interface RunOptions {
-  /** Return once nothing is in flight and nothing is due within retry_delay (see docs/gatherer.md). */
+  /** Return once nothing is in flight and nothing is due within retry_delay and a second (see docs/gatherer.md). */
   untilIdle?: boolean;
   /** Stop after this many fetched pages (robots.txt not counted). */
   maxPages?: number;
@@ -204,7 +204,7 @@ export class Gatherer {
     this.poke();
   }
 
-  /** Nothing in flight, no plan waiting, nothing due within retry_delay (what --until-idle waits for). */
+  /** Nothing in flight, no plan waiting, nothing due within retry_delay and a second, so no retry of ours (what --until-idle waits for). */
   isIdle(): boolean {
     return this.idle(Date.now());
   }
@@ -316,8 +316,10 @@ export class Gatherer {
     for (const rt of this.unresolved) {
       if (rt.resolving) return false;
     }
+    // A retry is due retry_delay after its failure rounded up to a whole second (queue-entry.ts, w=),
+    // so up to a second later than retry_delay from now: with retry_delay under a second, most of them.
     const due = this.scheduler.wakeAt();
-    if (due !== undefined && due - now <= this.config.retry_delay) return false;
+    if (due !== undefined && due - now <= this.config.retry_delay + 1000) return false;
     // Something ready now would have been started by startWork().
     return this.scheduler.busy === 0;
   }
