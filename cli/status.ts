@@ -5,14 +5,16 @@
  * cycle, hosts and queue depth, work waiting between the parts (seed files,
  * plans, buckets not merged yet), the archive's size, and what the gatherer
  * is doing now (its status snapshot, common/gather-status.ts: fetch rate,
- * errors, busiest and most-delayed hosts, the current ARC file).
+ * errors, busiest and most-delayed hosts, the current ARC file). A damaged
+ * snapshot is reported (`fetchingProblem`: the file and the field) and the
+ * rest printed all the same.
  */
 
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ALIGN, bucketFilePath } from '../common/bucket-file.js';
 import { readPauseFlag } from '../common/control.js';
-import { ioError, SherlockError } from '../common/errors.js';
+import { ioError, isSherlockError, SherlockError } from '../common/errors.js';
 import { listDirectory } from '../common/files.js';
 import { isLive, readGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
 import { readHostRecords } from '../common/host-file.js';
@@ -48,6 +50,8 @@ interface Status {
   arcBytes: number;
   /** The gatherer's last snapshot; `live` false when it stopped or died since. */
   fetching?: GatherStatusSnapshot & { live: boolean };
+  /** Why the snapshot could not be read (SHERLOCK_CORRUPT_STATUS: the file and the field), when it could not. */
+  fetchingProblem?: string;
 }
 
 export function registerStatus(program: Command): void {
@@ -84,8 +88,13 @@ function readStatus(state: string): Status {
   if (shepherd !== undefined) status.shepherd = shepherd;
   const gatherer = readGathererStatus(state);
   if (gatherer !== undefined) status.gatherer = gatherer;
-  const snapshot = readGatherStatus(state);
-  if (snapshot !== undefined) status.fetching = { ...snapshot, live: isLive(snapshot) };
+  try {
+    const snapshot = readGatherStatus(state);
+    if (snapshot !== undefined) status.fetching = { ...snapshot, live: isLive(snapshot) };
+  } catch (err) {
+    if (!isSherlockError(err, 'SHERLOCK_CORRUPT_STATUS')) throw err;
+    status.fetchingProblem = err.describe();
+  }
   return status;
 }
 
@@ -151,6 +160,7 @@ function describe(s: Status): string[] {
   lines.push(`waiting   ${n(s.seedFilesWaiting)} seed files, ${n(g?.plansWaiting ?? 0)} plans, ${mib(s.bucketBytesNotMerged)} of buckets not merged`);
   lines.push(`archive   ${n(s.arcFiles)} ARC files, ${mib(s.arcBytes)}; buckets ${mib(s.bucketBytes)}`);
   if (s.fetching !== undefined) lines.push(...describeFetching(s.fetching, n, mib));
+  if (s.fetchingProblem !== undefined) lines.push(`fetching  status snapshot unreadable: ${s.fetchingProblem}`);
   return lines;
 }
 

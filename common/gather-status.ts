@@ -28,6 +28,13 @@
  *
  * A snapshot older than STALE_MS while `running` says true comes from a
  * gatherer that died without its last write (kill -9, power loss).
+ *
+ * The writer checks a snapshot against the schema the reader uses before it
+ * writes, so it never leaves one its readers refuse; times go through
+ * statusTime(), which keeps them in the years 1970–9999 (a Retry-After for
+ * the year 33715 once made `"+033715-…"`, which no ISO 8601 reader takes).
+ * A reader refuses a damaged snapshot whole (SHERLOCK_CORRUPT_STATUS names the
+ * file and the field); its callers report that and go on without it.
  */
 
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -72,13 +79,23 @@ const snapshotSchema = z
 
 export type GatherStatusSnapshot = z.output<typeof snapshotSchema>;
 
+/** The last time a snapshot holds: ISO 8601's four-digit years end here. */
+const LAST_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** A time (Unix ms) as a snapshot holds it: ISO 8601 UTC, clamped to 1970–9999 (not a number: 1970). */
+export function statusTime(ms: number): string {
+  return new Date(Number.isNaN(ms) ? 0 : Math.min(Math.max(ms, 0), LAST_TIME)).toISOString();
+}
+
 export function gatherStatusPath(state: string): string {
   return join(state, 'gather', 'status.json');
 }
 
-/** Replaces the snapshot (write, then rename over the old one). */
+/** Replaces the snapshot (write, then rename over the old one); one the reader would refuse is not written but thrown. */
 export function writeGatherStatus(state: string, snapshot: GatherStatusSnapshot): void {
   const path = gatherStatusPath(state);
+  const checked = snapshotSchema.safeParse(snapshot);
+  if (!checked.success) throw new SherlockError('SHERLOCK_CORRUPT_STATUS', `not written: ${problem(checked.error)}`, { file: path });
   const tmp = `${path}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify(snapshot) + '\n');
@@ -105,11 +122,14 @@ export function readGatherStatus(state: string): GatherStatusSnapshot | undefine
     throw new SherlockError('SHERLOCK_CORRUPT_STATUS', `not JSON: ${err instanceof Error ? err.message : String(err)}`, { file: path });
   }
   const checked = snapshotSchema.safeParse(json);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    throw new SherlockError('SHERLOCK_CORRUPT_STATUS', `${issue.path.join('.') || 'snapshot'}: ${issue.message}`, { file: path });
-  }
+  if (!checked.success) throw new SherlockError('SHERLOCK_CORRUPT_STATUS', problem(checked.error), { file: path });
   return checked.data;
+}
+
+/** The first field that breaks the schema and what is wrong with it. */
+function problem(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  return `${issue.path.join('.') || 'snapshot'}: ${issue.message}`;
 }
 
 /** Whether a snapshot comes from a gatherer running now. */

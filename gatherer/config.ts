@@ -56,6 +56,8 @@ export const gathererConfig = z
     error_backoff_after: z.number().int().min(1).max(1000).default(3),
     /** The longer pause of a host that keeps failing; also how long an unreachable robots.txt shuts its host. */
     error_backoff: duration().prefault('1h'),
+    /** Longest Retry-After (503, 429) honoured; a longer one, or a date further off, waits this long. */
+    max_retry_after: duration().prefault('1h'),
     /** DNS lookups in flight at once. */
     dns_concurrency: z.number().int().min(1).max(1000).default(8),
     /** How long a resolved address is reused. */

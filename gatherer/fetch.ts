@@ -170,15 +170,22 @@ function classify(err: unknown, options: FetcherOptions): Failure | undefined {
 /** The three HTTP-date forms (RFC 9110 §5.6.7) start with a day name; Date.parse alone takes "-5" for a year. */
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /;
 
-/** Retry-After as seconds from now: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when neither. */
+/** The most seconds retryAfterSeconds() gives: past it (136 years) a wait means nothing more, and the number stays an integer. */
+export const MAX_RETRY_AFTER_S = 2 ** 32 - 1;
+
+/**
+ * Retry-After as seconds from now: delta-seconds or an HTTP-date (RFC 9110
+ * §10.2.3), at most MAX_RETRY_AFTER_S; undefined when neither. How long a
+ * retry really waits is the gatherer's call (gatherer.max_retry_after).
+ */
 export function retryAfterSeconds(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
+  if (/^\d+$/.test(text)) return Math.min(Number(text), MAX_RETRY_AFTER_S);
   if (!HTTP_DATE.test(text)) return undefined;
   // asctime's form has no zone but means GMT; Date.parse would read it as local time.
   const date = Date.parse(text.endsWith(' GMT') ? text : `${text} GMT`);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+  return Number.isNaN(date) ? undefined : Math.min(Math.max(0, Math.ceil((date - now) / 1000)), MAX_RETRY_AFTER_S);
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

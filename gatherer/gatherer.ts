@@ -99,7 +99,7 @@ interface HostRuntime {
 }
 
 export interface RunOptions {
-  /** Return once nothing is in flight and nothing is due within retry_delay (see docs/gatherer.md). */
+  /** Return once nothing is in flight and nothing is due within retry_delay and a second (see docs/gatherer.md). */
   untilIdle?: boolean;
   /** Stop after this many fetched pages (robots.txt not counted). */
   maxPages?: number;
@@ -204,7 +204,7 @@ export class Gatherer {
     this.poke();
   }
 
-  /** Nothing in flight, no plan waiting, nothing due within retry_delay (what --until-idle waits for). */
+  /** Nothing in flight, no plan waiting, nothing due within retry_delay and a second, so no retry of ours (what --until-idle waits for). */
   isIdle(): boolean {
     return this.idle(Date.now());
   }
@@ -316,8 +316,10 @@ export class Gatherer {
     for (const rt of this.unresolved) {
       if (rt.resolving) return false;
     }
+    // A retry is due retry_delay after its failure rounded up to a whole second (queue-entry.ts, w=),
+    // so up to a second later than retry_delay from now: with retry_delay under a second, most of them.
     const due = this.scheduler.wakeAt();
-    if (due !== undefined && due - now <= this.config.retry_delay) return false;
+    if (due !== undefined && due - now <= this.config.retry_delay + 1000) return false;
     // Something ready now would have been started by startWork().
     return this.scheduler.busy === 0;
   }
@@ -420,17 +422,20 @@ export class Gatherer {
       const entry = this.takeEntry(rt, host);
       if (entry === undefined) return;
       const queued = decodeQueued(entry.rest);
-      if (queued.notBefore !== undefined && queued.notBefore * 1000 > Date.now()) {
-        this.scheduler.set(slot, { notBefore: queued.notBefore * 1000 }, Date.now());
+      const due = this.retryDue(queued);
+      if (due > Date.now()) {
+        this.scheduler.set(slot, { notBefore: due }, Date.now());
         return;
       }
       const url = `${siteOf(host)}${queued.rest}`;
       rt.taken += 1;
-      if (!rt.robots.allowed(url)) {
+      const verdict = rt.robots.verdict(url);
+      if (!verdict.allowed) {
         release(0);
         this.counters.robotsDenied += 1;
         this.count('robots_denied');
-        const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message: 'disallowed by robots.txt' });
+        const message = verdict.overBudget ? 'robots.txt too costly to match: treated as disallowed' : 'disallowed by robots.txt';
+        const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message });
         await this.inOrder(rt, () => this.store.put({ header, body: new BucketObject(), from: { slot, seq: entry.seq } }, () => this.finish(rt, host, entry.seq)));
         this.counters.stored += 1;
         return;
@@ -559,10 +564,29 @@ export class Gatherer {
     return { header: documentHeader(responseFacts(response, found)), body, ...(arc === undefined ? {} : { arc }) };
   }
 
+  /**
+   * Queues the retry of a temporary failure, due after retry_delay or the
+   * server's Retry-After if longer, up to max_retry_after: the retry waits at
+   * the head of its host's queue, so an unbounded one would hold every URL
+   * of the host behind it for as long as the server asks (the year 33715 for
+   * `Retry-After: 999999999999`).
+   */
   private queueRetry(host: Host, seq: number, queued: QueuedUrl, retryAfter: number | undefined): void {
-    const wait = Math.max(this.config.retry_delay, (retryAfter ?? 0) * 1000);
+    const wait = Math.max(this.config.retry_delay, Math.min((retryAfter ?? 0) * 1000, this.config.max_retry_after));
     const retry: QueuedUrl = { ...queued, retries: queued.retries + 1, notBefore: Math.ceil((Date.now() + wait) / 1000), retryOf: seq };
     this.queue.push(host, encodeQueued(retry), this.queue.get(host).priority);
+  }
+
+  /**
+   * When a queue entry may be fetched (ms): now for a first try; a retry's
+   * not-before time, unless it lies further off than queueRetry() sets now
+   * (queued before max_retry_after was lowered, or before it existed), when
+   * it is due at once rather than shutting its host's queue that long.
+   */
+  private retryDue(queued: QueuedUrl): number {
+    if (queued.notBefore === undefined) return 0;
+    const latest = Date.now() + Math.max(this.config.retry_delay, this.config.max_retry_after) + 1000;
+    return queued.notBefore * 1000 > latest ? 0 : queued.notBefore * 1000;
   }
 
   /** Consecutive errors on a host: after error_backoff_after of them the host waits error_backoff. */

@@ -4,7 +4,7 @@
  * outcome, the hosts with the most URLs queued and those waiting longest.
  */
 
-import { RATE_WINDOW_S, TOP_HOSTS, GATHER_STATUS_FORMAT, writeGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
+import { RATE_WINDOW_S, TOP_HOSTS, GATHER_STATUS_FORMAT, statusTime, writeGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
 import type { GathererStatus } from './gatherer.js';
 import type { Outcome } from './outcome.js';
 
@@ -36,8 +36,8 @@ export class LiveStatus {
       format: GATHER_STATUS_FORMAT,
       pid: process.pid,
       running,
-      time: new Date(now).toISOString(),
-      started: new Date(status.started).toISOString(),
+      time: statusTime(now),
+      started: statusTime(status.started),
       fetches: status.fetches,
       bytes: status.bytes,
       stored: status.stored,
@@ -59,7 +59,7 @@ export class LiveStatus {
         .filter((h) => h.nextAt > now)
         .sort((a, b) => b.nextAt - a.nextAt)
         .slice(0, TOP_HOSTS)
-        .map((h) => ({ host: h.host, queued: h.queued, until: new Date(h.nextAt).toISOString(), errors: h.errors })),
+        .map((h) => ({ host: h.host, queued: h.queued, until: statusTime(h.nextAt), errors: h.errors })),
       arc,
     });
   }

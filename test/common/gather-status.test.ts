@@ -1,14 +1,15 @@
 /**
  * common/gather-status.ts: the snapshot reads back as written, replaced whole;
- * a damaged or foreign file is an error naming it; a snapshot is live only
- * while it says running and is fresh.
+ * a damaged or foreign file is an error naming it, and the writer writes none
+ * its reader would refuse; times far off stay readable; a snapshot is live
+ * only while it says running and is fresh.
  */
 
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { GATHER_STATUS_FORMAT, STALE_MS, gatherStatusPath, isLive, readGatherStatus, writeGatherStatus, type GatherStatusSnapshot } from '../../common/gather-status.js';
+import { GATHER_STATUS_FORMAT, STALE_MS, gatherStatusPath, isLive, readGatherStatus, statusTime, writeGatherStatus, type GatherStatusSnapshot } from '../../common/gather-status.js';
 import { isSherlockError } from '../../common/errors.js';
 import { scratchDir } from '../helpers/paths.js';
 
@@ -71,6 +72,39 @@ test('a damaged or foreign snapshot is SHERLOCK_CORRUPT_STATUS naming the file a
       text,
     );
   }
+});
+
+test('statusTime keeps any time in the years 1970–9999, so a host delayed until the year 33715 reads back', (t) => {
+  const state = scratchDir(t);
+  mkdirSync(join(state, 'gather'));
+  const cases: [number, string][] = [
+    [Date.UTC(2024, 0, 15, 12), '2024-01-15T12:00:00.000Z'],
+    [999_999_999_999_000 + Date.UTC(2024, 0, 1), '9999-12-31T23:59:59.999Z'], // Retry-After: 999999999999, uncapped
+    [8.64e15 + 1, '9999-12-31T23:59:59.999Z'], // past what Date holds: toISOString() would throw
+    [Infinity, '9999-12-31T23:59:59.999Z'],
+    [-1, '1970-01-01T00:00:00.000Z'],
+    [NaN, '1970-01-01T00:00:00.000Z'],
+  ];
+  for (const [ms, text] of cases) {
+    assert.equal(statusTime(ms), text, String(ms));
+    writeGatherStatus(state, snapshot({ delayed_hosts: [{ host: 'http://far.example', queued: 1, until: statusTime(ms), errors: 1 }] }));
+    assert.equal(readGatherStatus(state)!.delayed_hosts[0]!.until, text);
+  }
+});
+
+test('the writer refuses a snapshot its reader would refuse, SHERLOCK_CORRUPT_STATUS naming the field, and keeps the last good one', (t) => {
+  const state = scratchDir(t);
+  mkdirSync(join(state, 'gather'));
+  const good = snapshot();
+  writeGatherStatus(state, good);
+  const far = snapshot({ delayed_hosts: [{ host: 'http://far.example', queued: 1, until: new Date(1e15).toISOString(), errors: 1 }] });
+  assert.match(far.delayed_hosts[0]!.until, /^\+033658-/);
+  assert.throws(
+    () => writeGatherStatus(state, far),
+    (err: unknown) => isSherlockError(err, 'SHERLOCK_CORRUPT_STATUS') && err.place.file === gatherStatusPath(state) && /delayed_hosts\.0\.until/.test(err.message),
+  );
+  assert.deepEqual(JSON.parse(readFileSync(gatherStatusPath(state), 'utf8')), good);
+  assert.deepEqual(readdirSync(join(state, 'gather')), ['status.json']);
 });
 
 test('live only while running and fresh', () => {

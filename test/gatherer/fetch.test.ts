@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import test, { type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { isSherlockError } from '../../common/errors.js';
-import { Fetcher, retryAfterSeconds, type FetcherOptions, type FetchResponse } from '../../gatherer/fetch.js';
+import { Fetcher, MAX_RETRY_AFTER_S, retryAfterSeconds, type FetcherOptions, type FetchResponse } from '../../gatherer/fetch.js';
 import { closedPort, startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
 
@@ -137,6 +137,14 @@ test('Retry-After reads delta-seconds and HTTP-dates and ignores anything else',
   assert.equal(retryAfterSeconds('soon', now), undefined);
   assert.equal(retryAfterSeconds('-5', now), undefined);
   assert.equal(retryAfterSeconds(undefined, now), undefined);
+});
+
+test('Retry-After past 2^32 - 1 seconds, in digits or as a date, is read as 2^32 - 1 (never Infinity or a float)', () => {
+  const now = Date.parse('Sun, 06 Nov 1994 08:49:37 GMT');
+  assert.equal(retryAfterSeconds('999999999999', now), MAX_RETRY_AFTER_S);
+  assert.equal(retryAfterSeconds('9'.repeat(400), now), MAX_RETRY_AFTER_S);
+  assert.equal(retryAfterSeconds(String(MAX_RETRY_AFTER_S - 1), now), MAX_RETRY_AFTER_S - 1);
+  assert.equal(retryAfterSeconds('Fri, 31 Dec 9999 23:59:59 GMT', now), MAX_RETRY_AFTER_S);
 });
 
 test('a 301 with a relative Location is a redirect to the absolute canonical URL; no Location is said so', async (t) => {

@@ -7,6 +7,7 @@
  */
 
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import test from 'node:test';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
@@ -16,7 +17,9 @@ import { canonicalUrl } from '../../common/url.js';
 import { CODE, httpErrorCode, httpOutcome, type Outcome } from '../../gatherer/outcome.js';
 import {
   DEFAULT_EXPIRE_MS,
+  MATCH_BUDGET,
   MAX_ROBOTS_SIZE,
+  RuleMatcher,
   interpretRobots,
   isExpired,
   policyFromBucket,
@@ -27,6 +30,9 @@ import {
   type RobotsPolicy,
   type RobotsResponse,
 } from '../../gatherer/robots.js';
+
+// The matcher robots.ts replaced, as the oracle its verdicts must agree with.
+const robotsParser = createRequire(import.meta.url)('robots-parser') as typeof import('robots-parser').default;
 
 const AGENT = 'sherlock/0.1 (+https://x.invalid/bot)';
 const SITE = 'https://example.com';
@@ -551,4 +557,92 @@ test('robotsUrl and isExpired', () => {
   const policy = rules('', { expireMs: 1000 });
   assert.equal(isExpired(policy, NOW + 999), false);
   assert.equal(isExpired(policy, NOW + 1000), true);
+});
+
+// ---------------------------------------------------------------- matching: robots-parser's answers, bounded work
+
+test("the matcher agrees with robots-parser's (Google's) on random rules and paths", () => {
+  // Characters that encodeURI and the WHATWG parser leave alone, so both matchers see the same strings; `*` and `$`
+  // anywhere. Half the cases use two letters only, where pieces overlap and repeat most.
+  const text = (chars: string, max: number) => fc.array(fc.constantFrom(...chars), { maxLength: max }).map((a) => a.join(''));
+  const piece = fc.oneof(text('ab*$', 5), text('ab/?=*$-', 6));
+  const rule = fc.record({ pattern: piece.map((p) => `/${p}`), allow: fc.boolean() });
+  const path = fc.oneof(text('ab', 5), text('ab/?=*$-', 10));
+  fc.assert(
+    fc.property(fc.array(rule, { maxLength: 8 }), fc.array(path, { minLength: 1, maxLength: 6 }), (rules, paths) => {
+      const text = ['User-agent: *', ...rules.map((r) => `${r.allow ? 'Allow' : 'Disallow'}: ${r.pattern}`)].join('\n');
+      const oracle = robotsParser('http://robots.invalid/robots.txt', text);
+      const matcher = new RuleMatcher(rules);
+      for (const raw of paths) {
+        const url = new URL(`http://robots.invalid/${raw}`);
+        const path = url.pathname + url.search;
+        const verdict = matcher.verdict(path);
+        assert.equal(verdict.overBudget, false);
+        assert.equal(verdict.allowed, oracle.isAllowed(url.href), `${path} against ${JSON.stringify(rules)}`);
+      }
+    }),
+    // A piece that could match before the last one ends (/*a*a$ on /ba) and the longest rule losing to a shorter Allow.
+    { numRuns: 4000, examples: [[[{ pattern: '/*a*a$', allow: false }], ['ba', 'baa']], [[{ pattern: '/a*', allow: false }, { pattern: '/a', allow: true }], ['a']]] },
+  );
+});
+
+test("a policy answers as robots-parser on the same file: group choice, longest match, Allow on a tie", () => {
+  // Every group has a rule (deviation 4 adds none then) and plain agent names (deviation 3 changes none);
+  // URL paths hold no `*` or `$` (deviation 2 escapes them), rules no `$` but a final one (deviation 1 escapes it).
+  const pattern = fc.tuple(fc.stringMatching(/^[ab/*.=-]{0,6}$/), fc.boolean()).map(([p, end]) => `/${p}${end ? '$' : ''}`);
+  const line = fc.tuple(fc.boolean(), pattern).map(([allow, p]) => `${allow ? 'Allow' : 'Disallow'}: ${p}`);
+  const group = fc.tuple(fc.subarray(['sherlock', 'SHERLOCK', '*', 'otherbot'], { minLength: 1 }), fc.array(line, { minLength: 1, maxLength: 4 }));
+  fc.assert(
+    fc.property(fc.array(group, { maxLength: 4 }), fc.array(fc.stringMatching(/^[ab/.=?-]{0,10}$/), { minLength: 1, maxLength: 6 }), (groups, paths) => {
+      const text = groups.map(([agents, lines]) => [...agents.map((a) => `User-agent: ${a}`), ...lines].join('\n')).join('\n\n');
+      const policy = rules(text);
+      const oracle = robotsParser(ROBOTS, text);
+      for (const raw of paths) {
+        const url = canonicalUrl(`${SITE}/${raw}`);
+        if (url === ROBOTS) continue;
+        assert.equal(policy.allowed(url), oracle.isAllowed(url, AGENT), `${url} against ${JSON.stringify(text)}`);
+      }
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+/** The robots.txt of issue 26: as many `Disallow: /*a*a…(100 ×)…*b<i>` lines as fit under MAX_ROBOTS_SIZE. */
+function wildcardFlood(): { text: string; rules: number; longest: number } {
+  const lines = ['User-agent: *'];
+  let bytes = lines[0]!.length + 1;
+  for (let i = 0; ; i++) {
+    const line = `Disallow: /${'*a'.repeat(100)}*b${i}`;
+    if (bytes + line.length + 1 > MAX_ROBOTS_SIZE) break;
+    lines.push(line);
+    bytes += line.length + 1;
+  }
+  return { text: lines.join('\n') + '\n', rules: lines.length - 1, longest: lines.at(-1)!.length };
+}
+
+test('one check against 512 KiB of /*a*a…*b rules and a 1,000 character path stays within MATCH_BUDGET steps, refused as disallowed', () => {
+  const flood = wildcardFlood();
+  const policy = rules(flood.text);
+  for (const path of [`/${'a'.repeat(1000)}`, `/${'ab'.repeat(500)}`, `/${'a'.repeat(1000)}b${flood.rules - 1}`]) {
+    const verdict = policy.verdict(canonicalUrl(SITE + path));
+    // Google's matcher walks every matching length at every pattern character: rules × pattern × path.
+    const theirs = flood.rules * flood.longest * path.length;
+    assert.ok(verdict.steps <= MATCH_BUDGET + flood.longest + path.length, `${verdict.steps} steps for ${path.slice(0, 12)}…`);
+    assert.ok(verdict.steps * 100 < theirs, `${verdict.steps} steps, robots-parser about ${theirs}`);
+    assert.deepEqual({ allowed: verdict.allowed, overBudget: verdict.overBudget }, { allowed: false, overBudget: true });
+  }
+  // The budget is not spent on a path the first rules decide, nor on a short one.
+  assert.deepEqual(policy.verdict(canonicalUrl(`${SITE}/b`)), { allowed: true, steps: flood.rules, overBudget: false });
+});
+
+test('files written for people stay far below the budget: 10,000 literal rules, 500 wildcard rules, a 200 character path', () => {
+  const path = `/catalogue/${'x'.repeat(180)}/item?id=7`;
+  const literal = rules(['User-agent: *', ...Array.from({ length: 10_000 }, (_, i) => `Disallow: /section-${i}/page`), 'Disallow: /catalogue/'].join('\n'));
+  const wildcard = rules(['User-agent: *', ...Array.from({ length: 500 }, (_, i) => `Disallow: /*?sort=${i}`), 'Allow: /*id=7$'].join('\n'));
+  for (const [policy, allowed] of [[literal, false], [wildcard, true]] as const) {
+    const verdict = policy.verdict(canonicalUrl(SITE + path));
+    assert.equal(verdict.allowed, allowed);
+    assert.equal(verdict.overBudget, false);
+    assert.ok(verdict.steps < MATCH_BUDGET / 2, `${verdict.steps} steps`);
+  }
 });
