@@ -47,6 +47,7 @@ import type { GathererConfig } from './config.js';
 import { documentHeader, headerValue, responseFacts } from './document.js';
 import { Resolver, resolverFor } from './dns.js';
 import { Fetcher, fetcherFor, type FetchResponse } from './fetch.js';
+import type { GathererStatus } from './counters.js';
 import { LiveStatus, type HostRow } from './live-status.js';
 import { GathererMetrics } from './metrics.js';
 import { CODE, givenUp, isTemporary, type Outcome } from './outcome.js';
@@ -65,22 +66,6 @@ const INBOX_POLL_MS = 1000;
 
 /** How often the status snapshot (common/gather-status.ts) is rewritten. */
 const STATUS_MS = 1000;
-
-/** Counters for the status page and metrics; by outcome name and in total. */
-export interface GathererStatus {
-  started: number;
-  fetches: number;
-  bytes: number;
-  stored: number;
-  robotsFetches: number;
-  robotsDenied: number;
-  retries: number;
-  outcomes: Record<string, number>;
-  inFlight: number;
-  queued: number;
-  hosts: number;
-  paused: boolean;
-}
 
 interface HostRuntime {
   host: Host;

@@ -5,7 +5,7 @@
  */
 
 import { RATE_WINDOW_S, TOP_HOSTS, GATHER_STATUS_FORMAT, statusTime, writeGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
-import type { GathererStatus } from './gatherer.js';
+import type { GathererStatus } from './counters.js';
 import type { Outcome } from './outcome.js';
 
 /** Outcomes that are not errors. */

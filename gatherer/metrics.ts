@@ -7,7 +7,7 @@
 
 import { Counter, Histogram, SLOW_SECONDS, type Registry } from '../common/metrics.js';
 import { OUTCOMES, type Outcome } from './outcome.js';
-import type { GathererStatus } from './gatherer.js';
+import type { GathererStatus } from './counters.js';
 
 export class GathererMetrics {
   private readonly fetchSeconds: Histogram;

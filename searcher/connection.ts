@@ -40,7 +40,8 @@ import { isEncoded, type Engine } from './engine.js';
 import { KeyedBuckets, TokenBucket } from './limits.js';
 import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClientMessage, type ClientMessage, type ErrorFields, type ServerMessage } from './protocol.js';
 import type { SearcherMetrics } from './metrics.js';
-import { runSearch, type Counters } from './search.js';
+import type { Counters } from './counters.js';
+import { runSearch } from './search.js';
 
 const log = logger('searcher');
 

@@ -7,7 +7,7 @@
 
 import { FAST_SECONDS, type Histogram, type Registry } from '../common/metrics.js';
 import type { ErrorCode } from './protocol.js';
-import type { Counters } from './search.js';
+import type { Counters } from './counters.js';
 
 /** Every answer a search can get; a Record so a new error code cannot be forgotten here. */
 const ANSWERS: Record<'result' | ErrorCode, true> = {

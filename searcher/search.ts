@@ -8,30 +8,14 @@
 
 import { logger } from '../common/log.js';
 import { NoIndexError, type EncodedResult, type Engine, type SearchResult } from './engine.js';
-import { queryErrorFields, type ErrorCode, type ErrorFields, type SearchFields } from './protocol.js';
+import { queryErrorFields, type ErrorFields, type SearchFields } from './protocol.js';
+import { count, type Counters } from './counters.js';
 import type { SearcherMetrics } from './metrics.js';
 import { QueryError, parseQuery } from './query.js';
 
 const log = logger('searcher');
 
 export type Outcome = { ok: true; result: SearchResult | EncodedResult; took_ms: number } | { ok: false; error: ErrorFields };
-
-/** What the searcher has done since it started, for the status topic. */
-export interface Counters {
-  searches: number;
-  /** Answers by outcome: "result" or an error code. */
-  answers: Partial<Record<'result' | ErrorCode, number>>;
-  rate_limited: number;
-  events_dropped: number;
-}
-
-export function newCounters(): Counters {
-  return { searches: 0, answers: {}, rate_limited: 0, events_dropped: 0 };
-}
-
-export function count(counters: Counters, outcome: 'result' | ErrorCode): void {
-  counters.answers[outcome] = (counters.answers[outcome] ?? 0) + 1;
-}
 
 /** Runs one search; `signal` is the caller's (cancel, client gone), `timeoutMs` the query timeout. */
 export async function runSearch(engine: Engine, fields: SearchFields, signal: AbortSignal, timeoutMs: number, counters: Counters, metrics: SearcherMetrics): Promise<Outcome> {

@@ -36,7 +36,7 @@ import { KeyedBuckets } from './limits.js';
 import { handleHttp, loadAssets } from './pages.js';
 import { SearcherMetrics } from './metrics.js';
 import { MAX_PAYLOAD, SUBPROTOCOL } from './protocol.js';
-import { newCounters, type Counters } from './search.js';
+import { newCounters, type Counters } from './counters.js';
 
 const log = logger('searcher');
 

@@ -91,6 +91,7 @@ import { getDomain } from 'tldts';
 import { isSherlockError, SherlockError } from '../common/errors.js';
 import { canonicalUrl, MAX_URL_LENGTH, urlParts } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
+import { compileHostPattern, matchesHost, ParamNames, urlPatternProblem, type HostPattern } from './scope-patterns.js';
 
 /** The keys of [shepherd] a Scope reads (the parsed config, defaults filled in). */
 export type ScopeConfig = Pick<
@@ -127,95 +128,6 @@ export type Verdict = { ok: true; url: string; depth: number } | { ok: false; re
 
 /** tldts options: the PSL's private section counts (x.github.io ≠ y.github.io). */
 const PSL = { allowPrivateDomains: true } as const;
-
-/** A host pattern compiled: the exact host, or a domain whose subdomains match too. */
-interface HostPattern {
-  host: string;
-  subdomains: boolean;
-}
-
-const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/;
-const HOST_TEXT = /^[^\s/\\?#@:[\]*%]+$/;
-
-/**
- * The compiled form of a host pattern, or the reason it is not one. The host is
- * put through the URL parser so it compares with canonical hosts (lower case,
- * punycode, normalised IP addresses).
- */
-function compileHostPattern(entry: string): HostPattern | string {
-  const subdomains = entry.startsWith('*.');
-  const text = subdomains ? entry.slice(2) : entry;
-  if (!HOST_TEXT.test(text) && !IPV6_LITERAL.test(text.toLowerCase())) {
-    return 'expected a host ("docs.example.org", "[::1]") or "*." and a domain ("*.example.net"), without port or path';
-  }
-  let host: string;
-  try {
-    host = new URL(`http://${text}/`).hostname;
-  } catch {
-    return 'not a valid host name';
-  }
-  if (host === '') return 'not a valid host name';
-  if (subdomains && (host.startsWith('[') || /^[\d.]+$/.test(host))) return '"*." goes only before a domain name, not an address';
-  return { host, subdomains };
-}
-
-function matchesHost(pattern: HostPattern, host: string): boolean {
-  return host === pattern.host || (pattern.subdomains && host.endsWith(`.${pattern.host}`));
-}
-
-/** For the config schema: the first entry of `entries` that is not a host pattern, described; undefined when all are. */
-export function hostPatternProblem(entries: readonly string[]): string | undefined {
-  for (const [index, entry] of entries.entries()) {
-    const compiled = compileHostPattern(entry);
-    if (typeof compiled === 'string') return `entry ${index} (${JSON.stringify(entry)}): ${compiled}`;
-  }
-  return undefined;
-}
-
-/** For the config schema: the first entry that is not a valid regular expression, described; undefined when all are. */
-export function urlPatternProblem(entries: readonly string[]): string | undefined {
-  for (const [index, entry] of entries.entries()) {
-    try {
-      new RegExp(entry);
-    } catch (err) {
-      return `entry ${index} (${JSON.stringify(entry)}) is not a valid regular expression: ${(err as Error).message}`;
-    }
-  }
-  return undefined;
-}
-
-const PARAM_NAME = /^[^\s&=;#?/*]+\*?$/;
-
-/** For the config schema: the first strip_params entry that is not a parameter name (or prefix*), described. */
-export function paramNameProblem(entries: readonly string[]): string | undefined {
-  for (const [index, entry] of entries.entries()) {
-    if (!PARAM_NAME.test(entry)) {
-      return `entry ${index} (${JSON.stringify(entry)}): expected a parameter name, optionally ending in "*" for a prefix`;
-    }
-  }
-  return undefined;
-}
-
-/** Compiled strip_params: exact names and prefixes, all lower case. */
-class ParamNames {
-  private readonly exact = new Set<string>();
-  private readonly prefixes: string[] = [];
-
-  constructor(entries: readonly string[]) {
-    for (const entry of entries) {
-      const name = entry.toLowerCase();
-      if (name.endsWith('*')) this.prefixes.push(name.slice(0, -1));
-      else this.exact.add(name);
-    }
-  }
-
-  /** Whether a `name=value` (or bare `name`) piece is one to strip. */
-  matches(piece: string): boolean {
-    const eq = piece.indexOf('=');
-    const name = (eq < 0 ? piece : piece.slice(0, eq)).toLowerCase();
-    return this.exact.has(name) || this.prefixes.some((prefix) => name.startsWith(prefix));
-  }
-}
 
 /** The path and query of a canonical URL's rest (`/path?query`). */
 function splitRest(rest: string): { path: string; query: string | undefined } {

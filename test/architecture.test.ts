@@ -1,7 +1,9 @@
 /**
  * Dependencies point one way (STYLE 2): common/ imports nothing of ours, and the
  * four parts import common/ but never each other or the CLI. Parts meet only in
- * files on disk whose formats live in common/.
+ * files on disk whose formats live in common/. Inside a folder too, no two
+ * files import each other, directly or around a loop (type imports count:
+ * a loop of types is a loop a reader has to untangle).
  */
 
 import assert from 'node:assert/strict';
@@ -26,6 +28,48 @@ function sources(dir: string): string[] {
 /** Module specifiers of static imports, re-exports and dynamic imports. */
 function specifiers(text: string): string[] {
   return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+}
+
+/** The files of ours a file imports (repository paths, `.ts`). */
+function importedFiles(file: string): string[] {
+  return specifiers(readFileSync(file, 'utf8'))
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => relative(repoRoot, resolve(dirname(file), spec)).replace(/\.js$/, '.ts'));
+}
+
+/** The import loops among `files`: each a list of files, the first imported again by the last (Tarjan's strongly connected components). */
+function importLoops(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file)!, index.get(next)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const loop: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      loop.push(member);
+    } while (member !== file);
+    if (loop.length > 1 || graph.get(file)!.includes(file)) loops.push(loop.reverse());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return loops;
 }
 
 /** The top-level folders a file imports from. */
@@ -58,6 +102,26 @@ test('no part imports another part or the CLI', () => {
 test('every relative import stays inside our own folders', () => {
   const bad = edges().filter((e) => !OURS.includes(e.to));
   assert.deepEqual(bad, []);
+});
+
+test('no import cycle between files, in any folder of ours', () => {
+  const graph = new Map<string, string[]>();
+  for (const folder of OURS) {
+    for (const file of sources(join(repoRoot, folder))) graph.set(relative(repoRoot, file), importedFiles(file));
+  }
+  assert.deepEqual(importLoops(graph), []);
+});
+
+test('the loop finder finds a loop of three and a file importing itself, and nothing in a chain', () => {
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts', 'd.ts']],
+    ['d.ts', ['e.ts']],
+    ['e.ts', []],
+    ['f.ts', ['f.ts']],
+  ]);
+  assert.deepEqual(importLoops(graph).map((loop) => [...loop].sort()), [['a.ts', 'b.ts', 'c.ts'], ['f.ts']]);
 });
 
 test('the import scanner sees static, re-export and dynamic imports', () => {
