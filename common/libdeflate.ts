@@ -90,9 +90,14 @@ export function deflatePath(): DeflatePath {
   return { ...chosen.path };
 }
 
-/** One line for logs and `sherlock status`. */
+/** The path in words, for `sherlock status`. */
 export function describeDeflatePath(path = deflatePath()): string {
-  return path.native ? 'libdeflate (native binding)' : `node:zlib and TypeScript (${path.why ?? 'no binding'})`;
+  return path.native ? 'libdeflate (native binding)' : `node:zlib, no native binding: ${path.why ?? 'not loaded'}`;
+}
+
+/** The path as log fields, for the start-up line of the daemons and `sherlock demo`: path=libdeflate, or path=node:zlib and why. */
+export function deflatePathFields(path = deflatePath()): { path: string; why?: string } {
+  return path.native ? { path: 'libdeflate' } : { path: 'node:zlib', why: path.why ?? 'not loaded' };
 }
 
 /** Largest n with 255n(n+1)/2 + (n+1)(BASE−1) < 2^32 (zlib's NMAX): bytes between reductions mod BASE. */
