@@ -36,7 +36,7 @@ import { loadOrGenerate } from './queries.js';
 import { renderReport } from './report.js';
 import type { Column, RatioSpec, Row, Table } from './report.js';
 import { portFree, startServer } from './server-control.js';
-import { NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
+import { deflatePathEffect, NotBuiltError, sherlockEngine, sherlockExport, sherlockGather, sherlockUrlDb } from './sherlock.js';
 import { WS_CLIENTS, WS_DEPTH } from './ws-load.js';
 import { HUB_ADDRESS, SLOW_DELAY_MS, hostUrl } from './site.js';
 import { median, medianOfRuns, percentile, topOverlap } from './stats.js';
@@ -491,6 +491,14 @@ async function exportTable(ctx: BenchContext, footnotes: string[]): Promise<Tabl
   log(`exports: ${cdx.name}`);
   const sherlock = await exportRow(ctx, cdx);
   footnotes.push(cdx.how);
+  let deflate: string;
+  try {
+    log('exports: the libdeflate binding against node:zlib');
+    deflate = await deflatePathEffect(ctx);
+  } catch (err) {
+    deflate = `libdeflate binding against node:zlib: failed: ${firstLine(err)}`;
+  }
+  log(deflate);
   return {
     id: 'export',
     title: 'Exports — CDX of the crawl',
@@ -499,7 +507,7 @@ async function exportTable(ctx: BenchContext, footnotes: string[]): Promise<Tabl
     ratios: EXPORT_RATIOS,
     peers: [peer],
     sherlock,
-    notes: ['WARC and Nutch exports plug in the same way (`sherlockExport("warc" | "nutch")` in bench/sherlock.ts) once a peer for them is chosen.'],
+    notes: ['WARC and Nutch exports plug in the same way (`sherlockExport("warc" | "nutch")` in bench/sherlock.ts) once a peer for them is chosen.', deflate],
   };
 }
 

@@ -254,3 +254,37 @@ export function sherlockExport(format: 'cdx' | 'warc' | 'nutch'): ExportEntry {
     },
   };
 }
+
+/** Wall seconds of `sherlock export cdx` and `sherlock index build` on the crawl's state, with the given environment. */
+async function cdxAndBuild(ctx: BenchContext, env: NodeJS.ProcessEnv): Promise<{ cdxS: number; buildS: number }> {
+  const state = await ensureState(ctx);
+  const dir = join(ctx.workDir, 'run', 'deflate-path');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const cdx = check(
+    'sherlock export cdx',
+    await run(process.execPath, [cliPath(ctx), 'export', 'cdx', '--state', state, '--out', join(dir, 'index.cdx'), ...sets(ctx)], { timeoutMs: 1_800_000, env, measureRss: false }),
+  );
+  const build = check(
+    'sherlock index build',
+    await run(process.execPath, [cliPath(ctx), 'index', 'build', '--state', state, ...sets(ctx)], { timeoutMs: 3_600_000, env, measureRss: false }),
+  );
+  return { cdxS: cdx.wallMs / 1000, buildS: build.wallMs / 1000 };
+}
+
+/**
+ * The libdeflate binding's effect (issue 27): the CDX export and the index
+ * build with the binding and then with SHERLOCK_NATIVE=0 (node:zlib and
+ * TypeScript, common/libdeflate.ts), one run each in the same bench run.
+ * One line for the report; why not, when the binding is not built here.
+ */
+export async function deflatePathEffect(ctx: BenchContext): Promise<string> {
+  if (!existsSync(join(ctx.repoRoot, 'build', 'Release', 'sherlock_deflate.node'))) return 'libdeflate binding: not built here (no libdeflate-dev at install), so not compared; every step above ran on node:zlib.';
+  const native = await cdxAndBuild(ctx, { ...process.env, SHERLOCK_NATIVE: '1' });
+  const portable = await cdxAndBuild(ctx, { ...process.env, SHERLOCK_NATIVE: '0' });
+  const ratio = (a: number, b: number) => `${(b / a).toFixed(2)}×`;
+  return (
+    `libdeflate binding against node:zlib (SHERLOCK_NATIVE=0), one run each: CDX export ${native.cdxS.toFixed(2)} s against ${portable.cdxS.toFixed(2)} s (node:zlib ${ratio(native.cdxS, portable.cdxS)} the time), ` +
+    `index build ${native.buildS.toFixed(2)} s against ${portable.buildS.toFixed(2)} s (${ratio(native.buildS, portable.buildS)}).`
+  );
+}

@@ -5,9 +5,11 @@
  * one, to stop at once) and send STOPPING=1; SIGHUP sends RELOADING=1, lets
  * the daemon re-read its config and sends READY=1 again; the watchdog pings
  * while the daemon says it is alive. A daemon started by `sherlock run` also
- * stops when its supervisor is gone.
+ * stops when its supervisor is gone. At start it logs which deflate path is
+ * in use (common/libdeflate.ts: the libdeflate binding or node:zlib).
  */
 
+import { deflatePathFields } from '../common/libdeflate.js';
 import { logger } from '../common/log.js';
 import { Notifier } from '../common/sd-notify.js';
 
@@ -31,6 +33,7 @@ export interface Daemon {
 }
 
 export function daemon(hooks: DaemonHooks): Daemon {
+  log.notice('deflate', deflatePathFields());
   const notifier = new Notifier();
   let stops = 0;
   const onStop = (signal: string): void => {

@@ -15,7 +15,8 @@
  * The searcher listens from the start (a port in use fails the demo before
  * the crawl) and loads the index once it is built. SIGTERM or SIGINT, at
  * any stage, stop everything in order (searcher, crawl, sample sites) and
- * the command exits 0.
+ * the command exits 0. Its first log line says which deflate path is in use
+ * (the libdeflate binding or node:zlib, common/libdeflate.ts).
  */
 
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
+import { deflatePathFields } from '../common/libdeflate.js';
 import { logger } from '../common/log.js';
 import { startSampleSites, type SampleSites } from '../demo/server.js';
 import { buildIndex } from '../indexer/build.js';
@@ -65,6 +67,7 @@ export function registerDemo(program: Command): void {
 async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> {
   const listen = opts.listen === undefined ? undefined : checkListen(opts.listen);
   const config = loadSettings({ ...globals, set: [...DEMO_SETS, ...(globals.set ?? [])] }).config;
+  log.notice('deflate', deflatePathFields());
   const token = readToken(config.searcher.token_file);
   const state = opts.state ?? mkdtempSync(join(tmpdir(), 'sherlock-demo-'));
   const temporary = opts.state === undefined;

@@ -7,7 +7,8 @@
  * is doing now (its status snapshot, common/gather-status.ts: fetch rate,
  * errors, busiest and most-delayed hosts, the current ARC file). A damaged
  * snapshot is reported (`fetchingProblem`: the file and the field) and the
- * rest printed all the same.
+ * rest printed all the same. Last, which deflate path this installation
+ * takes (the libdeflate binding or node:zlib, and why; common/libdeflate.ts).
  */
 
 import { existsSync, statSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { ALIGN, bucketFilePath } from '../common/bucket-file.js';
 import { readPauseFlag } from '../common/control.js';
 import { ioError, isSherlockError, SherlockError } from '../common/errors.js';
 import { listDirectory } from '../common/files.js';
+import { deflatePath, describeDeflatePath, type DeflatePath } from '../common/libdeflate.js';
 import { isLive, readGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
 import { readHostRecords } from '../common/host-file.js';
 import { lockHolder } from '../common/lock.js';
@@ -52,6 +54,8 @@ interface Status {
   fetching?: GatherStatusSnapshot & { live: boolean };
   /** Why the snapshot could not be read (SHERLOCK_CORRUPT_STATUS: the file and the field), when it could not. */
   fetchingProblem?: string;
+  /** Which deflate path this installation takes (the libdeflate binding or not, and why not). */
+  deflate: DeflatePath;
 }
 
 export function registerStatus(program: Command): void {
@@ -84,6 +88,7 @@ function readStatus(state: string): Status {
     bucketBytes,
     arcFiles: arcs.length,
     arcBytes: arcs.reduce((sum, file) => sum + file, 0),
+    deflate: deflatePath(),
   };
   if (shepherd !== undefined) status.shepherd = shepherd;
   const gatherer = readGathererStatus(state);
@@ -161,6 +166,7 @@ function describe(s: Status): string[] {
   lines.push(`archive   ${n(s.arcFiles)} ARC files, ${mib(s.arcBytes)}; buckets ${mib(s.bucketBytes)}`);
   if (s.fetching !== undefined) lines.push(...describeFetching(s.fetching, n, mib));
   if (s.fetchingProblem !== undefined) lines.push(`fetching  status snapshot unreadable: ${s.fetchingProblem}`);
+  lines.push(`deflate   ${describeDeflatePath(s.deflate)}`);
   return lines;
 }
 

@@ -38,7 +38,7 @@
  */
 
 import { SherlockError, type ErrorPlace } from './errors.js';
-import { libdeflate } from './libdeflate.js';
+import { adler32 as adler32ByPath } from './libdeflate.js';
 import { RawDeflater } from './raw-deflate.js';
 import { RawInflater } from './raw-inflate.js';
 
@@ -197,9 +197,9 @@ export function decodeVarint(data: Uint8Array, pos: number, end = data.length): 
 
 // ---------------------------------------------------------------- Adler-32
 
-/** Adler-32 (RFC 1950 §8.2), which node:zlib does not export: libdeflate's, vectorised: 0.03 ms a MB against 1.2 for a JavaScript loop. */
+/** Adler-32 (RFC 1950 §8.2), which node:zlib does not export: libdeflate's, vectorised (0.03 ms a MB), or without the binding a TypeScript loop (common/libdeflate.ts). */
 export function adler32(data: Uint8Array): number {
-  return libdeflate.adler32(data);
+  return adler32ByPath(data);
 }
 
 // ---------------------------------------------------------------- encoding

@@ -22,9 +22,19 @@
  * (RFC 1952) with libdeflate's header (no name, mtime 0, OS 255 "unknown").
  * Levels are libdeflate's, 0–12: 1–9 spend effort about as zlib's do, at
  * least zlib's ratio each.
+ *
+ * Without the binding (common/libdeflate.ts: not built, not loading, or
+ * SHERLOCK_NATIVE=0) the same classes deflate with node:zlib's one-shot
+ * `deflateSync` and `gzipSync`: a fresh engine a call, so an output still
+ * depends only on its input and level, at zlib's speed (about half
+ * libdeflate's, plus the engine's set-up per call). Levels 10–12 become
+ * zlib's 9, its best; 0–9 are zlib's own. The streams are as valid and read
+ * back to the same bytes; they are not libdeflate's bytes (gzip members carry
+ * zlib's header: OS 3 "Unix" instead of 255).
  */
 
-import { FORMAT, libdeflate, type Compressor, type Format } from './libdeflate.js';
+import { deflateSync, gzipSync } from 'node:zlib';
+import { FORMAT, libdeflate, type Addon, type Compressor, type Format } from './libdeflate.js';
 
 const FIRST_SCRATCH = 64 * 1024;
 /** Bytes around the raw stream in the zlib format: CMF and FLG (no preset dictionary), and the Adler-32. */
@@ -33,27 +43,61 @@ const ZLIB_TRAILER = 4;
 /** libdeflate's default level, as zlib's Z_DEFAULT_COMPRESSION. */
 const DEFAULT_LEVEL = 6;
 
-/** One compressor at one level, writing into a scratch buffer that grows to the largest bound met. */
-class Deflater {
+/** zlib's best level: libdeflate's 10–12 map to it. */
+const ZLIB_MAX_LEVEL = 9;
+
+/** Which path a deflater takes: by default the one in use (common/libdeflate.ts); `portable` forces node:zlib (tests compare the two). */
+export interface DeflaterOptions {
+  portable?: boolean;
+}
+
+interface Deflater {
+  /** `input` compressed whole; may be a view into a scratch buffer, valid until the next call. */
+  stream(input: Uint8Array): Buffer;
+}
+
+function deflater(level: number, format: Format, options: DeflaterOptions | undefined): Deflater {
+  if (!Number.isInteger(level) || level < 0 || level > 12) throw new RangeError(`deflate level ${level}: 0–12 expected`);
+  if (libdeflate !== undefined && options?.portable !== true) return new NativeDeflater(libdeflate, level, format);
+  return new ZlibDeflater(level, format);
+}
+
+/** One libdeflate compressor at one level, writing into a scratch buffer that grows to the largest bound met. */
+class NativeDeflater implements Deflater {
   private readonly compressor: Compressor;
   private scratch = Buffer.allocUnsafe(FIRST_SCRATCH);
+
+  constructor(
+    private readonly addon: Addon,
+    level: number,
+    private readonly format: Format,
+  ) {
+    this.compressor = addon.compressor(level);
+  }
+
+  stream(input: Uint8Array): Buffer {
+    const bound = this.addon.bound(this.compressor, this.format, input.length);
+    if (bound > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(bound, 2 * this.scratch.length));
+    const produced = this.addon.compress(this.compressor, this.format, input, this.scratch);
+    // The bound is libdeflate's own: too little room would be a bug in it, nothing to recover.
+    if (produced === 0) throw new Error(`deflate: ${input.length} bytes did not fit libdeflate's bound of ${bound}`);
+    return this.scratch.subarray(0, produced);
+  }
+}
+
+/** node:zlib's one-shot functions: an engine of its own a call, so no history between streams. */
+class ZlibDeflater implements Deflater {
+  private readonly options: { level: number };
 
   constructor(
     level: number,
     private readonly format: Format,
   ) {
-    if (!Number.isInteger(level) || level < 0 || level > 12) throw new RangeError(`deflate level ${level}: 0–12 expected`);
-    this.compressor = libdeflate.compressor(level);
+    this.options = { level: Math.min(level, ZLIB_MAX_LEVEL) };
   }
 
-  /** `input` compressed whole; a view into the scratch, valid until the next call. */
   stream(input: Uint8Array): Buffer {
-    const bound = libdeflate.bound(this.compressor, this.format, input.length);
-    if (bound > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(bound, 2 * this.scratch.length));
-    const produced = libdeflate.compress(this.compressor, this.format, input, this.scratch);
-    // The bound is libdeflate's own: too little room would be a bug in it, nothing to recover.
-    if (produced === 0) throw new Error(`deflate: ${input.length} bytes did not fit libdeflate's bound of ${bound}`);
-    return this.scratch.subarray(0, produced);
+    return this.format === FORMAT.gzip ? gzipSync(input, this.options) : deflateSync(input, this.options);
   }
 }
 
@@ -62,8 +106,8 @@ export class RawDeflater {
   /** Adler-32 of the input of the last deflate() or zlib(). */
   adler32 = 1;
 
-  constructor(level: number) {
-    this.deflater = new Deflater(level, FORMAT.zlib);
+  constructor(level: number, options?: DeflaterOptions) {
+    this.deflater = deflater(level, FORMAT.zlib, options);
   }
 
   /** `input` as one raw deflate stream, in a buffer of its own; its Adler-32 is in `adler32` after. */
@@ -89,8 +133,8 @@ export class GzipDeflater {
   private readonly deflater: Deflater;
 
   /** `level` undefined: the default (6). */
-  constructor(level?: number) {
-    this.deflater = new Deflater(level ?? DEFAULT_LEVEL, FORMAT.gzip);
+  constructor(level?: number, options?: DeflaterOptions) {
+    this.deflater = deflater(level ?? DEFAULT_LEVEL, FORMAT.gzip, options);
   }
 
   /** `input` as one gzip member, in a buffer of its own. */

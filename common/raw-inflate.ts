@@ -13,7 +13,9 @@
  * engine, so this drives the engine's native handle the way
  * `inflateRawSync` does internally (`writeSync` with `_writeState`
  * reporting the bytes left, `reset` between streams), one engine per
- * inflater.
+ * inflater. Without the binding (common/libdeflate.ts: not built, not
+ * loading, or SHERLOCK_NATIVE=0) that engine inflates every stream: the same
+ * bytes, consumed counts and error codes, at zlib's speed.
  *
  * Results: the inflated bytes (a buffer of their own, or with `borrow` a view of
  * the scratch buffer, valid until the inflater's next call: what a caller that
@@ -25,7 +27,7 @@
  */
 
 import * as zlib from 'node:zlib';
-import { libdeflate, RESULT } from './libdeflate.js';
+import { libdeflate, RESULT, type Addon, type Decompressor } from './libdeflate.js';
 
 // zlib.codes maps errno numbers to names too; the typings have only the names.
 export const codeNames = (zlib as unknown as { codes: Record<string, string> }).codes;
@@ -60,11 +62,14 @@ export class RawInflater {
   private state: Uint32Array;
   private scratch = Buffer.allocUnsafe(FIRST_SCRATCH);
   private failure: InflateError | undefined;
-  private readonly decompressor = libdeflate.decompressor();
+  /** The binding and its decompressor; undefined on the portable path. */
+  private readonly native: { addon: Addon; decompressor: Decompressor } | undefined;
   /** [input bytes taken, output bytes] of the last libdeflate call. */
   private readonly used = new Float64Array(2);
 
-  constructor() {
+  /** `portable`: zlib's engine alone even when the binding is in use (tests compare the two). */
+  constructor(options?: { portable?: boolean }) {
+    this.native = libdeflate === undefined || options?.portable === true ? undefined : { addon: libdeflate, decompressor: libdeflate.decompressor() };
     const engine = zlib.createInflateRaw() as unknown as { _handle: ZlibHandle; _writeState: Uint32Array };
     this.handle = engine._handle;
     this.state = engine._writeState;
@@ -77,9 +82,11 @@ export class RawInflater {
   /** Inflates the deflate stream at the start of `input` (which may hold more after it). */
   inflate(input: Uint8Array, maxOutput: number, borrow = false): Inflated | undefined {
     const limit = Math.max(1, maxOutput);
+    const native = this.native;
+    if (native === undefined) return this.inflateWithZlib(input, limit, borrow);
     for (;;) {
       const room = Math.min(this.scratch.length, limit + 1);
-      const result = libdeflate.decompress(this.decompressor, input, this.scratch.subarray(0, room), this.used);
+      const result = native.addon.decompress(native.decompressor, input, this.scratch.subarray(0, room), this.used);
       if (result === RESULT.insufficientSpace && room <= limit) {
         this.scratch = Buffer.allocUnsafe(Math.min(this.scratch.length * 4, limit + 1));
         continue;

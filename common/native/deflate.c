@@ -4,7 +4,8 @@
  * than zlib (about 1.9x deflating at level 1 on HTML and text here), and
  * without state between calls, so an output depends only on its input and
  * level (a reused zlib engine keeps bytes of earlier streams in its window).
- * Built by node-gyp at `npm ci` (binding.gyp) against Debian's libdeflate-dev.
+ * Optional: built by node-gyp (binding.gyp) at install when libdeflate-dev is
+ * there (common/native/build.mjs); without it sherlock uses node:zlib.
  *
  *   compressor(level)                   an opaque compressor (freed with its handle)
  *   compress(c, format, input, output)  bytes written to output, 0 when it is too small
