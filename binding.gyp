@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "sherlock_deflate",
-      "sources": ["common/native/deflate.c"],
+      "sources": ["common/deflate/native/deflate.c"],
       "libraries": ["-ldeflate"],
       "cflags": ["-O2", "-Wall", "-Wextra"]
     }

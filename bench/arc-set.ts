@@ -1,6 +1,6 @@
 /**
  * A generated ARC set for the export benchmark: `records` captures written by
- * sherlock's own ARC writer (`common/arc-write.ts`, gzip level 1 as the
+ * sherlock's own ARC writer (`common/archive/arc-write.ts`, gzip level 1 as the
  * gatherer writes) into 100 MB files, made once and cached in
  * `bench/work/arc-set-<records>/` (a `done` file holds what was made).
  *
@@ -12,7 +12,7 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArcWriter } from '../common/arc-write.js';
+import { ArcWriter } from '../common/archive/arc-write.js';
 
 export interface ArcSet {
   dir: string;

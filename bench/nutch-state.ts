@@ -11,11 +11,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { ArcWriter } from '../common/arc-write.js';
-import { BUCKET_TYPE, BucketObject, encodeBucket } from '../common/bucket.js';
-import { BucketWriter, bucketFilePath } from '../common/bucket-file.js';
-import { documentBody, noRobots, type Link } from '../common/doc-body.js';
-import { TextBuilder } from '../common/doc-text.js';
+import { ArcWriter } from '../common/archive/arc-write.js';
+import { BUCKET_TYPE, BucketObject, encodeBucket } from '../common/bucket/bucket.js';
+import { BucketWriter, bucketFilePath } from '../common/bucket/file.js';
+import { documentBody, noRobots, type Link } from '../common/bucket/doc-body.js';
+import { TextBuilder } from '../common/bucket/doc-text.js';
 import { arcAttribute, arcDir } from '../gatherer/store.js';
 import { UrlDb, type FetchOutcome } from '../shepherd/urldb.js';
 import { prng, WORDS } from './arc-set.js';

@@ -275,7 +275,7 @@ async function cdxAndBuild(ctx: BenchContext, env: NodeJS.ProcessEnv): Promise<{
 /**
  * The libdeflate binding's effect (issue 27): the CDX export and the index
  * build with the binding and then with SHERLOCK_NATIVE=0 (node:zlib and
- * TypeScript, common/libdeflate.ts), one run each in the same bench run.
+ * TypeScript, common/deflate/libdeflate.ts), one run each in the same bench run.
  * One line for the report; why not, when the binding is not built here.
  */
 export async function deflatePathEffect(ctx: BenchContext): Promise<string> {

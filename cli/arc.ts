@@ -16,9 +16,9 @@
  */
 
 import { InvalidArgumentError, type Command } from 'commander';
-import { escapeUrlBytes } from '../common/arc.js';
-import { ArcReader, readArc, type ArcRecord } from '../common/arc-read.js';
-import { httpStatus, payloadDigest } from '../common/digest.js';
+import { escapeUrlBytes } from '../common/archive/arc.js';
+import { ArcReader, readArc, type ArcRecord } from '../common/archive/arc-read.js';
+import { httpStatus, payloadDigest } from '../common/archive/digest.js';
 import type { SherlockError } from '../common/errors.js';
 import { action, print, printBytes, printJson } from './command.js';
 

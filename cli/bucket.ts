@@ -5,8 +5,8 @@
  */
 
 import type { Command } from 'commander';
-import { bucketTypeName, type Bucket, type BucketObject } from '../common/bucket.js';
-import { BucketReader, BucketWriter, MAX_OID, bucketFilePath } from '../common/bucket-file.js';
+import { bucketTypeName, type Bucket, type BucketObject } from '../common/bucket/bucket.js';
+import { BucketReader, BucketWriter, MAX_OID, bucketFilePath } from '../common/bucket/file.js';
 import { SherlockError } from '../common/errors.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 

@@ -40,11 +40,11 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ArcReader } from '../common/arc-read.js';
-import { cdxFields, formatCdx, formatCdxj } from '../common/cdx.js';
+import { ArcReader } from '../common/archive/arc-read.js';
+import { cdxFields, formatCdx, formatCdxj } from '../common/archive/cdx.js';
 import { fromThreadError, SherlockError, type ThreadError } from '../common/errors.js';
 import { ExternalSorter, writeSlice, type MergeSlice } from '../common/external-sort.js';
-import { FileWindow, hasGzipMagic } from '../common/gzip-member.js';
+import { FileWindow, hasGzipMagic } from '../common/archive/gzip-member.js';
 
 export type CdxFormat = 'cdx' | 'cdxj';
 

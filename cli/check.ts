@@ -25,7 +25,7 @@
  */
 
 import type { Command } from 'commander';
-import { plainText } from '../common/doc-text.js';
+import { plainText } from '../common/bucket/doc-text.js';
 import { EXIT, SherlockError, isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { canonicalUrl, urlParts } from '../common/url.js';
@@ -37,7 +37,7 @@ import { CODE, type Outcome } from '../gatherer/outcome.js';
 import { parseResponseBody } from '../gatherer/response-body.js';
 import { requestRobots } from '../gatherer/robots-fetch.js';
 import type { ParsedDocument } from '../gatherer/parse.js';
-import type { LinkType } from '../common/doc-body.js';
+import type { LinkType } from '../common/bucket/doc-body.js';
 import { interpretRobots, robotsUrl, type PolicyKind, type RobotsPolicy } from '../gatherer/robots.js';
 import { action, print, printJson } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';

@@ -2,7 +2,7 @@
  * `sherlock crawl pause|resume|status --state DIR [--json]`: pausing the
  * gathering of the state, whichever process gathers (`gatherer run`,
  * `sherlock crawl`), through the pause flag and the control socket
- * (common/control.ts). pause and resume set or clear the flag first, so they
+ * (common/gather/control.ts). pause and resume set or clear the flag first, so they
  * hold across restarts and work with no gatherer running (it starts
  * paused), then tell the running gatherer, if any. While paused, fetches in
  * flight finish and no new one starts; the shepherd goes on merging and
@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { askControl, readPauseFlag, writePauseFlag, type ControlAnswer, type ControlCommand } from '../common/control.js';
+import { askControl, readPauseFlag, writePauseFlag, type ControlAnswer, type ControlCommand } from '../common/gather/control.js';
 import { SherlockError } from '../common/errors.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 

@@ -15,12 +15,12 @@
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
-import type { MetricsListener } from '../common/metrics-listener.js';
+import type { MetricsListener } from '../common/service/metrics-listener.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
 import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, emptyReport, type CycleReport } from '../shepherd/shepherd.js';
-import type { ControlServer } from '../common/control.js';
+import type { ControlServer } from '../common/gather/control.js';
 import { controlGatherer } from '../gatherer/control.js';
 import { STATE_HELP, action, print, printJson, runtimeDir, stateDir } from './command.js';
 import { registerCrawlControl } from './crawl-control.js';

@@ -1,17 +1,17 @@
 /**
  * What every daemon command (`gatherer run`, `shepherd run`, …) does the same
  * way under systemd: signals and the notification protocol
- * (common/sd-notify.ts). SIGTERM and SIGINT ask the daemon to stop (a second
+ * (common/service/sd-notify.ts). SIGTERM and SIGINT ask the daemon to stop (a second
  * one, to stop at once) and send STOPPING=1; SIGHUP sends RELOADING=1, lets
  * the daemon re-read its config and sends READY=1 again; the watchdog pings
  * while the daemon says it is alive. A daemon started by `sherlock run` also
  * stops when its supervisor is gone. At start it logs which deflate path is
- * in use (common/libdeflate.ts: the libdeflate binding or node:zlib).
+ * in use (common/deflate/libdeflate.ts: the libdeflate binding or node:zlib).
  */
 
-import { deflatePathFields } from '../common/libdeflate.js';
+import { deflatePathFields } from '../common/deflate/libdeflate.js';
 import { logger } from '../common/log.js';
-import { Notifier } from '../common/sd-notify.js';
+import { Notifier } from '../common/service/sd-notify.js';
 
 const log = logger('daemon');
 

@@ -16,7 +16,7 @@
  * the crawl) and loads the index once it is built. SIGTERM or SIGINT, at
  * any stage, stop everything in order (searcher, crawl, sample sites) and
  * the command exits 0. Its first log line says which deflate path is in use
- * (the libdeflate binding or node:zlib, common/libdeflate.ts).
+ * (the libdeflate binding or node:zlib, common/deflate/libdeflate.ts).
  */
 
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
-import { deflatePathFields } from '../common/libdeflate.js';
+import { deflatePathFields } from '../common/deflate/libdeflate.js';
 import { logger } from '../common/log.js';
 import { startSampleSites, type SampleSites } from '../demo/server.js';
 import { buildIndex } from '../indexer/build.js';

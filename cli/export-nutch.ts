@@ -20,7 +20,7 @@
  *
  * Compression is what Nutch's jobs write (crawldb NONE, the rest RECORD with
  * DefaultCodec, MapFile indexes BLOCK; values under 256 bytes in stored
- * deflate blocks, common/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
+ * deflate blocks, common/hadoop/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
  * Hadoop 3, each file with its `.crc` (unless --no-crc). Keys ascend in
  * Hadoop's Text order. The URL database is read in one transaction
  * (shepherd/status.ts UrlSnapshot; SQLite sorts by URL): the copies we hold
@@ -45,15 +45,15 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import { bucketFilePath } from '../common/bucket-file.js';
+import { bucketFilePath } from '../common/bucket/file.js';
 import { SherlockError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
-import { encodeText, hashPartition, textPayload } from '../common/hadoop-io.js';
-import { encodeWritable, TEXT } from '../common/hadoop-writables.js';
+import { encodeText, hashPartition, textPayload } from '../common/hadoop/io.js';
+import { encodeWritable, TEXT } from '../common/hadoop/writables.js';
 import { logger } from '../common/log.js';
-import { MapFileWriter } from '../common/map-file.js';
-import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../common/nutch-writables.js';
-import { bulkCodec, SequenceFileWriter, type Compression } from '../common/sequence-file.js';
+import { MapFileWriter } from '../common/hadoop/map-file.js';
+import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../common/hadoop/nutch-writables.js';
+import { bulkCodec, SequenceFileWriter, type Compression } from '../common/hadoop/sequence-file.js';
 import { crawlDatumOf } from '../shepherd/nutch-crawldb.js';
 import { UrlSnapshot } from '../shepherd/status.js';
 import { linkTarget } from './nutch-linkdb.js';

@@ -11,7 +11,7 @@
  *   only once complete (written as `<FILE>.tmp`, then renamed).
  * - `nutch` writes an Apache Nutch crawl directory (cli/export-nutch.ts).
  * - `warc` writes `<name>.warc.gz` into `--out DIR` for each ARC file
- *   (`common/warc.ts`), likewise complete or absent.
+ *   (`common/archive/warc.ts`), likewise complete or absent.
  *
  * ARC files are read strictly: the first damage stops the command with exit 1,
  * naming the file and offset. `--lenient` reads past damage as pywb does:
@@ -22,15 +22,15 @@
 import { closeSync, existsSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { normalizeArcDate } from '../common/arc.js';
-import { readArc, type ArcRecord } from '../common/arc-read.js';
-import { CDX_LEGEND } from '../common/cdx.js';
+import { normalizeArcDate } from '../common/archive/arc.js';
+import { readArc, type ArcRecord } from '../common/archive/arc-read.js';
+import { CDX_LEGEND } from '../common/archive/cdx.js';
 import { ioError, SherlockError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
 import { writeAt } from '../common/files.js';
 import { parseSize } from '../common/units.js';
-import { captureRecord, warcinfoRecord } from '../common/warc.js';
-import { ZipNumWriter } from '../common/zipnum.js';
+import { captureRecord, warcinfoRecord } from '../common/archive/warc.js';
+import { ZipNumWriter } from '../common/archive/zipnum.js';
 import { arcDir } from '../gatherer/store.js';
 import { STATE_HELP, action, print, printBytes, printJson, stateDir } from './command.js';
 import { cdxLines, type CdxFormat } from './cdx-lines.js';

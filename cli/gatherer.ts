@@ -5,17 +5,17 @@
  * run: SIGTERM (or SIGINT) stops taking work and lets fetches in flight end
  * and be stored, for at most gatherer.fetch_timeout; a second signal aborts
  * them (their URLs stay queued). SIGHUP reloads the config file. It serves
- * the control socket (`sherlock crawl pause|resume`, common/control.ts).
+ * the control socket (`sherlock crawl pause|resume`, common/gather/control.ts).
  */
 
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
-import { writePlan, type PlanEntry } from '../common/plan-file.js';
-import { GatherQueue } from '../common/queue-file.js';
-import { queueKeyText } from '../common/host-file.js';
+import { writePlan, type PlanEntry } from '../common/gather/plan-file.js';
+import { GatherQueue } from '../common/gather/queue-file.js';
+import { queueKeyText } from '../common/gather/host-file.js';
 import { canonicalUrl } from '../common/url.js';
-import type { Registry } from '../common/metrics.js';
+import type { Registry } from '../common/service/metrics.js';
 import type { GathererConfig } from '../gatherer/config.js';
 import { controlGatherer } from '../gatherer/control.js';
 import { Gatherer } from '../gatherer/gatherer.js';

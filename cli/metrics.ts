@@ -1,13 +1,13 @@
 /**
  * What the daemon commands share for /metrics: a registry holding the
  * process figures and the build, and the admin listener on a part's
- * `admin_listen` address when one is set (common/metrics-listener.ts).
+ * `admin_listen` address when one is set (common/service/metrics-listener.ts).
  */
 
 import { readFileSync } from 'node:fs';
 import { logger } from '../common/log.js';
-import { serveMetrics, type MetricsListener } from '../common/metrics-listener.js';
-import { Registry, registerProcessMetrics } from '../common/metrics.js';
+import { serveMetrics, type MetricsListener } from '../common/service/metrics-listener.js';
+import { Registry, registerProcessMetrics } from '../common/service/metrics.js';
 
 const log = logger('metrics');
 

@@ -8,7 +8,7 @@
  * are the whole linkdb in key order.
  */
 
-import { InlinksBuilder } from '../common/nutch-writables.js';
+import { InlinksBuilder } from '../common/hadoop/nutch-writables.js';
 
 /** Nutch's db.max.inlinks. */
 const MAX_INLINKS = 10_000;

@@ -31,16 +31,16 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ArcReader } from '../common/arc-read.js';
-import type { Bucket } from '../common/bucket.js';
-import { BucketReader, bucketFilePath } from '../common/bucket-file.js';
-import { httpPayloadOffset } from '../common/digest.js';
-import { parseBody, type DocumentBody } from '../common/doc-body.js';
-import { plainTextAndAnchors } from '../common/doc-text.js';
+import { ArcReader } from '../common/archive/arc-read.js';
+import type { Bucket } from '../common/bucket/bucket.js';
+import { BucketReader, bucketFilePath } from '../common/bucket/file.js';
+import { httpPayloadOffset } from '../common/archive/digest.js';
+import { parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
+import { plainTextAndAnchors } from '../common/bucket/doc-text.js';
 import { fromThreadError, isSherlockError, type ThreadError } from '../common/errors.js';
 import { ExternalSorter, mergedLines, type MergeSlice } from '../common/external-sort.js';
-import { DataWriter, encodeText } from '../common/hadoop-io.js';
-import { encodeWritable, typed, type Typed } from '../common/hadoop-writables.js';
+import { DataWriter, encodeText } from '../common/hadoop/io.js';
+import { encodeWritable, typed, type Typed } from '../common/hadoop/writables.js';
 import { logger } from '../common/log.js';
 import {
   CONTENT,
@@ -54,8 +54,8 @@ import {
   type CrawlDatum,
   type Link,
   type Metadata,
-} from '../common/nutch-writables.js';
-import { bulkCodec, type Compression } from '../common/sequence-file.js';
+} from '../common/hadoop/nutch-writables.js';
+import { bulkCodec, type Compression } from '../common/hadoop/sequence-file.js';
 import { everyCore } from '../common/threads.js';
 import { decodeContent } from '../gatherer/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../gatherer/store.js';

@@ -23,9 +23,9 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { ioError, SherlockError } from '../common/errors.js';
 import { readAt } from '../common/files.js';
-import { verifyChecksums } from '../common/hadoop-crc.js';
-import { MAP, TEXT, type MapWritable, type Typed } from '../common/hadoop-writables.js';
-import { DATA_FILE, INDEX_FILE, MapFileReader } from '../common/map-file.js';
+import { verifyChecksums } from '../common/hadoop/crc.js';
+import { MAP, TEXT, type MapWritable, type Typed } from '../common/hadoop/writables.js';
+import { DATA_FILE, INDEX_FILE, MapFileReader } from '../common/hadoop/map-file.js';
 import {
   crawlStatusName,
   PARSE_MAJOR_NAMES,
@@ -37,8 +37,8 @@ import {
   type ParseData,
   type ParseStatus,
   type ProtocolStatus,
-} from '../common/nutch-writables.js';
-import { decodeRecord, recordTypes, SequenceFileReader, type SequenceRecord } from '../common/sequence-file.js';
+} from '../common/hadoop/nutch-writables.js';
+import { decodeRecord, recordTypes, SequenceFileReader, type SequenceRecord } from '../common/hadoop/sequence-file.js';
 import { action, print, printJson } from './command.js';
 
 export function registerNutch(program: Command): void {

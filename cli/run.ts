@@ -20,7 +20,7 @@
  *   (unused but for its closing): should this process die, even by
  *   SIGKILL, they stop as on SIGTERM (cli/daemon.ts).
  * - It is a notify daemon itself (cli/daemon.ts). Each child gets its own
- *   notification socket here (common/sd-notify.ts): READY=1 is sent once
+ *   notification socket here (common/service/sd-notify.ts): READY=1 is sent once
  *   every child said READY=1, and STATUS= gathers the children's status
  *   lines. Without unix-dgram, READY=1 follows the spawns.
  */
@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { EXIT, SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
-import { receiveNotifications } from '../common/sd-notify.js';
+import { receiveNotifications } from '../common/service/sd-notify.js';
 import { parseDuration } from '../common/units.js';
 import { STATE_HELP, action, runtimeDir, stateDir } from './command.js';
 import { daemon, type Daemon } from './daemon.js';

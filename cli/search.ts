@@ -23,7 +23,7 @@ import { SherlockError } from '../common/errors.js';
 import { cacheSizes } from '../searcher/config.js';
 import type { SearchRequest } from '../searcher/engine.js';
 import { rankVersion, searchVersion } from '../searcher/index-engine.js';
-import { CURRENT, currentVersion, indexDirectory } from '../common/index-layout.js';
+import { CURRENT, currentVersion, indexDirectory } from '../common/index/layout.js';
 import { IndexVersion } from '../searcher/index-version.js';
 import { QueryError, parseQuery, type QueryNode } from '../searcher/query.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';

@@ -4,25 +4,25 @@
  * repaired): which daemons hold the state, URLs by state, the shepherd's last
  * cycle, hosts and queue depth, work waiting between the parts (seed files,
  * plans, buckets not merged yet), the archive's size, and what the gatherer
- * is doing now (its status snapshot, common/gather-status.ts: fetch rate,
+ * is doing now (its status snapshot, common/gather/status.ts: fetch rate,
  * errors, busiest and most-delayed hosts, the current ARC file). A damaged
  * snapshot is reported (`fetchingProblem`: the file and the field) and the
  * rest printed all the same. Last, which deflate path this installation
- * takes (the libdeflate binding or node:zlib, and why; common/libdeflate.ts).
+ * takes (the libdeflate binding or node:zlib, and why; common/deflate/libdeflate.ts).
  */
 
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ALIGN, bucketFilePath } from '../common/bucket-file.js';
-import { readPauseFlag } from '../common/control.js';
+import { ALIGN, bucketFilePath } from '../common/bucket/file.js';
+import { readPauseFlag } from '../common/gather/control.js';
 import { ioError, isSherlockError, SherlockError } from '../common/errors.js';
 import { listDirectory } from '../common/files.js';
-import { deflatePath, describeDeflatePath, type DeflatePath } from '../common/libdeflate.js';
-import { isLive, readGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
-import { readHostRecords } from '../common/host-file.js';
+import { deflatePath, describeDeflatePath, type DeflatePath } from '../common/deflate/libdeflate.js';
+import { isLive, readGatherStatus, type GatherStatusSnapshot } from '../common/gather/status.js';
+import { readHostRecords } from '../common/gather/host-file.js';
 import { lockHolder } from '../common/lock.js';
-import { listPlans } from '../common/plan-file.js';
-import { gatherPaths } from '../common/queue-file.js';
+import { listPlans } from '../common/gather/plan-file.js';
+import { gatherPaths } from '../common/gather/queue-file.js';
 import { arcDir } from '../gatherer/store.js';
 import { listSeedFiles } from '../shepherd/seed-inbox.js';
 import { readShepherdStatus, type ShepherdStatus } from '../shepherd/status.js';

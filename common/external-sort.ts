@@ -35,7 +35,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ioError } from './errors.js';
 import { readAt, writeAt } from './files.js';
-import { FileWindow } from './gzip-member.js';
+import { FileWindow } from './archive/gzip-member.js';
 
 export interface ExternalSortOptions {
   /** Bytes of lines held before a run is spilled (default 64 MiB). Counted as line length plus a per-line overhead. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { isIP } from 'node:net';
 import { duration, size } from '../common/config.js';
-import { adminListen } from '../common/metrics-listener.js';
+import { adminListen } from '../common/service/metrics-listener.js';
 
 /** An address or ADDRESS/PREFIX, IPv4 or IPv6. */
 const network = z.string().refine((text) => {

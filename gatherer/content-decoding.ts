@@ -37,7 +37,7 @@
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createInflate, createInflateRaw } from 'node:zlib';
 import { isSherlockError, SherlockError } from '../common/errors.js';
-import { hasGzipMagic, parseGzipHeader, type GzipHeader } from '../common/gzip-member.js';
+import { hasGzipMagic, parseGzipHeader, type GzipHeader } from '../common/archive/gzip-member.js';
 
 export type ContentCoding = 'gzip' | 'deflate' | 'br' | 'identity';
 
@@ -154,7 +154,7 @@ function inflate(stream: Transform & { bytesWritten: number }, input: Buffer, ma
 
 /**
  * RFC 1952 members one after another, each a header (parsed by
- * common/gzip-member.ts), a raw deflate stream and an 8-byte trailer (not
+ * common/archive/gzip-member.ts), a raw deflate stream and an 8-byte trailer (not
  * checked: a browser shows such a page too). Whatever follows a member and
  * does not start with the gzip magic is junk and ignored.
  */

@@ -1,12 +1,12 @@
 /**
- * The running gatherer's end of the control socket (common/control.ts):
+ * The running gatherer's end of the control socket (common/gather/control.ts):
  * `pause`, `resume` and `status` applied to a Gatherer, and the persisted
  * pause flag honoured at start. The flag is read after the socket listens,
  * so a pause is either in the flag when it is read or arrives through the
  * socket: none is missed.
  */
 
-import { readPauseFlag, serveControl, type ControlServer } from '../common/control.js';
+import { readPauseFlag, serveControl, type ControlServer } from '../common/gather/control.js';
 import { logger } from '../common/log.js';
 import type { Gatherer } from './gatherer.js';
 

@@ -14,7 +14,7 @@
  * The body is parse.ts's documentBody(); a redirect adds its target as `Y`.
  */
 
-import { BucketObject } from '../common/bucket.js';
+import { BucketObject } from '../common/bucket/bucket.js';
 import type { FetchResponse } from './fetch.js';
 import { errorAttribute } from './outcome.js';
 
@@ -47,7 +47,7 @@ export interface HeaderFacts {
   status?: number;
   address?: string;
   headers?: readonly (readonly [string, string])[];
-  /** MD5 of the body as received, hex (common/digest.ts md5Hex); written when there is a status. */
+  /** MD5 of the body as received, hex (common/archive/digest.ts md5Hex); written when there is a status. */
   md5?: string;
   charset?: string;
   retryAfter?: number;

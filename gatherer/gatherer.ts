@@ -18,7 +18,7 @@
  *
  * Pause. pause() starts no new fetch (nor DNS lookup) until resume(); those
  * in flight finish and are stored. The flag lives only here: the persisted
- * one (common/control.ts) is read by whoever opens the gatherer.
+ * one (common/gather/control.ts) is read by whoever opens the gatherer.
  *
  * Stop. stop('drain') takes no new work and lets fetches in flight finish and
  * be stored; stop('abort') also aborts them (their entries stay queued and
@@ -34,15 +34,15 @@
  */
 
 import { setMaxListeners } from 'node:events';
-import type { ArcRecordInput, FramedArcRecord } from '../common/arc-write.js';
-import { BucketObject } from '../common/bucket.js';
-import { md5Hex } from '../common/digest.js';
+import type { ArcRecordInput, FramedArcRecord } from '../common/archive/arc-write.js';
+import { BucketObject } from '../common/bucket/bucket.js';
+import { md5Hex } from '../common/archive/digest.js';
 import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
-import { Registry } from '../common/metrics.js';
-import { listPlans } from '../common/plan-file.js';
-import { GatherQueue, type Host, type QueueEntry } from '../common/queue-file.js';
-import { queueKeyOf, queueKeyText } from '../common/host-file.js';
+import { Registry } from '../common/service/metrics.js';
+import { listPlans } from '../common/gather/plan-file.js';
+import { GatherQueue, type Host, type QueueEntry } from '../common/gather/queue-file.js';
+import { queueKeyOf, queueKeyText } from '../common/gather/host-file.js';
 import type { GathererConfig } from './config.js';
 import { documentHeader, headerValue, responseFacts } from './document.js';
 import { Resolver, resolverFor } from './dns.js';
@@ -64,7 +64,7 @@ const log = logger('gatherer');
 /** How often the inbox is checked for new plans. */
 const INBOX_POLL_MS = 1000;
 
-/** How often the status snapshot (common/gather-status.ts) is rewritten. */
+/** How often the status snapshot (common/gather/status.ts) is rewritten. */
 const STATUS_MS = 1000;
 
 interface HostRuntime {

@@ -1,10 +1,10 @@
 /**
- * Writes the gatherer's status snapshot (common/gather-status.ts) from its
+ * Writes the gatherer's status snapshot (common/gather/status.ts) from its
  * counters and hosts: the fetch rate over a sliding window, errors by
  * outcome, the hosts with the most URLs queued and those waiting longest.
  */
 
-import { RATE_WINDOW_S, TOP_HOSTS, GATHER_STATUS_FORMAT, statusTime, writeGatherStatus, type GatherStatusSnapshot } from '../common/gather-status.js';
+import { RATE_WINDOW_S, TOP_HOSTS, GATHER_STATUS_FORMAT, statusTime, writeGatherStatus, type GatherStatusSnapshot } from '../common/gather/status.js';
 import type { GathererStatus } from './counters.js';
 import type { Outcome } from './outcome.js';
 

@@ -5,7 +5,7 @@
  * (GathererStatus) are read from it, not counted twice.
  */
 
-import { Counter, Histogram, SLOW_SECONDS, type Registry } from '../common/metrics.js';
+import { Counter, Histogram, SLOW_SECONDS, type Registry } from '../common/service/metrics.js';
 import { OUTCOMES, type Outcome } from './outcome.js';
 import type { GathererStatus } from './counters.js';
 

@@ -1,7 +1,7 @@
 /**
  * HTML to document fields: one pass of html-scan.ts (htmlparser2's events,
  * found faster) over the decoded page, writing the text into a TextBuilder
- * (common/doc-text.ts) and collecting title, metas, links and robots
+ * (common/bucket/doc-text.ts) and collecting title, metas, links and robots
  * directives.
  *
  * Text: words of <h1>/<h2> are heading 1, of <h3>–<h6> heading 2, of
@@ -33,10 +33,10 @@
  * BCP 47 tag.
  */
 
-import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/doc-text.js';
+import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/bucket/doc-text.js';
 import { canonicalOrNone, MAX_URL_LENGTH } from '../common/url.js';
 import { scanHtml } from './html-scan.js';
-import type { Link, LinkType, Meta, Robots } from '../common/doc-body.js';
+import type { Link, LinkType, Meta, Robots } from '../common/bucket/doc-body.js';
 
 /** Links stored per type; R indexes must fit a bracket. */
 export const MAX_LINKS = 1000;

@@ -2,7 +2,7 @@
  * The worker side of parse-pool.ts (and its inline path): the CPU-heavy
  * steps between a response and its store, so that the main thread only adds
  * the bucket header and writes. For every response with ARC content: its ARC
- * record framed (common/arc-write.ts frameArcRecord: one gzip member, the
+ * record framed (common/archive/arc-write.ts frameArcRecord: one gzip member, the
  * SHA-1 payload digest) and the MD5 of its body; for a document, also the
  * body parsed and deflated as the bucket's body part.
  *
@@ -10,10 +10,10 @@
  * archived and stored all the same.
  */
 
-import { frameArcRecord, type ArcFraming, type ArcRecordInput, type FramedArcRecord } from '../common/arc-write.js';
-import { deflatedBody } from '../common/bucket.js';
-import { md5Hex } from '../common/digest.js';
-import { documentBody } from '../common/doc-body.js';
+import { frameArcRecord, type ArcFraming, type ArcRecordInput, type FramedArcRecord } from '../common/archive/arc-write.js';
+import { deflatedBody } from '../common/bucket/bucket.js';
+import { md5Hex } from '../common/archive/digest.js';
+import { documentBody } from '../common/bucket/doc-body.js';
 import type { ParsedDocument } from './parse.js';
 import { parseResponseBody } from './response-body.js';
 

@@ -16,7 +16,7 @@
  *   anything else                      'other': stored, not parsed
  * The charset is chosen and the body decoded by charset.ts.
  *
- * The document becomes bucket body attributes through common/doc-body.ts
+ * The document becomes bucket body attributes through common/bucket/doc-body.ts
  * (documentBody), where the attribute layout is described.
  *
  * The robots directives are recorded, not applied: the links of a nofollow
@@ -24,8 +24,8 @@
  * shepherd and the indexer honour `p`.
  */
 
-import { noRobots, type DocumentBody } from '../common/doc-body.js';
-import { TextBuilder } from '../common/doc-text.js';
+import { noRobots, type DocumentBody } from '../common/bucket/doc-body.js';
+import { TextBuilder } from '../common/bucket/doc-text.js';
 import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
 import { parseSitemap } from './sitemap.js';

@@ -1,5 +1,5 @@
 /**
- * Moves plan files (common/plan-file.ts) from the inbox into the queues,
+ * Moves plan files (common/gather/plan-file.ts) from the inbox into the queues,
  * each URL exactly once, whatever instant a crash hits.
  *
  * A plan's lines are pushed in one synchronous stretch: nothing else touches
@@ -34,8 +34,8 @@ import { basename, join } from 'node:path';
 import { isSherlockError, ioError } from '../common/errors.js';
 import { createFileInBackground, syncDirectoryInBackground } from '../common/files.js';
 import { logger } from '../common/log.js';
-import { inboxDir, listPlans, readPlan, type PlanEntry } from '../common/plan-file.js';
-import { MAX_REST_LENGTH, type GatherQueue, type Host } from '../common/queue-file.js';
+import { inboxDir, listPlans, readPlan, type PlanEntry } from '../common/gather/plan-file.js';
+import { MAX_REST_LENGTH, type GatherQueue, type Host } from '../common/gather/queue-file.js';
 import { urlParts } from '../common/url.js';
 import { encodeQueued } from './queue-entry.js';
 

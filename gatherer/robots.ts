@@ -83,7 +83,7 @@
 
 import { createRequire } from 'node:module';
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { BucketObject, type Bucket } from '../common/bucket.js';
+import { BucketObject, type Bucket } from '../common/bucket/bucket.js';
 import { SherlockError, isSherlockError, type ErrorPlace } from '../common/errors.js';
 import { canonicalUrl, urlParts } from '../common/url.js';
 import { CODE, errorAttribute, httpErrorCode, isTemporary, type Outcome } from './outcome.js';

@@ -22,7 +22,7 @@
  */
 
 import { Parser } from 'htmlparser2';
-import type { Link } from '../common/doc-body.js';
+import type { Link } from '../common/bucket/doc-body.js';
 import { isSherlockError } from '../common/errors.js';
 import { canonicalUrl } from '../common/url.js';
 

@@ -26,10 +26,10 @@
 
 import { readFileSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArcReader } from '../common/arc-read.js';
-import { ArcWriter, type ArcFraming, type ArcRecordInput, type ArcWritten, type FramedArcRecord, type RecoveredArc } from '../common/arc-write.js';
-import { BUCKET_TYPE, BucketObject, encodeBucket, encodeDeflatedBucket, type Bucket } from '../common/bucket.js';
-import { BucketWriter, bucketFilePath } from '../common/bucket-file.js';
+import { ArcReader } from '../common/archive/arc-read.js';
+import { ArcWriter, type ArcFraming, type ArcRecordInput, type ArcWritten, type FramedArcRecord, type RecoveredArc } from '../common/archive/arc-write.js';
+import { BUCKET_TYPE, BucketObject, encodeBucket, encodeDeflatedBucket, type Bucket } from '../common/bucket/bucket.js';
+import { BucketWriter, bucketFilePath } from '../common/bucket/file.js';
 import { ioError, isSherlockError } from '../common/errors.js';
 import { createFile } from '../common/files.js';
 import { logger } from '../common/log.js';

@@ -13,9 +13,9 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BucketReader, bucketFilePath, oidAfter } from '../common/bucket-file.js';
-import { MANIFEST_NAME, readManifest } from '../common/index-manifest.js';
-import { currentVersion, indexDirectory } from '../common/index-layout.js';
+import { BucketReader, bucketFilePath, oidAfter } from '../common/bucket/file.js';
+import { MANIFEST_NAME, readManifest } from '../common/index/manifest.js';
+import { currentVersion, indexDirectory } from '../common/index/layout.js';
 
 export interface Backlog {
   /** The current version, if any. */

@@ -22,8 +22,8 @@
 
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bucketFilePath } from '../common/bucket-file.js';
-import { CARD_FLAG } from '../common/index-cardinfo.js';
+import { bucketFilePath } from '../common/bucket/file.js';
+import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { SherlockError } from '../common/errors.js';
 import { acquireLock } from '../common/lock.js';
 import { logger } from '../common/log.js';
@@ -33,7 +33,7 @@ import type { IndexerConfig } from './config.js';
 import { writeLexiconFile, writeLexLists } from './lexicon.js';
 import { attachAnchors, rankCards, staticWeights, writeFeedback } from './links.js';
 import { mergeCards, resolveRedirects } from './merge.js';
-import { indexDirectory } from '../common/index-layout.js';
+import { indexDirectory } from '../common/index/layout.js';
 import { beginVersion, publishVersion } from './publish.js';
 import { scan } from './scan.js';
 import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';

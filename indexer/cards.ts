@@ -15,8 +15,8 @@
  * sorted order held in memory (CardFinder).
  */
 
-import { CARD_TYPES, CardInfoWriter } from '../common/index-cardinfo.js';
-import { FingerprintsWriter } from '../common/index-fingerprints.js';
+import { CARD_TYPES, CardInfoWriter } from '../common/index/cardinfo.js';
+import { FingerprintsWriter } from '../common/index/fingerprints.js';
 import { FINGERPRINT_SIZE } from './work-files.js';
 
 /** Per card, what the chewer found (arrays indexed by card id). */
@@ -33,7 +33,7 @@ export interface CardFacts {
   urlLengths: Uint16Array;
   /** The first meta position after its own metas: anchor texts go from there. */
   metaEnds: Uint16Array;
-  /** lengthCode (index-cardinfo.ts) of its body's words. */
+  /** lengthCode (common/index/cardinfo.ts) of its body's words. */
   lengths: Uint8Array;
   /** Static weight 0–255 (links.ts). */
   weights: Uint8Array;

@@ -11,11 +11,11 @@
  *     meta positions count over all metas with a gap of one between two
  *     metas, word positions over the text with a gap of one at each block
  *     break, so phrases never join across either; per card the limits of
- *     index-refs.ts: words past MAX_WORD_POSITION keep one edge ref, metas
+ *     common/index/refs.ts: words past MAX_WORD_POSITION keep one edge ref, metas
  *     past MAX_META_POSITION are dropped; a word of more than 255 bytes in
  *     UTF-8 (the Lexicon's limit) is garbage, like one of too many characters;
  *   - one reference chain per distinct word (exact form), encoded as it goes
- *     in the form alone (index-refs.ts: a u32 head with the card id), which
+ *     in the form alone (common/index/refs.ts: a u32 head with the card id), which
  *     the WordIndex stage lists;
  *   - the card for Cards, deflated here in blocks of the batch's cards;
  *   - the MD5 of its words (Checksums), their min-hash signature
@@ -39,17 +39,17 @@
 import { createHash } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { decodeBucketHeader, type BucketObject } from '../common/bucket.js';
-import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket-file.js';
-import { META_TYPES, parseBody, type DocumentBody } from '../common/doc-body.js';
-import { linkBlocks, readDocText, type DocTextToken } from '../common/doc-text.js';
+import { decodeBucketHeader, type BucketObject } from '../common/bucket/bucket.js';
+import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket/file.js';
+import { META_TYPES, parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
+import { linkBlocks, readDocText, type DocTextToken } from '../common/bucket/doc-text.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
-import { CARD_FLAG, CARD_TYPES, cardType, lengthCode } from '../common/index-cardinfo.js';
-import { CardBlocks } from '../common/index-cards.js';
-import { STRING_KINDS, stringKey, urlStrings } from '../common/index-chains.js';
-import { LINK_TYPES } from '../common/index-fingerprints.js';
-import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
-import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index-refs.js';
+import { CARD_FLAG, CARD_TYPES, cardType, lengthCode } from '../common/index/cardinfo.js';
+import { CardBlocks } from '../common/index/cards.js';
+import { STRING_KINDS, stringKey, urlStrings } from '../common/index/chains.js';
+import { LINK_TYPES } from '../common/index/fingerprints.js';
+import { MAX_WORD_BYTES } from '../common/index/lexicon.js';
+import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index/refs.js';
 import { fingerprint, footprint, siteFootprint, urlParts } from '../common/url.js';
 import { cutWords, exactForm, plainForm, spellingHash, type RawKind } from '../common/words.js';
 import { grow } from '../common/grow.js';
@@ -81,12 +81,12 @@ export interface ChewTask {
 export const SUMMARY_SIZE = 52;
 /** Per card: the StringIndex keys of its URL, host and domain (zero when empty). */
 export const STRING_KEYS_SIZE = STRING_KINDS.length * FINGERPRINT_SIZE;
-/** Bytes of a Links record (index-fingerprints.ts). */
+/** Bytes of a Links record (common/index/fingerprints.ts). */
 export const LINK_RECORD = 16;
 
 export interface ChewResult {
   summaries: Uint8Array;
-  /** The batch's cards in blocks (index-cards.ts CardBlocks), back to back. */
+  /** The batch's cards in blocks (common/index/cards.ts CardBlocks), back to back. */
   cards: Uint8Array;
   strings: Uint8Array;
   /** The worker thread and its vocabulary epoch: word numbers are the worker's, until its epoch changes. */

@@ -20,11 +20,11 @@
 
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { CARD_FLAG } from '../common/index-cardinfo.js';
-import { CardsWriter } from '../common/index-cards.js';
-import { LinksWriter } from '../common/index-fingerprints.js';
+import { CARD_FLAG } from '../common/index/cardinfo.js';
+import { CardsWriter } from '../common/index/cards.js';
+import { LinksWriter } from '../common/index/fingerprints.js';
 import { logger } from '../common/log.js';
-import { FOOTPRINT_SIZE } from '../common/index-feedback.js';
+import { FOOTPRINT_SIZE } from '../common/index/feedback.js';
 import type { CardFacts } from './cards.js';
 import { LINK_RECORD, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask } from './chew-worker.js';
 import { rawId, Vocabulary } from './lexicon.js';

@@ -6,7 +6,7 @@
 
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
-import { adminListen } from '../common/metrics-listener.js';
+import { adminListen } from '../common/service/metrics-listener.js';
 
 export const indexerConfig = z
   .object({

@@ -6,7 +6,7 @@
  *              order, so the same corpus gives the same file); its id is
  *              8·(record number + 1), which is what Postings name words by
  *   LexByFreq  the same records by frequency, highest first (ties by id)
- *   LexOrder   the words renumbered in the Lexicon's order (index-lexicon.ts
+ *   LexOrder   the words renumbered in the Lexicon's order (common/index/lexicon.ts
  *              lexiconOrder: length of the plain form, plain form, exact
  *              form), ids 8, 16, 24, …; so accent variants get adjacent ids
  *              and adjacent chains in WordIndex
@@ -22,7 +22,7 @@
  * size grows with the number of distinct words, not with the corpus.
  */
 
-import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, compareKeys, orderKey, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index-lexicon.js';
+import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, compareKeys, orderKey, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index/lexicon.js';
 
 /** The words the chewer found, numbered in the order first found (LexRaw's order). */
 export class Vocabulary {
@@ -68,7 +68,7 @@ export interface LexiconOrder {
   rank: Uint32Array;
 }
 
-/** Sorts the vocabulary into index-lexicon.ts's lexiconOrder. */
+/** Sorts the vocabulary into common/index/lexicon.ts's lexiconOrder. */
 export function sortLexicon(vocabulary: Vocabulary): LexiconOrder {
   const { exact, plain, size } = vocabulary;
   const keys = Array.from({ length: size }, (_, n) => orderKey(exact[n]!, plain[n]!));

@@ -28,17 +28,17 @@
  *              into AnchoredPostings: a word the card has gets the refs
  *              appended to its chain, a new word a chain of its own. AnchoredPostings has the Postings
  *              layout (work-files.ts) and is what WordIndex is built from.
- *   Feedback   (common/index-feedback.ts) per card its footprint, flags and
+ *   Feedback   (common/index/feedback.ts) per card its footprint, flags and
  *              weight, published with the version for the shepherd.
  */
 
 import { join } from 'node:path';
-import { META_TYPES } from '../common/doc-body.js';
-import { CARD_FLAG } from '../common/index-cardinfo.js';
-import { FeedbackWriter, FOOTPRINT_SIZE } from '../common/index-feedback.js';
-import { readLinks } from '../common/index-fingerprints.js';
-import { MAX_WORD_BYTES } from '../common/index-lexicon.js';
-import { ChainBuilder, MAX_CARD_ID, MAX_META_POSITION, refsOf } from '../common/index-refs.js';
+import { META_TYPES } from '../common/bucket/doc-body.js';
+import { CARD_FLAG } from '../common/index/cardinfo.js';
+import { FeedbackWriter, FOOTPRINT_SIZE } from '../common/index/feedback.js';
+import { readLinks } from '../common/index/fingerprints.js';
+import { MAX_WORD_BYTES } from '../common/index/lexicon.js';
+import { ChainBuilder, MAX_CARD_ID, MAX_META_POSITION, refsOf } from '../common/index/refs.js';
 import { FNV_START, cutWords, exactForm, fnv, plainForm, type RawKind } from '../common/words.js';
 import { AnchorRefs } from './anchor-refs.js';
 import type { CardFacts, CardFinder } from './cards.js';

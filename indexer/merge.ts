@@ -27,9 +27,9 @@
  * signature search (signatures.ts).
  */
 
-import { CARD_FLAG } from '../common/index-cardinfo.js';
-import { readIndexFile, recordCount, type IndexFormat } from '../common/index-file.js';
-import { readLinks } from '../common/index-fingerprints.js';
+import { CARD_FLAG } from '../common/index/cardinfo.js';
+import { readIndexFile, recordCount, type IndexFormat } from '../common/index/file.js';
+import { readLinks } from '../common/index/fingerprints.js';
 import type { CardFacts, CardFinder } from './cards.js';
 import { nearDuplicates } from './signatures.js';
 import { readChecksums, WorkFileWriter } from './work-files.js';

@@ -1,10 +1,10 @@
 /**
  * The indexer's metrics, for the indexer daemon to register on its admin
- * listener (common/metrics-listener.ts): builds by result and their
+ * listener (common/service/metrics-listener.ts): builds by result and their
  * duration, and the last version published (cards, bytes).
  */
 
-import type { Counter, Gauge, Histogram, Registry } from '../common/metrics.js';
+import type { Counter, Gauge, Histogram, Registry } from '../common/service/metrics.js';
 import type { BuildReport } from './build.js';
 
 /** A build takes seconds on a small crawl and hours on a large one. */

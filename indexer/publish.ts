@@ -12,7 +12,7 @@
  * added when that name is taken, so names sort by age.
  *
  * Publishing: the working files are removed (unless kept), every file left
- * is fsynced, the Manifest (common/index-manifest.ts: counts, size and CRC
+ * is fsynced, the Manifest (common/index/manifest.ts: counts, size and CRC
  * of every file) is written last, the directory is fsynced and renamed to
  * `<version>/`, and `current` is switched by making a symlink under a
  * temporary name and renaming it over `current` (rename(2) is atomic).
@@ -32,8 +32,8 @@ import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlin
 import { join } from 'node:path';
 import { ioError } from '../common/errors.js';
 import { syncDirectory, syncPath } from '../common/files.js';
-import { CURRENT, currentVersion } from '../common/index-layout.js';
-import { MANIFEST_NAME, writeManifest } from '../common/index-manifest.js';
+import { CURRENT, currentVersion } from '../common/index/layout.js';
+import { MANIFEST_NAME, writeManifest } from '../common/index/manifest.js';
 import { logger } from '../common/log.js';
 
 const log = logger('indexer');

@@ -29,7 +29,7 @@ import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ioError } from '../common/errors.js';
 import { readAt, writeAt } from '../common/files.js';
-import { chainCardId, chainRefsStart, listedHeadSize, putListedHead } from '../common/index-refs.js';
+import { chainCardId, chainRefsStart, listedHeadSize, putListedHead } from '../common/index/refs.js';
 import { POSTING_HEAD } from './work-files.js';
 
 /** The rank of a cursor past its last record. */
@@ -44,7 +44,7 @@ export interface SortedRun {
 /**
  * Sorts a chunk of whole Postings records by rank: `rankOf(word, at)` gives
  * the rank of a LexRaw id (or throws on a word it does not know). Each chain
- * is rewritten in WordIndex's listed form (index-refs.ts), its card id as the
+ * is rewritten in WordIndex's listed form (common/index/refs.ts), its card id as the
  * gap from the last card of its rank, which `lastCards` holds from chunk to
  * chunk (−1 before the first); the bytes of each rank are added to `sizes`.
  */

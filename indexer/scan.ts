@@ -24,11 +24,11 @@
  * bucket must not stop the index.
  */
 
-import { decodeBucketHeader } from '../common/bucket.js';
-import { BUCKET_HEADER_SIZE, BucketReader, oidAfter } from '../common/bucket-file.js';
+import { decodeBucketHeader } from '../common/bucket/bucket.js';
+import { BUCKET_HEADER_SIZE, BucketReader, oidAfter } from '../common/bucket/file.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
-import { CARD_FLAG } from '../common/index-cardinfo.js';
-import { MAX_CARD_ID } from '../common/index-refs.js';
+import { CARD_FLAG } from '../common/index/cardinfo.js';
+import { MAX_CARD_ID } from '../common/index/refs.js';
 import { logger } from '../common/log.js';
 import { fingerprint } from '../common/url.js';
 import { FINGERPRINT_SIZE, writeAttributes, type Attributes } from './work-files.js';

@@ -30,7 +30,7 @@
 
 import { closeSync } from 'node:fs';
 import { readAt } from '../common/files.js';
-import { INDEX_HEADER_SIZE, IndexFileReader, openRead, type IndexFormat } from '../common/index-file.js';
+import { INDEX_HEADER_SIZE, IndexFileReader, openRead, type IndexFormat } from '../common/index/file.js';
 import { FNV_START, fnv } from '../common/words.js';
 import { WorkFileWriter } from './work-files.js';
 

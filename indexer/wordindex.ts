@@ -8,7 +8,7 @@
  * stay in memory up to a quarter of the budget, older ones are spilled to
  * disk; the merge reads spilled runs through two buffers each, sharing a
  * quarter of the budget (at least 16 KiB each). Chains are streamed into
- * WordIndex (index-chains.ts beginEntry/writeChains), never a word's whole
+ * WordIndex (common/index/chains.ts beginEntry/writeChains), never a word's whole
  * list. So the postings, which grow with the text, never take more than half
  * the budget, leaving the other half to what the build holds per card and
  * per word and to the JavaScript heap; besides it the stage holds a few
@@ -19,9 +19,9 @@
  */
 
 import { join } from 'node:path';
-import { StringIndexWriter, WordIndexWriter } from '../common/index-chains.js';
-import { IndexFileReader } from '../common/index-file.js';
-import { ChainBuilder } from '../common/index-refs.js';
+import { StringIndexWriter, WordIndexWriter } from '../common/index/chains.js';
+import { IndexFileReader } from '../common/index/file.js';
+import { ChainBuilder } from '../common/index/refs.js';
 import type { LexiconOrder } from './lexicon.js';
 import { rawId } from './lexicon.js';
 import { END, Runs, sortChunk } from './runs.js';

@@ -1,7 +1,7 @@
 /**
  * The indexer's working files: what one build stage hands the next, written
  * into the version directory being built (`state/index/<version>.tmp/`) with
- * the index framing (common/index-file.ts), so `sherlock index dump` reads
+ * the index framing (common/index/file.ts), so `sherlock index dump` reads
  * them, and removed before the version is published unless the build keeps
  * them (`--keep-work`). Names after the seed (seeds/003 "Index and internal
  * indexer files"); the layouts are ours where the seed has none.
@@ -19,7 +19,7 @@
  *     Body: records by increasing card id, each word at most once per card
  *       0   4  word: its LexRaw id
  *       4   4  S: bytes of the chain
- *       8   S  the word's chain in the card (common/index-refs.ts: card id,
+ *       8   S  the word's chain in the card (common/index/refs.ts: card id,
  *              length, refs), as it goes into WordIndex
  *
  *   Checksums (chew → merging)            magic SHERLOCK-CHKSUMS
@@ -44,8 +44,8 @@
  * what it keeps) and rebuilt by the next build after a crash.
  */
 
-import { CARD_FLAG } from '../common/index-cardinfo.js';
-import { IndexFileReader, IndexFileWriter, readIndexFile, recordCount, type IndexFormat } from '../common/index-file.js';
+import { CARD_FLAG } from '../common/index/cardinfo.js';
+import { IndexFileReader, IndexFileWriter, readIndexFile, recordCount, type IndexFormat } from '../common/index/file.js';
 
 export const ATTRIBUTES_FORMAT: IndexFormat = { magic: 'SHERLOCK-ATTRS', version: 1, fields: ['cards', 'generation'], what: 'Attributes' };
 export const POSTINGS_FORMAT: IndexFormat = { magic: 'SHERLOCK-POSTING', version: 1, fields: ['records'], what: 'Postings' };

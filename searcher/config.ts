@@ -9,7 +9,7 @@
 
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
-import { socketLimit, type SocketLimits } from '../common/http-listener.js';
+import { socketLimit, type SocketLimits } from '../common/service/http-listener.js';
 import { coresButOne } from '../common/threads.js';
 
 /** A browser origin ("https://search.example.org"), normalised as browsers send it. */
@@ -93,7 +93,7 @@ export const searcherConfig = z
 
 export type SearcherConfig = z.output<typeof searcherConfig>;
 
-/** The connection caps of the searcher's listener (common/http-listener.ts). */
+/** The connection caps of the searcher's listener (common/service/http-listener.ts). */
 export function socketLimits(config: SearcherConfig): SocketLimits {
   const maxSockets = config.max_sockets === 'auto' ? socketLimit() : config.max_sockets;
   return { maxSockets, maxSocketsPerIp: config.max_sockets_per_ip, headerTimeoutMs: config.header_timeout };

@@ -2,7 +2,7 @@
  * Evaluating a parsed query (query.ts) over one index version: each node
  * becomes the cards it matches (Hits: ascending card ids in a typed array),
  * a score per card and, where a parent needs them, the occurrences that
- * matched (packed refs, index-refs.ts packRef, ascending by line), which
+ * matched (packed refs, common/index/refs.ts packRef, ascending by line), which
  * phrases, NEAR and the proximity bonus read.
  *
  * - A word matches its plain form's accent variants (the Lexicon's
@@ -35,9 +35,9 @@
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { CARD_TYPES, cardType } from '../common/index-cardinfo.js';
-import type { LexiconEntry } from '../common/index-lexicon.js';
-import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index-refs.js';
+import { CARD_TYPES, cardType } from '../common/index/cardinfo.js';
+import type { LexiconEntry } from '../common/index/lexicon.js';
+import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index/refs.js';
 import { hasAccents } from '../common/words.js';
 import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';

@@ -14,8 +14,8 @@
  */
 
 import { basename, resolve } from 'node:path';
-import { CARD_TYPES } from '../common/index-cardinfo.js';
-import { currentVersion, indexDirectory } from '../common/index-layout.js';
+import { CARD_TYPES } from '../common/index/cardinfo.js';
+import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';

@@ -22,12 +22,12 @@
  */
 
 import { join } from 'node:path';
-import { CARD_FLAG, CARD_TYPES, CardInfoReader } from '../common/index-cardinfo.js';
-import { CardsReader, type Card } from '../common/index-cards.js';
-import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index-chains.js';
-import { Lexicon, type LexiconEntry } from '../common/index-lexicon.js';
-import { verifyIndexDir, type Manifest } from '../common/index-manifest.js';
-import type { PackedChains } from '../common/index-refs.js';
+import { CARD_FLAG, CARD_TYPES, CardInfoReader } from '../common/index/cardinfo.js';
+import { CardsReader, type Card } from '../common/index/cards.js';
+import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index/chains.js';
+import { Lexicon, type LexiconEntry } from '../common/index/lexicon.js';
+import { verifyIndexDir, type Manifest } from '../common/index/manifest.js';
+import type { PackedChains } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';

@@ -5,7 +5,7 @@
  * server keeps for the status topic (search.ts Counters) are read from it.
  */
 
-import { FAST_SECONDS, type Histogram, type Registry } from '../common/metrics.js';
+import { FAST_SECONDS, type Histogram, type Registry } from '../common/service/metrics.js';
 import type { ErrorCode } from './protocol.js';
 import type { Counters } from './counters.js';
 

@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { CONTENT_TYPE } from '../common/metrics.js';
+import { CONTENT_TYPE } from '../common/service/metrics.js';
 import { bearerToken, tokenMatches } from './auth.js';
 import type { Shared } from './connection.js';
 import { decodeResult } from './engine.js';
@@ -78,7 +78,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-/** Answers one request; `url` is its target, already parsed (common/http-listener.ts). */
+/** Answers one request; `url` is its target, already parsed (common/service/http-listener.ts). */
 export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, shared: Shared, assets: Map<string, Asset>): void | Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');

@@ -16,8 +16,8 @@
  * from the link graph) raises the sum by up to STATIC_SHARE.
  */
 
-import { codeLength } from '../common/index-cardinfo.js';
-import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/index-refs.js';
+import { codeLength } from '../common/index/cardinfo.js';
+import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/index/refs.js';
 
 /** By word type (doc-text.ts): text, emphasised, small, heading 1, heading 2, alt. */
 const WORD_WEIGHTS = [10, 14, 5, 24, 18, 8] as const;
@@ -64,7 +64,7 @@ function refWeight(ref: Ref): number {
   return ref.kind === 'word' ? (WORD_WEIGHTS[ref.type] ?? 0) : (META_WEIGHTS[ref.type] ?? 0) + ref.weight * META_WEIGHT_STEP;
 }
 
-/** refWeight of a packed ref (index-refs.ts packRef) by its low bits: `CODE_WEIGHT[packed & CODE_MASK]`. */
+/** refWeight of a packed ref (common/index/refs.ts packRef) by its low bits: `CODE_WEIGHT[packed & CODE_MASK]`. */
 export const CODE_MASK = (1 << PACKED_CODE_BITS) - 1;
 export const CODE_WEIGHT = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => refWeight(unpackRef(code)));
 /** By packed code: a word occurrence's term frequency (its weight ÷ plain text's), 0 for a meta. */
@@ -116,7 +116,7 @@ export function lengthNorms(lengths: Uint8Array): Float64Array {
 }
 
 /**
- * A word's score in each card of its chains (refs packed, index-refs.ts):
+ * A word's score in each card of its chains (refs packed, common/index/refs.ts):
  * occurrenceScore with the card's length norm (`norms[lengths[card]]`) and
  * the word's `idf`. Made once when the chains are decoded.
  */

@@ -2,7 +2,7 @@
  * The searcher's one port: an HTTP server (pages.ts) whose upgrade requests
  * become WebSocket connections speaking sherlock.v1 (connection.ts).
  *
- * Every request first passes the guards of common/http-listener.ts (a
+ * Every request first passes the guards of common/service/http-listener.ts (a
  * target that is not a URL is answered 400; idle and surplus TCP
  * connections are closed before they use up the descriptors) and the Host
  * check (auth.ts: refused 421 unless it names this searcher). The upgrade is
@@ -23,11 +23,11 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { isLive, readGatherStatus } from '../common/gather-status.js';
-import { createListener, requestTarget, type ListenerCounts, type SocketLimits } from '../common/http-listener.js';
-import { boundAddress, splitListen } from '../common/listen.js';
+import { isLive, readGatherStatus } from '../common/gather/status.js';
+import { createListener, requestTarget, type ListenerCounts, type SocketLimits } from '../common/service/http-listener.js';
+import { boundAddress, splitListen } from '../common/service/listen.js';
 import { logger } from '../common/log.js';
-import { Registry } from '../common/metrics.js';
+import { Registry } from '../common/service/metrics.js';
 import { hostAllowed, originAllowed } from './auth.js';
 import { socketLimits, type SearcherConfig } from './config.js';
 import { Connection, type Shared } from './connection.js';
@@ -59,7 +59,7 @@ export class SearchServer {
   private token: string | undefined;
   private readonly engine: Engine;
   private readonly http: Server;
-  /** What the listener's guards refused (common/http-listener.ts). */
+  /** What the listener's guards refused (common/service/http-listener.ts). */
   readonly refused: ListenerCounts;
   private limits: SocketLimits;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD, perMessageDeflate: false, clientTracking: false, handleProtocols: () => SUBPROTOCOL });
@@ -172,7 +172,7 @@ export class SearchServer {
     };
   }
 
-  /** The gatherer's snapshot with `live` (common/gather-status.ts), or null without one or when unreadable. */
+  /** The gatherer's snapshot with `live` (common/gather/status.ts), or null without one or when unreadable. */
   private gathererStatus(): Record<string, unknown> | null {
     if (this.state === undefined) return null;
     try {

@@ -20,7 +20,7 @@
  * snippet is the start of the content.
  */
 
-import { linkBlocks, readDocText } from '../common/doc-text.js';
+import { linkBlocks, readDocText } from '../common/bucket/doc-text.js';
 import { grow } from '../common/grow.js';
 import { cutWords, exactForm, plainForm } from '../common/words.js';
 import type { QueryNode } from './query.js';

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { duration, size } from '../common/config.js';
-import { adminListen } from '../common/metrics-listener.js';
+import { adminListen } from '../common/service/metrics-listener.js';
 import { MAX_URL_LENGTH } from '../common/url.js';
 import { hostPatternProblem, paramNameProblem, urlPatternProblem } from './scope-patterns.js';
 

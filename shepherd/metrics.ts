@@ -6,7 +6,7 @@
  */
 
 import { logger } from '../common/log.js';
-import type { Counter, Histogram, Registry } from '../common/metrics.js';
+import type { Counter, Histogram, Registry } from '../common/service/metrics.js';
 import type { CycleReport } from './shepherd.js';
 import { readShepherdStatus } from './status.js';
 import { URL_STATES, type UrlDbStats } from './urldb.js';

@@ -1,7 +1,7 @@
 /**
  * A URL row as an Apache Nutch CrawlDatum and back: what `sherlock export
  * nutch` writes into `crawldb/current` and `sherlock import nutch` reads from
- * any crawldb (ours or Nutch's). Layout of a CrawlDatum: common/nutch-writables.ts
+ * any crawldb (ours or Nutch's). Layout of a CrawlDatum: common/hadoop/nutch-writables.ts
  * and docs/nutch.md.
  *
  * Row → CrawlDatum:
@@ -36,8 +36,8 @@
  * db_parse_failed → ok; fetch_* statuses (a segment's crawl_fetch) likewise.
  */
 
-import { mapGet, typed, type MapWritable, type Typed } from '../common/hadoop-writables.js';
-import { CRAWL_STATUS, NUTCH_DEFAULT_INTERVAL, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../common/nutch-writables.js';
+import { mapGet, typed, type MapWritable, type Typed } from '../common/hadoop/writables.js';
+import { CRAWL_STATUS, NUTCH_DEFAULT_INTERVAL, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../common/hadoop/nutch-writables.js';
 import type { UrlRowColumns } from './status.js';
 import { URL_STATES, type RestoredUrl, type UrlState } from './urldb.js';
 

@@ -12,9 +12,9 @@
  * A page whose robots meta says nofollow gives no links (p attribute).
  */
 
-import type { Bucket } from '../common/bucket.js';
-import { oidAfter, type BucketReader, type Damage } from '../common/bucket-file.js';
-import { parseBody, type DocumentBody } from '../common/doc-body.js';
+import type { Bucket } from '../common/bucket/bucket.js';
+import { oidAfter, type BucketReader, type Damage } from '../common/bucket/file.js';
+import { parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
 import { SherlockError } from '../common/errors.js';
 
 export interface FetchResult {

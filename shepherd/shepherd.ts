@@ -21,13 +21,13 @@
  * put a file there, and whoever holds the database takes it.
  */
 
-import { BucketReader, bucketFilePath } from '../common/bucket-file.js';
+import { BucketReader, bucketFilePath } from '../common/bucket/file.js';
 import { isSherlockError, type SherlockError } from '../common/errors.js';
-import { CARD_FLAG } from '../common/index-cardinfo.js';
-import { FEEDBACK_NAME, readFeedback, type FeedbackRecord } from '../common/index-feedback.js';
-import { currentVersion, indexDirectory } from '../common/index-layout.js';
+import { CARD_FLAG } from '../common/index/cardinfo.js';
+import { FEEDBACK_NAME, readFeedback, type FeedbackRecord } from '../common/index/feedback.js';
+import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { logger } from '../common/log.js';
-import { listPlans, writePlan, writePlanInBackground, type PlanEntry } from '../common/plan-file.js';
+import { listPlans, writePlan, writePlanInBackground, type PlanEntry } from '../common/gather/plan-file.js';
 import { footprint } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
 import { readReports, type FetchResult } from './results.js';
@@ -264,7 +264,7 @@ export class Shepherd {
 
   /**
    * Applies the Feedback of the index version `current` names
-   * (common/index-feedback.ts): static weights steer planning, duplicates
+   * (common/index/feedback.ts): static weights steer planning, duplicates
    * wait max_refetch from their last fetch. FEEDBACK_BATCH records per call, read on from
    * where the last call stopped (the reader stays open between cycles); the
    * progress in meta moves in the same transaction as the records, and

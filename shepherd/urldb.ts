@@ -107,7 +107,7 @@ import Database from 'better-sqlite3';
 import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
-import type { PlanEntry } from '../common/plan-file.js';
+import type { PlanEntry } from '../common/gather/plan-file.js';
 import { canonicalOrNone, canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { FootprintMap, MAX_ROW_ID, footprintKey } from './footprint-map.js';

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
-import { ArcWriter } from '../../common/arc-write.js';
+import { ArcWriter } from '../../common/archive/arc-write.js';
 import { cliPath, scratchDir, testdata } from '../helpers/paths.js';
 
 function sherlock(args: string[]) {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import test, { type TestContext } from 'node:test';
-import { BUCKET_TYPE, BucketObject, encodeBucket, type Bucket, type BucketType } from '../../common/bucket.js';
-import { ALIGN, BucketWriter, bucketFilePath } from '../../common/bucket-file.js';
+import { BUCKET_TYPE, BucketObject, encodeBucket, type Bucket, type BucketType } from '../../common/bucket/bucket.js';
+import { ALIGN, BucketWriter, bucketFilePath } from '../../common/bucket/file.js';
 import { cliPath, scratchDir } from '../helpers/paths.js';
 
 function sherlock(args: string[], env: NodeJS.ProcessEnv = {}) {

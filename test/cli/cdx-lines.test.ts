@@ -3,10 +3,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
-import { ArcReader } from '../../common/arc-read.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
 import { isSherlockError } from '../../common/errors.js';
 import { ExternalSorter } from '../../common/external-sort.js';
-import { compressMember } from '../../common/gzip-member.js';
+import { compressMember } from '../../common/archive/gzip-member.js';
 import { cdxLines, cdxLinesOfPart } from '../../cli/cdx-lines.js';
 import { scratchDir } from '../helpers/paths.js';
 

@@ -4,9 +4,9 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { join } from 'node:path';
 import test from 'node:test';
 import { promisify } from 'node:util';
-import { readArc } from '../../common/arc-read.js';
-import { CDX_LEGEND, cdxFields, cdxUrlKey, formatCdx, parseCdxLine } from '../../common/cdx.js';
-import { ZipNumCluster } from '../../common/zipnum.js';
+import { readArc } from '../../common/archive/arc-read.js';
+import { CDX_LEGEND, cdxFields, cdxUrlKey, formatCdx, parseCdxLine } from '../../common/archive/cdx.js';
+import { ZipNumCluster } from '../../common/archive/zipnum.js';
 import { runCli } from '../helpers/cli.js';
 import { scratchDir, testdata } from '../helpers/paths.js';
 import { warcioBin, writeSampleArc } from '../helpers/sample-arc.js';

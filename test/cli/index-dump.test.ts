@@ -10,14 +10,14 @@ import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
-import { TextBuilder } from '../../common/doc-text.js';
-import { CARD_FLAG, CardInfoWriter } from '../../common/index-cardinfo.js';
-import { CardsWriter } from '../../common/index-cards.js';
-import { StringIndexWriter, stringKey, WordIndexWriter } from '../../common/index-chains.js';
-import { FingerprintsWriter, LinksWriter } from '../../common/index-fingerprints.js';
-import { LEXORDER_FORMAT, writeLexicon, writeLexList } from '../../common/index-lexicon.js';
-import { writeManifest } from '../../common/index-manifest.js';
-import { WORD_EDGE } from '../../common/index-refs.js';
+import { TextBuilder } from '../../common/bucket/doc-text.js';
+import { CARD_FLAG, CardInfoWriter } from '../../common/index/cardinfo.js';
+import { CardsWriter } from '../../common/index/cards.js';
+import { StringIndexWriter, stringKey, WordIndexWriter } from '../../common/index/chains.js';
+import { FingerprintsWriter, LinksWriter } from '../../common/index/fingerprints.js';
+import { LEXORDER_FORMAT, writeLexicon, writeLexList } from '../../common/index/lexicon.js';
+import { writeManifest } from '../../common/index/manifest.js';
+import { WORD_EDGE } from '../../common/index/refs.js';
 import { cliPath, scratchDir } from '../helpers/paths.js';
 
 async function sherlock(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {

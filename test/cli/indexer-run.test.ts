@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { verifyIndexDir } from '../../common/index-manifest.js';
+import { verifyIndexDir } from '../../common/index/manifest.js';
 import { runCli, startCli, until } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
 import { LOOPBACK_CRAWL, linkedPages } from '../helpers/linked-site.js';

@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ensureNutchState } from '../../bench/nutch-state.js';
 import { exportNutch, partName } from '../../cli/export-nutch.js';
-import { verifyChecksums } from '../../common/hadoop-crc.js';
-import { hashPartition } from '../../common/hadoop-io.js';
-import { MapFileReader } from '../../common/map-file.js';
-import type { Link, ParseData } from '../../common/nutch-writables.js';
-import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/sequence-file.js';
+import { verifyChecksums } from '../../common/hadoop/crc.js';
+import { hashPartition } from '../../common/hadoop/io.js';
+import { MapFileReader } from '../../common/hadoop/map-file.js';
+import type { Link, ParseData } from '../../common/hadoop/nutch-writables.js';
+import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/hadoop/sequence-file.js';
 import { scratchDir } from '../helpers/paths.js';
 
 const NOW = Date.UTC(2025, 5, 6, 7, 8, 9);

@@ -25,9 +25,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ArcReader } from '../../common/arc-read.js';
-import { BucketReader, bucketFilePath } from '../../common/bucket-file.js';
-import { verifyIndexDir } from '../../common/index-manifest.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
+import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
+import { verifyIndexDir } from '../../common/index/manifest.js';
 import { MAX_UNSTORED_PER_HOST } from '../../gatherer/gatherer.js';
 import { arcDir, parseArcAttribute } from '../../gatherer/store.js';
 import { readUrls } from '../../shepherd/status.js';

@@ -13,17 +13,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { ArcReader } from '../../common/arc-read.js';
-import { BUCKET_TYPE, BucketObject, decodeBucket, encodeBucket, type BucketType } from '../../common/bucket.js';
-import { BucketReader, BucketWriter } from '../../common/bucket-file.js';
-import { cdxFields, formatCdx, parseCdxLine } from '../../common/cdx.js';
-import { plainText, readDocText, TextBuilder, WORD_TYPE } from '../../common/doc-text.js';
-import { encodePlan, readPlan } from '../../common/plan-file.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
+import { BUCKET_TYPE, BucketObject, decodeBucket, encodeBucket, type BucketType } from '../../common/bucket/bucket.js';
+import { BucketReader, BucketWriter } from '../../common/bucket/file.js';
+import { cdxFields, formatCdx, parseCdxLine } from '../../common/archive/cdx.js';
+import { plainText, readDocText, TextBuilder, WORD_TYPE } from '../../common/bucket/doc-text.js';
+import { encodePlan, readPlan } from '../../common/gather/plan-file.js';
 // Registers Nutch's Writable classes, so the SequenceFiles' records decode.
-import '../../common/nutch-writables.js';
-import { compressMember, parseGzipMember } from '../../common/gzip-member.js';
-import { BOOLEAN, BYTES, decodeWritable, encodeWritable, FLOAT, INT, LONG, MAP, NULL, TEXT, VINT, VLONG, type WritableType } from '../../common/hadoop-writables.js';
-import { decodeRecord, readSequenceFile, recordTypes, SequenceFileReader } from '../../common/sequence-file.js';
+import '../../common/hadoop/nutch-writables.js';
+import { compressMember, parseGzipMember } from '../../common/archive/gzip-member.js';
+import { BOOLEAN, BYTES, decodeWritable, encodeWritable, FLOAT, INT, LONG, MAP, NULL, TEXT, VINT, VLONG, type WritableType } from '../../common/hadoop/writables.js';
+import { decodeRecord, readSequenceFile, recordTypes, SequenceFileReader } from '../../common/hadoop/sequence-file.js';
 import { loadConfig } from '../../common/config.js';
 import { isSherlockError } from '../../common/errors.js';
 import { sherlockConfig } from '../../cli/settings.js';
@@ -86,7 +86,7 @@ const bucketObject: fc.Arbitrary<BucketObject> = fc.letrec((tie) => ({
     }),
 })).object;
 const ALL_TYPES = Object.values(BUCKET_TYPE) as BucketType[];
-/** Writables read from old files but never written (hadoop-writables.ts says which). */
+/** Writables read from old files but never written (common/hadoop/writables.ts says which). */
 const READ_ONLY = new Set(['org.apache.hadoop.io.UTF8']);
 
 function sameObject(a: BucketObject, b: BucketObject): void {

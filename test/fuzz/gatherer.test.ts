@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { documentBody, parseBody } from '../../common/doc-body.js';
+import { documentBody, parseBody } from '../../common/bucket/doc-body.js';
 import { canonicalUrl } from '../../common/url.js';
 import { decodeContent } from '../../gatherer/content-decoding.js';
 import { parseDocument } from '../../gatherer/parse.js';

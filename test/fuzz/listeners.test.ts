@@ -20,7 +20,7 @@ import { connect, type NetConnectOpts, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { askControl, controlSocketPath } from '../../common/control.js';
+import { askControl, controlSocketPath } from '../../common/gather/control.js';
 import { startCli, until, type Running } from '../helpers/cli.js';
 import { clientFrame, upgradeRequest, type Target } from '../helpers/raw-client.js';
 import { buildCli, crawlSite } from '../indexer/site.js';

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { test } from 'node:test';
-import { writePlan } from '../../common/plan-file.js';
+import { writePlan } from '../../common/gather/plan-file.js';
 import { arcRecords, storedObjects } from '../helpers/gather-state.js';
 import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { cliPath, scratchDir } from '../helpers/paths.js';

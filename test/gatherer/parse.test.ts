@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { BUCKET_TYPE, BucketObject, decodeBucket, encodeBucket } from '../../common/bucket.js';
-import { plainText, readDocText, TextBuilder, WORD_TYPE, type DocTextToken } from '../../common/doc-text.js';
+import { BUCKET_TYPE, BucketObject, decodeBucket, encodeBucket } from '../../common/bucket/bucket.js';
+import { plainText, readDocText, TextBuilder, WORD_TYPE, type DocTextToken } from '../../common/bucket/doc-text.js';
 import { SherlockError } from '../../common/errors.js';
 import { MAX_LINKS } from '../../gatherer/parse-html.js';
-import { documentBody, META_TYPES, parseBody, type DocumentBody } from '../../common/doc-body.js';
+import { documentBody, META_TYPES, parseBody, type DocumentBody } from '../../common/bucket/doc-body.js';
 import { MAX_TEXT_BYTES, parseDocument, type ParsedDocument } from '../../gatherer/parse.js';
 
 const URL_ = 'http://example.com/dir/page.html';

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import test from 'node:test';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { BUCKET_TYPE, BucketObject, decodeBucket, encodeBucket, type Bucket } from '../../common/bucket.js';
+import { BUCKET_TYPE, BucketObject, decodeBucket, encodeBucket, type Bucket } from '../../common/bucket/bucket.js';
 import { SherlockError } from '../../common/errors.js';
 import { canonicalUrl } from '../../common/url.js';
 import { CODE, httpErrorCode, httpOutcome, type Outcome } from '../../gatherer/outcome.js';

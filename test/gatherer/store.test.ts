@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
-import { BucketWriter, bucketFilePath } from '../../common/bucket-file.js';
+import { BucketWriter, bucketFilePath } from '../../common/bucket/file.js';
 import { GatherStore, arcAttribute, arcDir, parseArcAttribute, parseQueueAttribute, queueAttribute, type QueueRef } from '../../gatherer/store.js';
 import { crashInput } from '../helpers/gather-crash-child.js';
 import { arcRecords, storedObjects } from '../helpers/gather-state.js';

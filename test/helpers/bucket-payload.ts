@@ -4,7 +4,7 @@
  */
 
 import { mulberry32 as random } from '../../bench/queries.js';
-import { BUCKET_TYPE, BucketObject, encodeBucket, type BucketType } from '../../common/bucket.js';
+import { BUCKET_TYPE, BucketObject, encodeBucket, type BucketType } from '../../common/bucket/bucket.js';
 
 /** The bench's seeded generator: the crash tests' writers and checkers derive the same bytes from it. */
 export { random };

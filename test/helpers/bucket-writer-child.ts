@@ -14,7 +14,7 @@
 
 import { writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BucketWriter } from '../../common/bucket-file.js';
+import { BucketWriter } from '../../common/bucket/file.js';
 import { bucketPayload } from './bucket-payload.js';
 
 const [file, mode, seedText] = process.argv.slice(2);

@@ -26,8 +26,8 @@
 
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BucketObject } from '../../common/bucket.js';
-import { GatherQueue } from '../../common/queue-file.js';
+import { BucketObject } from '../../common/bucket/bucket.js';
+import { GatherQueue } from '../../common/gather/queue-file.js';
 import { importPlans } from '../../gatherer/plan-import.js';
 import { GatherStore, type StoreInput } from '../../gatherer/store.js';
 

@@ -6,9 +6,9 @@
 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArcReader } from '../../common/arc-read.js';
-import type { Bucket } from '../../common/bucket.js';
-import { BucketReader, bucketFilePath } from '../../common/bucket-file.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
+import type { Bucket } from '../../common/bucket/bucket.js';
+import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
 
 export interface StoredObject {
   oid: number;

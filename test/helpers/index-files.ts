@@ -1,5 +1,5 @@
 /**
- * Damage every index file must survive (common/index-file.ts framing): cut
+ * Damage every index file must survive (common/index/file.ts framing): cut
  * at every byte, a wrong magic, a newer version, a flipped body byte. Each
  * must give SHERLOCK_CORRUPT_INDEX naming the file, never another error, a
  * crash or a hang.
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { isSherlockError } from '../../common/errors.js';
-import { INDEX_HEADER_SIZE, type IndexFormat } from '../../common/index-file.js';
+import { INDEX_HEADER_SIZE, type IndexFormat } from '../../common/index/file.js';
 
 /** Asserts that `read` throws SHERLOCK_CORRUPT_INDEX naming `file` (and `offset`, `message` when given). */
 export function assertCorrupt(read: () => unknown, file: string, offset?: number, message?: RegExp): void {

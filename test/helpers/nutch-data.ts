@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import pako from 'pako';
 import { isSherlockError } from '../../common/errors.js';
-import { defaultCodec, SYNC_INTERVAL, type Compression } from '../../common/sequence-file.js';
+import { defaultCodec, SYNC_INTERVAL, type Compression } from '../../common/hadoop/sequence-file.js';
 import { testdata } from './paths.js';
 
 export const nutchData = (...parts: string[]): string => testdata('nutch', ...parts);

@@ -5,7 +5,7 @@
  * so pages fill after one or two entries and are allocated and freed often.
  */
 
-import { GatherQueue, MAX_REST_LENGTH } from '../../common/queue-file.js';
+import { GatherQueue, MAX_REST_LENGTH } from '../../common/gather/queue-file.js';
 import { random } from './bucket-payload.js';
 
 /** Hosts h0 … h7 of the crash child (queue-writer-child.ts). */

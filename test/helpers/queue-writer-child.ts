@@ -13,7 +13,7 @@
  */
 
 import { writeSync } from 'node:fs';
-import { GatherQueue } from '../../common/queue-file.js';
+import { GatherQueue } from '../../common/gather/queue-file.js';
 import { random } from './bucket-payload.js';
 import { QUEUE_CHILD_HOSTS, queueEntry } from './queue-entries.js';
 

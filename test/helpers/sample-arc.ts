@@ -5,7 +5,7 @@
  */
 
 import { join } from 'node:path';
-import { ArcWriter, type ArcRecordInput } from '../../common/arc-write.js';
+import { ArcWriter, type ArcRecordInput } from '../../common/archive/arc-write.js';
 import { repoRoot } from './paths.js';
 
 /** npm warcio's CLI (`bin` of the package), the outside reader of our WARC files. */

@@ -11,8 +11,8 @@
 import assert from 'node:assert/strict';
 import { createBrotliCompress, constants, gzipSync } from 'node:zlib';
 import { test } from 'node:test';
-import { plainText } from '../../common/doc-text.js';
-import { writePlan } from '../../common/plan-file.js';
+import { plainText } from '../../common/bucket/doc-text.js';
+import { writePlan } from '../../common/gather/plan-file.js';
 import { gathererConfig } from '../../gatherer/config.js';
 import { Gatherer } from '../../gatherer/gatherer.js';
 import { storedObjects, type StoredObject } from '../helpers/gather-state.js';

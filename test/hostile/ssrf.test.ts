@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { writePlan } from '../../common/plan-file.js';
+import { writePlan } from '../../common/gather/plan-file.js';
 import { canonicalUrl } from '../../common/url.js';
 import { gathererConfig } from '../../gatherer/config.js';
 import { Gatherer } from '../../gatherer/gatherer.js';

@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readGatherStatus } from '../../common/gather-status.js';
-import { writePlan } from '../../common/plan-file.js';
+import { readGatherStatus } from '../../common/gather/status.js';
+import { writePlan } from '../../common/gather/plan-file.js';
 import { gathererConfig, type GathererConfig } from '../../gatherer/config.js';
 import { Gatherer } from '../../gatherer/gatherer.js';
 import { MAX_ROBOTS_SIZE } from '../../gatherer/robots.js';

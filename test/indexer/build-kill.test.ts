@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { verifyIndexDir } from '../../common/index-manifest.js';
+import { verifyIndexDir } from '../../common/index/manifest.js';
 import { STAGES } from '../../indexer/build.js';
 import { startCli, until } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { MANIFEST_NAME, verifyIndexDir } from '../../common/index-manifest.js';
+import { MANIFEST_NAME, verifyIndexDir } from '../../common/index/manifest.js';
 import { scratchDir } from '../helpers/paths.js';
 import { buildCli, crawlSite } from './site.js';
 

@@ -11,12 +11,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { META_TYPES } from '../../common/doc-body.js';
-import { CARD_FLAG, CardInfoReader } from '../../common/index-cardinfo.js';
-import { CardsReader } from '../../common/index-cards.js';
-import { WordIndexReader } from '../../common/index-chains.js';
-import { readFeedback } from '../../common/index-feedback.js';
-import { Lexicon } from '../../common/index-lexicon.js';
+import { META_TYPES } from '../../common/bucket/doc-body.js';
+import { CARD_FLAG, CardInfoReader } from '../../common/index/cardinfo.js';
+import { CardsReader } from '../../common/index/cards.js';
+import { WordIndexReader } from '../../common/index/chains.js';
+import { readFeedback } from '../../common/index/feedback.js';
+import { Lexicon } from '../../common/index/lexicon.js';
 import { footprint } from '../../common/url.js';
 import { NOWHERE, readMerges } from '../../indexer/merge.js';
 import { readSignatures } from '../../indexer/signatures.js';

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { WORD_EDGE, packRef } from '../../common/index-refs.js';
-import { lengthCode } from '../../common/index-cardinfo.js';
+import { WORD_EDGE, packRef } from '../../common/index/refs.js';
+import { lengthCode } from '../../common/index/cardinfo.js';
 import { BM25_K1, BODY_CEILING, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore, seek } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { TextBuilder } from '../../common/doc-text.js';
+import { TextBuilder } from '../../common/bucket/doc-text.js';
 import { cutWords, exactForm, plainForm } from '../../common/words.js';
 import { parseQuery } from '../../searcher/query.js';
 import { CardText, Marker, highlight } from '../../searcher/snippet.js';

@@ -5,9 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BUCKET_TYPE, BucketObject, encodeBucket } from '../../common/bucket.js';
-import { BucketReader, BucketWriter, bucketFilePath } from '../../common/bucket-file.js';
-import { writePlan } from '../../common/plan-file.js';
+import { BUCKET_TYPE, BucketObject, encodeBucket } from '../../common/bucket/bucket.js';
+import { BucketReader, BucketWriter, bucketFilePath } from '../../common/bucket/file.js';
+import { writePlan } from '../../common/gather/plan-file.js';
 import { gathererConfig } from '../../gatherer/config.js';
 import { Gatherer } from '../../gatherer/gatherer.js';
 import { readReports, type FetchResult } from '../../shepherd/results.js';

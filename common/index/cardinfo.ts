@@ -1,0 +1,153 @@
+/**
+ * CardInfo: one fixed-size record per card, indexed by card id, which the
+ * searcher consults for every matching card (static weight, duplicates, site
+ * collapsing, `type:` and date filters) and which leads to the card itself in
+ * Cards. The seed gives only "Array of struct card_info[id]" (seeds/003
+ * "CardInfo"); the record is ours (docs/indexer.md).
+ *
+ *   Header fields (file.ts): 0 card count N
+ *   Body: N records of 16 bytes, record i at body offset 16·i
+ *     0   4  card position in Cards: its block's body offset >> CARD_POS_SHIFT (cards.ts)
+ *     4   4  site: the first 4 bytes of the site footprint (url.ts), for collapsing
+ *     8   4  date: Last-Modified, else download time, Unix seconds (0: unknown)
+ *     12  1  static weight 0–255
+ *     13  1  flags, CARD_FLAG bits; others are zero
+ *     14  1  type: index into CARD_TYPES
+ *     15  1  length: the words of its body on a log scale (lengthCode)
+ *
+ * Version 2 put the length in byte 15 (zero in version 1, which is refused:
+ * its cards would all look empty to ranking's length normalisation).
+ * The reader holds the whole body (N × 16 bytes, its CRC checked on open) so
+ * that a lookup is an array access; every field is checked when read (every
+ * value of the length byte means a length).
+ */
+
+import { CountingWriter, readIndexFile, recordCount, type IndexFormat, type WholeIndexFile } from './file.js';
+
+export const CARDINFO_FORMAT: IndexFormat = { magic: 'SHERLOCK-CARDINF', version: 2, fields: ['cards'], what: 'CardInfo' };
+export const CARDINFO_RECORD_SIZE = 16;
+
+/** The original's card flags that the searcher needs (sherlock-original §4). */
+export const CARD_FLAG = {
+  /** No content to index: noindex, a redirect, robots denied. */
+  empty: 0x01,
+  /** A duplicate of another card: never shown. */
+  dup: 0x02,
+  /** The primary card of a class of duplicates. */
+  merged: 0x04,
+  /** Its text has accented letters. */
+  accented: 0x08,
+  frameset: 0x10,
+} as const;
+const ALL_FLAGS = Object.values(CARD_FLAG).reduce((a, b) => a | b, 0);
+
+/** Coarse document types for `type:` queries and the result's type field. */
+export const CARD_TYPES = ['other', 'html', 'text', 'pdf', 'image', 'xml'] as const;
+export type CardType = (typeof CARD_TYPES)[number];
+
+/** The coarse type of a MIME type: what the indexer records and what `type:` filters on. */
+export function cardType(mime: string): CardType {
+  if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
+  if (mime === 'text/plain') return 'text';
+  if (mime === 'application/pdf') return 'pdf';
+  if (mime.startsWith('image/')) return 'image';
+  if (mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml')) return 'xml';
+  return 'other';
+}
+
+/** Steps of lengthCode per doubling of the length: each step is 2^(1/16), about 4%. */
+const LENGTH_STEPS = 16;
+
+/** A body of `words` words as one byte: 16·log2(1 + words), rounded, at most 255 (about 62,000 words and more). */
+export function lengthCode(words: number): number {
+  return Math.min(255, Math.round(LENGTH_STEPS * Math.log2(1 + words)));
+}
+
+/** The length a lengthCode stands for (within 2% of the words counted, below the cap). */
+export function codeLength(code: number): number {
+  return 2 ** (code / LENGTH_STEPS) - 1;
+}
+
+export interface CardInfo {
+  /** Body offset of the card's block in Cards >> CARD_POS_SHIFT. */
+  position: number;
+  site: number;
+  date: number;
+  weight: number;
+  flags: number;
+  type: CardType;
+  /** lengthCode of the words of its body. */
+  length: number;
+}
+
+function checkU32(value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`${what} ${value} is not a u32`);
+}
+
+export function encodeCardInfo(info: CardInfo, out: Buffer = Buffer.alloc(CARDINFO_RECORD_SIZE), at = 0): Buffer {
+  checkU32(info.position, 'card position');
+  checkU32(info.site, 'site');
+  checkU32(info.date, 'date');
+  if (!Number.isInteger(info.weight) || info.weight < 0 || info.weight > 255) throw new RangeError(`weight ${info.weight} outside 0–255`);
+  if ((info.flags & ~ALL_FLAGS) !== 0 || !Number.isInteger(info.flags)) throw new RangeError(`undefined card flags 0x${info.flags.toString(16)}`);
+  const type = CARD_TYPES.indexOf(info.type);
+  if (type < 0) throw new RangeError(`unknown card type ${info.type}`);
+  if (!Number.isInteger(info.length) || info.length < 0 || info.length > 255) throw new RangeError(`length code ${info.length} outside 0–255`);
+  out.writeUInt32LE(info.position, at);
+  out.writeUInt32LE(info.site, at + 4);
+  out.writeUInt32LE(info.date, at + 8);
+  out.writeUInt8(info.weight, at + 12);
+  out.writeUInt8(info.flags, at + 13);
+  out.writeUInt8(type, at + 14);
+  out.writeUInt8(info.length, at + 15);
+  return out;
+}
+
+/** Writes CardInfo in card id order: the n-th add() is card n. */
+export class CardInfoWriter extends CountingWriter {
+  constructor(file: string) {
+    super(file, CARDINFO_FORMAT);
+  }
+
+  /** Appends the next card's record; returns its card id. */
+  add(info: CardInfo): number {
+    this.out.write(encodeCardInfo(info));
+    return this.count++;
+  }
+}
+
+export class CardInfoReader {
+  readonly count: number;
+
+  private constructor(private readonly file: WholeIndexFile) {
+    this.count = recordCount(file, CARDINFO_RECORD_SIZE, file.fields[0]!);
+  }
+
+  static open(file: string): CardInfoReader {
+    return new CardInfoReader(readIndexFile(file, CARDINFO_FORMAT));
+  }
+
+  /** The record of card `id`; an id past the end is a RangeError (the caller's bug, or a chain's damage it must report). */
+  get(id: number): CardInfo {
+    if (!Number.isInteger(id) || id < 0 || id >= this.count) throw new RangeError(`card id ${id} outside 0–${this.count - 1}`);
+    const { body } = this.file;
+    const at = id * CARDINFO_RECORD_SIZE;
+    const flags = body[at + 13]!;
+    const type = CARD_TYPES[body[at + 14]!];
+    if ((flags & ~ALL_FLAGS) !== 0) throw this.file.corrupt(at + 13, `card ${id}: undefined flags 0x${flags.toString(16)}`);
+    if (type === undefined) throw this.file.corrupt(at + 14, `card ${id}: undefined type ${body[at + 14]}`);
+    return {
+      position: body.readUInt32LE(at),
+      site: body.readUInt32LE(at + 4),
+      date: body.readUInt32LE(at + 8),
+      weight: body[at + 12]!,
+      flags,
+      type,
+      length: body[at + 15]!,
+    };
+  }
+
+  *[Symbol.iterator](): IterableIterator<CardInfo> {
+    for (let id = 0; id < this.count; id++) yield this.get(id);
+  }
+}

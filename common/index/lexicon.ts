@@ -1,0 +1,366 @@
+/**
+ * The word lists of the lexicon stage (DESIGN §6 stage 6) and the Lexicon the
+ * searcher looks words up in. Layouts after the seed (seeds/003 "LexRaw,
+ * LexByFreq, LexOrder" and "Lexicon"); the seed's leading u32 word_count is
+ * the header's count field here.
+ *
+ * LexRaw, LexByFreq, LexOrder: one record format, three magics.
+ *   Header fields (file.ts): 0 word count N
+ *   Body: N records
+ *     0   4  word id; bits 0–2 the word class (WORD_CLASSES)
+ *     4   4  frequency: occurrences in the collection
+ *     8   2  context class (context_t, a u16 here)
+ *     10  1  length L of the word in bytes, 1–255
+ *     11  L  the word, UTF-8, lower case
+ *   LexRaw is in any order; LexByFreq by frequency, highest first; LexOrder by
+ *   id, the first 8 and then in steps of 8 (id >> 3 is the record's number
+ *   plus one), accent variants given adjacent ids so their chains are adjacent.
+ *
+ * Lexicon: what a query word is looked up in.
+ *   Header fields: 0 word count N
+ *   Body: N records, in lexiconOrder (format 2)
+ *     0   1  the word class (bits 0–2 of its id); record n is word id
+ *            8·(n + 1) + class, as in LexOrder
+ *     1   v  chain size: bytes of the word's chains (WordIndex's size
+ *            field), a utf8_32 varint (bucket.ts); 0 for a word without
+ *     1+v 1  frequency, logarithmic, scaled to 0–255
+ *     2+v 2  context slot (u16)
+ *     4+v 1  length L, 1–255
+ *     5+v L  the word, UTF-8
+ *   A word's ref_pos (the body offset of its WordIndex entry) is not stored:
+ *   the writer puts the entries in Lexicon order, so it is the sum of the
+ *   entries before it (WORDINDEX_ENTRY_HEAD + chain size each), which the
+ *   reader adds up; the writer refuses a ref_pos that breaks this. Like the
+ *   seed's, the record keeps the class in its own byte; the id lets the
+ *   searcher check the WordIndex entry it reads, and the exact size lets it
+ *   read the chains in one read (the seed counted 4 KiB pages). Format 1
+ *   held the id (u32), ref_pos (u64) and size (u32) in full, 13 bytes a
+ *   word more, and is refused naming the file. The seed's complexes
+ *   (context pairs) are not built yet.
+ *
+ * lexiconOrder is the seed's: by length in characters, then without accents,
+ * then with accents; the length counted is that of the accent-free form, so
+ * that the accent variants of a word are always adjacent (for precomposed
+ * letters the two lengths agree). The accent-free form is words.ts's plain
+ * form, the one queries are matched on (so "straße" and "strasse" are
+ * variants). Strings compare by code point.
+ *
+ * Readers hold the whole body (its CRC checked) and check every record:
+ * class, length, UTF-8, and the order the file promises.
+ */
+
+import { decodeVarint, encodeVarint } from '../bucket/bucket.js';
+import { isSherlockError } from '../errors.js';
+import { WORDINDEX_ENTRY_HEAD } from './chains.js';
+import { IndexFileWriter, readIndexFile, type IndexFormat, type WholeIndexFile } from './file.js';
+import { plainForm, spellingHash } from '../words.js';
+
+/** The original's word classes (sherlock-original §4 item 8), by their number in an id's low 3 bits. */
+export const WORD_CLASSES = ['normal', 'ignored', 'garbage', 'context', 'complex', 'break'] as const;
+export type WordClass = (typeof WORD_CLASSES)[number];
+export const MAX_WORD_BYTES = 255;
+
+export const LEXRAW_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXRAW', version: 1, fields: ['words'], what: 'LexRaw' };
+export const LEXBYFREQ_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXFREQ', version: 1, fields: ['words'], what: 'LexByFreq' };
+export const LEXORDER_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXORD', version: 1, fields: ['words'], what: 'LexOrder' };
+export const LEXICON_FORMAT: IndexFormat = { magic: 'SHERLOCK-LEXICON', version: 2, fields: ['words'], what: 'Lexicon' };
+
+export type LexListFormat = typeof LEXRAW_FORMAT | typeof LEXBYFREQ_FORMAT | typeof LEXORDER_FORMAT;
+
+export interface LexWord {
+  /** Bits 0–2: the class (index into WORD_CLASSES). */
+  id: number;
+  frequency: number;
+  context: number;
+  word: string;
+}
+
+export interface LexiconEntry {
+  id: number;
+  /** Body offset of the word's entry in WordIndex. */
+  refPos: number;
+  /** Bytes of its chains; 0 when it has none. */
+  chainSize: number;
+  /** 0–255, logarithmic. */
+  frequency: number;
+  context: number;
+  word: string;
+}
+
+export function wordClass(id: number): WordClass | undefined {
+  return WORD_CLASSES[id & 7];
+}
+
+/** What the Lexicon's order compares of a word (lexiconOrder). */
+export interface OrderKey {
+  plain: string;
+  length: number;
+  word: string;
+  careful: boolean;
+}
+
+/** UTF-16 order is code-point order (UTF-8 byte order) unless a surrogate meets U+E000–U+FFFF. */
+const HIGH = /[\ud800-\uffff]/;
+
+/** Whether comparing `s` needs codePointCompare's careful way. */
+function needsCare(s: string): boolean {
+  return HIGH.test(s);
+}
+
+/** Code-point order of two strings; `careful` when either holds a character of U+D800 or above (needsCare). */
+function codePointCompare(a: string, b: string, careful: boolean): number {
+  if (a === b) return 0;
+  if (careful) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  return a < b ? -1 : 1;
+}
+
+/** The order key of `word`, whose plain form is `plain`. */
+export function orderKey(word: string, plain = plainForm(word)): OrderKey {
+  const careful = needsCare(plain) || needsCare(word);
+  return { plain, length: careful ? [...plain].length : plain.length, word, careful };
+}
+
+export function compareKeys(a: OrderKey, b: OrderKey): number {
+  const careful = a.careful || b.careful;
+  return a.length - b.length || codePointCompare(a.plain, b.plain, careful) || codePointCompare(a.word, b.word, careful);
+}
+
+/** The Lexicon's order (module comment); UTF-8 byte order is code-point order. */
+export function lexiconOrder(a: string, b: string): number {
+  return compareKeys(orderKey(a), orderKey(b));
+}
+
+// ---------------------------------------------------------------- shared record parts
+
+function checkU32(value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`${what} ${value} is not a u32`);
+}
+
+/**
+ * A record of `fixed` bytes followed by the word's length byte and bytes,
+ * the id (bytes 0–3) and context (at `contextAt`) written and checked; the
+ * caller fills in the rest of the fixed part.
+ */
+function wordRecord(fixed: number, contextAt: number, entry: { id: number; context: number; word: string }): Buffer {
+  const { id, context } = entry;
+  const bytes = checkedWord(entry);
+  const record = Buffer.alloc(fixed + 1 + bytes.length);
+  record.writeUInt32LE(id, 0);
+  record.writeUInt16LE(context, contextAt);
+  record[fixed] = bytes.length;
+  bytes.copy(record, fixed + 1);
+  return record;
+}
+
+/** The word's UTF-8 bytes, after checking them, the id's class and the context. */
+function checkedWord(entry: { id: number; context: number; word: string }): Buffer {
+  const { id, context, word } = entry;
+  checkU32(id, 'word id');
+  if (wordClass(id) === undefined) throw new RangeError(`word id ${id}: undefined class ${id & 7}`);
+  if (!Number.isInteger(context) || context < 0 || context > 0xffff) throw new RangeError(`context ${context} is not a u16`);
+  const bytes = Buffer.from(word, 'utf8');
+  if (bytes.length === 0 || bytes.length > MAX_WORD_BYTES) throw new RangeError(`word ${JSON.stringify(word)} is not 1–${MAX_WORD_BYTES} bytes of UTF-8`);
+  return bytes;
+}
+
+/** Writes one record per item, made (and checked) by `encode`; the count goes in the header. */
+function writeRecords<T>(file: string, format: IndexFormat, items: Iterable<T>, encode: (item: T, n: number) => Buffer): void {
+  const out = new IndexFileWriter(file, format);
+  try {
+    let n = 0;
+    for (const item of items) out.write(encode(item, n++));
+    out.finish([n]);
+  } catch (err) {
+    out.abort();
+    throw err;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads the length byte and word at `pos`, checking the id's class; returns the word and the offset after it. */
+function readWord(file: WholeIndexFile, id: number, idAt: number, pos: number): { word: string; next: number } {
+  const { body } = file;
+  if (wordClass(id) === undefined) throw file.corrupt(idAt, `word id ${id}: undefined class ${id & 7}`);
+  if (pos >= body.length) throw file.corrupt(pos, 'record cut short before its word length');
+  const length = body[pos]!;
+  if (length === 0) throw file.corrupt(pos, 'empty word');
+  if (pos + 1 + length > body.length) throw file.corrupt(pos, `word of ${length} bytes runs past the body`);
+  try {
+    return { word: utf8.decode(body.subarray(pos + 1, pos + 1 + length)), next: pos + 1 + length };
+  } catch {
+    throw file.corrupt(pos + 1, 'word is not valid UTF-8');
+  }
+}
+
+/** The records of a word file, each `fixed` bytes then the word; the class, the bounds and the count are checked. */
+function* wordRecords(file: string, format: IndexFormat, fixed: number): IterableIterator<{ whole: WholeIndexFile; pos: number; id: number; word: string }> {
+  const whole = readIndexFile(file, format);
+  const { body } = whole;
+  let pos = 0;
+  let count = 0;
+  while (pos < body.length) {
+    if (pos + fixed > body.length) throw whole.corrupt(pos, `record cut short: ${body.length - pos} of its first ${fixed} bytes`);
+    const id = body.readUInt32LE(pos);
+    const { word, next } = readWord(whole, id, pos, pos + fixed);
+    yield { whole, pos, id, word };
+    pos = next;
+    count += 1;
+  }
+  if (count !== whole.fields[0]) throw whole.corrupt(pos, `${count} words found, the header says ${whole.fields[0]}`);
+}
+
+// ---------------------------------------------------------------- LexRaw, LexByFreq, LexOrder
+
+const LEX_FIXED = 10;
+
+/** Checks the order a word list promises; returns a message if `word` (number `n`) breaks it. */
+function listOrderProblem(format: LexListFormat, n: number, word: LexWord, previous: LexWord | undefined): string | undefined {
+  if (format === LEXORDER_FORMAT && word.id >>> 3 !== n + 1) return `id ${word.id} at record ${n}: LexOrder ids run 8, 16, 24, … (id >> 3 = ${n + 1})`;
+  if (format === LEXBYFREQ_FORMAT && previous !== undefined && word.frequency > previous.frequency) {
+    return `frequency ${word.frequency} after ${previous.frequency}: LexByFreq is sorted by frequency, highest first`;
+  }
+  return undefined;
+}
+
+export function writeLexList(file: string, format: LexListFormat, words: Iterable<LexWord>): void {
+  let previous: LexWord | undefined;
+  writeRecords(file, format, words, (entry, n) => {
+    const record = wordRecord(LEX_FIXED, 8, entry);
+    checkU32(entry.frequency, 'frequency');
+    const problem = listOrderProblem(format, n, entry, previous);
+    if (problem !== undefined) throw new RangeError(problem);
+    record.writeUInt32LE(entry.frequency, 4);
+    previous = entry;
+    return record;
+  });
+}
+
+export function readLexList(file: string, format: LexListFormat): LexWord[] {
+  const words: LexWord[] = [];
+  for (const { whole, pos, id, word } of wordRecords(file, format, LEX_FIXED)) {
+    const entry = { id, frequency: whole.body.readUInt32LE(pos + 4), context: whole.body.readUInt16LE(pos + 8), word };
+    const problem = listOrderProblem(format, words.length, entry, words[words.length - 1]);
+    if (problem !== undefined) throw whole.corrupt(pos, problem);
+    words.push(entry);
+  }
+  return words;
+}
+
+// ---------------------------------------------------------------- Lexicon
+
+/**
+ * Writes the Lexicon; entries must come in lexiconOrder, each word once, ids
+ * as LexOrder's, and the words with chains at the ref_pos their WordIndex
+ * entries take in that order (0 for the others).
+ */
+export function writeLexicon(file: string, entries: Iterable<LexiconEntry>): void {
+  let previous: OrderKey | undefined;
+  let refPos = 0;
+  writeRecords(file, LEXICON_FORMAT, entries, (entry, n) => {
+    const bytes = checkedWord(entry);
+    const key = orderKey(entry.word);
+    if (previous !== undefined && compareKeys(previous, key) >= 0) throw new RangeError(`word ${JSON.stringify(entry.word)} out of lexicon order`);
+    previous = key;
+    if (entry.id >>> 3 !== n + 1) throw new RangeError(`id ${entry.id} at record ${n}: Lexicon ids run 8, 16, 24, … (id >> 3 = ${n + 1})`);
+    checkU32(entry.chainSize, 'chain size');
+    if (entry.refPos !== (entry.chainSize === 0 ? 0 : refPos)) throw new RangeError(`ref_pos ${entry.refPos} of ${JSON.stringify(entry.word)}: the WordIndex entries follow in Lexicon order, ${entry.chainSize === 0 ? 0 : refPos} expected`);
+    if (!Number.isInteger(entry.frequency) || entry.frequency < 0 || entry.frequency > 255) throw new RangeError(`frequency ${entry.frequency} outside 0–255`);
+    if (entry.chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + entry.chainSize;
+    const size = encodeVarint(entry.chainSize);
+    const record = Buffer.alloc(1 + size.length + 4 + bytes.length);
+    record[0] = entry.id & 7;
+    size.copy(record, 1);
+    let at = 1 + size.length;
+    record[at++] = entry.frequency;
+    at = record.writeUInt16LE(entry.context, at);
+    record[at++] = bytes.length;
+    bytes.copy(record, at);
+    return record;
+  });
+}
+
+/** The Lexicon in memory: lookup by exact word or by its accent-free form. */
+export class Lexicon {
+  /**
+   * Accent variants lie side by side in lexicon order: an open-addressing
+   * table on the plain form's spellingHash gives the first entry of its run
+   * (+ 1; 0 is a free slot), and per first entry where its run ends. A query
+   * word is one probe, not a binary search of Buffer comparisons; the table
+   * is built in a few milliseconds where a Map of 140,000 strings took a
+   * fifth of a second at every load.
+   */
+  private readonly runs: Int32Array;
+  private readonly runEnd: Uint32Array;
+
+  private constructor(
+    readonly entries: readonly LexiconEntry[],
+    private readonly plains: readonly string[],
+  ) {
+    this.runEnd = new Uint32Array(entries.length);
+    this.runs = new Int32Array(2 ** Math.ceil(Math.log2(2 * entries.length + 2)));
+    const mask = this.runs.length - 1;
+    let first = 0;
+    for (let i = 1; i <= plains.length; i++) {
+      if (i < plains.length && plains[i] === plains[first]) continue;
+      const plain = plains[first]!;
+      let slot = spellingHash(plain, 0, plain.length) & mask;
+      while (this.runs[slot] !== 0) slot = (slot + 1) & mask;
+      this.runs[slot] = first + 1;
+      this.runEnd[first] = i;
+      first = i;
+    }
+  }
+
+  static open(file: string): Lexicon {
+    const entries: LexiconEntry[] = [];
+    const plains: string[] = [];
+    let last: OrderKey | undefined;
+    const whole = readIndexFile(file, LEXICON_FORMAT);
+    const { body } = whole;
+    let refPos = 0;
+    for (let pos = 0; pos < body.length; ) {
+      if (body[pos]! >= WORD_CLASSES.length) throw whole.corrupt(pos, `undefined word class ${body[pos]}`);
+      const id = 8 * (entries.length + 1) + body[pos]!;
+      let size;
+      try {
+        size = decodeVarint(body, pos + 1);
+      } catch (err) {
+        if (!isSherlockError(err)) throw err;
+        throw whole.corrupt(err.place.offset ?? pos + 1, `chain size: ${err.message}`);
+      }
+      const fixed = size.next + 3;
+      if (fixed > body.length) throw whole.corrupt(pos, `record cut short: ${body.length - pos} bytes before its word`);
+      const { word, next } = readWord(whole, id, pos, fixed);
+      const key = orderKey(word);
+      if (last !== undefined && compareKeys(last, key) >= 0) throw whole.corrupt(pos, `word ${JSON.stringify(word)} out of lexicon order`);
+      const chainSize = size.value;
+      entries.push({ id, refPos: chainSize === 0 ? 0 : refPos, chainSize, frequency: body[size.next]!, context: body.readUInt16LE(size.next + 1), word });
+      if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
+      plains.push(key.plain);
+      last = key;
+      pos = next;
+    }
+    if (entries.length !== whole.fields[0]) throw whole.corrupt(body.length, `${entries.length} words found, the header says ${whole.fields[0]}`);
+    return new Lexicon(entries, plains);
+  }
+
+  /** The entry of exactly this word. */
+  lookup(word: string): LexiconEntry | undefined {
+    return this.variants(word).find((entry) => entry.word === word);
+  }
+
+  /** Every entry that is `word` up to accents (the word itself included), in lexicon order. */
+  variants(word: string): LexiconEntry[] {
+    const plain = plainForm(word);
+    const mask = this.runs.length - 1;
+    for (let slot = spellingHash(plain, 0, plain.length) & mask; this.runs[slot] !== 0; slot = (slot + 1) & mask) {
+      const first = this.runs[slot]! - 1;
+      if (this.plains[first] !== plain) continue;
+      const out: LexiconEntry[] = [];
+      for (let i = first; i < this.runEnd[first]!; i++) out.push(this.entries[i]!);
+      return out;
+    }
+    return [];
+  }
+}

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import test from 'node:test';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { readArc } from '../../../common/archive/arc-read.js';
+import { normalizeArcDate } from '../../../common/archive/arc.js';
+import { cdxFields, parseCdxLine } from '../../../common/archive/cdx.js';
+import { sha1Base32 } from '../../../common/archive/digest.js';
+import { captureRecord, formatWarcRecord, warcDate, warcinfoRecord, warcRecordId } from '../../../common/archive/warc.js';
+import { scratchDir } from '../../helpers/paths.js';
+import { warcioBin, writeSampleArc } from '../../helpers/sample-arc.js';
+
+const run = promisify(execFile);
+
+test('a record is the version line, fields, Content-Length, an empty line, the block and CRLF CRLF', () => {
+  const bytes = formatWarcRecord([{ name: 'WARC-Type', value: 'resource' }], Buffer.from('abc'));
+  assert.equal(bytes.toString(), 'WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n');
+  assert.throws(() => formatWarcRecord([{ name: 'X', value: 'a\r\nb' }], Buffer.alloc(0)), RangeError);
+  assert.equal(warcDate('20240301100005'), '2024-03-01T10:00:05Z');
+  assert.match(warcRecordId('a'), /^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}>$/);
+  assert.notEqual(warcRecordId('a'), warcRecordId('b'));
+});
+
+test('each record is one gzip member; a response keeps the ARC content as its block, with both digests', () => {
+  const content = Buffer.from('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello');
+  const member = captureRecord({ name: 'x:1', url: 'http://a/b c', ip: '10.0.0.1', date: '20240301100005', mime: 'text/plain', content, warcinfoId: '<urn:uuid:1>' });
+  const text = gunzipSync(member).toString('latin1');
+  assert.match(text, /^WARC\/1\.0\r\nWARC-Type: response\r\n/);
+  assert.match(text, /\r\nWARC-Target-URI: http:\/\/a\/b%20c\r\n/);
+  assert.match(text, /\r\nWARC-IP-Address: 10\.0\.0\.1\r\n/);
+  assert.ok(text.includes(`\r\nWARC-Payload-Digest: sha1:${sha1Base32(Buffer.from('hello'))}\r\nWARC-Block-Digest: sha1:${sha1Base32(content)}\r\n`));
+  assert.match(text, /\r\nContent-Type: application\/http; msgtype=response\r\nContent-Length: 50\r\n\r\nHTTP\/1\.1 200 OK/);
+  assert.ok(text.endsWith('hello\r\n\r\n'));
+  const dns = gunzipSync(captureRecord({ name: 'x:2', url: 'dns:a', ip: '10.0.0.1', date: '20240301100005', mime: 'text/dns', content: Buffer.from('20240301\na. 1 IN A 1.2.3.4\n'), warcinfoId: '<urn:uuid:1>' })).toString();
+  assert.match(dns, /WARC-Type: resource\r\n[^]*Content-Type: text\/dns\r\n/);
+});
+
+test('warcio reads our WARC of an ARC written by the gatherer’s writer: same URLs, digests and statuses as our CDX of the ARC', async (t) => {
+  const dir = scratchDir(t);
+  const [arcName] = await writeSampleArc(dir);
+  const arcPath = join(dir, arcName!);
+  const parts: Buffer[] = [];
+  const ours: string[] = [];
+  let id = '';
+  for (const record of readArc(arcPath)) {
+    const date = normalizeArcDate(record.header.date)!;
+    if (id === '') {
+      const info = warcinfoRecord({ filename: 'sample.warc.gz', date, info: [{ name: 'software', value: 'sherlock test' }] });
+      id = info.id;
+      parts.push(info.bytes);
+      continue;
+    }
+    const { url, ip, mime } = record.header;
+    parts.push(captureRecord({ name: String(record.offset), url, ip, date, mime, content: record.content, warcinfoId: id }));
+    const f = cdxFields(record, arcName!)!;
+    ours.push(`${f.original} ${f.digest} ${f.status}`);
+  }
+  const warc = join(dir, 'sample.warc.gz');
+  writeFileSync(warc, Buffer.concat(parts));
+  const { stdout } = await run(process.execPath, [warcioBin, 'cdx-index', '--format', 'cdx', warc]);
+  const theirs = stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => parseCdxLine(l)!)
+    .map((f) => `${f.original} ${f.digest} ${f.status}`);
+  assert.equal(theirs.length, 6);
+  assert.deepEqual(theirs, ours);
+});
