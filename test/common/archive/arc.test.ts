@@ -692,7 +692,7 @@ async function writeAndKill(dir: string, count: number, compress: boolean): Prom
     setInterval(() => {}, 1000);
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    env: { ARC_WRITE_MODULE: pathToFileURL(join(repoRoot, 'dist', 'common', 'arc-write.js')).href, ARC_DIR: dir, PATH: process.env['PATH'] },
+    env: { ARC_WRITE_MODULE: pathToFileURL(join(repoRoot, 'dist', 'common', 'archive', 'arc-write.js')).href, ARC_DIR: dir, PATH: process.env['PATH'] },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
