@@ -78,6 +78,8 @@ export interface BuildReport {
   /** Bytes of the published version. */
   bytes: number;
   seconds: number;
+  /** Peak resident set of the process so far (getrusage maxRSS: every thread, the chewing workers too), bytes. */
+  maxRss: number;
   /** Wall and processor seconds (all threads) of each stage. */
   stages: { stage: Stage; seconds: number; cpuSeconds: number }[];
 }
@@ -169,6 +171,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       spilled: wordIndex.spilled,
       bytes: publishedVersion.bytes,
       seconds: (performance.now() - started) / 1000,
+      maxRss: process.resourceUsage().maxRSS * 1024,
       stages,
     };
     log.info('index version published', { version, cards: report.cards, words: report.words, bytes: report.bytes, seconds: report.seconds.toFixed(2) });
