@@ -40,6 +40,16 @@ import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
 
 const log = logger('indexer');
 
+/**
+ * Bytes the build holds per card from the chew stage to its end: CardFacts
+ * (36), the fingerprints and CardFinder (12 + 4 + 8), the ranks, redirects
+ * and Merges (8 + 4 + 4), union-find and the weights (9); the StringIndex
+ * records are counted as they are.
+ */
+const HELD_PER_CARD = 85;
+/** What the WordIndex stage holds per word besides the sort: the order (ranks both ways), sizes, last cards, places. */
+const WORDINDEX_BYTES_PER_WORD = 44;
+
 /** The files of a version: what the searcher reads, and the stages' working files. */
 export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback'] as const;
 export const WORK_FILES = ['Attributes', 'Postings', 'Checksums', 'Signatures', 'Links', 'RefTexts', 'Merges', 'AnchoredPostings', 'LexRaw', 'LexByFreq', 'LexOrder'] as const;
@@ -122,11 +132,18 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
         { cards: at('Cards'), postings: at('Postings'), checksums: at('Checksums'), links: at('Links'), refTexts: at('RefTexts'), signatures: at('Signatures') },
         workerCount(config.workers),
         { hashes: config.signatures, words: config.shingle_words },
+        config.memory_budget,
         (done) => options.onProgress?.('chew', done, scanned.cards),
       ),
     );
     const { vocabulary, facts } = chewed;
     const finder = new CardFinder(scanned.fingerprints);
+    // What the build holds from here to its end counts in the budget; the sorts get the rest (docs/indexer.md "Memory").
+    const held = vocabulary.bytes + scanned.cards * HELD_PER_CARD + chewed.strings.length;
+    const sortBudget = (perWord: number): number => Math.max(Math.floor(config.memory_budget / 8), config.memory_budget - held - perWord * vocabulary.size);
+    if (held > config.memory_budget / 2) {
+      log.warning('the vocabulary and the cards take most of the memory budget', { held_mib: Math.round(held / 1048576), budget_mib: Math.round(config.memory_budget / 1048576), words: vocabulary.size, cards: scanned.cards });
+    }
     const merged = await stage('merge', () => {
       const redirects = resolveRedirects(at('Links'), finder, facts.flags);
       // Ranks first: the heaviest card of a class is the one kept.
@@ -137,11 +154,11 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       facts.weights.set(staticWeights(merged.rank, merged.merges, facts.flags));
       writeFeedback(at('Feedback'), facts);
       const files = { refTexts: at('RefTexts'), postings: at('Postings'), out: at('AnchoredPostings'), sortDir: begun.dir };
-      return attachAnchors(files, finder, facts, merged.merges, vocabulary, config.memory_budget);
+      return attachAnchors(files, finder, facts, merged.merges, vocabulary, sortBudget(0));
     });
     const order = await stage('lexicon', () => writeLexLists(vocabulary, { raw: at('LexRaw'), byFreq: at('LexByFreq'), order: at('LexOrder') }));
     const { wordIndex, strings } = await stage('wordindex', () => {
-      const wordIndex = writeWordIndex(at('AnchoredPostings'), at('WordIndex'), order, config.memory_budget, runDirectory(begun.dir));
+      const wordIndex = writeWordIndex(at('AnchoredPostings'), at('WordIndex'), order, sortBudget(WORDINDEX_BYTES_PER_WORD), runDirectory(begun.dir));
       writeLexiconFile(at('Lexicon'), vocabulary, order, wordIndex.places);
       return { wordIndex, strings: writeStringIndex(at('StringIndex'), chewed.strings) };
     });

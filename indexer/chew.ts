@@ -26,7 +26,7 @@ import { LinksWriter } from '../common/index-fingerprints.js';
 import { logger } from '../common/log.js';
 import { FOOTPRINT_SIZE } from '../common/index-feedback.js';
 import type { CardFacts } from './cards.js';
-import { LINK_RECORD, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask } from './chew-worker.js';
+import { LINK_RECORD, SPELLING_BYTES, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask, type WordSegment } from './chew-worker.js';
 import { rawId, Vocabulary } from './lexicon.js';
 import { signaturesWriter, type SignatureSettings } from './signatures.js';
 import { STRING_RECORD } from './wordindex.js';
@@ -34,6 +34,8 @@ import { CHECKSUM_RECORD, CHECKSUMS_FORMAT, FINGERPRINT_SIZE, POSTING_HEAD, POST
 
 const log = logger('indexer');
 
+/** Spellings a worker may keep however small the budget (a few MiB): fewer only send the same words to the main thread again and again. */
+const MIN_SPELLINGS = 1 << 14;
 /** Batches each worker has queued, so none waits for the main thread. */
 const IN_FLIGHT_PER_WORKER = 2;
 
@@ -60,6 +62,11 @@ export interface ChewReport {
 /** Worker threads for `indexer.workers`. */
 export function workerCount(setting: 'auto' | number): number {
   return setting === 'auto' ? availableParallelism() : setting;
+}
+
+/** The share of `indexer.memory_budget` the workers' spelling tables hold together: a quarter. */
+export function spellingsPerWorker(budget: number, workers: number): number {
+  return Math.max(MIN_SPELLINGS, Math.floor(budget / 4 / workers / SPELLING_BYTES));
 }
 
 /** Cards per batch: about 32 batches per worker, so that the last ones finish together. */
@@ -136,7 +143,7 @@ class Collector {
     }
     this.out.checksums.write(checksums.subarray(0, checksummed * CHECKSUM_RECORD), checksummed);
     this.out.signatures.write(signatureRecords, count);
-    this.takeWords(result);
+    for (const segment of result.segments) this.takeWords(result.thread, segment);
     this.takeLinks(view(result.links));
     const refTexts = view(result.refTexts);
     let records = 0;
@@ -161,11 +168,11 @@ class Collector {
   }
 
   /** Maps the worker's new words onto the vocabulary, counts the batch's words and writes its postings under their LexRaw ids. */
-  private takeWords(result: ChewResult): void {
-    let worker = this.workers.get(result.thread);
+  private takeWords(thread: number, result: WordSegment): void {
+    let worker = this.workers.get(thread);
     if (worker === undefined || worker.epoch !== result.epoch) {
       worker = { epoch: result.epoch, ids: new Uint32Array(1024) };
-      this.workers.set(result.thread, worker);
+      this.workers.set(thread, worker);
     }
     const words = result.words.split('\n');
     const plains = result.plains.split('\n');
@@ -199,7 +206,7 @@ class Collector {
  * Chews every card of `attributes` (from the bucket file `buckets`) with
  * `workers` threads, writing `files`; `onProgress` gets the cards done.
  */
-export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, onProgress?: (done: number) => void): Promise<ChewReport> {
+export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, budget: number, onProgress?: (done: number) => void): Promise<ChewReport> {
   const out = {
     cards: new CardsWriter(files.cards),
     postings: new WorkFileWriter(files.postings, POSTINGS_FORMAT),
@@ -213,11 +220,12 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
   try {
     const size = batchSize(attributes.cards, workers);
     const batches = Math.ceil(attributes.cards / size);
+    const maxSpellings = spellingsPerWorker(budget, workers);
     const results = new Map<number, Promise<ChewResult>>();
     const start = (b: number): void => {
       const first = b * size;
       const end = Math.min(attributes.cards, first + size);
-      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end), signatures };
+      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end), signatures, maxSpellings };
       const result = pool.run(task) as Promise<ChewResult>;
       // Awaited in card order later; a failure meanwhile must not count as unhandled.
       result.catch(() => undefined);

@@ -126,9 +126,11 @@ export interface AnchorReport {
   postings: number;
 }
 
-/** Vocabulary numbers of the spellings met in anchor texts (GARBAGE: too long in UTF-8), so each is formed once. */
+/** Vocabulary numbers of the spellings met in anchor texts (GARBAGE: too long in UTF-8), so each is formed once while the cache (MAX_ANCHOR_SPELLINGS) holds it. */
 const GARBAGE = -1;
 
+/** Spellings of anchor texts remembered at a time (a cache: the vocabulary knows every word). */
+const MAX_ANCHOR_SPELLINGS = 1 << 16;
 /** Slots of SeenTexts: 8 MiB, whatever the corpus. */
 const SEEN_SLOTS = 1 << 20;
 
@@ -199,6 +201,7 @@ export function attachAnchors(
     if (n === undefined) {
       const exact = exactForm(spelling);
       n = Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES ? GARBAGE : vocabulary.add(exact, plainForm(exact));
+      if (spellings.size >= MAX_ANCHOR_SPELLINGS) spellings.clear();
       spellings.set(spelling, n);
     }
     if (n === GARBAGE) return;
