@@ -47,8 +47,8 @@ const log = logger('indexer');
  * records are counted as they are.
  */
 const HELD_PER_CARD = 85;
-/** What the WordIndex stage holds per word besides the sort: the order (ranks both ways), sizes, last cards, places. */
-const WORDINDEX_BYTES_PER_WORD = 44;
+/** What the WordIndex stage holds per word besides the sort: the order (ranks both ways) and each word's last card. */
+const WORDINDEX_BYTES_PER_WORD = 12;
 
 /** The files of a version: what the searcher reads, and the stages' working files. */
 export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback'] as const;
@@ -158,8 +158,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     });
     const order = await stage('lexicon', () => writeLexLists(vocabulary, { raw: at('LexRaw'), byFreq: at('LexByFreq'), order: at('LexOrder') }));
     const { wordIndex, strings } = await stage('wordindex', () => {
-      const wordIndex = writeWordIndex(at('AnchoredPostings'), at('WordIndex'), order, sortBudget(WORDINDEX_BYTES_PER_WORD), runDirectory(begun.dir));
-      writeLexiconFile(at('Lexicon'), vocabulary, order, wordIndex.places);
+      const wordIndex = writeWordIndex(at('AnchoredPostings'), at('WordIndex'), order, sortBudget(WORDINDEX_BYTES_PER_WORD), runDirectory(begun.dir), (places) => writeLexiconFile(at('Lexicon'), vocabulary, order, places));
       return { wordIndex, strings: writeStringIndex(at('StringIndex'), chewed.strings) };
     });
     await stage('cards', () => {

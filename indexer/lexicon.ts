@@ -244,15 +244,16 @@ export function frequencyByte(frequency: number): number {
   return frequency < 1 ? 0 : Math.min(255, 1 + Math.floor(8 * Math.log2(frequency)));
 }
 
-/** Writes the Lexicon: every word in order with the place of its WordIndex entry (size 0: none). */
-export function writeLexiconFile(file: string, vocabulary: Vocabulary, order: LexiconOrder, places: { refPos: Float64Array; size: Float64Array }): void {
+/** Writes the Lexicon: every word in order with the place of its WordIndex entry (`places`, one per rank; size 0: none). */
+export function writeLexiconFile(file: string, vocabulary: Vocabulary, order: LexiconOrder, places: Iterable<{ refPos: number; chainSize: number }>): void {
   function* entries(): IterableIterator<LexiconEntry> {
-    for (let r = 0; r < order.byRank.length; r++) {
+    let r = 0;
+    for (const place of places) {
       const n = order.byRank[r]!;
       yield {
-        id: rawId(r),
-        refPos: places.refPos[r]!,
-        chainSize: places.size[r]!,
+        id: rawId(r++),
+        refPos: place.refPos,
+        chainSize: place.chainSize,
         frequency: frequencyByte(vocabulary.frequency[n]!),
         context: 0,
         word: vocabulary.exactOf(n),
