@@ -124,29 +124,42 @@ export class Vocabulary {
    */
   lexiconOrder(): Uint32Array {
     const { count, pages } = this;
+    // Where each plain form lies (SAME resolved), and its length in code points.
+    const plainAt = new Uint32Array(count);
+    const plainBytes = new Uint16Array(count);
     const plainChars = new Uint16Array(count);
+    // First sorted natively on 64-bit keys: the plain form's length in code points (at most 255 counted),
+    // its first three bytes, the word's number; then each stretch of equal leading parts by the whole comparison.
+    const keys = new BigUint64Array(count);
     for (let n = 0; n < count; n++) {
-      const [at, length] = this.plainPlace(n);
+      const same = this.plainAt[n] === SAME;
+      const at = same ? this.exactAt[n]! : this.plainAt[n]!;
+      const length = same ? this.exactLength[n]! : this.plainLength[n]!;
+      plainAt[n] = at;
+      plainBytes[n] = length;
       const page = pages[at >>> PAGE_BITS]!;
       const from = at & (PAGE - 1);
       let chars = 0;
       // A code point is a byte that does not continue one (10xx xxxx).
       for (let i = from; i < from + length; i++) if ((page[i]! & 0xc0) !== 0x80) chars += 1;
       plainChars[n] = chars;
+      // Bytes past the form's end count as 0, below any byte of a longer form of the same start.
+      const prefix = ((length > 0 ? page[from]! : 0) << 16) | ((length > 1 ? page[from + 1]! : 0) << 8) | (length > 2 ? page[from + 2]! : 0);
+      keys[n] = (BigInt(Math.min(chars, 255) * 2 ** 24 + prefix) << 32n) | BigInt(n);
     }
-    const compare = (a: number, b: number): number => {
-      const byLength = plainChars[a]! - plainChars[b]!;
-      if (byLength !== 0) return byLength;
-      const [pa, pl] = this.plainPlace(a);
-      const [qa, ql] = this.plainPlace(b);
-      return this.compareBytes(pa, pl, qa, ql) || this.compareBytes(this.exactAt[a]!, this.exactLength[a]!, this.exactAt[b]!, this.exactLength[b]!);
-    };
-    return Uint32Array.from({ length: count }, (_, n) => n).sort(compare);
-  }
-
-  private plainPlace(n: number): [number, number] {
-    const at = this.plainAt[n]!;
-    return at === SAME ? [this.exactAt[n]!, this.exactLength[n]!] : [at, this.plainLength[n]!];
+    keys.sort();
+    const compare = (a: number, b: number): number =>
+      plainChars[a]! - plainChars[b]! || this.compareBytes(plainAt[a]!, plainBytes[a]!, plainAt[b]!, plainBytes[b]!) || this.compareBytes(this.exactAt[a]!, this.exactLength[a]!, this.exactAt[b]!, this.exactLength[b]!);
+    const order = new Uint32Array(count);
+    for (let k = 0; k < count; k++) order[k] = Number(keys[k]! & 0xffffffffn);
+    for (let k = 0; k < count; ) {
+      const lead = keys[k]! >> 32n;
+      let end = k + 1;
+      while (end < count && keys[end]! >> 32n === lead) end += 1;
+      if (end - k > 1) order.subarray(k, end).sort(compare);
+      k = end;
+    }
+    return order;
   }
 
   private compareBytes(a: number, aLength: number, b: number, bLength: number): number {
@@ -257,6 +270,7 @@ export function writeLexiconFile(file: string, vocabulary: Vocabulary, order: Le
         frequency: frequencyByte(vocabulary.frequency[n]!),
         context: 0,
         word: vocabulary.exactOf(n),
+        plain: vocabulary.plainOf(n),
       };
     }
   }
