@@ -27,7 +27,8 @@ import { logger } from '../common/log.js';
 import { FOOTPRINT_SIZE } from '../common/index-feedback.js';
 import type { CardFacts } from './cards.js';
 import { LINK_RECORD, SPELLING_BYTES, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask, type WordSegment } from './chew-worker.js';
-import { rawId, Vocabulary } from './lexicon.js';
+import { rawId } from './lexicon.js';
+import { Words } from './segments.js';
 import { signaturesWriter, type SignatureSettings } from './signatures.js';
 import { STRING_RECORD } from './wordindex.js';
 import { CHECKSUM_RECORD, CHECKSUMS_FORMAT, FINGERPRINT_SIZE, POSTING_HEAD, POSTINGS_FORMAT, REFTEXTS_FORMAT, refTextLength, WorkFileWriter, type Attributes } from './work-files.js';
@@ -50,7 +51,8 @@ export interface ChewFiles {
 
 export interface ChewReport {
   facts: CardFacts;
-  vocabulary: Vocabulary;
+  /** The words met, numbered (segments.ts: spilled in segments past their share of the budget). */
+  words: Words;
   /** StringIndex records: key, card id (STRING_RECORD bytes each). */
   strings: Buffer;
   postings: number;
@@ -81,9 +83,8 @@ function view(array: Uint8Array): Buffer {
 
 /** Takes chewed batches in card order and writes the stage's files. */
 class Collector {
-  readonly vocabulary = new Vocabulary();
-  /** Per worker thread: its word numbers → LexRaw ids, valid for one epoch of its vocabulary. */
-  private readonly workers = new Map<number, { epoch: number; ids: Uint32Array }>();
+  /** Per worker thread: its word numbers → our numbers, valid for one epoch of its vocabulary; its words, to number them again in a later segment. */
+  private readonly workers = new Map<number, { epoch: number; ids: Uint32Array; exact: string[]; plain: string[] }>();
   readonly facts: CardFacts;
   private strings = Buffer.allocUnsafe(1 << 16);
   private stringBytes = 0;
@@ -93,6 +94,7 @@ class Collector {
 
   constructor(
     cards: number,
+    readonly words: Words,
     private readonly out: { cards: CardsWriter; postings: WorkFileWriter; checksums: WorkFileWriter; links: LinksWriter; refTexts: WorkFileWriter; signatures: WorkFileWriter },
   ) {
     this.facts = {
@@ -144,6 +146,8 @@ class Collector {
     this.out.checksums.write(checksums.subarray(0, checksummed * CHECKSUM_RECORD), checksummed);
     this.out.signatures.write(signatureRecords, count);
     for (const segment of result.segments) this.takeWords(result.thread, segment);
+    // Between batches: a card's words are all of one segment.
+    this.words.maybeSpill();
     this.takeLinks(view(result.links));
     const refTexts = view(result.refTexts);
     let records = 0;
@@ -167,29 +171,40 @@ class Collector {
     }
   }
 
-  /** Maps the worker's new words onto the vocabulary, counts the batch's words and writes its postings under their LexRaw ids. */
+  /** Maps the worker's new words onto the vocabulary, counts the batch's words and writes its postings under their LexRaw ids (temporary numbers once the vocabulary is spilled). */
   private takeWords(thread: number, result: WordSegment): void {
     let worker = this.workers.get(thread);
     if (worker === undefined || worker.epoch !== result.epoch) {
-      worker = { epoch: result.epoch, ids: new Uint32Array(1024) };
+      worker = { epoch: result.epoch, ids: new Uint32Array(1024), exact: [], plain: [] };
       this.workers.set(thread, worker);
     }
-    const words = result.words.split('\n');
+    const exact = result.words.split('\n');
     const plains = result.plains.split('\n');
-    const fresh = words.length - 1;
+    const fresh = exact.length - 1;
     if (result.firstWord + fresh > worker.ids.length) {
       const grown = new Uint32Array(Math.max(2 * worker.ids.length, result.firstWord + fresh));
       grown.set(worker.ids);
       worker.ids = grown;
     }
+    const { words } = this;
     const ids = worker.ids;
-    for (let k = 0; k < fresh; k++) ids[result.firstWord + k] = rawId(this.vocabulary.add(words[k]!, plains[k] || words[k]!));
+    for (let k = 0; k < fresh; k++) {
+      const plain = plains[k] || exact[k]!;
+      ids[result.firstWord + k] = words.add(exact[k]!, plain);
+      worker.exact[result.firstWord + k] = exact[k]!;
+      worker.plain[result.firstWord + k] = plain;
+    }
+    /** Our number of the worker's word `w`, numbered again if its segment was spilled since. */
+    const current = (w: number): number => {
+      const n = ids[w]!;
+      return words.current(n) ? n : (ids[w] = words.add(worker.exact[w]!, worker.plain[w]!));
+    };
     const { usage } = result;
-    for (let k = 0; k < usage.length; k += 2) this.vocabulary.frequency[ids[usage[k]!]! / 8 - 1]! += usage[k + 1]!;
+    for (let k = 0; k < usage.length; k += 2) words.count(current(usage[k]!), usage[k + 1]!);
     const postings = view(result.postings);
     let records = 0;
     for (let at = 0; at < postings.length; at += POSTING_HEAD + postings.readUInt32LE(at + 4)) {
-      postings.writeUInt32LE(ids[postings.readUInt32LE(at)]!, at);
+      postings.writeUInt32LE(rawId(current(postings.readUInt32LE(at))), at);
       records += 1;
     }
     this.out.postings.write(postings, records);
@@ -206,7 +221,7 @@ class Collector {
  * Chews every card of `attributes` (from the bucket file `buckets`) with
  * `workers` threads, writing `files`; `onProgress` gets the cards done.
  */
-export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, budget: number, onProgress?: (done: number) => void): Promise<ChewReport> {
+export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, budget: number, words: Words, onProgress?: (done: number) => void): Promise<ChewReport> {
   const out = {
     cards: new CardsWriter(files.cards),
     postings: new WorkFileWriter(files.postings, POSTINGS_FORMAT),
@@ -215,7 +230,7 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
     refTexts: new WorkFileWriter(files.refTexts, REFTEXTS_FORMAT),
     signatures: signaturesWriter(files.signatures),
   };
-  const collector = new Collector(attributes.cards, out);
+  const collector = new Collector(attributes.cards, words, out);
   const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
   try {
     const size = batchSize(attributes.cards, workers);
@@ -253,5 +268,5 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
   } finally {
     await pool.destroy();
   }
-  return { facts: collector.facts, vocabulary: collector.vocabulary, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
+  return { facts: collector.facts, words: collector.words, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
 }

@@ -116,6 +116,31 @@ export class Vocabulary {
     return at === SAME ? this.exactOf(n) : this.text(at, this.plainLength[n]!);
   }
 
+  /** The UTF-8 bytes of word `n`'s exact form (a view into the pages). */
+  exactBytes(n: number): Buffer {
+    return this.bytesAt(this.exactAt[n]!, this.exactLength[n]!);
+  }
+
+  /** The UTF-8 bytes of word `n`'s plain form (a view into the pages). */
+  plainBytes(n: number): Buffer {
+    const at = this.plainAt[n]!;
+    return at === SAME ? this.exactBytes(n) : this.bytesAt(at, this.plainLength[n]!);
+  }
+
+  /** The length of word `n`'s plain form in code points. */
+  plainChars(n: number): number {
+    const bytes = this.plainBytes(n);
+    let chars = 0;
+    // A code point is a byte that does not continue one (10xx xxxx).
+    for (let i = 0; i < bytes.length; i++) if ((bytes[i]! & 0xc0) !== 0x80) chars += 1;
+    return chars;
+  }
+
+  private bytesAt(at: number, length: number): Buffer {
+    const from = at & (PAGE - 1);
+    return this.pages[at >>> PAGE_BITS]!.subarray(from, from + length);
+  }
+
   /**
    * Word numbers 0 … size − 1 in the Lexicon's order (index-lexicon.ts
    * orderKey and compareKeys: the plain form's length in code points, the

@@ -47,9 +47,13 @@ export interface SortedRun {
  * the rank of a LexRaw id (or throws on a word it does not know). Each chain
  * is rewritten in WordIndex's listed form (index-refs.ts), its card id as the
  * gap from the last card of its rank, which `lastCards` holds from chunk to
- * chunk (−1 before the first).
+ * chunk (−1 before the first). With `join`, a card's chains of one rank
+ * (a word's temporary numbers, wordindex.ts WordRanks; the chunk holds whole
+ * cards) become one: the refs of the later ones appended to the first's, as
+ * links.ts appends anchor refs (meta refs carry their positions, so they may
+ * follow any refs).
  */
-export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, lastCards: Int32Array): SortedRun {
+export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, lastCards: Int32Array, join = false): SortedRun {
   let count = 0;
   for (let at = 0; at < chunk.length; at += POSTING_HEAD + chunk.readUInt32LE(at + 4)) count += 1;
   const rank = new Uint32Array(count);
@@ -58,6 +62,8 @@ export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, a
   /** Where each chain's refs start and end in `chunk`. */
   const refsFrom = new Uint32Array(count);
   const refsTo = new Uint32Array(count);
+  /** With `join`: 1 for a chain joined to an earlier one of its card and rank. */
+  const joined = new Uint8Array(join ? count : 0);
   let total = 0;
   for (let i = 0, at = 0; i < count; i++) {
     const chain = at + POSTING_HEAD;
@@ -66,9 +72,15 @@ export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, a
     const cardId = (cards[i] = chainCardId(chunk, chain));
     const from = (refsFrom[i] = chainRefsStart(chunk, chain));
     refsTo[i] = end;
-    previous[i] = lastCards[r]!;
-    lastCards[r] = cardId;
-    total += listedHeadSize(cardId, previous[i]!, end - from) + end - from;
+    if (join && lastCards[r] === cardId) {
+      // Its refs, and room for the first chain's head to grow.
+      joined[i] = 1;
+      total += end - from + 8;
+    } else {
+      previous[i] = lastCards[r]!;
+      lastCards[r] = cardId;
+      total += listedHeadSize(cardId, previous[i]!, end - from) + end - from;
+    }
     at = end;
   }
   const order = stableOrder(rank, ranks);
@@ -76,22 +88,30 @@ export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, a
   const index = new Uint32Array(2 * count);
   let groups = 0;
   let pos = 0;
+  const copy = (from: number, to: number): void => {
+    // Chains are short: a loop beats a native call per chain.
+    if (to - from <= 64) for (let j = from; j < to; j++) data[pos++] = chunk[j]!;
+    else pos += chunk.copy(data, pos, from, to);
+  };
   for (let k = 0; k < count; k++) {
     const i = order[k]!;
     const from = refsFrom[i]!;
     const to = refsTo[i]!;
     const start = pos;
-    pos = putListedHead(data, pos, cards[i]!, previous[i]!, to - from);
-    // Chains are short: a loop beats a native call per chain.
-    if (to - from <= 64) for (let j = from; j < to; j++) data[pos++] = chunk[j]!;
-    else pos += chunk.copy(data, pos, from, to);
+    // The chains joined to this one follow it in rank order (same rank, same card, later in the chunk).
+    let last = k;
+    let length = to - from;
+    if (join) for (; last + 1 < count && joined[order[last + 1]!] === 1; last++) length += refsTo[order[last + 1]!]! - refsFrom[order[last + 1]!]!;
+    pos = putListedHead(data, pos, cards[i]!, previous[i]!, length);
+    copy(from, to);
+    for (; k < last; k++) copy(refsFrom[order[k + 1]!]!, refsTo[order[k + 1]!]!);
     if (groups === 0 || index[2 * groups - 2] !== rank[i]) {
       index[2 * groups] = rank[i]!;
       groups += 1;
     }
     index[2 * groups - 1]! += pos - start;
   }
-  return { data, index: index.slice(0, 2 * groups) };
+  return { data: pos === data.length ? data : data.subarray(0, pos), index: index.slice(0, 2 * groups) };
 }
 
 function bytesOf(run: SortedRun): number {

@@ -23,11 +23,10 @@
 import { join } from 'node:path';
 import { StringIndexWriter, WordIndexWriter, type EntryPlace } from '../common/index-chains.js';
 import { IndexFileReader } from '../common/index-file.js';
-import { ChainBuilder } from '../common/index-refs.js';
-import type { LexiconOrder } from './lexicon.js';
+import { ChainBuilder, MAX_CARD_ID } from '../common/index-refs.js';
 import { rawId } from './lexicon.js';
 import { END, Heap, Runs, sortChunk } from './runs.js';
-import { FINGERPRINT_SIZE, POSTINGS_FORMAT, postingLength, recordBlocks } from './work-files.js';
+import { FINGERPRINT_SIZE, POSTING_HEAD, POSTINGS_FORMAT, postingLength, recordBlocks } from './work-files.js';
 
 const MIN_BUFFER = 16 * 1024;
 /** Chunks of Postings sorted at a time: small enough for the processor's cache (runs.ts). */
@@ -41,6 +40,39 @@ export interface WordIndexReport {
   spilled: number;
 }
 
+/**
+ * How Postings name words: `rank[id / 8 − 1]` is the word's rank in the
+ * Lexicon, of `words`. With `temporary` numbers (a spilled vocabulary,
+ * segments.ts) one word may have two in a card, its text's and its anchors'
+ * (or its anchors' in two segments), whose chains are then joined.
+ */
+export interface WordRanks {
+  words: number;
+  rank: Uint32Array;
+  temporary: boolean;
+}
+
+/** Chunks of whole cards: a card's records never straddle two (its chains of one word are joined in one run). */
+function* byCards(blocks: Iterable<Buffer>): IterableIterator<Buffer> {
+  let carry: Buffer | undefined;
+  for (const block of blocks) {
+    const data = carry === undefined ? block : Buffer.concat([carry, block]);
+    // Where the last card's records begin.
+    let lastStart = 0;
+    let lastCard = -1;
+    for (let at = 0; at < data.length; at += POSTING_HEAD + data.readUInt32LE(at + 4)) {
+      const card = data.readUInt32LE(at + POSTING_HEAD) & MAX_CARD_ID;
+      if (card !== lastCard) {
+        lastCard = card;
+        lastStart = at;
+      }
+    }
+    if (lastStart > 0) yield data.subarray(0, lastStart);
+    carry = Buffer.from(data.subarray(lastStart));
+  }
+  if (carry !== undefined && carry.length > 0) yield carry;
+}
+
 /** No WordIndex entry: a word without chains. */
 const NO_ENTRY: EntryPlace = { refPos: 0, chainSize: 0 };
 
@@ -51,8 +83,8 @@ const NO_ENTRY: EntryPlace = { refPos: 0, chainSize: 0 };
  * the merge writes it, so the Lexicon is written alongside (writeLexiconFile)
  * and no place is held per word.
  */
-export function writeWordIndex(postingsFile: string, wordIndexFile: string, order: LexiconOrder, budget: number, runDir: string, lexicon: (places: Iterable<EntryPlace>) => void): WordIndexReport {
-  const words = order.rank.length;
+export function writeWordIndex(postingsFile: string, wordIndexFile: string, order: WordRanks, budget: number, runDir: string, lexicon: (places: Iterable<EntryPlace>) => void): WordIndexReport {
+  const { words } = order;
   const runs = new Runs(runDir, Math.floor(budget / 4));
   const postings = IndexFileReader.open(postingsFile, POSTINGS_FORMAT);
   let count = 0;
@@ -60,12 +92,13 @@ export function writeWordIndex(postingsFile: string, wordIndexFile: string, orde
     let blockAt = 0;
     const rankOf = (word: number, at: number): number => {
       const n = word / 8 - 1;
-      if (!Number.isInteger(n) || n < 0 || n >= words) throw postings.corrupt(blockAt + at, `word ${word} is not a LexRaw id (${words} words)`);
+      if (!Number.isInteger(n) || n < 0 || n >= order.rank.length) throw postings.corrupt(blockAt + at, `word ${word} is not a LexRaw id (${order.rank.length} numbers)`);
       return order.rank[n]!;
     };
     const lastCards = new Int32Array(words).fill(-1);
-    for (const chunk of recordBlocks(postings, Math.min(MAX_CHUNK, Math.max(MIN_BUFFER, Math.floor(budget / 4))), postingLength)) {
-      runs.add(sortChunk(chunk, words, rankOf, lastCards));
+    const blocks = recordBlocks(postings, Math.min(MAX_CHUNK, Math.max(MIN_BUFFER, Math.floor(budget / 4))), postingLength);
+    for (const chunk of order.temporary ? byCards(blocks) : blocks) {
+      runs.add(sortChunk(chunk, words, rankOf, lastCards, order.temporary));
       blockAt += chunk.length;
     }
     count = postings.fields[0]!;
