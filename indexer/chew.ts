@@ -37,6 +37,13 @@ const log = logger('indexer');
 
 /** Spellings a worker may keep however small the budget (a few MiB): fewer only send the same words to the main thread again and again. */
 const MIN_SPELLINGS = 1 << 14;
+/**
+ * A worker's young generation, MiB: most of what a worker holds besides its
+ * spellings is V8's nursery; capped, a build's peak fell by some 40 MiB on a
+ * normal corpus and 55 on random words, with no loss of chewing time we could
+ * measure (docs/indexer.md "Memory").
+ */
+const WORKER_YOUNG_MIB = 16;
 /** Batches each worker has queued, so none waits for the main thread. */
 const IN_FLIGHT_PER_WORKER = 2;
 
@@ -231,7 +238,7 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
     signatures: signaturesWriter(files.signatures),
   };
   const collector = new Collector(attributes.cards, words, out);
-  const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
+  const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MIB } });
   try {
     const size = batchSize(attributes.cards, workers);
     const batches = Math.ceil(attributes.cards / size);
