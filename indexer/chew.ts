@@ -6,14 +6,15 @@
  *
  *   Cards      the cards in the blocks the workers deflated (the final file: not copied again later)
  *   Postings   the chains, words renamed from the batch's numbers to the
- *              vocabulary's (LexRaw ids)
+ *              vocabulary's (LexRaw ids; temporary numbers once it is
+ *              spilled, segments.ts)
  *   Checksums  MD5 of each card's words, for merging exact duplicates
  *   Signatures min-hashes of each card's words, for near-duplicates
  *   Links      every link (anchor, redirect, frame, image) by target fingerprint
  *   RefTexts   anchor texts by target, for the link stage
  *
  * and keeping in memory what later stages need per card (CardFacts: about
- * 36 bytes a card), per word (the Vocabulary) and per card and string
+ * 36 bytes a card), per word (the Vocabulary, within its share: segments.ts) and per card and string
  * (StringIndex keys, 48 bytes a card). Results arrive as transferred
  * buffers and strings; nothing is parsed from JSON.
  */

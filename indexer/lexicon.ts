@@ -23,7 +23,10 @@
  * arrays and an open-addressing table of numbers, 35–70 bytes a word
  * besides its bytes (docs/indexer.md "Memory"). A Map and two
  * arrays of strings took about 150 bytes a word, and a vocabulary of random
- * words (hashes, base64, logs) has as many words as the text has.
+ * words (hashes, base64, logs) has as many words as the text has. Past its
+ * share of the budget the Vocabulary is spilled in segments and the lists
+ * are written by merging them (segments.ts); these functions are the path
+ * of a vocabulary that fits.
  */
 
 import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index-lexicon.js';
