@@ -15,8 +15,9 @@ export const indexerConfig = z
     /**
      * Memory a build may hold beyond Node's own and its workers' baseline
      * (docs/indexer.md "Memory"): the workers' spelling tables, the
-     * vocabulary, the per-card facts, and the sorts of the postings and the
-     * anchor refs, which spill runs to disk. Budgets below a few MiB only
+     * vocabulary (spilled in segments past a quarter), the per-card facts,
+     * and the sorts of the postings and the anchor refs, which spill runs to
+     * disk. Budgets below a few MiB only
      * make many small runs: the tests use them to prove the output does not
      * change.
      */
