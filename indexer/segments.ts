@@ -19,11 +19,15 @@
  * each group is the word of the next rank. The merge gives each temporary
  * number its rank (`rankOf`, 4 bytes a number: the one table that grows with
  * the words, for the WordIndex stage), writes LexOrder and the ranked words
- * for the Lexicon (`vocab/ranked`), and hands the words by their first number
- * to an external sort (common/external-sort.ts), whose order is LexRaw's (a
- * word's first number is where the text first had it), and from LexRaw on to
- * another for LexByFreq. So the lists are the bytes the in-memory path
- * writes, and so is every index file.
+ * for the Lexicon (`vocab/ranked`), and files each word under the segment
+ * of its first number (`vocab/first-N`: a word's first number is where the
+ * text first had it). LexRaw is then those files in segment order, each put
+ * in number order through a table of its segment's numbers, no sort. From
+ * LexRaw on, LexByFreq: words of a frequency below 64 (most of such a
+ * vocabulary) go to a file each (`vocab/frequency-F`), already in id order,
+ * the others through an external sort (common/external-sort.ts), written
+ * first. So the lists are the bytes the in-memory path writes, and so is
+ * every index file.
  *
  * A segment file holds records in the Lexicon's order:
  *
@@ -49,8 +53,25 @@ import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, writeLexicon, writeLe
 import { frequencyByte, rawId, Vocabulary } from './lexicon.js';
 
 const BUFFER = 256 * 1024;
+/** Frequencies below this go to LexByFreq through a file each (in id order already); the others through an external sort. */
+const RARE = 64;
 /** A record's bytes at most: the fixed part, 255 bytes of exact form and a plain form of up to 64 KiB. */
 const MAX_RECORD = 17 + 255 + 0xffff;
+
+/** A scratch file read whole (a segment's share of it: bounded like the segment). */
+function readWhole(path: string, bytes: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw ioError(err, path, 'opening');
+  }
+  try {
+    return readAt(fd, path, bytes, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** A scratch file written front to back through a buffer. */
 class Appender {
@@ -208,7 +229,7 @@ export class Words {
   vocabulary = new Vocabulary();
   /** The temporary number of the current segment's first word. */
   base = 0;
-  private readonly segments: { path: string; bytes: number }[] = [];
+  private readonly segments: { path: string; bytes: number; base: number; size: number }[] = [];
   /** Segments written to disk. */
   spills = 0;
 
@@ -280,7 +301,7 @@ export class Words {
     } finally {
       out.close();
     }
-    this.segments.push({ path, bytes });
+    this.segments.push({ path, bytes, base: this.base, size: vocabulary.size });
     this.spills += 1;
     this.base += vocabulary.size;
     this.vocabulary = new Vocabulary();
@@ -298,7 +319,8 @@ export class Words {
     let rankedBytes = 0;
     const sortDir = join(this.dir, 'sort');
     mkdirSync(sortDir, { recursive: true });
-    const byFirst = new ExternalSorter({ memoryBudget: Math.max(1 << 20, Math.floor(budget / 8)), tmpDir: sortDir });
+    // Each word by the segment of its first number, to be put in that number's order there (LexRaw).
+    const firsts = this.segments.map((_, i) => ({ out: new Appender(join(this.dir, `first-${String(i).padStart(5, '0')}`)), bytes: 0 }));
     const readers = this.segments.map((segment) => new Reader(segment.path, segment.bytes));
     let words = 0;
     try {
@@ -327,13 +349,14 @@ export class Words {
           top.plain.copy(plain);
           const word = exact.subarray(0, exactLength);
           let frequency = 0;
-          let first = 0xffffffff;
+          // Ties come off the heap in segment order: the first cursor has the word's first number.
+          const firstSegment = heap[0]!;
+          const first = top.temp;
           const rank = words++;
           while (heap.length > 0 && cursors[heap[0]!]!.exact.equals(word)) {
             const cursor = cursors[heap[0]!]!;
             rankOf[cursor.temp] = rank;
             frequency += cursor.frequency;
-            first = Math.min(first, cursor.temp);
             cursor.next();
             if (cursor.done) {
               heap[0] = heap[heap.length - 1]!;
@@ -350,30 +373,61 @@ export class Words {
           plain.copy(room.buffer, room.at + 11 + exactLength, 0, plainLength);
           ranked.advance(size);
           rankedBytes += size;
-          const text = word.toString('utf8');
-          // LexRaw's order: by first number, then the word (a number is of one word).
-          byFirst.add(first.toString(16).padStart(8, '0') + frequency.toString(16).padStart(14, '0') + word.toString('latin1'));
-          yield { id: rawId(rank), frequency, context: 0, word: text };
+          const bin = firsts[firstSegment]!;
+          const firstRoom = bin.out.room(13 + exactLength);
+          firstRoom.buffer.writeUInt32LE(first, firstRoom.at);
+          firstRoom.buffer.writeDoubleLE(frequency, firstRoom.at + 4);
+          firstRoom.buffer[firstRoom.at + 12] = exactLength;
+          word.copy(firstRoom.buffer, firstRoom.at + 13);
+          bin.out.advance(13 + exactLength);
+          bin.bytes += 13 + exactLength;
+          yield { id: rawId(rank), frequency, context: 0, word: word.toString('utf8') };
         }
       }
       writeLexList(files.order, LEXORDER_FORMAT, groups());
     } finally {
       for (const reader of readers) reader.close();
+      for (const bin of firsts) bin.out.close();
       ranked.close();
     }
-    for (const segment of this.segments.splice(0)) rmSync(segment.path, { force: true });
-    // LexRaw from the words by first number; LexByFreq from LexRaw by frequency, highest first, then id.
+    const segments = this.segments.splice(0);
+    for (const segment of segments) rmSync(segment.path, { force: true });
+    // LexRaw: each segment's words by their first number, segment after segment (a number's place in its segment is known: no sort).
+    // LexByFreq from LexRaw by frequency, highest first, then id: the rare frequencies (most words) in a file each, in id order; the others sorted.
     const byFrequency = new ExternalSorter({ memoryBudget: Math.max(1 << 20, Math.floor(budget / 8)), tmpDir: sortDir });
     const MAX_FREQUENCY = 2 ** 53;
+    const rare = Array.from({ length: RARE }, (_, f) => ({ out: new Appender(join(this.dir, `frequency-${f}`)), bytes: 0 }));
+    const firstFiles = firsts.map((bin) => ({ path: bin.out.path, bytes: bin.bytes }));
     function* raw(): IterableIterator<LexWord> {
       let n = 0;
-      for (const line of byFirst.sorted()) {
-        const frequency = parseInt(line.slice(8, 22), 16);
-        const word = Buffer.from(line.slice(22), 'latin1');
-        const id = rawId(n++);
-        byFrequency.add((MAX_FREQUENCY - frequency).toString(16).padStart(14, '0') + id.toString(16).padStart(8, '0') + line.slice(22));
-        yield { id, frequency, context: 0, word: word.toString('utf8') };
+      for (let s = 0; s < segments.length; s++) {
+        const { base, size } = segments[s]!;
+        const file = firstFiles[s]!;
+        const data = readWhole(file.path, file.bytes);
+        const at = new Int32Array(size).fill(-1);
+        for (let pos = 0; pos < data.length; pos += 13 + data[pos + 12]!) at[data.readUInt32LE(pos) - base] = pos;
+        for (let local = 0; local < size; local++) {
+          const pos = at[local]!;
+          if (pos < 0) continue;
+          const frequency = data.readDoubleLE(pos + 4);
+          const exact = data.subarray(pos + 13, pos + 13 + data[pos + 12]!);
+          const id = rawId(n++);
+          if (frequency < RARE) {
+            const bin = rare[frequency]!;
+            const room = bin.out.room(5 + exact.length);
+            room.buffer.writeUInt32LE(id, room.at);
+            room.buffer[room.at + 4] = exact.length;
+            exact.copy(room.buffer, room.at + 5);
+            bin.out.advance(5 + exact.length);
+            bin.bytes += 5 + exact.length;
+          } else {
+            byFrequency.add((MAX_FREQUENCY - frequency).toString(16).padStart(14, '0') + id.toString(16).padStart(8, '0') + exact.toString('latin1'));
+          }
+          yield { id, frequency, context: 0, word: exact.toString('utf8') };
+        }
+        rmSync(file.path, { force: true });
       }
+      for (const bin of rare) bin.out.close();
     }
     try {
       writeLexList(files.raw, LEXRAW_FORMAT, raw());
@@ -381,10 +435,28 @@ export class Words {
         for (const line of byFrequency.sorted()) {
           yield { id: parseInt(line.slice(14, 22), 16), frequency: MAX_FREQUENCY - parseInt(line.slice(0, 14), 16), context: 0, word: Buffer.from(line.slice(22), 'latin1').toString('utf8') };
         }
+        for (let frequency = RARE - 1; frequency >= 0; frequency--) {
+          const bin = rare[frequency]!;
+          const reader = new Reader(bin.out.path, bin.bytes);
+          try {
+            for (;;) {
+              let buffer = reader.have(5);
+              if (reader.left === 0) break;
+              const length = buffer[reader.at + 4]!;
+              buffer = reader.have(5 + length);
+              if (reader.left < 5 + length) throw new RangeError(`${bin.out.path}: cut short`);
+              const id = buffer.readUInt32LE(reader.at);
+              const word = buffer.toString('utf8', reader.at + 5, reader.at + 5 + length);
+              reader.skip(5 + length);
+              yield { id, frequency, context: 0, word };
+            }
+          } finally {
+            reader.close();
+          }
+        }
       }
       writeLexList(files.byFreq, LEXBYFREQ_FORMAT, byFreq());
     } finally {
-      byFirst.discard();
       byFrequency.discard();
       rmSync(sortDir, { recursive: true, force: true });
     }
