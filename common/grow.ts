@@ -1,6 +1,6 @@
-/** Typed arrays that grow by doubling (the indexer's chewer, the searcher's card texts). */
+/** Typed arrays that grow by doubling (the indexer's chewer and vocabulary, the searcher's card texts). */
 
-export type Growable = Int32Array | Uint32Array | Uint8Array;
+export type Growable = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
 
 /** The array itself when it holds `size` elements, else a copy at least twice as long. */
 export function grow<T extends Growable>(array: T, size: number): T {

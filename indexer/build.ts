@@ -31,6 +31,8 @@ import { CardFinder, writeCardInfo, writeFingerprints } from './cards.js';
 import { chew, workerCount } from './chew.js';
 import type { IndexerConfig } from './config.js';
 import { writeLexiconFile, writeLexLists } from './lexicon.js';
+import { Words, writeRankedLexicon } from './segments.js';
+import type { EntryPlace } from '../common/index/chains.js';
 import { attachAnchors, rankCards, staticWeights, writeFeedback } from './links.js';
 import { mergeCards, resolveRedirects } from './merge.js';
 import { indexDirectory } from '../common/index/layout.js';
@@ -39,6 +41,16 @@ import { scan } from './scan.js';
 import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
 
 const log = logger('indexer');
+
+/**
+ * Bytes the build holds per card from the chew stage to its end: CardFacts
+ * (36), the fingerprints and CardFinder (12 + 4 + 8), the ranks, redirects
+ * and Merges (8 + 4 + 4), union-find and the weights (9); the StringIndex
+ * records are counted as they are.
+ */
+const HELD_PER_CARD = 85;
+/** What the WordIndex stage holds per word besides the sort and the ranks: each word's last card. */
+const WORDINDEX_BYTES_PER_WORD = 4;
 
 /** The files of a version: what the searcher reads, and the stages' working files. */
 export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback'] as const;
@@ -75,9 +87,13 @@ export interface BuildReport {
   /** Sorted runs of postings, and how many of them went to disk. */
   runs: number;
   spilled: number;
+  /** Segments of the vocabulary written to disk (0 when it fit its share of the budget). */
+  vocabularySegments: number;
   /** Bytes of the published version. */
   bytes: number;
   seconds: number;
+  /** Peak resident set of the process so far (getrusage maxRSS: every thread, the chewing workers too), bytes. */
+  maxRss: number;
   /** Wall and processor seconds (all threads) of each stage. */
   stages: { stage: Stage; seconds: number; cpuSeconds: number }[];
 }
@@ -113,6 +129,8 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     const at = (name: string) => join(begun.dir, name);
     const buckets = bucketFilePath(state);
     const scanned = await stage('scan', () => scan(buckets, at('Attributes'), (read) => options.onProgress?.('scan', read, read)));
+    // The vocabulary's share of the budget; past it, it is spilled in segments (segments.ts).
+    const words = new Words(join(begun.dir, 'vocab'), Math.floor(config.memory_budget / 4));
     const chewed = await stage('chew', () =>
       chew(
         buckets,
@@ -120,11 +138,19 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
         { cards: at('Cards'), postings: at('Postings'), checksums: at('Checksums'), links: at('Links'), refTexts: at('RefTexts'), signatures: at('Signatures') },
         workerCount(config.workers),
         { hashes: config.signatures, words: config.shingle_words },
+        config.memory_budget,
+        words,
         (done) => options.onProgress?.('chew', done, scanned.cards),
       ),
     );
-    const { vocabulary, facts } = chewed;
+    const { facts } = chewed;
     const finder = new CardFinder(scanned.fingerprints);
+    // What the build holds from here to its end counts in the budget; the sorts get the rest (docs/indexer.md "Memory").
+    const heldPerCard = scanned.cards * HELD_PER_CARD + chewed.strings.length;
+    const sortBudget = (words: number): number => Math.max(Math.floor(config.memory_budget / 8), config.memory_budget - heldPerCard - words);
+    if (heldPerCard > config.memory_budget / 2) {
+      log.warning('the cards take most of the memory budget', { held_mib: Math.round(heldPerCard / 1048576), budget_mib: Math.round(config.memory_budget / 1048576), cards: scanned.cards });
+    }
     const merged = await stage('merge', () => {
       const redirects = resolveRedirects(at('Links'), finder, facts.flags);
       // Ranks first: the heaviest card of a class is the one kept.
@@ -135,12 +161,23 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       facts.weights.set(staticWeights(merged.rank, merged.merges, facts.flags));
       writeFeedback(at('Feedback'), facts);
       const files = { refTexts: at('RefTexts'), postings: at('Postings'), out: at('AnchoredPostings'), sortDir: begun.dir };
-      return attachAnchors(files, finder, facts, merged.merges, vocabulary, config.memory_budget);
+      return attachAnchors(files, finder, facts, merged.merges, words, sortBudget(words.bytes));
     });
-    const order = await stage('lexicon', () => writeLexLists(vocabulary, { raw: at('LexRaw'), byFreq: at('LexByFreq'), order: at('LexOrder') }));
+    const lists = { raw: at('LexRaw'), byFreq: at('LexByFreq'), order: at('LexOrder') };
+    // A vocabulary that stayed within its share is sorted in memory; a spilled one is merged from its segments.
+    const ranks = await stage('lexicon', () => {
+      if (!words.spilled) {
+        const order = writeLexLists(words.vocabulary, lists);
+        return { words: order.rank.length, rank: order.rank, temporary: false, order };
+      }
+      const ranked = words.rank(lists, sortBudget(4 * words.numbers));
+      return { words: ranked.words, rank: ranked.rankOf, temporary: true, ranked };
+    });
     const { wordIndex, strings } = await stage('wordindex', () => {
-      const wordIndex = writeWordIndex(at('AnchoredPostings'), at('WordIndex'), order, config.memory_budget, runDirectory(begun.dir));
-      writeLexiconFile(at('Lexicon'), vocabulary, order, wordIndex.places);
+      const held = ranks.temporary ? ranks.rank.byteLength : words.bytes + 8 * ranks.words;
+      const lexicon = (places: Iterable<EntryPlace>): void => (ranks.order !== undefined ? writeLexiconFile(at('Lexicon'), words.vocabulary, ranks.order, places) : writeRankedLexicon(at('Lexicon'), ranks.ranked!, places));
+      const wordIndex = writeWordIndex(at('AnchoredPostings'), at('WordIndex'), ranks, sortBudget(held + WORDINDEX_BYTES_PER_WORD * ranks.words), runDirectory(begun.dir), lexicon);
+      words.remove();
       return { wordIndex, strings: writeStringIndex(at('StringIndex'), chewed.strings) };
     });
     await stage('cards', () => {
@@ -149,7 +186,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     });
     const emptyCards = facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
     // bucket_generation and bucket_next say which buckets the version holds (indexer/backlog.ts).
-    const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards: scanned.cards, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: vocabulary.size, postings: wordIndex.postings, strings, links: chewed.links };
+    const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards: scanned.cards, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: ranks.words, postings: wordIndex.postings, strings, links: chewed.links };
     const files = [...INDEX_FILES, ...(options.keepWork === true ? WORK_FILES : [])];
     const publishedVersion = await stage('publish', () => publishVersion(indexDir, version, begun.dir, { files, counts, now, graceMs: config.grace_period }));
     published = true;
@@ -159,7 +196,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       buckets: scanned.buckets,
       cards: scanned.cards,
       emptyCards,
-      words: vocabulary.size,
+      words: ranks.words,
       postings: wordIndex.postings,
       strings,
       links: chewed.links,
@@ -167,8 +204,10 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       anchors: anchored.anchors,
       runs: wordIndex.runs,
       spilled: wordIndex.spilled,
+      vocabularySegments: words.spills,
       bytes: publishedVersion.bytes,
       seconds: (performance.now() - started) / 1000,
+      maxRss: process.resourceUsage().maxRSS * 1024,
       stages,
     };
     log.info('index version published', { version, cards: report.cards, words: report.words, bytes: report.bytes, seconds: report.seconds.toFixed(2) });

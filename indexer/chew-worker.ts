@@ -34,6 +34,13 @@
  * each spelling are made once per worker too, and the text is cut without
  * making a string per word (words.ts cutWords, a hash table of spellings
  * over the text's characters): cutting is most of the cost of chewing.
+ *
+ * Memory. The spellings a worker keeps are bounded by its share of
+ * indexer.memory_budget (`maxSpellings`, SPELLING_BYTES each): a worker
+ * that passes it forgets every spelling after the card it is on (its result
+ * then has a segment of words per epoch), whatever
+ * the text: random words (hashes, base64, logs) never repeat, and a table
+ * kept for them would grow with the text.
  */
 
 import { createHash } from 'node:crypto';
@@ -67,6 +74,12 @@ export interface ChewTask {
   /** Scan flags per card (CARD_FLAG.empty for redirects). */
   flags: Uint8Array;
   signatures: SignatureSettings;
+  /**
+   * Spellings the worker may keep (its share of indexer.memory_budget): past
+   * it, the worker forgets them after the card it is on (a new segment of
+   * the result).
+   */
+  maxSpellings: number;
 }
 
 /**
@@ -84,13 +97,13 @@ export const STRING_KEYS_SIZE = STRING_KINDS.length * FINGERPRINT_SIZE;
 /** Bytes of a Links record (common/index/fingerprints.ts). */
 export const LINK_RECORD = 16;
 
-export interface ChewResult {
-  summaries: Uint8Array;
-  /** The batch's cards in blocks (common/index/cards.ts CardBlocks), back to back. */
-  cards: Uint8Array;
-  strings: Uint8Array;
-  /** The worker thread and its vocabulary epoch: word numbers are the worker's, until its epoch changes. */
-  thread: number;
+/**
+ * The words of a stretch of a batch's cards, named by the worker's numbers of
+ * one epoch. A batch has one, or more when the worker's spellings filled its
+ * share and it forgot them between two cards.
+ */
+export interface WordSegment {
+  /** The worker's vocabulary epoch: word numbers are the worker's, until its epoch changes. */
   epoch: number;
   /** Number of the first word in `words`; the others follow. */
   firstWord: number;
@@ -98,10 +111,21 @@ export interface ChewResult {
   words: string;
   /** Their plain forms, each followed by '\n', empty where the same as the exact form. */
   plains: string;
-  /** Pairs: a word used in this batch, its occurrences in it. */
+  /** Pairs: a word used in this stretch, its occurrences in it. */
   usage: Uint32Array;
   /** Postings records (work-files.ts) naming the worker's words. */
   postings: Uint8Array;
+}
+
+export interface ChewResult {
+  summaries: Uint8Array;
+  /** The batch's cards in blocks (common/index/cards.ts CardBlocks), back to back. */
+  cards: Uint8Array;
+  strings: Uint8Array;
+  /** The worker thread, whose word numbers the segments use. */
+  thread: number;
+  /** The words and postings of the batch's cards, in card order. */
+  segments: WordSegment[];
   links: Uint8Array;
   /** RefTexts records (work-files.ts). */
   refTexts: Uint8Array;
@@ -151,8 +175,14 @@ const W_UTF8_LENGTH = 6;
 const W_ACCENTED = 7;
 const WORD_FIELDS = 8;
 
-/** Past this many spellings the worker forgets its forms (bounded memory on any corpus). */
-const MAX_SPELLINGS = 1 << 21;
+/**
+ * What a spelling the worker knows costs it, about: the table's slots and
+ * key, the spelling and its exact form as strings, the map from exact form
+ * to word, the word's fields and its UTF-8 bytes (measured: 802 pages of
+ * random words of 6–12 letters). chew.ts divides the workers' share of the
+ * memory budget by it.
+ */
+export const SPELLING_BYTES = 320;
 const GARBAGE = -1;
 /** Link URLs whose fingerprints the worker keeps (target()). */
 const MAX_TARGETS = 1 << 16;
@@ -163,6 +193,16 @@ const NO_TEXT = Buffer.alloc(0);
 
 function whole(value: string | undefined): number | undefined {
   return value !== undefined && /^\d{1,10}$/.test(value) && Number(value) <= 0xffffffff ? Number(value) : undefined;
+}
+
+/**
+ * A copy of a spelling that holds its own characters: V8 makes a slice of 13
+ * characters or more a view of the text it was cut from, and the worker keeps
+ * spellings long after the text (a page of long hashes would keep every
+ * page's text alive).
+ */
+function flat(spelling: string): string {
+  return spelling.length < 13 ? spelling : Buffer.from(spelling, 'utf16le').toString('utf16le');
 }
 
 /** The `a` attribute; a bucket without one (never written so by the gatherer) gets a place that names nothing. */
@@ -248,10 +288,10 @@ class Chewer {
   private problems: string[] = [];
 
   chew(task: ChewTask): ChewResult {
-    if (this.spellings.size > MAX_SPELLINGS) this.forget();
-    this.batchSerial += 1;
-    this.batchWords = [];
+    if (this.spellings.size > task.maxSpellings) this.forget();
     this.problems = [];
+    const segments: WordSegment[] = [];
+    this.beginSegment();
     const { hashes, words } = task.signatures;
     const settings = this.shingler?.settings;
     if (settings?.hashes !== hashes || settings.words !== words) this.shingler = new Shingler(task.signatures);
@@ -261,11 +301,40 @@ class Chewer {
         throw new SherlockError('SHERLOCK_NOT_FOUND', `the bucket file was shaken during the build (generation ${reader.generation}, the scan read ${task.generation}): build again`, { file: task.buckets });
       }
       this.blocks.restart(task.first);
-      for (let i = 0; i < task.oids.length; i++) this.card(reader, task.oids[i]!, task.first + i, task.flags[i]!);
+      for (let i = 0; i < task.oids.length; i++) {
+        // A card's words are known only once it is cut: the share may be passed by one card's spellings.
+        if (i > 0 && this.spellings.size > task.maxSpellings) {
+          segments.push(this.endSegment());
+          this.forget();
+          this.beginSegment();
+        }
+        this.card(reader, task.oids[i]!, task.first + i, task.flags[i]!);
+      }
       this.blocks.close();
     } finally {
       reader.close();
     }
+    segments.push(this.endSegment());
+    return {
+      summaries: this.summaries.take(),
+      cards: this.cards.take(),
+      strings: this.strings.take(),
+      thread: threadId,
+      segments,
+      links: this.links.take(),
+      refTexts: this.refTexts.take(),
+      signatures: this.signatures.take(),
+      problems: this.problems,
+    };
+  }
+
+  private beginSegment(): void {
+    this.batchSerial += 1;
+    this.batchWords = [];
+  }
+
+  /** The words and postings since beginSegment(). */
+  private endSegment(): WordSegment {
     const usage = new Uint32Array(2 * this.batchWords.length);
     this.batchWords.forEach((w, b) => {
       usage[2 * b] = w;
@@ -276,20 +345,12 @@ class Chewer {
     const fresh = this.exact.slice(firstWord);
     this.reported = this.exact.length;
     return {
-      summaries: this.summaries.take(),
-      cards: this.cards.take(),
-      strings: this.strings.take(),
-      thread: threadId,
       epoch: this.epoch,
       firstWord,
       words: fresh.map((word) => word + '\n').join(''),
       plains: fresh.map((word, k) => (this.plain[firstWord + k] === word ? '' : this.plain[firstWord + k]) + '\n').join(''),
       usage,
       postings: this.postings.take(),
-      links: this.links.take(),
-      refTexts: this.refTexts.take(),
-      signatures: this.signatures.take(),
-      problems: this.problems,
     };
   }
 
@@ -441,7 +502,7 @@ class Chewer {
    */
   private occur(start: number, end: number, hash: number, info: number, checksum: boolean): void {
     let w = this.spellings.find(this.text, start, end, hash);
-    if (w === ABSENT) w = this.learn(this.text.slice(start, end));
+    if (w === ABSENT) w = this.learn(flat(this.text.slice(start, end)));
     if (w === GARBAGE) return;
     const { perWord } = this;
     const fields = w * WORD_FIELDS;
@@ -624,7 +685,7 @@ const chewer = new Chewer();
 /** The piscina entry point: chews a batch, returning its buffers for transfer. */
 export default function chewBatch(task: ChewTask): unknown {
   const result = chewer.chew(task);
-  const transfer = [result.summaries, result.cards, result.strings, result.usage, result.postings, result.links, result.refTexts, result.signatures].map((a) => a.buffer);
+  const transfer = [result.summaries, result.cards, result.strings, ...result.segments.flatMap((segment) => [segment.usage, segment.postings]), result.links, result.refTexts, result.signatures].map((a) => a.buffer);
   return move({
     get [transferableSymbol]() {
       return transfer;

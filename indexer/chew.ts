@@ -6,14 +6,15 @@
  *
  *   Cards      the cards in the blocks the workers deflated (the final file: not copied again later)
  *   Postings   the chains, words renamed from the batch's numbers to the
- *              vocabulary's (LexRaw ids)
+ *              vocabulary's (LexRaw ids; temporary numbers once it is
+ *              spilled, segments.ts)
  *   Checksums  MD5 of each card's words, for merging exact duplicates
  *   Signatures min-hashes of each card's words, for near-duplicates
  *   Links      every link (anchor, redirect, frame, image) by target fingerprint
  *   RefTexts   anchor texts by target, for the link stage
  *
  * and keeping in memory what later stages need per card (CardFacts: about
- * 36 bytes a card), per word (the Vocabulary) and per card and string
+ * 36 bytes a card), per word (the Vocabulary, within its share: segments.ts) and per card and string
  * (StringIndex keys, 48 bytes a card). Results arrive as transferred
  * buffers and strings; nothing is parsed from JSON.
  */
@@ -26,14 +27,24 @@ import { LinksWriter } from '../common/index/fingerprints.js';
 import { logger } from '../common/log.js';
 import { FOOTPRINT_SIZE } from '../common/index/feedback.js';
 import type { CardFacts } from './cards.js';
-import { LINK_RECORD, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask } from './chew-worker.js';
-import { rawId, Vocabulary } from './lexicon.js';
+import { LINK_RECORD, SPELLING_BYTES, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask, type WordSegment } from './chew-worker.js';
+import { rawId } from './lexicon.js';
+import { Words } from './segments.js';
 import { signaturesWriter, type SignatureSettings } from './signatures.js';
 import { STRING_RECORD } from './wordindex.js';
 import { CHECKSUM_RECORD, CHECKSUMS_FORMAT, FINGERPRINT_SIZE, POSTING_HEAD, POSTINGS_FORMAT, REFTEXTS_FORMAT, refTextLength, WorkFileWriter, type Attributes } from './work-files.js';
 
 const log = logger('indexer');
 
+/** Spellings a worker may keep however small the budget (a few MiB): fewer only send the same words to the main thread again and again. */
+const MIN_SPELLINGS = 1 << 14;
+/**
+ * A worker's young generation, MiB: most of what a worker holds besides its
+ * spellings is V8's nursery; capped, a build's peak fell by some 40 MiB on a
+ * normal corpus and 55 on random words, with no loss of chewing time we could
+ * measure (docs/indexer.md "Memory").
+ */
+const WORKER_YOUNG_MIB = 16;
 /** Batches each worker has queued, so none waits for the main thread. */
 const IN_FLIGHT_PER_WORKER = 2;
 
@@ -48,7 +59,8 @@ export interface ChewFiles {
 
 export interface ChewReport {
   facts: CardFacts;
-  vocabulary: Vocabulary;
+  /** The words met, numbered (segments.ts: spilled in segments past their share of the budget). */
+  words: Words;
   /** StringIndex records: key, card id (STRING_RECORD bytes each). */
   strings: Buffer;
   postings: number;
@@ -60,6 +72,11 @@ export interface ChewReport {
 /** Worker threads for `indexer.workers`. */
 export function workerCount(setting: 'auto' | number): number {
   return setting === 'auto' ? availableParallelism() : setting;
+}
+
+/** The share of `indexer.memory_budget` the workers' spelling tables hold together: a quarter. */
+export function spellingsPerWorker(budget: number, workers: number): number {
+  return Math.max(MIN_SPELLINGS, Math.floor(budget / 4 / workers / SPELLING_BYTES));
 }
 
 /** Cards per batch: about 32 batches per worker, so that the last ones finish together. */
@@ -74,9 +91,8 @@ function view(array: Uint8Array): Buffer {
 
 /** Takes chewed batches in card order and writes the stage's files. */
 class Collector {
-  readonly vocabulary = new Vocabulary();
-  /** Per worker thread: its word numbers → LexRaw ids, valid for one epoch of its vocabulary. */
-  private readonly workers = new Map<number, { epoch: number; ids: Uint32Array }>();
+  /** Per worker thread: its word numbers → our numbers, valid for one epoch of its vocabulary; its words, to number them again in a later segment. */
+  private readonly workers = new Map<number, { epoch: number; ids: Uint32Array; exact: string[]; plain: string[] }>();
   readonly facts: CardFacts;
   private strings = Buffer.allocUnsafe(1 << 16);
   private stringBytes = 0;
@@ -86,6 +102,7 @@ class Collector {
 
   constructor(
     cards: number,
+    readonly words: Words,
     private readonly out: { cards: CardsWriter; postings: WorkFileWriter; checksums: WorkFileWriter; links: LinksWriter; refTexts: WorkFileWriter; signatures: WorkFileWriter },
   ) {
     this.facts = {
@@ -136,7 +153,9 @@ class Collector {
     }
     this.out.checksums.write(checksums.subarray(0, checksummed * CHECKSUM_RECORD), checksummed);
     this.out.signatures.write(signatureRecords, count);
-    this.takeWords(result);
+    for (const segment of result.segments) this.takeWords(result.thread, segment);
+    // Between batches: a card's words are all of one segment.
+    this.words.maybeSpill();
     this.takeLinks(view(result.links));
     const refTexts = view(result.refTexts);
     let records = 0;
@@ -160,29 +179,40 @@ class Collector {
     }
   }
 
-  /** Maps the worker's new words onto the vocabulary, counts the batch's words and writes its postings under their LexRaw ids. */
-  private takeWords(result: ChewResult): void {
-    let worker = this.workers.get(result.thread);
+  /** Maps the worker's new words onto the vocabulary, counts the batch's words and writes its postings under their LexRaw ids (temporary numbers once the vocabulary is spilled). */
+  private takeWords(thread: number, result: WordSegment): void {
+    let worker = this.workers.get(thread);
     if (worker === undefined || worker.epoch !== result.epoch) {
-      worker = { epoch: result.epoch, ids: new Uint32Array(1024) };
-      this.workers.set(result.thread, worker);
+      worker = { epoch: result.epoch, ids: new Uint32Array(1024), exact: [], plain: [] };
+      this.workers.set(thread, worker);
     }
-    const words = result.words.split('\n');
+    const exact = result.words.split('\n');
     const plains = result.plains.split('\n');
-    const fresh = words.length - 1;
+    const fresh = exact.length - 1;
     if (result.firstWord + fresh > worker.ids.length) {
       const grown = new Uint32Array(Math.max(2 * worker.ids.length, result.firstWord + fresh));
       grown.set(worker.ids);
       worker.ids = grown;
     }
+    const { words } = this;
     const ids = worker.ids;
-    for (let k = 0; k < fresh; k++) ids[result.firstWord + k] = rawId(this.vocabulary.add(words[k]!, plains[k] || words[k]!));
+    for (let k = 0; k < fresh; k++) {
+      const plain = plains[k] || exact[k]!;
+      ids[result.firstWord + k] = words.add(exact[k]!, plain);
+      worker.exact[result.firstWord + k] = exact[k]!;
+      worker.plain[result.firstWord + k] = plain;
+    }
+    /** Our number of the worker's word `w`, numbered again if its segment was spilled since. */
+    const current = (w: number): number => {
+      const n = ids[w]!;
+      return words.current(n) ? n : (ids[w] = words.add(worker.exact[w]!, worker.plain[w]!));
+    };
     const { usage } = result;
-    for (let k = 0; k < usage.length; k += 2) this.vocabulary.frequency[ids[usage[k]!]! / 8 - 1]! += usage[k + 1]!;
+    for (let k = 0; k < usage.length; k += 2) words.count(current(usage[k]!), usage[k + 1]!);
     const postings = view(result.postings);
     let records = 0;
     for (let at = 0; at < postings.length; at += POSTING_HEAD + postings.readUInt32LE(at + 4)) {
-      postings.writeUInt32LE(ids[postings.readUInt32LE(at)]!, at);
+      postings.writeUInt32LE(rawId(current(postings.readUInt32LE(at))), at);
       records += 1;
     }
     this.out.postings.write(postings, records);
@@ -199,7 +229,7 @@ class Collector {
  * Chews every card of `attributes` (from the bucket file `buckets`) with
  * `workers` threads, writing `files`; `onProgress` gets the cards done.
  */
-export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, onProgress?: (done: number) => void): Promise<ChewReport> {
+export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, budget: number, words: Words, onProgress?: (done: number) => void): Promise<ChewReport> {
   const out = {
     cards: new CardsWriter(files.cards),
     postings: new WorkFileWriter(files.postings, POSTINGS_FORMAT),
@@ -208,16 +238,17 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
     refTexts: new WorkFileWriter(files.refTexts, REFTEXTS_FORMAT),
     signatures: signaturesWriter(files.signatures),
   };
-  const collector = new Collector(attributes.cards, out);
-  const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000 });
+  const collector = new Collector(attributes.cards, words, out);
+  const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MIB } });
   try {
     const size = batchSize(attributes.cards, workers);
     const batches = Math.ceil(attributes.cards / size);
+    const maxSpellings = spellingsPerWorker(budget, workers);
     const results = new Map<number, Promise<ChewResult>>();
     const start = (b: number): void => {
       const first = b * size;
       const end = Math.min(attributes.cards, first + size);
-      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end), signatures };
+      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end), signatures, maxSpellings };
       const result = pool.run(task) as Promise<ChewResult>;
       // Awaited in card order later; a failure meanwhile must not count as unhandled.
       result.catch(() => undefined);
@@ -245,5 +276,5 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
   } finally {
     await pool.destroy();
   }
-  return { facts: collector.facts, vocabulary: collector.vocabulary, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
+  return { facts: collector.facts, words: collector.words, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
 }

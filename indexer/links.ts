@@ -42,7 +42,8 @@ import { ChainBuilder, MAX_CARD_ID, MAX_META_POSITION, refsOf } from '../common/
 import { FNV_START, cutWords, exactForm, fnv, plainForm, type RawKind } from '../common/words.js';
 import { AnchorRefs } from './anchor-refs.js';
 import type { CardFacts, CardFinder } from './cards.js';
-import { rawId, type Vocabulary } from './lexicon.js';
+import { rawId } from './lexicon.js';
+import type { Words } from './segments.js';
 import { NOWHERE } from './merge.js';
 import { END } from './runs.js';
 import { countedBlocks, POSTING_HEAD, POSTINGS_FORMAT, postingLength, readRefTexts, WorkFileWriter } from './work-files.js';
@@ -126,9 +127,11 @@ export interface AnchorReport {
   postings: number;
 }
 
-/** Vocabulary numbers of the spellings met in anchor texts (GARBAGE: too long in UTF-8), so each is formed once. */
+/** Vocabulary numbers of the spellings met in anchor texts (GARBAGE: too long in UTF-8), so each is formed once while the cache (MAX_ANCHOR_SPELLINGS) holds it. */
 const GARBAGE = -1;
 
+/** Spellings of anchor texts remembered at a time (a cache: the vocabulary knows every word). */
+const MAX_ANCHOR_SPELLINGS = 1 << 16;
 /** Slots of SeenTexts: 8 MiB, whatever the corpus. */
 const SEEN_SLOTS = 1 << 20;
 
@@ -167,7 +170,7 @@ class SeenTexts {
 
 /**
  * Attaches the anchor texts of `files.refTexts` to their targets, adding
- * their words to `vocabulary`, and writes `files.out` (AnchoredPostings) from
+ * their words to `words`, and writes `files.out` (AnchoredPostings) from
  * `files.postings`; `merges` is mergeCards()'s array.
  */
 export function attachAnchors(
@@ -175,7 +178,7 @@ export function attachAnchors(
   finder: CardFinder,
   facts: CardFacts,
   merges: Uint32Array,
-  vocabulary: Vocabulary,
+  words: Words,
   budget: number,
 ): AnchorReport {
   const { flags, sites } = facts;
@@ -198,11 +201,12 @@ export function attachAnchors(
     let n = spellings.get(spelling);
     if (n === undefined) {
       const exact = exactForm(spelling);
-      n = Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES ? GARBAGE : vocabulary.add(exact, plainForm(exact));
+      n = Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES ? GARBAGE : words.add(exact, plainForm(exact));
+      if (spellings.size >= MAX_ANCHOR_SPELLINGS) spellings.clear();
       spellings.set(spelling, n);
     }
     if (n === GARBAGE) return;
-    vocabulary.frequency[n]! += 1;
+    words.count(n, 1);
     refs.add(target, rawId(n), at | (weight << WEIGHT_SHIFT));
   };
   try {
@@ -219,6 +223,8 @@ export function attachAnchors(
       last = -1;
       // Positions past the last meta position stop the text (cutWords goes on, the visitor drops them).
       cutWords(text, visit);
+      // Between texts: the cache's numbers are of the segment that was current.
+      if (words.maybeSpill()) spellings.clear();
       if (last >= 0) {
         nextMeta[target] = Math.min(MAX_META_POSITION + 1, base + last + 2);
         anchors += 1;

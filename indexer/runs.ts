@@ -5,9 +5,10 @@
  * within a word) and kept as a run; the runs are then read side by side.
  *
  * Because every chunk holds later cards than the one before, a word's chains
- * come from run 0, then run 1, …: the merge needs no heap, only one cursor
- * per run, and its output does not depend on where the chunks were cut, so
- * any budget gives the same bytes.
+ * come from run 0, then run 1, …: the merge takes the runs at a word in run
+ * order, and its output does not depend on where the chunks were cut, so
+ * any budget gives the same bytes. The runs are kept in a heap by (rank,
+ * run), so a word costs the runs that have it, not every run (Heap).
  *
  * A run is the chunk's chains in word order, without their Postings heads,
  * and an index of (rank, bytes) pairs, one per word in the chunk; a word's
@@ -46,9 +47,13 @@ export interface SortedRun {
  * the rank of a LexRaw id (or throws on a word it does not know). Each chain
  * is rewritten in WordIndex's listed form (common/index/refs.ts), its card id as the
  * gap from the last card of its rank, which `lastCards` holds from chunk to
- * chunk (−1 before the first); the bytes of each rank are added to `sizes`.
+ * chunk (−1 before the first). With `join`, a card's chains of one rank
+ * (a word's temporary numbers, wordindex.ts WordRanks; the chunk holds whole
+ * cards) become one: the refs of the later ones appended to the first's, as
+ * links.ts appends anchor refs (meta refs carry their positions, so they may
+ * follow any refs).
  */
-export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, sizes: Float64Array, lastCards: Int32Array): SortedRun {
+export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, lastCards: Int32Array, join = false): SortedRun {
   let count = 0;
   for (let at = 0; at < chunk.length; at += POSTING_HEAD + chunk.readUInt32LE(at + 4)) count += 1;
   const rank = new Uint32Array(count);
@@ -57,6 +62,8 @@ export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, a
   /** Where each chain's refs start and end in `chunk`. */
   const refsFrom = new Uint32Array(count);
   const refsTo = new Uint32Array(count);
+  /** With `join`: 1 for a chain joined to an earlier one of its card and rank. */
+  const joined = new Uint8Array(join ? count : 0);
   let total = 0;
   for (let i = 0, at = 0; i < count; i++) {
     const chain = at + POSTING_HEAD;
@@ -65,11 +72,15 @@ export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, a
     const cardId = (cards[i] = chainCardId(chunk, chain));
     const from = (refsFrom[i] = chainRefsStart(chunk, chain));
     refsTo[i] = end;
-    previous[i] = lastCards[r]!;
-    lastCards[r] = cardId;
-    const size = listedHeadSize(cardId, previous[i]!, end - from) + end - from;
-    sizes[r]! += size;
-    total += size;
+    if (join && lastCards[r] === cardId) {
+      // Its refs, and room for the first chain's head to grow.
+      joined[i] = 1;
+      total += end - from + 8;
+    } else {
+      previous[i] = lastCards[r]!;
+      lastCards[r] = cardId;
+      total += listedHeadSize(cardId, previous[i]!, end - from) + end - from;
+    }
     at = end;
   }
   const order = stableOrder(rank, ranks);
@@ -77,22 +88,30 @@ export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, a
   const index = new Uint32Array(2 * count);
   let groups = 0;
   let pos = 0;
+  const copy = (from: number, to: number): void => {
+    // Chains are short: a loop beats a native call per chain.
+    if (to - from <= 64) for (let j = from; j < to; j++) data[pos++] = chunk[j]!;
+    else pos += chunk.copy(data, pos, from, to);
+  };
   for (let k = 0; k < count; k++) {
     const i = order[k]!;
     const from = refsFrom[i]!;
     const to = refsTo[i]!;
     const start = pos;
-    pos = putListedHead(data, pos, cards[i]!, previous[i]!, to - from);
-    // Chains are short: a loop beats a native call per chain.
-    if (to - from <= 64) for (let j = from; j < to; j++) data[pos++] = chunk[j]!;
-    else pos += chunk.copy(data, pos, from, to);
+    // The chains joined to this one follow it in rank order (same rank, same card, later in the chunk).
+    let last = k;
+    let length = to - from;
+    if (join) for (; last + 1 < count && joined[order[last + 1]!] === 1; last++) length += refsTo[order[last + 1]!]! - refsFrom[order[last + 1]!]!;
+    pos = putListedHead(data, pos, cards[i]!, previous[i]!, length);
+    copy(from, to);
+    for (; k < last; k++) copy(refsFrom[order[k + 1]!]!, refsTo[order[k + 1]!]!);
     if (groups === 0 || index[2 * groups - 2] !== rank[i]) {
       index[2 * groups] = rank[i]!;
       groups += 1;
     }
     index[2 * groups - 1]! += pos - start;
   }
-  return { data, index: index.slice(0, 2 * groups) };
+  return { data: pos === data.length ? data : data.subarray(0, pos), index: index.slice(0, 2 * groups) };
 }
 
 function bytesOf(run: SortedRun): number {
@@ -116,6 +135,8 @@ export function stableOrder(keys: Uint32Array, range: number): Uint32Array {
 export interface RunCursor {
   /** Rank of the current word, END past the last. */
   rank: number;
+  /** Bytes of the current word's chains in this run. */
+  readonly size: number;
   /** Hands the current word's chains to `write` (in one or more pieces) and moves to the next word. */
   take(write: (data: Buffer) => void): void;
 }
@@ -127,6 +148,10 @@ class MemoryCursor implements RunCursor {
 
   constructor(private readonly run: SortedRun) {
     this.rank = run.index.length > 0 ? run.index[0]! : END;
+  }
+
+  get size(): number {
+    return this.run.index[2 * this.group + 1]!;
   }
 
   take(write: (data: Buffer) => void): void {
@@ -213,7 +238,7 @@ export class Sequential {
 
 class FileCursor implements RunCursor {
   rank = END;
-  private size = 0;
+  size = 0;
 
   constructor(
     private readonly index: Sequential,
@@ -303,5 +328,67 @@ export class Runs {
     for (const fd of this.fds.splice(0)) closeSync(fd);
     this.runs.length = 0;
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The run cursors by (rank, run number), least on top: the merge takes a
+ * word's runs in run order (card order) and visits only the runs that have
+ * it, so its time is the runs' bytes, not words × runs.
+ */
+export class Heap {
+  private readonly heap: number[] = [];
+
+  constructor(private readonly cursors: RunCursor[]) {
+    for (let i = 0; i < cursors.length; i++) if (cursors[i]!.rank !== END) this.push(i);
+  }
+
+  /** Rank of the least cursor, END when every run is done. */
+  get rank(): number {
+    return this.heap.length === 0 ? END : this.cursors[this.heap[0]!]!.rank;
+  }
+
+  /** Takes the least cursor's number off the heap. */
+  pop(): number {
+    const { heap } = this;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      this.down(0);
+    }
+    return top;
+  }
+
+  /** Puts cursor `i` back (if it has a word left). */
+  push(i: number): void {
+    if (this.cursors[i]!.rank === END) return;
+    const { heap } = this;
+    let at = heap.push(i) - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (!this.less(heap[at]!, heap[parent]!)) break;
+      [heap[at], heap[parent]] = [heap[parent]!, heap[at]!];
+      at = parent;
+    }
+  }
+
+  private less(a: number, b: number): boolean {
+    const ra = this.cursors[a]!.rank;
+    const rb = this.cursors[b]!.rank;
+    return ra < rb || (ra === rb && a < b);
+  }
+
+  private down(at: number): void {
+    const { heap } = this;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= heap.length) return;
+      const right = left + 1;
+      const child = right < heap.length && this.less(heap[right]!, heap[left]!) ? right : left;
+      if (!this.less(heap[child]!, heap[at]!)) return;
+      [heap[at], heap[child]] = [heap[child]!, heap[at]!];
+      at = child;
+    }
   }
 }

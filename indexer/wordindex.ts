@@ -9,31 +9,30 @@
  * disk; the merge reads spilled runs through two buffers each, sharing a
  * quarter of the budget (at least 16 KiB each). Chains are streamed into
  * WordIndex (common/index/chains.ts beginEntry/writeChains), never a word's whole
- * list. So the postings, which grow with the text, never take more than half
- * the budget, leaving the other half to what the build holds per card and
- * per word and to the JavaScript heap; besides it the stage holds a few
- * numbers per distinct word.
+ * list, the runs that have a word taken off a heap (runs.ts Heap), and the
+ * Lexicon is written in the same pass. So the postings, which grow with the
+ * text, never take more than half the budget, leaving the other half to what
+ * the build holds per card and per word and to the JavaScript heap; besides
+ * it the stage holds 12 bytes per distinct word (the order both ways, each
+ * word's last card).
  *
  * StringIndex strings are few per card (three keys of 16 bytes each with the
  * card id, collected by the chewer) and are sorted in memory.
  */
 
 import { join } from 'node:path';
-import { StringIndexWriter, WordIndexWriter } from '../common/index/chains.js';
+import { StringIndexWriter, WordIndexWriter, type EntryPlace } from '../common/index/chains.js';
 import { IndexFileReader } from '../common/index/file.js';
-import { ChainBuilder } from '../common/index/refs.js';
-import type { LexiconOrder } from './lexicon.js';
+import { ChainBuilder, MAX_CARD_ID } from '../common/index/refs.js';
 import { rawId } from './lexicon.js';
-import { END, Runs, sortChunk } from './runs.js';
-import { FINGERPRINT_SIZE, POSTINGS_FORMAT, postingLength, recordBlocks } from './work-files.js';
+import { END, Heap, Runs, sortChunk } from './runs.js';
+import { FINGERPRINT_SIZE, POSTING_HEAD, POSTINGS_FORMAT, postingLength, recordBlocks } from './work-files.js';
 
 const MIN_BUFFER = 16 * 1024;
 /** Chunks of Postings sorted at a time: small enough for the processor's cache (runs.ts). */
 const MAX_CHUNK = 2 * 1024 * 1024;
 
 export interface WordIndexReport {
-  /** Where each rank's entry lies in WordIndex and its chain bytes (0: none). */
-  places: { refPos: Float64Array; size: Float64Array };
   /** Postings read (one chain each). */
   postings: number;
   runs: number;
@@ -42,12 +41,50 @@ export interface WordIndexReport {
 }
 
 /**
- * Writes `wordIndexFile` from the Postings file `postingsFile`, whose words
- * (LexRaw ids) `order` ranks; scratch runs go to `runDir`.
+ * How Postings name words: `rank[id / 8 − 1]` is the word's rank in the
+ * Lexicon, of `words`. With `temporary` numbers (a spilled vocabulary,
+ * segments.ts) one word may have two in a card, its text's and its anchors'
+ * (or its anchors' in two segments), whose chains are then joined.
  */
-export function writeWordIndex(postingsFile: string, wordIndexFile: string, order: LexiconOrder, budget: number, runDir: string): WordIndexReport {
-  const words = order.rank.length;
-  const sizes = new Float64Array(words);
+export interface WordRanks {
+  words: number;
+  rank: Uint32Array;
+  temporary: boolean;
+}
+
+/** Chunks of whole cards: a card's records never straddle two (its chains of one word are joined in one run). */
+function* byCards(blocks: Iterable<Buffer>): IterableIterator<Buffer> {
+  let carry: Buffer | undefined;
+  for (const block of blocks) {
+    const data = carry === undefined ? block : Buffer.concat([carry, block]);
+    // Where the last card's records begin.
+    let lastStart = 0;
+    let lastCard = -1;
+    for (let at = 0; at < data.length; at += POSTING_HEAD + data.readUInt32LE(at + 4)) {
+      const card = data.readUInt32LE(at + POSTING_HEAD) & MAX_CARD_ID;
+      if (card !== lastCard) {
+        lastCard = card;
+        lastStart = at;
+      }
+    }
+    if (lastStart > 0) yield data.subarray(0, lastStart);
+    carry = Buffer.from(data.subarray(lastStart));
+  }
+  if (carry !== undefined && carry.length > 0) yield carry;
+}
+
+/** No WordIndex entry: a word without chains. */
+const NO_ENTRY: EntryPlace = { refPos: 0, chainSize: 0 };
+
+/**
+ * Writes `wordIndexFile` from the Postings file `postingsFile`, whose words
+ * (LexRaw ids) `order` ranks; scratch runs go to `runDir`. `lexicon` is
+ * handed, rank by rank, where each word's entry lies (chainSize 0: none) as
+ * the merge writes it, so the Lexicon is written alongside (writeLexiconFile)
+ * and no place is held per word.
+ */
+export function writeWordIndex(postingsFile: string, wordIndexFile: string, order: WordRanks, budget: number, runDir: string, lexicon: (places: Iterable<EntryPlace>) => void): WordIndexReport {
+  const { words } = order;
   const runs = new Runs(runDir, Math.floor(budget / 4));
   const postings = IndexFileReader.open(postingsFile, POSTINGS_FORMAT);
   let count = 0;
@@ -55,31 +92,52 @@ export function writeWordIndex(postingsFile: string, wordIndexFile: string, orde
     let blockAt = 0;
     const rankOf = (word: number, at: number): number => {
       const n = word / 8 - 1;
-      if (!Number.isInteger(n) || n < 0 || n >= words) throw postings.corrupt(blockAt + at, `word ${word} is not a LexRaw id (${words} words)`);
+      if (!Number.isInteger(n) || n < 0 || n >= order.rank.length) throw postings.corrupt(blockAt + at, `word ${word} is not a LexRaw id (${order.rank.length} numbers)`);
       return order.rank[n]!;
     };
     const lastCards = new Int32Array(words).fill(-1);
-    for (const chunk of recordBlocks(postings, Math.min(MAX_CHUNK, Math.max(MIN_BUFFER, Math.floor(budget / 4))), postingLength)) {
-      runs.add(sortChunk(chunk, words, rankOf, sizes, lastCards));
+    const blocks = recordBlocks(postings, Math.min(MAX_CHUNK, Math.max(MIN_BUFFER, Math.floor(budget / 4))), postingLength);
+    for (const chunk of order.temporary ? byCards(blocks) : blocks) {
+      runs.add(sortChunk(chunk, words, rankOf, lastCards, order.temporary));
       blockAt += chunk.length;
     }
     count = postings.fields[0]!;
   } finally {
     postings.close();
   }
-  const places = { refPos: new Float64Array(words), size: new Float64Array(words) };
+  const runCount = runs.count;
   const writer = new WordIndexWriter(wordIndexFile);
   try {
     const cursors = runs.cursors(Math.max(MIN_BUFFER, Math.floor(budget / 4 / Math.max(1, runs.spilled))));
+    const heap = new Heap(cursors);
     const write = (data: Buffer): void => writer.writeChains(data);
-    for (let r = 0; r < words; r++) {
-      if (sizes[r] === 0) continue;
-      const place = writer.beginEntry(rawId(r), sizes[r]!);
-      places.refPos[r] = place.refPos;
-      places.size[r] = place.chainSize;
-      for (const cursor of cursors) if (cursor.rank === r) cursor.take(write);
+    const at: number[] = [];
+    let r = 0;
+    function* places(): IterableIterator<EntryPlace> {
+      for (; r < words; r++) {
+        if (heap.rank !== r) {
+          yield NO_ENTRY;
+          continue;
+        }
+        // The runs that have the word, in run order (card order): their sizes first, then their chains.
+        at.length = 0;
+        let size = 0;
+        while (heap.rank === r) {
+          const i = heap.pop();
+          at.push(i);
+          size += cursors[i]!.size;
+        }
+        const place = writer.beginEntry(rawId(r), size);
+        for (const i of at) {
+          cursors[i]!.take(write);
+          heap.push(i);
+        }
+        yield place;
+      }
     }
-    if (cursors.some((cursor) => cursor.rank !== END)) throw new RangeError(`${postingsFile}: runs not exhausted after the last word`);
+    lexicon(places());
+    if (r !== words) throw new RangeError(`${wordIndexFile}: the Lexicon stopped at rank ${r} of ${words}`);
+    if (heap.rank !== END) throw new RangeError(`${postingsFile}: runs not exhausted after the last word`);
     writer.finish();
   } catch (err) {
     writer.abort();
@@ -87,7 +145,7 @@ export function writeWordIndex(postingsFile: string, wordIndexFile: string, orde
   } finally {
     runs.remove();
   }
-  return { places, postings: count, runs: runs.count, spilled: runs.spilled };
+  return { postings: count, runs: runCount, spilled: runs.spilled };
 }
 
 /** Bytes per StringIndex record the chewer collects: the key, then the card id. */

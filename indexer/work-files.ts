@@ -17,7 +17,8 @@
  *   Postings (chew → WordIndex)           magic SHERLOCK-POSTING
  *     Header fields: 0 records
  *     Body: records by increasing card id, each word at most once per card
- *       0   4  word: its LexRaw id
+ *       0   4  word: its LexRaw id, or 8·(n + 1) for its temporary number n
+              when the vocabulary was spilled (segments.ts)
  *       4   4  S: bytes of the chain
  *       8   S  the word's chain in the card (common/index/refs.ts: card id,
  *              length, refs), as it goes into WordIndex

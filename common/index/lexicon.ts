@@ -85,6 +85,8 @@ export interface LexiconEntry {
   frequency: number;
   context: number;
   word: string;
+  /** Its plain form (words.ts plainForm), when the writer has it: spares forming it again for the order check. */
+  plain?: string;
 }
 
 export function wordClass(id: number): WordClass | undefined {
@@ -259,7 +261,7 @@ export function writeLexicon(file: string, entries: Iterable<LexiconEntry>): voi
   let refPos = 0;
   writeRecords(file, LEXICON_FORMAT, entries, (entry, n) => {
     const bytes = checkedWord(entry);
-    const key = orderKey(entry.word);
+    const key = orderKey(entry.word, entry.plain);
     if (previous !== undefined && compareKeys(previous, key) >= 0) throw new RangeError(`word ${JSON.stringify(entry.word)} out of lexicon order`);
     previous = key;
     if (entry.id >>> 3 !== n + 1) throw new RangeError(`id ${entry.id} at record ${n}: Lexicon ids run 8, 16, 24, … (id >> 3 = ${n + 1})`);

@@ -98,7 +98,7 @@ export async function crawlSite(state: string, options: { address: string; bulk?
 }
 
 /** `sherlock index build --state STATE --json` with `--set` values; asserts success and returns the summary. */
-export async function buildCli(state: string, sets: readonly string[] = [], extra: readonly string[] = []): Promise<{ run: Run; report: { version: string; cards: number; words: number; runs: number; spilled: number; dir: string } }> {
+export async function buildCli(state: string, sets: readonly string[] = [], extra: readonly string[] = []): Promise<{ run: Run; report: { version: string; cards: number; words: number; runs: number; spilled: number; vocabularySegments: number; dir: string } }> {
   const run = await runCli(['index', 'build', '--state', state, '--json', ...extra, ...sets.flatMap((s) => ['--set', s])]);
   assert.equal(run.status, 0, run.stderr);
   return { run, report: JSON.parse(run.stdout) };
