@@ -125,7 +125,13 @@ export function createListener(route: Route, limits: () => SocketLimits, log: Lo
       failed(err);
     }
   });
-  server.on('upgrade', (req: IncomingMessage) => spoke(req.socket));
+  // Node hands an upgrade's socket to whoever listens here and forgets it; a
+  // listener without an upgrade handler of its own refuses it, or the socket
+  // would stay open with no timer left on it.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    spoke(req.socket);
+    if (server.listenerCount('upgrade') === 1) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
 
   /** Stops counting a socket (at once when we close it, so the room is there for the next accept). */
   const release = (socket: Socket): void => {

@@ -66,7 +66,7 @@ async function searchOnce(t: TestContext, address: string): Promise<string> {
   return answer.type;
 }
 
-test('a request-target that is not a URL is answered 400 by the searcher (page and upgrade) and by an admin listener; both go on serving', { timeout: 120_000 }, async (t) => {
+test('a request-target that is not a URL is answered 400 by the searcher (page and upgrade) and by an admin listener, which refuses upgrades; both go on serving', { timeout: 120_000 }, async (t) => {
   const { running, target, address } = await searcher(t);
   const gatherer = startCli(t, ['gatherer', 'run', '--state', state, '--set', 'gatherer.admin_listen=127.0.0.1:0']);
   await until('the admin listener', () => /metrics listening .*address=/.test(gatherer.stderr), 60_000);
@@ -80,6 +80,8 @@ test('a request-target that is not a URL is answered 400 by the searcher (page a
     const upgrade = upgradeRequest(target).replace('GET / HTTP/1.1', line);
     assert.match(await rawExchange(target, upgrade, '127.0.0.1'), /^HTTP\/1\.1 400 /, `upgrade, ${line}`);
   }
+  // The admin listener takes no upgrades: refused, not left open without a timer.
+  assert.match(await rawExchange(adminTarget, upgradeRequest(adminTarget), '127.0.0.1', 2000), /^HTTP\/1\.1 400 /);
   assert.ok(alive(running), running.stderr);
   assert.ok(alive(gatherer), gatherer.stderr);
   assert.equal((await fetch(`http://${address}/healthz`)).status, 200);
