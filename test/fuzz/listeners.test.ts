@@ -20,6 +20,7 @@ import { connect, type NetConnectOpts, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { mulberry32 as random } from '../../bench/queries.js';
 import { askControl, controlSocketPath } from '../../common/gather/control.js';
 import { startCli, until, type Running } from '../helpers/cli.js';
 import { clientFrame, upgradeRequest, type Target } from '../helpers/raw-client.js';
@@ -62,18 +63,6 @@ after(async () => {
   }
   if (process.env['SHERLOCK_KEEP_TMP'] === undefined && state !== undefined) rmSync(state, { recursive: true, force: true });
 });
-
-/** mulberry32: small, seeded, good enough to pick pieces. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Draw {
   constructor(readonly next: () => number) {}

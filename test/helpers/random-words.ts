@@ -11,6 +11,7 @@
  * searches for it.
  */
 
+import { mulberry32 } from '../../bench/queries.js';
 import { BUCKET_TYPE, BucketObject, encodeBucket } from '../../common/bucket/bucket.js';
 import { BucketWriter, bucketFilePath } from '../../common/bucket/file.js';
 import { documentBody, noRobots } from '../../common/bucket/doc-body.js';
@@ -20,16 +21,10 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 /** Words per paragraph: the text gets a block break now and then, as a page does. */
 const PARAGRAPH = 200;
 
-/** A 32-bit generator (mulberry32), seeded per page so a word can be named without making the rest. */
+/** A 32-bit generator (bench's mulberry32), seeded per page so a word can be named without making the rest. */
 function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+  const next = mulberry32(seed);
+  return () => next() * 2 ** 32;
 }
 
 /** The words of page `page`. */
