@@ -969,7 +969,10 @@ export class UrlDb {
       next.retries = 0;
       next.error = code;
     } else if (code === CODE_NOT_FOUND || code === CODE_GONE) {
-      const again = prev.error === CODE_NOT_FOUND || prev.error === CODE_GONE;
+      // Gone on the second answer in a row, each to a fetch planned of its own: a
+      // row not queued again since its last 404 is hearing a twin of that fetch
+      // (a gatherer killed before it marked the entry done fetches it again).
+      const again = prev.state === QUEUED && (prev.error === CODE_NOT_FOUND || prev.error === CODE_GONE);
       next.state = again ? GONE : ERROR;
       next.next_fetch = again ? null : r.time + retryDelay;
       next.retries = 0;

@@ -395,7 +395,7 @@ test('3xx: redirect with its canonical target; a stable target lengthens the int
 });
 
 test('404 once is an error retried later; 404 or 410 twice in a row is gone, never planned again', (t) => {
-  const { db, result, row } = oneUrl(t);
+  const { db, url, result, row } = oneUrl(t);
   assert.equal(result(T0, { code: 2404, status: 404 }), 'error');
   assert.equal(row().error, 2404);
   assert.equal(row().nextFetch, T0 + HOUR);
@@ -406,9 +406,20 @@ test('404 once is an error retried later; 404 or 410 twice in a row is gone, nev
   // A success between two 404s starts over.
   result(T0 + HOUR, { code: 0, status: 200, checksum: MD5_A });
   assert.equal(result(T0 + 2 * DAY, { code: 2404, status: 404 }), 'error');
+  db.markQueued([fp(url)], T0 + 3 * DAY);
   assert.equal(result(T0 + 3 * DAY, { code: 2410, status: 410 }), 'gone');
   assert.equal(row().nextFetch, undefined);
   assert.deepEqual(db.due(T0 + 365 * DAY, 10), []);
+});
+
+test('a second 404 to the same planned fetch (a twin after a killed gatherer) leaves the URL an error, not gone', (t) => {
+  const { db, url, result, row } = oneUrl(t);
+  db.markQueued([fp(url)], T0);
+  assert.equal(result(T0, { code: 2404, status: 404 }), 'error');
+  assert.equal(result(T0 + 5, { code: 2404, status: 404 }), 'error', 'the twin does not count as a second answer');
+  assert.ok(row().nextFetch !== undefined, 'still planned again');
+  db.markQueued([fp(url)], T0 + HOUR);
+  assert.equal(result(T0 + HOUR, { code: 2404, status: 404 }), 'gone');
 });
 
 test('2304: disallowed by robots.txt, not planned again', (t) => {
