@@ -16,7 +16,7 @@ import { BUCKET_TYPE, BucketObject, encodeBucket } from '../common/bucket/bucket
 import { BucketWriter, bucketFilePath } from '../common/bucket/file.js';
 import { documentBody, noRobots, type Link } from '../common/bucket/doc-body.js';
 import { TextBuilder } from '../common/bucket/doc-text.js';
-import { arcAttribute, arcDir } from '../gatherer/store.js';
+import { arcAttribute, arcDir } from '../common/archive/arc-place.js';
 import { UrlDb, type FetchOutcome } from '../shepherd/urldb.js';
 import { prng, WORDS } from './arc-set.js';
 import { check, run } from './measure.js';

@@ -23,7 +23,7 @@ import { readHostRecords } from '../common/gather/host-file.js';
 import { lockHolder } from '../common/lock.js';
 import { listPlans } from '../common/gather/plan-file.js';
 import { gatherPaths } from '../common/gather/queue-file.js';
-import { arcDir } from '../gatherer/store.js';
+import { arcDir } from '../common/archive/arc-place.js';
 import { listSeedFiles } from '../shepherd/seed-inbox.js';
 import { readShepherdStatus, type ShepherdStatus } from '../shepherd/status.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';

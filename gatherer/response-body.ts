@@ -5,7 +5,7 @@
  * fetch` prints it; both go through here so they always agree.
  */
 
-import { decodeContent, type Decoded } from './content-decoding.js';
+import { decodeContent, type Decoded } from '../common/archive/content-decoding.js';
 import { contentType, headerValue } from './document.js';
 import { parseDocument, type ParsedDocument } from './parse.js';
 

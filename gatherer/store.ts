@@ -26,6 +26,7 @@
 
 import { readFileSync, readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
+import { arcAttribute, arcDir, parseArcAttribute } from '../common/archive/arc-place.js';
 import { ArcReader } from '../common/archive/arc-read.js';
 import { ArcWriter, type ArcFraming, type ArcRecordInput, type ArcWritten, type FramedArcRecord, type RecoveredArc } from '../common/archive/arc-write.js';
 import { BUCKET_TYPE, BucketObject, encodeBucket, encodeDeflatedBucket, type Bucket } from '../common/bucket/bucket.js';
@@ -38,10 +39,6 @@ const log = logger('gatherer');
 
 export const ARC_PREFIX = 'sherlock';
 const OPEN_SUFFIX = '.open';
-
-export function arcDir(state: string): string {
-  return join(state, 'gather', 'arc');
-}
 
 function checkpointPath(state: string): string {
   return join(state, 'gather', 'checkpoint');
@@ -93,16 +90,6 @@ export function parseQueueAttribute(value: string | undefined): QueueRef | undef
   const m = value === undefined ? null : /^(\d{1,10}) (\d{1,10})( retry)?$/.exec(value);
   if (m === null) return undefined;
   return m[3] === undefined ? { slot: Number(m[1]), seq: Number(m[2]) } : { slot: Number(m[1]), seq: Number(m[2]), retry: true };
-}
-
-/** `a` = "<ARC file> <offset> <length>". */
-export function arcAttribute(written: ArcWritten): string {
-  return `${written.file} ${written.offset} ${written.length}`;
-}
-
-export function parseArcAttribute(value: string | undefined): { file: string; offset: number; length: number } | undefined {
-  const m = value === undefined ? null : /^(\S+) (\d+) (\d+)$/.exec(value);
-  return m === null ? undefined : { file: m[1]!, offset: Number(m[2]), length: Number(m[3]) };
 }
 
 export interface StoreOptions {

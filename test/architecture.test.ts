@@ -1,7 +1,9 @@
 /**
  * Dependencies point one way (STYLE 2): common/ imports nothing of ours, and the
- * four parts import common/ but never each other or the CLI. Parts meet only in
- * files on disk whose formats live in common/. Inside a folder too, no two
+ * parts import common/ but never each other or the CLI. Parts meet only in
+ * files on disk whose formats live in common/; the one exception is the
+ * exporter's read-only use of the shepherd's URL database readers
+ * (docs/decisions.md, "The exporter, a part of its own"). Inside a folder too, no two
  * files import each other, directly or around a loop (type imports count:
  * a loop of types is a loop a reader has to untangle).
  */
@@ -12,7 +14,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import test from 'node:test';
 import { repoRoot } from './helpers/paths.js';
 
-const PARTS = ['gatherer', 'shepherd', 'indexer', 'searcher'];
+const PARTS = ['gatherer', 'shepherd', 'indexer', 'searcher', 'exporter'];
+/** What the exporter may take from the shepherd: the read-only URL snapshot, how a bucket reads as a fetch result, and the row types (values: the state names only). */
+const EXPORTER_READS = new Map([
+  ['shepherd/status.ts', null],
+  ['shepherd/results.ts', null],
+  ['shepherd/urldb.ts', new Set(['URL_STATES'])],
+]);
 const OURS = ['common', ...PARTS, 'cli', 'test', 'bench'];
 
 function sources(dir: string): string[] {
@@ -89,14 +97,54 @@ function edges(): Array<{ file: string; from: string; to: string }> {
   return out;
 }
 
+/** The import statements of a file with what they import from each file of ours: names imported as values (not `type`), or null for a whole-module or side-effect import. */
+function importStatements(file: string): Array<{ to: string; values: string[] | null }> {
+  const text = readFileSync(file, 'utf8');
+  const out = [];
+  for (const m of text.matchAll(/^import\s+(type\s+)?([^'"]*?)\s*from\s*['"](\.[^'"]+)['"]/gms)) {
+    const to = relative(repoRoot, resolve(dirname(file), m[3]!)).replace(/\.js$/, '.ts');
+    if (m[1] !== undefined) {
+      out.push({ to, values: [] });
+      continue;
+    }
+    const named = /^\{([^}]*)\}$/.exec(m[2]!.trim());
+    const values = named === null ? null : named[1]!.split(',').map((n) => n.trim()).filter((n) => n !== '' && !n.startsWith('type '));
+    out.push({ to, values });
+  }
+  return out;
+}
+
+/** An exporter file's import of the shepherd that the rule allows. */
+function exporterMayRead(to: string, values: string[] | null): boolean {
+  if (!EXPORTER_READS.has(to)) return false;
+  const allowed = EXPORTER_READS.get(to)!;
+  return allowed === null || (values !== null && values.every((name) => allowed.has(name)));
+}
+
 test('common/ imports nothing outside common/', () => {
   const bad = edges().filter((e) => e.from === 'common' && e.to !== 'common');
   assert.deepEqual(bad, []);
 });
 
-test('no part imports another part or the CLI', () => {
-  const bad = edges().filter((e) => PARTS.includes(e.from) && e.to !== e.from && e.to !== 'common');
+test('no part imports another part or the CLI, but for the exporter reading the shepherd\'s URL database', () => {
+  const bad = edges().filter((e) => PARTS.includes(e.from) && e.to !== e.from && e.to !== 'common' && !(e.from === 'exporter' && e.to === 'shepherd'));
   assert.deepEqual(bad, []);
+  const exporterReads = sources(join(repoRoot, 'exporter')).flatMap((file) =>
+    importStatements(file)
+      .filter((i) => i.to.startsWith('shepherd/') && !exporterMayRead(i.to, i.values))
+      .map((i) => ({ file: relative(repoRoot, file), ...i })),
+  );
+  assert.deepEqual(exporterReads, []);
+});
+
+test('the exporter rule refuses the shepherd\'s writers and values beyond the state names', () => {
+  assert.ok(exporterMayRead('shepherd/status.ts', ['UrlSnapshot']));
+  assert.ok(exporterMayRead('shepherd/urldb.ts', ['URL_STATES']));
+  assert.ok(exporterMayRead('shepherd/urldb.ts', []));
+  assert.ok(!exporterMayRead('shepherd/urldb.ts', ['UrlDb']));
+  assert.ok(!exporterMayRead('shepherd/urldb.ts', null));
+  assert.ok(!exporterMayRead('shepherd/shepherd.ts', []));
+  assert.ok(importStatements(join(repoRoot, 'exporter/nutch/crawldb.ts')).some((i) => i.to === 'shepherd/urldb.ts' && i.values?.join() === 'URL_STATES'), 'crawldb.ts import of URL_STATES not seen');
 });
 
 test('every relative import stays inside our own folders', () => {

@@ -27,7 +27,7 @@
  * temporary name and renames it.
  */
 
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { corruptHadoop } from './io.js';
 import { canonicalClassName, decodeWritable, findWritable, LONG } from './writables.js';
@@ -43,6 +43,11 @@ import {
 export const INDEX_INTERVAL = 128;
 export const DATA_FILE = 'data';
 export const INDEX_FILE = 'index';
+
+/** A directory holding a MapFile's two files. */
+export function isMapFile(dir: string): boolean {
+  return existsSync(join(dir, DATA_FILE)) && existsSync(join(dir, INDEX_FILE));
+}
 
 /** The raw order of a key class (unsigned bytes when the class has none of its own). */
 export function keyComparator(keyClass: string): (a: Buffer, b: Buffer) => number {

@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { exportNutch } from '../../cli/export-nutch.js';
+import { exportNutch } from '../../exporter/nutch/export.js';
 import { verifyChecksums } from '../../common/hadoop/crc.js';
 import { hashPartition } from '../../common/hadoop/io.js';
 import { mapGet } from '../../common/hadoop/writables.js';

@@ -17,7 +17,7 @@ import { after, test, type TestContext } from 'node:test';
 import Database from 'better-sqlite3';
 import { readArc } from '../../common/archive/arc-read.js';
 import { BucketReader, BUCKET_HEADER_SIZE, bucketFilePath } from '../../common/bucket/file.js';
-import { arcDir } from '../../gatherer/store.js';
+import { arcDir } from '../../common/archive/arc-place.js';
 import { urlDbPath } from '../../shepherd/urldb.js';
 import { runCli, type Run } from '../helpers/cli.js';
 import { flip, patch } from '../helpers/damage.js';

@@ -29,7 +29,7 @@ import { ArcReader } from '../../common/archive/arc-read.js';
 import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
 import { verifyIndexDir } from '../../common/index/manifest.js';
 import { MAX_UNSTORED_PER_HOST } from '../../gatherer/gatherer.js';
-import { arcDir, parseArcAttribute } from '../../gatherer/store.js';
+import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
 import { readUrls } from '../../shepherd/status.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixtures, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { inboxDir, readPlan } from '../../common/gather/plan-file.js';
 import { verifyIndexDir } from '../../common/index/manifest.js';
-import { arcDir } from '../../gatherer/store.js';
+import { arcDir } from '../../common/archive/arc-place.js';
 import { readUrls } from '../../shepherd/status.js';
 import { runCli, type Run } from '../helpers/cli.js';
 import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';

@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { documentBody, parseBody } from '../../common/bucket/doc-body.js';
 import { canonicalUrl } from '../../common/url.js';
-import { decodeContent } from '../../gatherer/content-decoding.js';
+import { decodeContent } from '../../common/archive/content-decoding.js';
 import { parseDocument } from '../../gatherer/parse.js';
 import { interpretRobots, policyFromBucket, robotsBucket } from '../../gatherer/robots.js';
 import { parseSitemap } from '../../gatherer/sitemap.js';

@@ -12,7 +12,8 @@ import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import { BucketWriter, bucketFilePath } from '../../common/bucket/file.js';
-import { GatherStore, arcAttribute, arcDir, parseArcAttribute, parseQueueAttribute, queueAttribute, type QueueRef } from '../../gatherer/store.js';
+import { arcAttribute, arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
+import { GatherStore, parseQueueAttribute, queueAttribute, type QueueRef } from '../../gatherer/store.js';
 import { crashInput } from '../helpers/gather-crash-child.js';
 import { arcRecords, storedObjects } from '../helpers/gather-state.js';
 import { repoRoot, scratchDir } from '../helpers/paths.js';
@@ -306,12 +307,5 @@ test('queue attributes: written forms parse back, junk is refused', () => {
   assert.equal(queueAttribute({ slot: 3, seq: 4, retry: false }), '3 4');
   for (const junk of [undefined, '', '1', '1 ', ' 1 2', '1 2 ', '1  2', '1 2 3', '1 2 retry ', '1 2 retryx', '1 2 RETRY', '-1 2', '1 -2', 'a b', '1.5 2', '0x1 2', '12345678901 1', '1 12345678901', '1\t2', '1 2\n']) {
     assert.equal(parseQueueAttribute(junk), undefined, JSON.stringify(junk));
-  }
-});
-
-test('ARC attributes: written forms parse back, junk is refused', () => {
-  assert.deepEqual(parseArcAttribute('sherlock-20240101000000-00000.arc.gz 0 1234'), { file: 'sherlock-20240101000000-00000.arc.gz', offset: 0, length: 1234 });
-  for (const junk of [undefined, '', 'file', 'file 1', 'file 1 2 3', 'fi le 1 2', 'file -1 2', 'file 1 -2', 'file 1.5 2', 'file 0x10 2', ' file 1 2', 'file 1 2 ', 'file  1 2', 'file\t1\t2', 'file 1 2\n']) {
-    assert.equal(parseArcAttribute(junk), undefined, JSON.stringify(junk));
   }
 });

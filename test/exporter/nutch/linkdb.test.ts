@@ -1,6 +1,6 @@
 /**
  * The Nutch export's linkdb, made by the segment's worker threads a slice of
- * the links' merge at a time (cli/nutch-linkdb.ts): over the benchmark's
+ * the links' merge at a time (exporter/nutch/linkdb.ts): over the benchmark's
  * synthetic crawl (bench/nutch-state.ts) with a sort budget of a few KiB, so
  * that the links spill into dozens of runs and the merge is cut into
  * hundreds of slices, the linkdb is the same bytes with 1, 2 and 3 threads
@@ -13,14 +13,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ensureNutchState } from '../../bench/nutch-state.js';
-import { exportNutch, partName } from '../../cli/export-nutch.js';
-import { verifyChecksums } from '../../common/hadoop/crc.js';
-import { hashPartition } from '../../common/hadoop/io.js';
-import { MapFileReader } from '../../common/hadoop/map-file.js';
-import type { Link, ParseData } from '../../common/hadoop/nutch-writables.js';
-import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/hadoop/sequence-file.js';
-import { scratchDir } from '../helpers/paths.js';
+import { ensureNutchState } from '../../../bench/nutch-state.js';
+import { exportNutch, partName } from '../../../exporter/nutch/export.js';
+import { verifyChecksums } from '../../../common/hadoop/crc.js';
+import { hashPartition } from '../../../common/hadoop/io.js';
+import { MapFileReader } from '../../../common/hadoop/map-file.js';
+import type { Link, ParseData } from '../../../common/hadoop/nutch-writables.js';
+import { decodeRecord, recordTypes, SequenceFileReader } from '../../../common/hadoop/sequence-file.js';
+import { scratchDir } from '../../helpers/paths.js';
 
 const NOW = Date.UTC(2025, 5, 6, 7, 8, 9);
 const SORT_MEMORY = 16 * 1024;

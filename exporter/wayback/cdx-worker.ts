@@ -1,6 +1,6 @@
 /**
  * Parts of ARC files to sorted runs of CDX or CDXJ lines in a worker thread
- * (cli/cdx-lines.ts), and slices of the final merge into the output file.
+ * (cdx-lines.ts), and slices of the final merge into the output file.
  * workerData: CdxWorkerData. Orders from the parent (CdxOrder): a part to
  * read, a slice to merge, or the end. Messages to the parent (CdxMessage)
  * per part: 'start' with where reading starts, 'problem' per lenient
@@ -9,8 +9,8 @@
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { toThreadError } from '../common/errors.js';
-import { ExternalSorter, writeSlice } from '../common/external-sort.js';
+import { toThreadError } from '../../common/errors.js';
+import { ExternalSorter, writeSlice } from '../../common/external-sort.js';
 import { cdxLinesOfPart, type CdxMessage, type CdxOrder, type CdxWorkerData } from './cdx-lines.js';
 
 const post = (message: CdxMessage): void => parentPort!.postMessage(message);

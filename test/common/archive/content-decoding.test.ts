@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { SherlockError } from '../../common/errors.js';
-import { contentCodings, decodeContent } from '../../gatherer/content-decoding.js';
+import { SherlockError } from '../../../common/errors.js';
+import { contentCodings, decodeContent } from '../../../common/archive/content-decoding.js';
 
 const MiB = 1024 * 1024;
 const page = Buffer.from('<!doctype html><title>Příliš žluťoučký kůň</title>'.repeat(200));

@@ -1,5 +1,5 @@
 /**
- * The records of the Nutch export's segment (cli/export-nutch.ts), made in
+ * The records of the Nutch export's segment (export.ts), made in
  * worker threads (nutch-segment-worker.ts) so that reading the copies,
  * parsing and deflating use every core while the main thread writes.
  *
@@ -23,7 +23,7 @@
  * directory (common/external-sort.ts, a share of the sort budget each) and
  * hands the runs over when the documents are done. The main thread cuts
  * their merge into slices between targets; the same threads then make the
- * linkdb's records a slice at a time (cli/nutch-linkdb.ts), packed as the
+ * linkdb's records a slice at a time (linkdb.ts), packed as the
  * segment's, and the main thread writes them in the slices' order.
  */
 
@@ -31,17 +31,17 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ArcReader } from '../common/archive/arc-read.js';
-import type { Bucket } from '../common/bucket/bucket.js';
-import { BucketReader, bucketFilePath } from '../common/bucket/file.js';
-import { httpPayloadOffset } from '../common/archive/digest.js';
-import { parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
-import { plainTextAndAnchors } from '../common/bucket/doc-text.js';
-import { fromThreadError, isSherlockError, type ThreadError } from '../common/errors.js';
-import { ExternalSorter, mergedLines, type MergeSlice } from '../common/external-sort.js';
-import { DataWriter, encodeText } from '../common/hadoop/io.js';
-import { encodeWritable, typed, type Typed } from '../common/hadoop/writables.js';
-import { logger } from '../common/log.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
+import type { Bucket } from '../../common/bucket/bucket.js';
+import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
+import { httpPayloadOffset } from '../../common/archive/digest.js';
+import { parseBody, type DocumentBody } from '../../common/bucket/doc-body.js';
+import { plainTextAndAnchors } from '../../common/bucket/doc-text.js';
+import { fromThreadError, isSherlockError, type ThreadError } from '../../common/errors.js';
+import { ExternalSorter, mergedLines, type MergeSlice } from '../../common/external-sort.js';
+import { DataWriter, encodeText } from '../../common/hadoop/io.js';
+import { encodeWritable, typed, type Typed } from '../../common/hadoop/writables.js';
+import { logger } from '../../common/log.js';
 import {
   CONTENT,
   CRAWL_DATUM,
@@ -54,13 +54,13 @@ import {
   type CrawlDatum,
   type Link,
   type Metadata,
-} from '../common/hadoop/nutch-writables.js';
-import { bulkCodec, type Compression } from '../common/hadoop/sequence-file.js';
-import { everyCore } from '../common/threads.js';
-import { decodeContent } from '../gatherer/content-decoding.js';
-import { arcDir, parseArcAttribute } from '../gatherer/store.js';
-import { reportOf, type FetchResult } from '../shepherd/results.js';
-import { LINK_SEP, linkRecords } from './nutch-linkdb.js';
+} from '../../common/hadoop/nutch-writables.js';
+import { bulkCodec, type Compression } from '../../common/hadoop/sequence-file.js';
+import { everyCore } from '../../common/threads.js';
+import { decodeContent } from '../../common/archive/content-decoding.js';
+import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
+import { reportOf, type FetchResult } from '../../shepherd/results.js';
+import { LINK_SEP, linkRecords } from './linkdb.js';
 
 const log = logger('export');
 
@@ -447,7 +447,7 @@ export class SegmentPool {
     if (!Number.isSafeInteger(threads) || threads < 1) throw new RangeError(`threads: ${threads}`);
     const workerData: SegmentJob = { ...job, sortMemory: Math.max(1, Math.floor(job.sortMemory / threads)) };
     // A small young generation: a worker's garbage is per document.
-    this.workers = Array.from({ length: threads }, () => new Worker(new URL('./nutch-segment-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
+    this.workers = Array.from({ length: threads }, () => new Worker(new URL('./segment-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
     for (const worker of this.workers) {
       worker.on('message', (reply: SegmentReply) => {
         const waiter = this.waiting.get(reply.seq);

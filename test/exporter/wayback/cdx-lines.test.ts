@@ -3,12 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
-import { ArcReader } from '../../common/archive/arc-read.js';
-import { isSherlockError } from '../../common/errors.js';
-import { ExternalSorter } from '../../common/external-sort.js';
-import { compressMember } from '../../common/archive/gzip-member.js';
-import { cdxLines, cdxLinesOfPart } from '../../cli/cdx-lines.js';
-import { scratchDir } from '../helpers/paths.js';
+import { ArcReader } from '../../../common/archive/arc-read.js';
+import { isSherlockError } from '../../../common/errors.js';
+import { ExternalSorter } from '../../../common/external-sort.js';
+import { compressMember } from '../../../common/archive/gzip-member.js';
+import { cdxLines, cdxLinesOfPart } from '../../../exporter/wayback/cdx-lines.js';
+import { scratchDir } from '../../helpers/paths.js';
 
 const record = (url: string, content: Buffer): Buffer =>
   Buffer.concat([Buffer.from(`${url} 10.0.0.1 20240301000000 text/html ${content.length}\n`, 'latin1'), content, Buffer.from('\n')]);

@@ -1,5 +1,5 @@
 /**
- * A worker thread of the Nutch export's segment (cli/nutch-segment.ts).
+ * A worker thread of the Nutch export's segment (segment.ts).
  * workerData: SegmentJob. Takes SegmentRequests and answers each order with
  * a SegmentReply, one after the other in the order they came:
  * document lines, `runs` (closes its files, answers with its sorted link
@@ -7,8 +7,8 @@
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { toThreadError } from '../common/errors.js';
-import { SegmentDocuments, type SegmentJob, type SegmentReply, type SegmentRequest } from './nutch-segment.js';
+import { toThreadError } from '../../common/errors.js';
+import { SegmentDocuments, type SegmentJob, type SegmentReply, type SegmentRequest } from './segment.js';
 
 const documents = new SegmentDocuments(workerData as SegmentJob);
 let chain = Promise.resolve();

@@ -1,9 +1,9 @@
 /**
- * `sherlock export nutch --state DIR --out DIR`: the crawl as an Apache Nutch
- * 1.x crawl directory that Nutch's readdb, readseg, readlinkdb, updatedb,
- * generate and indexers read as their own (docs/nutch.md):
+ * The crawl as an Apache Nutch 1.x crawl directory that Nutch's readdb,
+ * readseg, readlinkdb, updatedb, generate and indexers read as their own
+ * (`sherlock export nutch`, docs/nutch.md):
  *
- * One reduce part per directory (`part-r-00000`) unless `--parts N`, which
+ * One reduce part per directory (`part-r-00000`) unless `parts` is N, which
  * spreads keys over N parts by Text hash as Hadoop's HashPartitioner does.
  *
  *   crawldb/current/part-r-00000/{data,index}   Text URL → CrawlDatum, every URL
@@ -21,43 +21,43 @@
  * Compression is what Nutch's jobs write (crawldb NONE, the rest RECORD with
  * DefaultCodec, MapFile indexes BLOCK; values under 256 bytes in stored
  * deflate blocks, common/hadoop/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
- * Hadoop 3, each file with its `.crc` (unless --no-crc). Keys ascend in
+ * Hadoop 3, each file with its `.crc` (unless `checksum` is false). Keys ascend in
  * Hadoop's Text order. The URL database is read in one transaction
  * (shepherd/status.ts UrlSnapshot; SQLite sorts by URL): the copies we hold
  * go to worker threads, which make the segment's records
- * (cli/nutch-segment.ts), and the main thread writes those in order as they
+ * (segment.ts), and the main thread writes those in order as they
  * come back; meanwhile it writes the crawldb from a second read of every
  * row, a thousand rows at a time, so that the threads never wait for it.
  * The linkdb's lines (UTF-8 bytes read as Latin-1, NUL between fields) are
  * sorted into runs by those threads (common/external-sort.ts); their merge
  * is cut into slices between targets, the same threads make each slice's
- * records (cli/nutch-linkdb.ts) and the main thread writes the linkdb last,
+ * records (linkdb.ts) and the main thread writes the linkdb last,
  * in order. Memory stays bounded whatever the crawl's size: one row, a few
  * batches of documents, one group of inlinks at a time, plus the sorts'
  * budgets.
  *
- * A URL row maps to a CrawlDatum as shepherd/nutch-crawldb.ts says. A copy we
+ * A URL row maps to a CrawlDatum as crawldb.ts says. A copy we
  * hold is the bucket a row's `oid` names, and its ARC record for the content.
- * The directory is written as `<out>.tmp` and renamed when whole; `--out`
- * must not exist.
+ * The directory is written as `<out>.tmp` and renamed when whole; `out` must
+ * not exist.
  */
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import { bucketFilePath } from '../common/bucket/file.js';
-import { SherlockError } from '../common/errors.js';
-import { ExternalSorter } from '../common/external-sort.js';
-import { encodeText, hashPartition, textPayload } from '../common/hadoop/io.js';
-import { encodeWritable, TEXT } from '../common/hadoop/writables.js';
-import { logger } from '../common/log.js';
-import { MapFileWriter } from '../common/hadoop/map-file.js';
-import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../common/hadoop/nutch-writables.js';
-import { bulkCodec, SequenceFileWriter, type Compression } from '../common/hadoop/sequence-file.js';
-import { crawlDatumOf } from '../shepherd/nutch-crawldb.js';
-import { UrlSnapshot } from '../shepherd/status.js';
-import { linkTarget } from './nutch-linkdb.js';
-import { SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './nutch-segment.js';
+import { bucketFilePath } from '../../common/bucket/file.js';
+import { SherlockError } from '../../common/errors.js';
+import { ExternalSorter } from '../../common/external-sort.js';
+import { encodeText, hashPartition, textPayload } from '../../common/hadoop/io.js';
+import { encodeWritable, TEXT } from '../../common/hadoop/writables.js';
+import { logger } from '../../common/log.js';
+import { MapFileWriter } from '../../common/hadoop/map-file.js';
+import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../../common/hadoop/nutch-writables.js';
+import { bulkCodec, SequenceFileWriter, type Compression } from '../../common/hadoop/sequence-file.js';
+import { crawlDatumOf } from './crawldb.js';
+import { UrlSnapshot } from '../../shepherd/status.js';
+import { linkTarget } from './linkdb.js';
+import { SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './segment.js';
 
 const log = logger('export');
 
@@ -95,7 +95,7 @@ const ROWS_BETWEEN_BATCHES = 1000;
 /**
  * Sort budgets a linkdb slice's sorted link lines (2 MiB of the default
  * 16): small enough that the slices out (IN_FLIGHT a thread,
- * cli/nutch-segment.ts) hold a few MB, large enough that cutting the runs (a
+ * segment.ts) hold a few MB, large enough that cutting the runs (a
  * binary search a run and slice) costs little.
  */
 const SLICES_A_BUDGET = 8;
@@ -248,7 +248,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
  * Inlinks grouped by target from the workers' sorted runs of lines "target
  * NUL from NUL anchor": the merge cut into slices of about an eighth of
  * the sort budget between targets, each slice's records made by a worker thread
- * (cli/nutch-linkdb.ts) and written here in key order; returns the number
+ * (linkdb.ts) and written here in key order; returns the number
  * of targets.
  */
 async function writeLinkDb(dir: string, links: ExternalSorter, runs: string[], pool: SegmentPool | undefined, sortMemory: number, layout: Layout): Promise<number> {

@@ -36,8 +36,8 @@
 
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createInflate, createInflateRaw } from 'node:zlib';
-import { isSherlockError, SherlockError } from '../common/errors.js';
-import { hasGzipMagic, parseGzipHeader, type GzipHeader } from '../common/archive/gzip-member.js';
+import { isSherlockError, SherlockError } from '../errors.js';
+import { hasGzipMagic, parseGzipHeader, type GzipHeader } from './gzip-member.js';
 
 export type ContentCoding = 'gzip' | 'deflate' | 'br' | 'identity';
 

@@ -1,14 +1,14 @@
 /**
- * The Nutch export's linkdb records (cli/export-nutch.ts) from the sorted
+ * The Nutch export's linkdb records (export.ts) from the sorted
  * link lines `target NUL from NUL anchor` (UTF-8 bytes read as Latin-1, as
- * cli/nutch-segment.ts sorts them): a target's lines, repeats dropped, make
+ * segment.ts sorts them): a target's lines, repeats dropped, make
  * one Inlinks of at most MAX_INLINKS links. The segment's worker threads
  * make them a slice of the merge at a time (common/external-sort.ts's
  * `slices`, cut between targets), so the slices' records laid end to end
  * are the whole linkdb in key order.
  */
 
-import { InlinksBuilder } from '../common/hadoop/nutch-writables.js';
+import { InlinksBuilder } from '../../common/hadoop/nutch-writables.js';
 
 /** Nutch's db.max.inlinks. */
 const MAX_INLINKS = 10_000;

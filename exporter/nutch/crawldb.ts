@@ -36,10 +36,10 @@
  * db_parse_failed → ok; fetch_* statuses (a segment's crawl_fetch) likewise.
  */
 
-import { mapGet, typed, type MapWritable, type Typed } from '../common/hadoop/writables.js';
-import { CRAWL_STATUS, NUTCH_DEFAULT_INTERVAL, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../common/hadoop/nutch-writables.js';
-import type { UrlRowColumns } from './status.js';
-import { URL_STATES, type RestoredUrl, type UrlState } from './urldb.js';
+import { mapGet, typed, type MapWritable, type Typed } from '../../common/hadoop/writables.js';
+import { CRAWL_STATUS, NUTCH_DEFAULT_INTERVAL, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
+import type { UrlRowColumns } from '../../shepherd/status.js';
+import { URL_STATES, type RestoredUrl, type UrlState } from '../../shepherd/urldb.js';
 
 export const SHERLOCK_KEY = 'sherlock';
 const PROTOCOL_CODE_KEY = 'nutch.protocol.code';

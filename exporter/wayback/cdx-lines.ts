@@ -1,6 +1,6 @@
 /**
  * The CDX or CDXJ lines of many ARC files for `export cdx`, into an external
- * sorter: read by as many worker threads as cores (cli/cdx-worker.ts) when
+ * sorter: read by as many worker threads as cores (cdx-worker.ts) when
  * there is more than one part to read, inline otherwise. Reading, inflating,
  * digesting and SURT keys are nearly all of the export's CPU time
  * (docs/benchmarks.md). Each worker also sorts what it reads, into run files
@@ -40,11 +40,11 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ArcReader } from '../common/archive/arc-read.js';
-import { cdxFields, formatCdx, formatCdxj } from '../common/archive/cdx.js';
-import { fromThreadError, SherlockError, type ThreadError } from '../common/errors.js';
-import { ExternalSorter, writeSlice, type MergeSlice } from '../common/external-sort.js';
-import { FileWindow, hasGzipMagic } from '../common/archive/gzip-member.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
+import { cdxFields, formatCdx, formatCdxj } from '../../common/archive/cdx.js';
+import { fromThreadError, SherlockError, type ThreadError } from '../../common/errors.js';
+import { ExternalSorter, writeSlice, type MergeSlice } from '../../common/external-sort.js';
+import { FileWindow, hasGzipMagic } from '../../common/archive/gzip-member.js';
 
 export type CdxFormat = 'cdx' | 'cdxj';
 
@@ -94,7 +94,7 @@ export type CdxMessage =
 /** Parent to worker: a part to read, a slice of the final merge to write, or the end. */
 export type CdxOrder = { kind: 'part'; part: CdxPart } | { kind: 'merge'; slice: MergeSlice; output: CdxOutput } | { kind: 'end' };
 
-/** workerData of cli/cdx-worker.ts. */
+/** workerData of cdx-worker.ts. */
 export interface CdxWorkerData extends CdxOptions {
   /** Where the worker's sorter puts its runs (the parent sorter's directory) and its share of the memory budget. */
   runDir: string;
