@@ -15,9 +15,10 @@
  * build fails).
  */
 
-import { closeSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { END, openScratch, Sequential, stableOrder, writeScratch } from './runs.js';
+import { END, stableOrder } from './runs.js';
+import { ScratchReader, writeScratch } from './scratch.js';
 
 /** Bytes a ref takes while its chunk is sorted: 12 in the chunk, 4 + 4 for the card keys and the order, 12 in the sorted copy. */
 const SORT_BYTES = 32;
@@ -59,7 +60,7 @@ class FileCursor implements Cursor {
   word = 0;
   position = 0;
 
-  constructor(private readonly file: Sequential) {
+  constructor(private readonly file: ScratchReader) {
     this.next();
   }
 
@@ -79,7 +80,7 @@ export class AnchorRefs {
   private used = 0;
   private readonly files: { path: string; bytes: number }[] = [];
   private cursors: Cursor[] = [];
-  private readonly fds: number[] = [];
+  private readonly readers: ScratchReader[] = [];
 
   /** `cards`: the card ids are below it; `memory`: bytes a chunk may take while it is sorted. */
   constructor(
@@ -143,9 +144,9 @@ export class AnchorRefs {
     const last = new MemoryCursor(this.sorted());
     this.chunk = new Uint32Array(0);
     this.cursors = this.files.map(({ path, bytes }) => {
-      const fd = openScratch(path);
-      this.fds.push(fd);
-      return new FileCursor(new Sequential(path, fd, bytes, READ_BUFFER));
+      const reader = new ScratchReader(path, bytes, READ_BUFFER);
+      this.readers.push(reader);
+      return new FileCursor(reader);
     });
     this.cursors.push(last);
   }
@@ -169,7 +170,7 @@ export class AnchorRefs {
 
   /** Closes and removes the run files. */
   remove(): void {
-    for (const fd of this.fds.splice(0)) closeSync(fd);
+    for (const reader of this.readers.splice(0)) reader.close();
     this.cursors = [];
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -26,11 +26,10 @@
  * an integer key, so this is written apart.
  */
 
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ioError } from '../common/errors.js';
-import { readAt, writeAt } from '../common/files.js';
 import { chainCardId, chainRefsStart, listedHeadSize, putListedHead } from '../common/index/refs.js';
+import { ScratchReader, writeScratch } from './scratch.js';
 import { POSTING_HEAD } from './work-files.js';
 
 /** The rank of a cursor past its last record. */
@@ -164,85 +163,13 @@ class MemoryCursor implements RunCursor {
   }
 }
 
-/** Writes a scratch file (a spilled run) whole: no fsync, it does not outlive the build. */
-export function writeScratch(path: string, bytes: Uint8Array): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'w');
-  } catch (err) {
-    throw ioError(err, path, 'creating');
-  }
-  try {
-    writeAt(fd, path, bytes, 0);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Opens a scratch file for reading. */
-export function openScratch(path: string): number {
-  try {
-    return openSync(path, 'r');
-  } catch (err) {
-    throw ioError(err, path, 'opening');
-  }
-}
-
-/** A file read front to back through a buffer. */
-export class Sequential {
-  private readonly buffer: Buffer;
-  private start = 0;
-  private end = 0;
-  private read = 0;
-
-  constructor(
-    private readonly file: string,
-    private readonly fd: number,
-    private readonly size: number,
-    bufferSize: number,
-  ) {
-    this.buffer = Buffer.allocUnsafe(bufferSize);
-  }
-
-  private fill(): void {
-    this.buffer.copy(this.buffer, 0, this.start, this.end);
-    this.end -= this.start;
-    this.start = 0;
-    const data = readAt(this.fd, this.file, Math.min(this.buffer.length - this.end, this.size - this.read), this.read);
-    data.copy(this.buffer, this.end);
-    this.end += data.length;
-    this.read += data.length;
-  }
-
-  /** The next u32, undefined at the end of the file. */
-  u32(): number | undefined {
-    if (this.end - this.start < 4) this.fill();
-    if (this.end - this.start < 4) return undefined;
-    const value = this.buffer.readUInt32LE(this.start);
-    this.start += 4;
-    return value;
-  }
-
-  /** Hands the next `n` bytes to `write`, in pieces. */
-  stream(n: number, write: (data: Buffer) => void): void {
-    while (n > 0) {
-      if (this.start === this.end) this.fill();
-      if (this.start === this.end) throw new RangeError(`${this.file}: run cut short`);
-      const piece = Math.min(n, this.end - this.start);
-      write(this.buffer.subarray(this.start, this.start + piece));
-      this.start += piece;
-      n -= piece;
-    }
-  }
-}
-
 class FileCursor implements RunCursor {
   rank = END;
   size = 0;
 
   constructor(
-    private readonly index: Sequential,
-    private readonly data: Sequential,
+    private readonly index: ScratchReader,
+    private readonly data: ScratchReader,
   ) {
     this.advance();
   }
@@ -271,7 +198,7 @@ export class Runs {
   private held = 0;
   private oldestHeld = 0;
   private files = 0;
-  private readonly fds: number[] = [];
+  private readonly readers: ScratchReader[] = [];
 
   constructor(
     private readonly dir: string,
@@ -310,10 +237,10 @@ export class Runs {
     return { data, index, sizes: [run.data.length, pairs.length] };
   }
 
-  private open(path: string, size: number, bufferSize: number): Sequential {
-    const fd = openScratch(path);
-    this.fds.push(fd);
-    return new Sequential(path, fd, size, bufferSize);
+  private open(path: string, size: number, bufferSize: number): ScratchReader {
+    const reader = new ScratchReader(path, size, bufferSize);
+    this.readers.push(reader);
+    return reader;
   }
 
   /** A cursor per run, in run order; spilled runs are read through two buffers of `bufferSize` bytes each. */
@@ -325,7 +252,7 @@ export class Runs {
 
   /** Closes and removes the spilled runs. */
   remove(): void {
-    for (const fd of this.fds.splice(0)) closeSync(fd);
+    for (const reader of this.readers.splice(0)) reader.close();
     this.runs.length = 0;
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -44,129 +44,17 @@
  * plain. All are scratch files, removed with the version's directory.
  */
 
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ioError } from '../common/errors.js';
 import { ExternalSorter } from '../common/external-sort.js';
-import { readAt } from '../common/files.js';
 import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, writeLexicon, writeLexList, type LexiconEntry, type LexWord } from '../common/index/lexicon.js';
 import { frequencyByte, rawId, Vocabulary } from './lexicon.js';
+import { readScratch, ScratchReader, ScratchWriter } from './scratch.js';
 
-const BUFFER = 256 * 1024;
 /** Frequencies below this go to LexByFreq through a file each (in id order already); the others through an external sort. */
 const RARE = 64;
 /** A record's bytes at most: the fixed part, 255 bytes of exact form and a plain form of up to 64 KiB. */
 const MAX_RECORD = 17 + 255 + 0xffff;
-
-/** A scratch file read whole (a segment's share of it: bounded like the segment). */
-function readWhole(path: string, bytes: number): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    throw ioError(err, path, 'opening');
-  }
-  try {
-    return readAt(fd, path, bytes, 0);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A scratch file written front to back through a buffer. */
-class Appender {
-  private readonly fd: number;
-  private readonly buffer = Buffer.allocUnsafe(BUFFER);
-  private used = 0;
-  private written = 0;
-
-  constructor(readonly path: string) {
-    try {
-      this.fd = openSync(path, 'w');
-    } catch (err) {
-      throw ioError(err, path, 'creating');
-    }
-  }
-
-  /** Room for `n` more bytes; returns the buffer and where to write. */
-  room(n: number): { buffer: Buffer; at: number } {
-    if (this.used + n > this.buffer.length) this.flush();
-    return { buffer: this.buffer, at: this.used };
-  }
-
-  advance(n: number): void {
-    this.used += n;
-  }
-
-  private flush(): void {
-    try {
-      for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buffer, at, this.used - at, this.written + at);
-    } catch (err) {
-      throw ioError(err, this.path, 'writing');
-    }
-    this.written += this.used;
-    this.used = 0;
-  }
-
-  close(): void {
-    this.flush();
-    closeSync(this.fd);
-  }
-}
-
-/** A scratch file read front to back, a record at a time. */
-class Reader {
-  private readonly fd: number;
-  private buffer = Buffer.allocUnsafe(BUFFER);
-  private start = 0;
-  private end = 0;
-  private read = 0;
-  private readonly size: number;
-
-  constructor(private readonly path: string, size: number) {
-    try {
-      this.fd = openSync(path, 'r');
-    } catch (err) {
-      throw ioError(err, path, 'opening');
-    }
-    this.size = size;
-  }
-
-  /** At least `n` bytes at `start` (fewer only at the end of the file); returns the buffer. */
-  have(n: number): Buffer {
-    if (this.end - this.start >= n || this.read === this.size) return this.buffer;
-    if (n > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(n, 2 * this.buffer.length));
-      this.buffer.copy(grown, 0, this.start, this.end);
-      this.buffer = grown;
-    } else {
-      this.buffer.copy(this.buffer, 0, this.start, this.end);
-    }
-    this.end -= this.start;
-    this.start = 0;
-    const data = readAt(this.fd, this.path, Math.min(this.buffer.length - this.end, this.size - this.read), this.read);
-    data.copy(this.buffer, this.end);
-    this.end += data.length;
-    this.read += data.length;
-    return this.buffer;
-  }
-
-  get at(): number {
-    return this.start;
-  }
-
-  get left(): number {
-    return this.end - this.start;
-  }
-
-  skip(n: number): void {
-    this.start += n;
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
-}
 
 /** The current record of a segment file (views into the reader's buffer, valid until next()). */
 class SegmentCursor {
@@ -178,7 +66,7 @@ class SegmentCursor {
   done = false;
   private length = 0;
 
-  constructor(private readonly reader: Reader) {
+  constructor(private readonly reader: ScratchReader) {
     this.next();
   }
 
@@ -279,7 +167,7 @@ export class Words {
     const { vocabulary } = this;
     mkdirSync(this.dir, { recursive: true });
     const path = join(this.dir, `segment-${String(this.segments.length).padStart(5, '0')}`);
-    const out = new Appender(path);
+    const out = new ScratchWriter(path);
     let bytes = 0;
     try {
       const order = vocabulary.lexiconOrder();
@@ -315,13 +203,13 @@ export class Words {
     this.spill();
     const numbers = this.base;
     const rankOf = new Uint32Array(numbers);
-    const ranked = new Appender(join(this.dir, 'ranked'));
+    const ranked = new ScratchWriter(join(this.dir, 'ranked'));
     let rankedBytes = 0;
     const sortDir = join(this.dir, 'sort');
     mkdirSync(sortDir, { recursive: true });
     // Each word by the segment of its first number, to be put in that number's order there (LexRaw).
-    const firsts = this.segments.map((_, i) => ({ out: new Appender(join(this.dir, `first-${String(i).padStart(5, '0')}`)), bytes: 0 }));
-    const readers = this.segments.map((segment) => new Reader(segment.path, segment.bytes));
+    const firsts = this.segments.map((_, i) => ({ out: new ScratchWriter(join(this.dir, `first-${String(i).padStart(5, '0')}`)), bytes: 0 }));
+    const readers = this.segments.map((segment) => new ScratchReader(segment.path, segment.bytes));
     let words = 0;
     try {
       const cursors = readers.map((reader) => new SegmentCursor(reader));
@@ -396,14 +284,14 @@ export class Words {
     // LexByFreq from LexRaw by frequency, highest first, then id: the rare frequencies (most words) in a file each, in id order; the others sorted.
     const byFrequency = new ExternalSorter({ memoryBudget: Math.max(1 << 20, Math.floor(budget / 8)), tmpDir: sortDir });
     const MAX_FREQUENCY = 2 ** 53;
-    const rare = Array.from({ length: RARE }, (_, f) => ({ out: new Appender(join(this.dir, `frequency-${f}`)), bytes: 0 }));
+    const rare = Array.from({ length: RARE }, (_, f) => ({ out: new ScratchWriter(join(this.dir, `frequency-${f}`)), bytes: 0 }));
     const firstFiles = firsts.map((bin) => ({ path: bin.out.path, bytes: bin.bytes }));
     function* raw(): IterableIterator<LexWord> {
       let n = 0;
       for (let s = 0; s < segments.length; s++) {
         const { base, size } = segments[s]!;
         const file = firstFiles[s]!;
-        const data = readWhole(file.path, file.bytes);
+        const data = readScratch(file.path, file.bytes);
         const at = new Int32Array(size).fill(-1);
         for (let pos = 0; pos < data.length; pos += 13 + data[pos + 12]!) at[data.readUInt32LE(pos) - base] = pos;
         for (let local = 0; local < size; local++) {
@@ -437,7 +325,7 @@ export class Words {
         }
         for (let frequency = RARE - 1; frequency >= 0; frequency--) {
           const bin = rare[frequency]!;
-          const reader = new Reader(bin.out.path, bin.bytes);
+          const reader = new ScratchReader(bin.out.path, bin.bytes);
           try {
             for (;;) {
               let buffer = reader.have(5);
@@ -471,7 +359,7 @@ export class Words {
 
 /** Writes the Lexicon from the ranked words of a spilled vocabulary, with the place of each word's WordIndex entry (`places`, one per rank). */
 export function writeRankedLexicon(file: string, ranked: Ranked, places: Iterable<{ refPos: number; chainSize: number }>): void {
-  const reader = new Reader(ranked.ranked, ranked.rankedBytes);
+  const reader = new ScratchReader(ranked.ranked, ranked.rankedBytes);
   try {
     function* entries(): IterableIterator<LexiconEntry> {
       let r = 0;
