@@ -20,21 +20,11 @@ import { Evaluation } from '../../searcher/evaluate.js';
 import { rankVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
 import { parseQuery } from '../../searcher/query.js';
+import { mulberry32 as generator } from '../../bench/queries.js';
 import { buildCli } from '../indexer/site.js';
 
 const WORDS = ['the', 'linux', 'kernel', 'driver', 'memory', 'page', 'table', 'lock', 'of', 'and'];
 const PAGES = 200;
-
-/** A small deterministic generator (mulberry32), so every run indexes the same site. */
-function generator(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function page(random: () => number): string {
   // Query words among fillers, dense on some pages and sparse on others, so that phrases are frequent and the words' distances (the proximity bonus) vary.
