@@ -17,6 +17,7 @@
 
 import { CARD_TYPES, CardInfoWriter } from '../common/index/cardinfo.js';
 import { FingerprintsWriter } from '../common/index/fingerprints.js';
+import { languageOf } from '../common/language/codes.js';
 import { FINGERPRINT_SIZE } from './work-files.js';
 
 /** Per card, what the chewer found (arrays indexed by card id). */
@@ -35,6 +36,8 @@ export interface CardFacts {
   metaEnds: Uint16Array;
   /** lengthCode (common/index/cardinfo.ts) of its body's words. */
   lengths: Uint8Array;
+  /** Its language's number (common/language/codes.ts). */
+  languages: Uint8Array;
   /** Static weight 0–255 (links.ts). */
   weights: Uint8Array;
 }
@@ -51,6 +54,7 @@ export function writeCardInfo(file: string, facts: CardFacts): void {
         flags: facts.flags[id]!,
         type: CARD_TYPES[facts.types[id]!]!,
         length: facts.lengths[id]!,
+        language: languageOf(facts.languages[id]!),
       });
     }
     writer.finish();

@@ -58,6 +58,8 @@ import { LINK_TYPES } from '../common/index/fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index/lexicon.js';
 import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index/refs.js';
 import { fingerprint, footprint, siteFootprint, urlParts } from '../common/url.js';
+import { languageCode, languageOfTag } from '../common/language/codes.js';
+import { indexStem } from '../common/language/stem.js';
 import { cutWords, exactForm, plainForm, spellingHash, type RawKind } from '../common/words.js';
 import { grow } from '../common/grow.js';
 import { Shingler, type SignatureSettings } from './signatures.js';
@@ -89,7 +91,7 @@ export interface ChewTask {
  *   10 2  length of the URL (UTF-16 units)            12 4  zero
  *   16 16 MD5 of its words (zero when empty)          32 16 footprint of the URL (url.ts)
  *   48 2  the first meta position after its metas     50 1  lengthCode of its body's words
- *   51 1  zero
+ *   51 1  language number (common/language/codes.ts)
  */
 export const SUMMARY_SIZE = 52;
 /** Per card: the StringIndex keys of its URL, host and domain (zero when empty). */
@@ -111,6 +113,8 @@ export interface WordSegment {
   words: string;
   /** Their plain forms, each followed by '\n', empty where the same as the exact form. */
   plains: string;
+  /** Their stems, each followed by '\n': "<language number> <stem>", empty for none (common/language/stem.ts indexStem). */
+  stems: string;
   /** Pairs: a word used in this stretch, its occurrences in it. */
   usage: Uint32Array;
   /** Postings records (work-files.ts) naming the worker's words. */
@@ -228,6 +232,10 @@ class Chewer {
   private readonly exacts = new Map<string, number>();
   private exact: string[] = [];
   private plain: string[] = [];
+  /** Each word's line of WordSegment.stems. */
+  private stem: string[] = [];
+  /** The language of the card being cut: its words are stemmed in it (unless their letters say otherwise). */
+  private cardLanguage = 'und';
   private shingler: Shingler | undefined;
   /** Whether the words being read go into the near-duplicate signature (not those of a link block). */
   private shingling = true;
@@ -349,6 +357,7 @@ class Chewer {
       firstWord,
       words: fresh.map((word) => word + '\n').join(''),
       plains: fresh.map((word, k) => (this.plain[firstWord + k] === word ? '' : this.plain[firstWord + k]) + '\n').join(''),
+      stems: fresh.map((_, k) => this.stem[firstWord + k] + '\n').join(''),
       usage,
       postings: this.postings.take(),
     };
@@ -360,6 +369,7 @@ class Chewer {
     this.exacts.clear();
     this.exact = [];
     this.plain = [];
+    this.stem = [];
     this.utf8Used = 0;
     this.reported = 0;
     this.epoch += 1;
@@ -391,6 +401,7 @@ class Chewer {
     if (doc !== undefined && doc.text.length === 0 && doc.links.some((link) => link.type === 'F')) flags |= CARD_FLAG.frameset;
     if (doc !== undefined && !doc.robots.nofollow) this.addLinks(doc, cardId);
     const indexed = (flags & CARD_FLAG.empty) === 0 ? doc : undefined;
+    this.cardLanguage = languageOfTag(doc?.language ?? '');
     const summary = this.summaries.reserve(SUMMARY_SIZE);
     const s = this.summaries.data;
     s.fill(0, summary, summary + SUMMARY_SIZE);
@@ -427,6 +438,7 @@ class Chewer {
     footprint(url).copy(s, summary + 32);
     s.writeUInt16LE(this.metaEnd, summary + 48);
     s[summary + 50] = lengthCode(this.bodyWords);
+    s[summary + 51] = languageCode(this.cardLanguage);
     this.summaries.length += SUMMARY_SIZE;
   }
 
@@ -477,6 +489,8 @@ class Chewer {
         const plain = plainForm(exact);
         this.exact.push(exact);
         this.plain.push(plain);
+        const stem = indexStem(exact, plain, this.cardLanguage);
+        this.stem.push(stem.language === 0 ? '' : `${stem.language} ${stem.stem}`);
         this.exacts.set(exact, w);
         this.perWord = grow(this.perWord, (w + 1) * WORD_FIELDS);
         if (this.utf8Used + bytes > this.utf8.length) {

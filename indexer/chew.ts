@@ -92,7 +92,7 @@ function view(array: Uint8Array): Buffer {
 /** Takes chewed batches in card order and writes the stage's files. */
 class Collector {
   /** Per worker thread: its word numbers → our numbers, valid for one epoch of its vocabulary; its words, to number them again in a later segment. */
-  private readonly workers = new Map<number, { epoch: number; ids: Uint32Array; exact: string[]; plain: string[] }>();
+  private readonly workers = new Map<number, { epoch: number; ids: Uint32Array; exact: string[]; plain: string[]; stemLanguage: number[]; stem: string[] }>();
   readonly facts: CardFacts;
   private strings = Buffer.allocUnsafe(1 << 16);
   private stringBytes = 0;
@@ -115,6 +115,7 @@ class Collector {
       urlLengths: new Uint16Array(cards),
       metaEnds: new Uint16Array(cards),
       lengths: new Uint8Array(cards),
+      languages: new Uint8Array(cards),
       weights: new Uint8Array(cards),
     };
   }
@@ -143,6 +144,7 @@ class Collector {
       summaries.copy(this.facts.footprints, id * FOOTPRINT_SIZE, s + 32, s + 48);
       this.facts.metaEnds[id] = summaries.readUInt16LE(s + 48);
       this.facts.lengths[id] = summaries[s + 50]!;
+      this.facts.languages[id] = summaries[s + 51]!;
       signatureRecords.writeUInt32LE(id, i * (4 + signatureBytes));
       signatures.copy(signatureRecords, i * (4 + signatureBytes) + 4, i * signatureBytes, (i + 1) * signatureBytes);
       if ((summaries[s + 8]! & CARD_FLAG.empty) !== 0) continue;
@@ -183,11 +185,12 @@ class Collector {
   private takeWords(thread: number, result: WordSegment): void {
     let worker = this.workers.get(thread);
     if (worker === undefined || worker.epoch !== result.epoch) {
-      worker = { epoch: result.epoch, ids: new Uint32Array(1024), exact: [], plain: [] };
+      worker = { epoch: result.epoch, ids: new Uint32Array(1024), exact: [], plain: [], stemLanguage: [], stem: [] };
       this.workers.set(thread, worker);
     }
     const exact = result.words.split('\n');
     const plains = result.plains.split('\n');
+    const stems = result.stems.split('\n');
     const fresh = exact.length - 1;
     if (result.firstWord + fresh > worker.ids.length) {
       const grown = new Uint32Array(Math.max(2 * worker.ids.length, result.firstWord + fresh));
@@ -198,14 +201,21 @@ class Collector {
     const ids = worker.ids;
     for (let k = 0; k < fresh; k++) {
       const plain = plains[k] || exact[k]!;
-      ids[result.firstWord + k] = words.add(exact[k]!, plain);
-      worker.exact[result.firstWord + k] = exact[k]!;
-      worker.plain[result.firstWord + k] = plain;
+      const line = stems[k]!;
+      const space = line.indexOf(' ');
+      const stemLanguage = space < 0 ? 0 : Number(line.slice(0, space));
+      const stem = space < 0 ? plain : line.slice(space + 1);
+      const w = result.firstWord + k;
+      ids[w] = words.add(exact[k]!, plain, stemLanguage, stem);
+      worker.exact[w] = exact[k]!;
+      worker.plain[w] = plain;
+      worker.stemLanguage[w] = stemLanguage;
+      worker.stem[w] = stem;
     }
     /** Our number of the worker's word `w`, numbered again if its segment was spilled since. */
     const current = (w: number): number => {
       const n = ids[w]!;
-      return words.current(n) ? n : (ids[w] = words.add(worker.exact[w]!, worker.plain[w]!));
+      return words.current(n) ? n : (ids[w] = words.add(worker.exact[w]!, worker.plain[w]!, worker.stemLanguage[w]!, worker.stem[w]!));
     };
     const { usage } = result;
     for (let k = 0; k < usage.length; k += 2) words.count(current(usage[k]!), usage[k + 1]!);

@@ -7,10 +7,10 @@
  * so damage throws the reader's SherlockError with the file and offset.
  *
  * Each record is a line and a JSON value. Lines, per file:
- *   CardInfo      <card id> pos=<position> site=<hex> date=<unix> weight=<w> flags=<a,b|-> type=<t> length=<code>
+ *   CardInfo      <card id> pos=<position> site=<hex> date=<unix> weight=<w> flags=<a,b|-> type=<t> length=<code> lang=<language>
  *   Cards         <position> <card id> <URL> <MIME> <size> <date> <ARC file>:<offset>+<length> <title>
  *   Lex*          <id> <class> <frequency> <context> <word>
- *   Lexicon       <word> <id> <class> ref_pos=<p> chain=<bytes> freq=<f> context=<c>
+ *   Lexicon       <word> <id> <class> ref_pos=<p> chain=<bytes> freq=<f> context=<c> stem=<language>:<stem>|-
  *   WordIndex     <word id> <card id> <refs>    (one line per chain)
  *   StringIndex   <key hex> <card id> <refs>
  *   Fingerprints  <fingerprint hex> <card id>
@@ -38,6 +38,7 @@ import { corruptIndex, readMagic } from '../common/index/file.js';
 import { Fingerprints, readLinks } from '../common/index/fingerprints.js';
 import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, Lexicon, readLexList, wordClass, type LexListFormat } from '../common/index/lexicon.js';
 import { readManifest } from '../common/index/manifest.js';
+import { languageOf } from '../common/language/codes.js';
 import { ChainDecoder, WORD_EDGE, type Ref } from '../common/index/refs.js';
 import { NOWHERE, readMerges } from './merge.js';
 import { readSignatures } from './signatures.js';
@@ -102,7 +103,7 @@ function* dumpCardInfo(file: string): Iterable<DumpRecord> {
     const flags = flagNames(info.flags);
     const site = info.site.toString(16).padStart(8, '0');
     yield {
-      line: `${id} pos=${info.position} site=${site} date=${info.date} weight=${info.weight} flags=${flags.join(',') || '-'} type=${info.type} length=${info.length}`,
+      line: `${id} pos=${info.position} site=${site} date=${info.date} weight=${info.weight} flags=${flags.join(',') || '-'} type=${info.type} length=${info.length} lang=${info.language}`,
       json: { id, ...info, site, flags },
     };
     id += 1;
@@ -135,8 +136,8 @@ function* dumpLexicon(file: string): Iterable<DumpRecord> {
   for (const entry of Lexicon.open(file).entries) {
     const kind = wordClass(entry.id)!;
     yield {
-      line: `${column(entry.word)} ${entry.id} ${kind} ref_pos=${entry.refPos} chain=${entry.chainSize} freq=${entry.frequency} context=${entry.context}`,
-      json: { ...entry, class: kind },
+      line: `${column(entry.word)} ${entry.id} ${kind} ref_pos=${entry.refPos} chain=${entry.chainSize} freq=${entry.frequency} context=${entry.context} stem=${entry.stemLanguage === 0 ? '-' : `${languageOf(entry.stemLanguage)}:${column(entry.stem)}`}`,
+      json: { ...entry, stemLanguage: languageOf(entry.stemLanguage), class: kind },
     };
   }
 }

@@ -56,6 +56,10 @@ export class Vocabulary {
   private exactLength = new Uint8Array(1024);
   private plainAt = new Uint32Array(1024);
   private plainLength = new Uint16Array(1024);
+  /** The stem's language number (common/language/codes.ts; 0: no stem), and the stem as the plain form's bytes are kept. */
+  private stemLanguage = new Uint8Array(1024);
+  private stemAt = new Uint32Array(1024);
+  private stemLength = new Uint8Array(1024);
   /** Per slot: hash, number + 1 (0: free). */
   private table = new Int32Array(2 * 2048);
   private readonly scratch = Buffer.allocUnsafe(1024);
@@ -66,11 +70,27 @@ export class Vocabulary {
 
   /** Bytes held: the pages, the arrays and the table. */
   get bytes(): number {
-    return this.pages.length * PAGE + this.table.byteLength + this.frequency.byteLength + this.exactAt.byteLength + this.exactLength.byteLength + this.plainAt.byteLength + this.plainLength.byteLength;
+    return (
+      this.pages.length * PAGE +
+      this.table.byteLength +
+      this.frequency.byteLength +
+      this.exactAt.byteLength +
+      this.exactLength.byteLength +
+      this.plainAt.byteLength +
+      this.plainLength.byteLength +
+      this.stemLanguage.byteLength +
+      this.stemAt.byteLength +
+      this.stemLength.byteLength
+    );
   }
 
-  /** The number of `exact` (at most 255 bytes in UTF-8), added with `plain` on first sight. */
-  add(exact: string, plain: string): number {
+  /**
+   * The number of `exact` (at most 255 bytes in UTF-8), added with `plain`
+   * and its stem (`stem` of language number `stemLanguage`, at most 255
+   * bytes; language 0: none) on first sight; a word met again keeps the stem
+   * it was added with.
+   */
+  add(exact: string, plain: string, stemLanguage: number, stem: string): number {
     const { scratch } = this;
     const length = scratch.write(exact, 0, 'utf8');
     if (length > 255 || length === scratch.length) throw new RangeError(`word of more than 255 bytes: ${JSON.stringify(exact.slice(0, 40))}`);
@@ -91,6 +111,9 @@ export class Vocabulary {
     this.exactLength = grow(this.exactLength, n + 1);
     this.plainAt = grow(this.plainAt, n + 1);
     this.plainLength = grow(this.plainLength, n + 1);
+    this.stemLanguage = grow(this.stemLanguage, n + 1);
+    this.stemAt = grow(this.stemAt, n + 1);
+    this.stemLength = grow(this.stemLength, n + 1);
     this.frequency = grow(this.frequency, n + 1);
     this.exactAt[n] = this.store(scratch, length);
     this.exactLength[n] = length;
@@ -101,6 +124,15 @@ export class Vocabulary {
       if (plainLength === scratch.length) throw new RangeError(`plain form of more than ${scratch.length - 1} bytes: ${JSON.stringify(plain.slice(0, 40))}`);
       this.plainAt[n] = this.store(scratch, plainLength);
       this.plainLength[n] = plainLength;
+    }
+    this.stemLanguage[n] = stemLanguage;
+    if (stemLanguage === 0 || stem === plain) {
+      this.stemAt[n] = SAME;
+    } else {
+      const stemLength = scratch.write(stem, 0, 'utf8');
+      if (stemLength > 255) throw new RangeError(`stem of more than 255 bytes: ${JSON.stringify(stem.slice(0, 40))}`);
+      this.stemAt[n] = this.store(scratch, stemLength);
+      this.stemLength[n] = stemLength;
     }
     table[2 * slot] = h;
     table[2 * slot + 1] = n + 1;
@@ -117,6 +149,23 @@ export class Vocabulary {
   plainOf(n: number): string {
     const at = this.plainAt[n]!;
     return at === SAME ? this.exactOf(n) : this.text(at, this.plainLength[n]!);
+  }
+
+  /** The language number of word `n`'s stem (0: none). */
+  stemLanguageOf(n: number): number {
+    return this.stemLanguage[n]!;
+  }
+
+  /** Word `n`'s stem: its plain form when it has none. */
+  stemOf(n: number): string {
+    const at = this.stemAt[n]!;
+    return at === SAME ? this.plainOf(n) : this.text(at, this.stemLength[n]!);
+  }
+
+  /** The UTF-8 bytes of word `n`'s stem (a view into the pages). */
+  stemBytes(n: number): Buffer {
+    const at = this.stemAt[n]!;
+    return at === SAME ? this.plainBytes(n) : this.bytesAt(at, this.stemLength[n]!);
   }
 
   /** The UTF-8 bytes of word `n`'s exact form (a view into the pages). */
@@ -299,6 +348,8 @@ export function writeLexiconFile(file: string, vocabulary: Vocabulary, order: Le
         context: 0,
         word: vocabulary.exactOf(n),
         plain: vocabulary.plainOf(n),
+        stemLanguage: vocabulary.stemLanguageOf(n),
+        stem: vocabulary.stemOf(n),
       };
     }
   }

@@ -39,6 +39,7 @@ import { FeedbackWriter, FOOTPRINT_SIZE } from '../common/index/feedback.js';
 import { readLinks } from '../common/index/fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index/lexicon.js';
 import { ChainBuilder, MAX_CARD_ID, MAX_META_POSITION, refsOf } from '../common/index/refs.js';
+import { indexStem } from '../common/language/stem.js';
 import { FNV_START, cutWords, exactForm, fnv, plainForm, type RawKind } from '../common/words.js';
 import { AnchorRefs } from './anchor-refs.js';
 import type { CardFacts, CardFinder } from './cards.js';
@@ -201,7 +202,10 @@ export function attachAnchors(
     let n = spellings.get(spelling);
     if (n === undefined) {
       const exact = exactForm(spelling);
-      n = Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES ? GARBAGE : words.add(exact, plainForm(exact));
+      const plain = plainForm(exact);
+      // A word only anchors have: the language of neither page is at hand, so only its letters can tell one.
+      const stem = indexStem(exact, plain, 'und');
+      n = Buffer.byteLength(exact, 'utf8') > MAX_WORD_BYTES ? GARBAGE : words.add(exact, plain, stem.language, stem.stem);
       if (spellings.size >= MAX_ANCHOR_SPELLINGS) spellings.clear();
       spellings.set(spelling, n);
     }

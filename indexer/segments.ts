@@ -39,9 +39,15 @@
  *   15      E     the exact form, UTF-8
  *   15+E    2     P: bytes of the plain form
  *   17+E    P     the plain form, UTF-8
+ *   17+E+P  1     the stem's language number (0: none)
+ *   18+E+P  1     S: bytes of the stem
+ *   19+E+P  S     the stem, UTF-8
  *
  * and `vocab/ranked` the words by rank: occurrences (f64), E, exact, P,
- * plain. All are scratch files, removed with the version's directory.
+ * plain, language, S, stem. A word's stem is the one of its first number
+ * (the segments' ties come in segment order), as in memory, where a word
+ * keeps the stem it was first added with. All are scratch files, removed
+ * with the version's directory.
  */
 
 import { mkdirSync, rmSync } from 'node:fs';
@@ -53,8 +59,8 @@ import { readScratch, ScratchReader, ScratchWriter } from './scratch.js';
 
 /** Frequencies below this go to LexByFreq through a file each (in id order already); the others through an external sort. */
 const RARE = 64;
-/** A record's bytes at most: the fixed part, 255 bytes of exact form and a plain form of up to 64 KiB. */
-const MAX_RECORD = 17 + 255 + 0xffff;
+/** A record's bytes at most: the fixed part, 255 bytes of exact form, a plain form of up to 64 KiB, a stem of up to 255 bytes. */
+const MAX_RECORD = 19 + 255 + 0xffff + 255;
 
 /** The current record of a segment file (views into the reader's buffer, valid until next()). */
 class SegmentCursor {
@@ -63,6 +69,8 @@ class SegmentCursor {
   chars = 0;
   exact: Buffer = Buffer.alloc(0);
   plain: Buffer = Buffer.alloc(0);
+  stemLanguage = 0;
+  stem: Buffer = Buffer.alloc(0);
   done = false;
   private length = 0;
 
@@ -84,10 +92,15 @@ class SegmentCursor {
     buffer = reader.have(17 + exactLength);
     at = reader.at;
     const plainLength = buffer.readUInt16LE(at + 15 + exactLength);
-    this.length = 17 + exactLength + plainLength;
+    const stemAt = 17 + exactLength + plainLength;
+    buffer = reader.have(stemAt + 2);
+    at = reader.at;
+    this.length = stemAt + 2 + buffer[at + stemAt + 1]!;
     buffer = reader.have(this.length);
     at = reader.at;
     if (reader.left < this.length) throw new RangeError('vocabulary segment cut short');
+    this.stemLanguage = buffer[at + stemAt]!;
+    this.stem = buffer.subarray(at + stemAt + 2, at + this.length);
     this.temp = buffer.readUInt32LE(at);
     this.frequency = buffer.readDoubleLE(at + 4);
     this.chars = buffer.readUInt16LE(at + 12);
@@ -141,9 +154,9 @@ export class Words {
     return this.vocabulary.bytes;
   }
 
-  /** The number of `exact` in the current segment. */
-  add(exact: string, plain: string): number {
-    return this.base + this.vocabulary.add(exact, plain);
+  /** The number of `exact` in the current segment (Vocabulary#add). */
+  add(exact: string, plain: string, stemLanguage: number, stem: string): number {
+    return this.base + this.vocabulary.add(exact, plain, stemLanguage, stem);
   }
 
   /** Whether `n` is of the current segment (an older one is on disk: the word must be added again). */
@@ -174,7 +187,8 @@ export class Words {
       for (const n of order) {
         const exact = vocabulary.exactBytes(n);
         const plain = vocabulary.plainBytes(n);
-        const size = 17 + exact.length + plain.length;
+        const stem = vocabulary.stemBytes(n);
+        const size = 19 + exact.length + plain.length + stem.length;
         const { buffer, at } = out.room(size);
         buffer.writeUInt32LE(this.base + n, at);
         buffer.writeDoubleLE(vocabulary.frequency[n]!, at + 4);
@@ -183,6 +197,9 @@ export class Words {
         exact.copy(buffer, at + 15);
         buffer.writeUInt16LE(plain.length, at + 15 + exact.length);
         plain.copy(buffer, at + 17 + exact.length);
+        buffer[at + 17 + exact.length + plain.length] = vocabulary.stemLanguageOf(n);
+        buffer[at + 18 + exact.length + plain.length] = stem.length;
+        stem.copy(buffer, at + 19 + exact.length + plain.length);
         out.advance(size);
         bytes += size;
       }
@@ -227,6 +244,7 @@ export class Words {
       };
       for (let at = (heap.length >> 1) - 1; at >= 0; at--) down(at);
       const exact = Buffer.allocUnsafe(256);
+      const stem = Buffer.allocUnsafe(256);
       let plain = Buffer.allocUnsafe(MAX_RECORD);
       function* groups(): IterableIterator<LexWord> {
         while (heap.length > 0) {
@@ -235,6 +253,8 @@ export class Words {
           const plainLength = top.plain.length;
           if (plainLength > plain.length) plain = Buffer.allocUnsafe(plainLength);
           top.plain.copy(plain);
+          const stemLanguage = top.stemLanguage;
+          const stemLength = top.stem.copy(stem);
           const word = exact.subarray(0, exactLength);
           let frequency = 0;
           // Ties come off the heap in segment order: the first cursor has the word's first number.
@@ -252,13 +272,16 @@ export class Words {
             }
             down(0);
           }
-          const size = 8 + 1 + exactLength + 2 + plainLength;
+          const size = 8 + 1 + exactLength + 2 + plainLength + 2 + stemLength;
           const room = ranked.room(size);
           room.buffer.writeDoubleLE(frequency, room.at);
           room.buffer[room.at + 8] = exactLength;
           word.copy(room.buffer, room.at + 9);
           room.buffer.writeUInt16LE(plainLength, room.at + 9 + exactLength);
           plain.copy(room.buffer, room.at + 11 + exactLength, 0, plainLength);
+          room.buffer[room.at + 11 + exactLength + plainLength] = stemLanguage;
+          room.buffer[room.at + 12 + exactLength + plainLength] = stemLength;
+          stem.copy(room.buffer, room.at + 13 + exactLength + plainLength, 0, stemLength);
           ranked.advance(size);
           rankedBytes += size;
           const bin = firsts[firstSegment]!;
@@ -368,15 +391,19 @@ export function writeRankedLexicon(file: string, ranked: Ranked, places: Iterabl
         const exactLength = buffer[reader.at + 8]!;
         buffer = reader.have(11 + exactLength);
         const plainLength = buffer.readUInt16LE(reader.at + 9 + exactLength);
-        const size = 11 + exactLength + plainLength;
+        const stemAt = 11 + exactLength + plainLength;
+        buffer = reader.have(stemAt + 2);
+        const size = stemAt + 2 + buffer[reader.at + stemAt + 1]!;
         buffer = reader.have(size);
         if (reader.left < size) throw new RangeError(`${ranked.ranked}: cut short at rank ${r}`);
         const at = reader.at;
         const frequency = buffer.readDoubleLE(at);
         const word = buffer.toString('utf8', at + 9, at + 9 + exactLength);
         const plain = buffer.toString('utf8', at + 11 + exactLength, at + 11 + exactLength + plainLength);
+        const stemLanguage = buffer[at + stemAt]!;
+        const stem = buffer.toString('utf8', at + stemAt + 2, at + size);
         reader.skip(size);
-        yield { id: rawId(r++), refPos: place.refPos, chainSize: place.chainSize, frequency: frequencyByte(frequency), context: 0, word, plain };
+        yield { id: rawId(r++), refPos: place.refPos, chainSize: place.chainSize, frequency: frequencyByte(frequency), context: 0, word, plain, stemLanguage, stem };
       }
     }
     writeLexicon(file, entries());

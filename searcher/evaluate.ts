@@ -6,9 +6,13 @@
  * phrases, NEAR and the proximity bonus read.
  *
  * - A word matches its plain form's accent variants (the Lexicon's
- *   variants()); a prefix `word*` the MAX_EXPANSIONS most frequent words
- *   starting so. title:/url: keep only the title's, or the URL words' and
- *   file name's, meta occurrences.
+ *   variants()) and the words of its stem classes: the word stemmed in
+ *   each language the Lexicon has stems of (common/language/stem.ts), the
+ *   words of that (language, stem); a card matched only through stem
+ *   variants scores STEM_FACTOR of what the same occurrences would as the
+ *   word itself. `=word` takes the exact form only. A prefix `word*` the
+ *   MAX_EXPANSIONS most frequent words starting so. title:/url: keep only
+ *   the title's, or the URL words' and file name's, meta occurrences.
  * - A phrase needs its words at consecutive positions of one space (text or
  *   metas; the indexer leaves a gap at block breaks and between metas, so a
  *   phrase never joins across them); occurrences behind the edge
@@ -38,10 +42,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CARD_TYPES, cardType } from '../common/index/cardinfo.js';
 import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index/refs.js';
+import { languageOf } from '../common/language/codes.js';
+import { stemOf } from '../common/language/stem.js';
 import { hasAccents } from '../common/words.js';
 import type { IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, STEM_FACTOR, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -310,15 +316,36 @@ export class Evaluation {
     return chains;
   }
 
-  /** The entries a query word stands for: its accent variants, or a prefix's expansions. */
-  private entries(node: TermNode, at: number): LexiconEntry[] {
+  /**
+   * The entries a query word stands for, and which of them only share its
+   * stem (`stemOnly`): the exact form alone (`=word`), its accent variants
+   * and stem classes, or a prefix's expansions.
+   */
+  private entries(node: TermNode, at: number): { entries: LexiconEntry[]; stemOnly: Uint8Array } {
     if (node.kind === 'word' && node.prefix) {
       const { entries, more } = this.version.prefixed(node.word.plain, MAX_EXPANSIONS);
       if (more) this.truncated = true;
-      return entries;
+      return { entries, stemOnly: new Uint8Array(entries.length) };
     }
     const word = node.kind === 'word' ? node.word : node.words[at]!;
-    return this.version.lexicon.variants(word.plain);
+    const { lexicon } = this.version;
+    if (node.exact === true) {
+      const entry = lexicon.lookup(word.exact);
+      return { entries: entry === undefined ? [] : [entry], stemOnly: new Uint8Array(entry === undefined ? 0 : 1) };
+    }
+    const entries = lexicon.variants(word.plain);
+    const accentVariants = entries.length;
+    const seen = new Set(entries.map((entry) => entry.id));
+    for (const language of lexicon.stemLanguages) {
+      for (const entry of lexicon.stemClass(language, stemOf(word.plain, languageOf(language)))) {
+        if (seen.has(entry.id) || entries.length >= MAX_EXPANSIONS) continue;
+        seen.add(entry.id);
+        entries.push(entry);
+      }
+    }
+    const stemOnly = new Uint8Array(entries.length);
+    stemOnly.fill(1, accentVariants);
+    return { entries, stemOnly };
   }
 
   /**
@@ -329,10 +356,10 @@ export class Evaluation {
   private async occurrences(node: TermNode, at: number): Promise<Occurrences> {
     const exact = node.kind === 'word' ? node.word.exact : node.words[at]!.exact;
     const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
-    const entries = this.entries(node, at);
+    const { entries, stemOnly } = this.entries(node, at);
     const lists: Postings[] = [];
     for (const entry of entries) lists.push(await this.read(entry));
-    if (lists.length === 1 && metas < 0) {
+    if (lists.length === 1 && metas < 0 && stemOnly[0] === 0) {
       // One variant, every occurrence: the cached columns and scores as they are.
       const { count, cards, starts, refs, scores, shapes, idf } = lists[0]!;
       return { count, cards, scores, starts, keys: refs, exact: same(entries[0]!.word === exact ? 1 : 0, count), idf, shapes };
@@ -352,18 +379,24 @@ export class Evaluation {
     for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
       const first = out.used;
       let exactHere = 0;
+      let stemOnlyHere = 1;
       for (let l = 0; l < lists.length; l++) {
         const i = take(lists, cursor, l, cardId);
         if (i < 0) continue;
         const list = lists[l]!;
+        const before = out.used;
         for (let j = list.starts[i]!; j < list.starts[i + 1]!; j++) {
           const ref = list.refs[j]!;
           if (metas >= 0 && ((ref & PACKED_META) === 0 || ((metas >> ((ref >> 2) & 15)) & 1) === 0)) continue;
           out.key(ref);
           exactHere |= isExact[l]!;
         }
+        if (out.used > before) stemOnlyHere &= stemOnly[l]!;
       }
-      if (out.used > first) out.add(cardId, occurrenceScore(out.keys!, first, out.used, norms[length[cardId]!]!, wordIdf), exactHere, true);
+      if (out.used > first) {
+        const score = occurrenceScore(out.keys!, first, out.used, norms[length[cardId]!]!, wordIdf);
+        out.add(cardId, stemOnlyHere === 1 ? score * STEM_FACTOR : score, exactHere, true);
+      }
     }
     const hits = out.hits();
     return { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact, idf: wordIdf, shapes: undefined };

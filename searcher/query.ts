@@ -2,9 +2,12 @@
  * The query language (DESIGN §7, issue 7; after the original's, sherlock-
  * original §5, in the spelling web users know):
  *
- *   word            cards containing the word (accent-insensitive: "cafe"
- *                   finds "café"; an accented query word prefers cards with
- *                   the accents as typed)
+ *   word            cards containing the word, its other forms and accent
+ *                   variants ("cafe" finds "café", "bridges" finds
+ *                   "bridge"; the word as typed ranks first)
+ *   =word           only the word as typed: no accent variants, no other
+ *                   forms ("=café" does not find "cafe"); `="a b"` for a
+ *                   phrase of such words
  *   word*           any word starting so (at least MIN_PREFIX characters),
  *                   expanded through the lexicon when evaluated
  *   "a phrase"      the words next to each other, in order
@@ -66,8 +69,8 @@ export interface QueryWord {
 }
 
 export type QueryNode =
-  | { kind: 'word'; word: QueryWord; prefix: boolean; field?: Field; start: number; end: number }
-  | { kind: 'phrase'; words: QueryWord[]; field?: Field; start: number; end: number }
+  | { kind: 'word'; word: QueryWord; prefix: boolean; field?: Field; exact?: true; start: number; end: number }
+  | { kind: 'phrase'; words: QueryWord[]; field?: Field; exact?: true; start: number; end: number }
   | { kind: 'near'; left: TermNode; right: TermNode; distance: number }
   | { kind: 'site'; host: string; start: number; end: number }
   | { kind: 'type'; types: string[]; start: number; end: number }
@@ -90,8 +93,8 @@ const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 // ------------------------------------------------------------------- tokens
 
 type Token =
-  | { t: 'text'; text: string; start: number; end: number; field?: string }
-  | { t: 'phrase'; text: string; start: number; end: number; field?: string }
+  | { t: 'text'; text: string; start: number; end: number; field?: string; exact?: true }
+  | { t: 'phrase'; text: string; start: number; end: number; field?: string; exact?: true }
   | { t: 'or' | 'open' | 'close' | 'minus'; start: number; end: number }
   | { t: 'near'; distance: number; start: number; end: number };
 
@@ -122,6 +125,11 @@ function tokenize(q: string): Token[] {
       i = out[out.length - 1]!.end;
       continue;
     }
+    if (c === '=' && i + 1 < q.length && q[i + 1] === '"') {
+      out.push({ ...quoted(q, i + 1), start: i, exact: true });
+      i = out[out.length - 1]!.end;
+      continue;
+    }
     let end = i;
     while (end < q.length && !SPACE.test(q[end]!) && q[end] !== '(' && q[end] !== ')' && q[end] !== '"') end++;
     const text = q.slice(i, end);
@@ -135,11 +143,14 @@ function tokenize(q: string): Token[] {
         i = phrase.end;
         continue;
       }
-      out.push({ t: 'text', text: text.slice(colon + 1), start: i, end, field });
+      const value = text.slice(colon + 1);
+      out.push(value.startsWith('=') && value.length > 1 ? { t: 'text', text: value.slice(1), start: i, end, field, exact: true } : { t: 'text', text: value, start: i, end, field });
     } else if (text === 'OR') {
       out.push({ t: 'or', start: i, end });
     } else if (text === 'NEAR' || text.startsWith('NEAR/')) {
       out.push({ t: 'near', distance: nearDistance(text, i), start: i, end });
+    } else if (text.startsWith('=') && text.length > 1) {
+      out.push({ t: 'text', text: text.slice(1), start: i, end, exact: true });
     } else {
       out.push({ t: 'text', text, start: i, end });
     }
@@ -258,6 +269,7 @@ class Parser {
 
   private term(token: Extract<Token, { t: 'text' }>, field: Field | undefined): QueryNode {
     const prefix = token.text.endsWith('*');
+    if (prefix && token.exact === true) throw new QueryError('syntax', 'a word is either =exact or a prefix*, not both', token.start);
     const text = prefix ? token.text.slice(0, -1) : token.text;
     const found = [...words(text)];
     if (found.length === 0) {
@@ -268,7 +280,7 @@ class Parser {
       if ([...found[0]!.plain].length < MIN_PREFIX) throw new QueryError('syntax', `a prefix needs at least ${MIN_PREFIX} letters before the *`, token.start);
     }
     this.count(found.length, token.start);
-    const span = { start: token.start, end: token.end, ...(field === undefined ? {} : { field }) };
+    const span = { start: token.start, end: token.end, ...(field === undefined ? {} : { field }), ...(token.exact === true ? { exact: true as const } : {}) };
     if (found.length === 1) return { kind: 'word', word: queryWord(found[0]!), prefix, ...span };
     return { kind: 'phrase', words: found.map(queryWord), ...span };
   }
@@ -277,7 +289,7 @@ class Parser {
     const found = [...words(token.text)];
     if (found.length === 0) throw new QueryError('syntax', 'the quotation holds no words', token.start);
     this.count(found.length, token.start);
-    const span = { start: token.start, end: token.end, ...(field === undefined ? {} : { field }) };
+    const span = { start: token.start, end: token.end, ...(field === undefined ? {} : { field }), ...(token.exact === true ? { exact: true as const } : {}) };
     if (found.length === 1) return { kind: 'word', word: queryWord(found[0]!), prefix: false, ...span };
     return { kind: 'phrase', words: found.map(queryWord), ...span };
   }

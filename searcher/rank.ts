@@ -52,6 +52,8 @@ export const PROXIMITY_BONUS = 16;
 export const PROXIMITY_SPAN = 8;
 /** An accented query word found with the accents as typed. */
 export const ACCENT_BONUS = 6;
+/** A word matched only through other words of its stem class ("bridges" for "bridge") scores this share of the same occurrences of the word itself. */
+export const STEM_FACTOR = 0.8;
 /** Static weight 255 raises a card's score (plus one) by this share: a tie-breaker among near-equal scores (the link graph of a site's navigation says little more). */
 const STATIC_SHARE = 0.05;
 /** Results of one site on a page (of 10) before the rest waits for later pages. */

@@ -6,7 +6,7 @@
  * "CardInfo"); the record is ours (docs/indexer.md).
  *
  *   Header fields (file.ts): 0 card count N
- *   Body: N records of 16 bytes, record i at body offset 16·i
+ *   Body: N records of 17 bytes, record i at body offset 17·i
  *     0   4  card position in Cards: its block's body offset >> CARD_POS_SHIFT (cards.ts)
  *     4   4  site: the first 4 bytes of the site footprint (url.ts), for collapsing
  *     8   4  date: Last-Modified, else download time, Unix seconds (0: unknown)
@@ -14,18 +14,21 @@
  *     13  1  flags, CARD_FLAG bits; others are zero
  *     14  1  type: index into CARD_TYPES
  *     15  1  length: the words of its body on a log scale (lengthCode)
+ *     16  1  language: its number (common/language/codes.ts; 0 undetermined)
  *
  * Version 2 put the length in byte 15 (zero in version 1, which is refused:
- * its cards would all look empty to ranking's length normalisation).
- * The reader holds the whole body (N × 16 bytes, its CRC checked on open) so
+ * its cards would all look empty to ranking's length normalisation);
+ * version 3 added the language (version 2 is refused: `lang:` would find
+ * nothing). The reader holds the whole body (N × 17 bytes, its CRC checked on open) so
  * that a lookup is an array access; every field is checked when read (every
  * value of the length byte means a length).
  */
 
+import { languageCode, languageOf, type Language } from '../language/codes.js';
 import { CountingWriter, readIndexFile, recordCount, type IndexFormat, type WholeIndexFile } from './file.js';
 
-export const CARDINFO_FORMAT: IndexFormat = { magic: 'SHERLOCK-CARDINF', version: 2, fields: ['cards'], what: 'CardInfo' };
-export const CARDINFO_RECORD_SIZE = 16;
+export const CARDINFO_FORMAT: IndexFormat = { magic: 'SHERLOCK-CARDINF', version: 3, fields: ['cards'], what: 'CardInfo' };
+export const CARDINFO_RECORD_SIZE = 17;
 
 /** The original's card flags that the searcher needs (sherlock-original §4). */
 export const CARD_FLAG = {
@@ -78,6 +81,8 @@ export interface CardInfo {
   type: CardType;
   /** lengthCode of the words of its body. */
   length: number;
+  /** ISO 639-1 code, "und" when not told. */
+  language: Language;
 }
 
 function checkU32(value: number, what: string): void {
@@ -100,6 +105,7 @@ export function encodeCardInfo(info: CardInfo, out: Buffer = Buffer.alloc(CARDIN
   out.writeUInt8(info.flags, at + 13);
   out.writeUInt8(type, at + 14);
   out.writeUInt8(info.length, at + 15);
+  out.writeUInt8(languageCode(info.language), at + 16);
   return out;
 }
 
@@ -144,6 +150,8 @@ export class CardInfoReader {
       flags,
       type,
       length: body[at + 15]!,
+      // A number this build does not name (a newer index's language) reads as undetermined.
+      language: languageOf(body[at + 16]!),
     };
   }
 

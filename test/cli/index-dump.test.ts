@@ -47,13 +47,13 @@ function writeVersion(dir: string): void {
   });
   cards.finish();
   const info = new CardInfoWriter(join(dir, 'CardInfo'));
-  info.add({ position, site: 0xdeadbeef, date: 1_392_526_941, weight: 17, flags: CARD_FLAG.merged | CARD_FLAG.accented, type: 'html', length: 3 });
+  info.add({ position, site: 0xdeadbeef, date: 1_392_526_941, weight: 17, flags: CARD_FLAG.merged | CARD_FLAG.accented, type: 'html', length: 3, language: 'en' });
   info.finish();
   const words = new WordIndexWriter(join(dir, 'WordIndex'));
   const hello = words.add(8, [{ cardId: 0, refs: [{ kind: 'meta', type: 0, weight: 3, position: 0 }, { kind: 'word', type: 0, position: 0 }, { kind: 'word', type: 1, position: WORD_EDGE }] }]);
   words.finish();
   writeLexList(join(dir, 'LexOrder'), LEXORDER_FORMAT, [{ id: 8, frequency: 1, context: 0, word: 'hello' }]);
-  writeLexicon(join(dir, 'Lexicon'), [{ id: 8, ...hello, frequency: 0, context: 0, word: 'hello' }]);
+  writeLexicon(join(dir, 'Lexicon'), [{ id: 8, ...hello, frequency: 0, context: 0, word: 'hello', stemLanguage: 0, stem: 'hello' }]);
   const strings = new StringIndexWriter(join(dir, 'StringIndex'));
   strings.add(stringKey('host', 'example.com'), [{ cardId: 0, refs: [{ kind: 'meta', type: 3, weight: 0, position: 0 }] }]);
   strings.finish();
@@ -70,11 +70,11 @@ test('index dump prints every format one record per line, told by its magic', as
   const dir = scratchDir(t);
   writeVersion(dir);
   const expected: Record<string, string> = {
-    CardInfo: '0 pos=0 site=deadbeef date=1392526941 weight=17 flags=merged,accented type=html length=3\n',
+    CardInfo: '0 pos=0 site=deadbeef date=1392526941 weight=17 flags=merged,accented type=html length=3 lang=en\n',
     Cards: '0 0 http://example.com/ text/html 1591 1392526941 a.arc.gz:171+856 "Example \\"page\\""\n',
     WordIndex: '8 0 title/3@0 text@0 emphasised@edge\n',
     LexOrder: '8 normal 1 0 hello\n',
-    Lexicon: 'hello 8 normal ref_pos=0 chain=5 freq=0 context=0\n',
+    Lexicon: 'hello 8 normal ref_pos=0 chain=5 freq=0 context=0 stem=-\n',
     StringIndex: `${stringKey('host', 'example.com').toString('hex')} 0 urlword/0@0\n`,
     Fingerprints: `${'ab'.repeat(12)} 0\n`,
     Links: `${'ab'.repeat(12)} 0 Y\n`,
@@ -87,7 +87,7 @@ test('index dump prints every format one record per line, told by its magic', as
   }
   const manifest = await sherlock(['index', 'dump', join(dir, 'Manifest')]);
   assert.equal(manifest.status, 0, manifest.stderr);
-  assert.match(manifest.stdout, /^format 1\nversion v1\ncreated 1700000000\ncount cards 1\nfile Cards \d+ [0-9a-f]{8}\nfile CardInfo 88 [0-9a-f]{8}\n$/);
+  assert.match(manifest.stdout, /^format 1\nversion v1\ncreated 1700000000\ncount cards 1\nfile Cards \d+ [0-9a-f]{8}\nfile CardInfo 89 [0-9a-f]{8}\n$/);
 });
 
 test('index dump --json prints one object per record', async (t) => {
@@ -130,7 +130,7 @@ test('index dump refuses a damaged or foreign file with exit 1, naming file and 
   const run = await sherlock(['index', 'dump', cut]);
   assert.equal(run.status, 1);
   assert.equal(run.stdout, '');
-  assert.equal(run.stderr, `sherlock: ${cut}: offset 85: CardInfo file cut short: 85 bytes, the header says 88\n`);
+  assert.equal(run.stderr, `sherlock: ${cut}: offset 86: CardInfo file cut short: 86 bytes, the header says 89\n`);
   const foreign = join(dir, 'foreign');
   writeFileSync(foreign, 'hello world\n');
   const other = await sherlock(['index', 'dump', foreign]);

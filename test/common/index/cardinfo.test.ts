@@ -11,6 +11,7 @@ import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { CARD_FLAG, CARD_TYPES, CARDINFO_FORMAT, CardInfoReader, CardInfoWriter, codeLength, lengthCode, type CardInfo } from '../../../common/index/cardinfo.js';
 import { INDEX_HEADER_SIZE } from '../../../common/index/file.js';
+import { LANGUAGES } from '../../../common/language/codes.js';
 import { assertCorrupt, assertDamageRefused } from '../../helpers/index-files.js';
 import { scratchDir } from '../../helpers/paths.js';
 
@@ -22,6 +23,7 @@ const infoArbitrary: fc.Arbitrary<CardInfo> = fc.record({
   flags: fc.subarray(Object.values(CARD_FLAG)).map((flags) => flags.reduce((a, b) => a | b, 0)),
   type: fc.constantFrom(...CARD_TYPES),
   length: fc.nat(255),
+  language: fc.constantFrom(...LANGUAGES),
 }, { noNullPrototype: true });
 
 function write(file: string, infos: readonly CardInfo[]): void {
@@ -45,20 +47,20 @@ test('CardInfo records read back by card id exactly as written', (t) => {
   );
 });
 
-test('CardInfo is 64 header bytes, 16 per card, 8 footer bytes', (t) => {
+test('CardInfo is 64 header bytes, 17 per card, 8 footer bytes', (t) => {
   const file = join(scratchDir(t), 'CardInfo');
-  write(file, [{ position: 0x01020304, site: 0xa0b0c0d0, date: 1_700_000_000, weight: 200, flags: CARD_FLAG.dup | CARD_FLAG.accented, type: 'pdf', length: 77 }]);
+  write(file, [{ position: 0x01020304, site: 0xa0b0c0d0, date: 1_700_000_000, weight: 200, flags: CARD_FLAG.dup | CARD_FLAG.accented, type: 'pdf', length: 77, language: 'cs' }]);
   const data = readFileSync(file);
-  assert.equal(data.length, INDEX_HEADER_SIZE + 16 + 8);
+  assert.equal(data.length, INDEX_HEADER_SIZE + 17 + 8);
   assert.equal(data.toString('latin1', 0, 16), 'SHERLOCK-CARDINF');
-  assert.deepEqual([...data.subarray(64, 80)], [4, 3, 2, 1, 0xd0, 0xc0, 0xb0, 0xa0, 0x00, 0xf1, 0x53, 0x65, 200, 0x0a, 3, 77]);
-  assert.equal(data.readUInt32LE(80), crc32(data.subarray(64, 80)));
-  assert.equal(data.readUInt32LE(84), 0xfeedcafe);
+  assert.deepEqual([...data.subarray(64, 81)], [4, 3, 2, 1, 0xd0, 0xc0, 0xb0, 0xa0, 0x00, 0xf1, 0x53, 0x65, 200, 0x0a, 3, 77, 2]);
+  assert.equal(data.readUInt32LE(81), crc32(data.subarray(64, 81)));
+  assert.equal(data.readUInt32LE(85), 0xfeedcafe);
 });
 
 test('out-of-range values are refused when written; an unknown card id when read', (t) => {
   const file = join(scratchDir(t), 'CardInfo');
-  const good: CardInfo = { position: 1, site: 2, date: 3, weight: 4, flags: 0, type: 'html', length: 5 };
+  const good: CardInfo = { position: 1, site: 2, date: 3, weight: 4, flags: 0, type: 'html', length: 5, language: 'en' };
   const writer = new CardInfoWriter(file);
   assert.throws(() => writer.add({ ...good, weight: 256 }), /weight 256/);
   assert.throws(() => writer.add({ ...good, flags: 0x80 }), /undefined card flags 0x80/);
@@ -75,18 +77,18 @@ test('damaged CardInfo files are refused: cut anywhere, bad magic, newer version
   const dir = scratchDir(t);
   const file = join(dir, 'CardInfo');
   write(file, [
-    { position: 0, site: 1, date: 2, weight: 3, flags: CARD_FLAG.merged, type: 'text', length: 0 },
-    { position: 9, site: 8, date: 7, weight: 6, flags: 0, type: 'other', length: 255 },
+    { position: 0, site: 1, date: 2, weight: 3, flags: CARD_FLAG.merged, type: 'text', length: 0, language: 'und' },
+    { position: 9, site: 8, date: 7, weight: 6, flags: 0, type: 'other', length: 255, language: 'de' },
   ]);
   assertDamageRefused(file, join(dir, 'damaged'), CARDINFO_FORMAT, (f) => [...CardInfoReader.open(f)]);
 
   // A well-framed file whose record holds an undefined type is refused at that byte.
   const data = readFileSync(file);
-  data[64 + 16 + 14] = 99;
-  data.writeUInt32LE(crc32(data.subarray(64, 96)), 96);
+  data[64 + 17 + 14] = 99;
+  data.writeUInt32LE(crc32(data.subarray(64, 98)), 98);
   const bad = join(dir, 'bad-type');
   writeFileSync(bad, data);
-  assertCorrupt(() => CardInfoReader.open(bad).get(1), bad, 64 + 16 + 14, /card 1: undefined type 99/);
+  assertCorrupt(() => CardInfoReader.open(bad).get(1), bad, 64 + 17 + 14, /card 1: undefined type 99/);
 });
 
 test('length codes: log scale, within 2% of the words below the cap, monotone, capped at 255', () => {
@@ -103,16 +105,18 @@ test('length codes: log scale, within 2% of the words below the cap, monotone, c
   assert.ok(codeLength(255) > 60_000);
 });
 
-test('a version 1 CardInfo (byte 15 zero, no lengths) is refused', (t) => {
+test('a version 1 or 2 CardInfo (no lengths, no languages) is refused', (t) => {
   const dir = scratchDir(t);
   const file = join(dir, 'CardInfo');
-  write(file, [{ position: 0, site: 1, date: 2, weight: 3, flags: 0, type: 'html', length: 40 }]);
-  const data = readFileSync(file);
-  // The header: magic, then version, body length (two u32), card count, and their CRC (common/file-header.ts).
-  assert.equal(data.readUInt32LE(16), 2);
-  data.writeUInt32LE(1, 16);
-  data.writeUInt32LE(crc32(data.subarray(0, 32)), 32);
-  const old = join(dir, 'old');
-  writeFileSync(old, data);
-  assert.throws(() => CardInfoReader.open(old), /unsupported format version 1/);
+  write(file, [{ position: 0, site: 1, date: 2, weight: 3, flags: 0, type: 'html', length: 40, language: 'en' }]);
+  for (const version of [1, 2]) {
+    const data = readFileSync(file);
+    // The header: magic, then version, body length (two u32), card count, and their CRC (common/file-header.ts).
+    assert.equal(data.readUInt32LE(16), 3);
+    data.writeUInt32LE(version, 16);
+    data.writeUInt32LE(crc32(data.subarray(0, 32)), 32);
+    const old = join(dir, `old-${version}`);
+    writeFileSync(old, data);
+    assert.throws(() => CardInfoReader.open(old), new RegExp(`unsupported format version ${version}`));
+  }
 });

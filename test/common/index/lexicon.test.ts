@@ -26,6 +26,9 @@ import { WORDINDEX_ENTRY_HEAD } from '../../../common/index/chains.js';
 import { INDEX_HEADER_SIZE } from '../../../common/index/file.js';
 import { assertCorrupt, assertDamageRefused, assertOldVersionRefused, reframe } from '../../helpers/index-files.js';
 import { scratchDir } from '../../helpers/paths.js';
+import { languageCode, languageOf } from '../../../common/language/codes.js';
+import { indexStem, stemOf } from '../../../common/language/stem.js';
+import { plainForm } from '../../../common/words.js';
 
 const wordArbitrary = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((w) => Buffer.byteLength(w) <= 255);
 const lexWordArbitrary: fc.Arbitrary<LexWord> = fc.record(
@@ -81,7 +84,9 @@ function entries(words: readonly string[]): LexiconEntry[] {
   let refPos = 0;
   return [...words].sort(lexiconOrder).map((word, i) => {
     const chainSize = SIZES[i % SIZES.length]!;
-    const entry = { id: ((i + 1) << 3) | (i % 3), refPos: chainSize === 0 ? 0 : refPos, chainSize, frequency: i % 256, context: i, word };
+    // Every other word stemmed in English, the rest in a language its letters may give (indexStem).
+    const { language, stem } = indexStem(word, plainForm(word), i % 2 === 0 ? 'en' : 'und');
+    const entry = { id: ((i + 1) << 3) | (i % 3), refPos: chainSize === 0 ? 0 : refPos, chainSize, frequency: i % 256, context: i, word, stemLanguage: language, stem };
     if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
     return entry;
   });
@@ -101,6 +106,32 @@ test('the Lexicon reads back as written and finds words exactly or up to accents
   assert.equal(lexicon.lookup('uber'), undefined);
   assert.equal(lexicon.variants('uber')[0]?.word, 'über');
 });
+
+test('words of one stem in one language are a class, found by the stem of any form', (t) => {
+  const file = join(scratchDir(t), 'Lexicon');
+  const stemmed = (word: string, lang: string): LexiconEntry => ({ id: 0, refPos: 0, chainSize: 0, frequency: 1, context: 0, word, ...toEntry(indexStem(word, plainForm(word), lang)) });
+  const list = [stemmed('bridge', 'en'), stemmed('bridges', 'en'), stemmed('bridging', 'en'), stemmed('bride', 'en'), stemmed('koláče', 'en'), stemmed('koláčů', 'cs'), stemmed('kolace', 'en'), stemmed('42', 'en')]
+    .sort((a, b) => lexiconOrder(a.word, b.word))
+    .map((entry, i) => ({ ...entry, id: 8 * (i + 1) }));
+  writeLexicon(file, list);
+  const lexicon = Lexicon.open(file);
+  assert.deepEqual(lexicon.entries, list);
+  const en = languageCode('en');
+  const cs = languageCode('cs');
+  const words = (language: number, query: string) => lexicon.stemClass(language, stemOf(plainForm(query), languageOf(language))).map((e) => e.word);
+  assert.deepEqual(words(en, 'bridged'), ['bridge', 'bridges', 'bridging']);
+  assert.deepEqual(words(en, 'brides'), ['bride']);
+  // "koláče" in an English page is Czech by its letters; "kolace" there is English ("kolac" too, another class).
+  assert.deepEqual(words(cs, 'kolacu'), ['koláče', 'koláčů']);
+  assert.deepEqual(words(en, 'kolace'), ['kolace']);
+  assert.deepEqual(words(cs, 'bridges'), []);
+  assert.deepEqual(lexicon.stemLanguages, [en, cs].sort((a, b) => a - b));
+  assert.equal(lexicon.lookup('42')?.stemLanguage, 0);
+});
+
+function toEntry(stem: { language: number; stem: string }): Pick<LexiconEntry, 'stemLanguage' | 'stem'> {
+  return { stemLanguage: stem.language, stem: stem.stem };
+}
 
 test('any set of words round-trips through the Lexicon and each is found', (t) => {
   const dir = scratchDir(t);
@@ -128,22 +159,24 @@ test('the Lexicon writer refuses words out of order or twice', (t) => {
   assert.throws(() => writeLexicon(file, [{ ...a!, chainSize: 5 }, b!]), /ref_pos 0 of "b": the WordIndex entries follow in Lexicon order, 13 expected/);
 });
 
-test('a Lexicon record is the class byte, the chain size as a varint, frequency, context, length and the word (format 2: ref_pos and id derived)', (t) => {
+test('a Lexicon record is the class byte, the chain size as a varint, frequency, context, length, the word and its stem (format 3: ref_pos and id derived)', (t) => {
   const file = join(scratchDir(t), 'Lexicon');
   writeLexicon(file, [
-    { id: 8, refPos: 0, chainSize: 200, frequency: 9, context: 0x0102, word: 'ab' },
-    { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc' },
+    { id: 8, refPos: 0, chainSize: 200, frequency: 9, context: 0x0102, word: 'ab', stemLanguage: 0, stem: 'ab' },
+    { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc', stemLanguage: 1, stem: 'abi' },
   ]);
   const body = readFileSync(file).subarray(INDEX_HEADER_SIZE, -8);
-  assert.deepEqual([...body], [0, 0xc3, 0x88, 9, 0x02, 0x01, 2, 0x61, 0x62, 1, 3, 1, 0, 0, 3, 0x61, 0x62, 0x63]);
-  assert.deepEqual(Lexicon.open(file).entries[1], { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc' });
+  // The second stem keeps 2 characters of "abc" and adds "i".
+  assert.deepEqual([...body], [0, 0xc3, 0x88, 9, 0x02, 0x01, 2, 0x61, 0x62, 0, 1, 3, 1, 0, 0, 3, 0x61, 0x62, 0x63, 1, 2, 1, 0x69]);
+  assert.deepEqual(Lexicon.open(file).entries[1], { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc', stemLanguage: 1, stem: 'abi' });
 });
 
-test('a format 1 Lexicon is refused naming the file; a bad chain size varint or class byte names its offset', (t) => {
+test('a format 1 or 2 Lexicon is refused naming the file; a bad chain size varint or class byte names its offset', (t) => {
   const dir = scratchDir(t);
   const file = join(dir, 'Lexicon');
   writeLexicon(file, entries(['ab', 'é']));
   assertOldVersionRefused(file, join(dir, 'old'), LEXICON_FORMAT, 1, Lexicon.open);
+  assertOldVersionRefused(file, join(dir, 'old2'), LEXICON_FORMAT, 2, Lexicon.open);
   const good = readFileSync(file);
   const body = Buffer.from(good.subarray(INDEX_HEADER_SIZE, -8));
   // 'é' (one character) comes first: its record starts at 0, its size varint at 1.

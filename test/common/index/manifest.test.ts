@@ -15,7 +15,7 @@ import { scratchDir } from '../../helpers/paths.js';
 
 function version(dir: string) {
   const cardInfo = new CardInfoWriter(join(dir, 'CardInfo'));
-  cardInfo.add({ position: 0, site: 1, date: 2, weight: 3, flags: 0, type: 'html', length: 4 });
+  cardInfo.add({ position: 0, site: 1, date: 2, weight: 3, flags: 0, type: 'html', length: 4, language: 'en' });
   cardInfo.finish();
   writeFileSync(join(dir, 'Other'), 'some bytes');
   return writeManifest(dir, { version: 'v1', created: 1_700_000_000, counts: { cards: 1, words: 0 }, files: ['CardInfo', 'Other'] });

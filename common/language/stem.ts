@@ -1,0 +1,146 @@
+/**
+ * Word forms: the stem of a word under a language's Snowball stemmer
+ * (snowball-stemmers, Oleg Mazko's port of the Snowball algorithms; Czech is
+ * Ljiljana Dolamic's), the key that puts "bridge", "bridges" and "bridging"
+ * in one stem class. The indexer stems each word once, with the language it
+ * is first met in (stemLanguage), and the Lexicon keeps (language, stem) per
+ * word; the searcher stems a query word with every language the Lexicon
+ * names and takes the words of each class it finds.
+ *
+ * The stem is made from the plain form (common/words.ts: accents removed),
+ * not the exact one: a query typed without accents ("kolacu") must meet the
+ * text's words ("koláčů", "koláče") in the same class, and the stemmers'
+ * rules for accented endings would treat the two spellings apart (Czech's
+ * "koláče" → "kolák", "kolace" → "kolac"). So accented endings are matched
+ * as their plain letters, the same on both sides.
+ *
+ * A word's language is the document's, unless its letters say otherwise:
+ * a letter the document's language does not write (č in an English page
+ * naming a Czech dish) picks the first language, in LETTER_ORDER, whose
+ * alphabet has every such letter of the word. Words of fewer than
+ * MIN_STEM_CHARS characters, numbers and words with digits, and words of a
+ * language without a stemmer are their own stems.
+ */
+
+import snowball, { type Stemmer } from 'snowball-stemmers';
+import { languageCode } from './codes.js';
+
+/** ISO 639-1 code → the Snowball algorithm's name in snowball-stemmers. */
+const ALGORITHMS: Readonly<Record<string, string>> = {
+  ar: 'arabic',
+  ca: 'catalan',
+  cs: 'czech',
+  da: 'danish',
+  de: 'german',
+  en: 'english',
+  es: 'spanish',
+  eu: 'basque',
+  fi: 'finnish',
+  fr: 'french',
+  ga: 'irish',
+  hu: 'hungarian',
+  hy: 'armenian',
+  it: 'italian',
+  nb: 'norwegian',
+  nl: 'dutch',
+  nn: 'norwegian',
+  no: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  sl: 'slovene',
+  sv: 'swedish',
+  ta: 'tamil',
+  tr: 'turkish',
+};
+
+/** The languages with a stemmer, by ISO 639-1 code. */
+export const STEMMED_LANGUAGES: readonly string[] = Object.keys(ALGORITHMS);
+
+/** Shorter words are their own stems: stemmers cut them to nothing useful. */
+export const MIN_STEM_CHARS = 3;
+
+/**
+ * Letters beyond a–z that each language writes (lower case), for telling a
+ * word's language from its letters. Languages are tried in this order, so
+ * where several write the same letters the more common one wins.
+ */
+const LETTERS: ReadonlyArray<readonly [string, string]> = [
+  ['de', 'äöüß'],
+  ['fr', 'àâæçéèêëîïôœùûüÿ'],
+  ['es', 'áéíñóúü'],
+  ['cs', 'áčďéěíňóřšťúůýž'],
+  ['it', 'àèéìíîòóùú'],
+  ['pt', 'áâãàçéêíóôõú'],
+  ['nl', 'éëïóöü'],
+  ['sv', 'åäö'],
+  ['da', 'æøå'],
+  ['nb', 'æøå'],
+  ['fi', 'äöå'],
+  ['hu', 'áéíóöőúüű'],
+  ['ro', 'ăâîșşțţ'],
+  ['tr', 'çğıöşü'],
+  ['ca', 'àçèéíïòóúü'],
+  ['sl', 'čšž'],
+  ['ga', 'áéíóú'],
+  ['eu', 'ñ'],
+];
+const LETTER_SETS = new Map(LETTERS.map(([lang, letters]) => [lang, new Set(letters)]));
+const NON_ASCII_LETTER = /[^\p{ASCII}]/u;
+const CYRILLIC = /\p{Script=Cyrillic}/u;
+const ARABIC = /\p{Script=Arabic}/u;
+const ARMENIAN = /\p{Script=Armenian}/u;
+const TAMIL = /\p{Script=Tamil}/u;
+const DIGIT = /\p{N}/u;
+
+/**
+ * The language whose stemmer a word gets: `documentLanguage`, unless the
+ * word's letters are foreign to it (see the module comment). `exact` is the
+ * word's exact form (lower case, with its accents). Undefined: no stemmer.
+ */
+export function stemLanguage(exact: string, documentLanguage: string): string | undefined {
+  if (!NON_ASCII_LETTER.test(exact)) return ALGORITHMS[documentLanguage] === undefined ? undefined : documentLanguage;
+  if (CYRILLIC.test(exact)) return 'ru';
+  if (ARABIC.test(exact)) return 'ar';
+  if (ARMENIAN.test(exact)) return 'hy';
+  if (TAMIL.test(exact)) return 'ta';
+  const foreign = [...new Set(exact)].filter((c) => c > '\u007f');
+  const writes = (lang: string): boolean => {
+    const set = LETTER_SETS.get(lang);
+    return set !== undefined && foreign.every((c) => set.has(c));
+  };
+  if (writes(documentLanguage)) return documentLanguage;
+  for (const [lang] of LETTERS) if (writes(lang)) return lang;
+  return ALGORITHMS[documentLanguage] === undefined ? undefined : documentLanguage;
+}
+
+const stemmers = new Map<string, Stemmer>();
+
+/** The stem of a plain form under `lang`'s stemmer; the plain form itself where the word is not stemmed. */
+export function stemOf(plain: string, lang: string | undefined): string {
+  if (lang === undefined || plain.length < MIN_STEM_CHARS || DIGIT.test(plain)) return plain;
+  const algorithm = ALGORITHMS[lang];
+  if (algorithm === undefined) return plain;
+  let stemmer = stemmers.get(lang);
+  if (stemmer === undefined) stemmers.set(lang, (stemmer = snowball.newStemmer(algorithm)));
+  const stem = stemmer.stem(plain);
+  // A stemmer never empties a word on purpose; keep something to match on.
+  return stem === '' ? plain : stem;
+}
+
+/** Bytes a stem may have: the Lexicon stores its tail in a byte's length. */
+const MAX_STEM_BYTES = 255;
+
+/**
+ * A word's stem as the index keeps it: its language's number (codes.ts; 0
+ * for none) and the stem (the plain form when none). Words with digits
+ * have none (numbers, versions, identifiers), nor have those whose stem
+ * would be longer than MAX_STEM_BYTES: such words are not language.
+ */
+export function indexStem(exact: string, plain: string, documentLanguage: string): { language: number; stem: string } {
+  const lang = DIGIT.test(plain) ? undefined : stemLanguage(exact, documentLanguage);
+  if (lang === undefined) return { language: 0, stem: plain };
+  const stem = stemOf(plain, lang);
+  if (Buffer.byteLength(stem, 'utf8') > MAX_STEM_BYTES) return { language: 0, stem: plain };
+  return { language: languageCode(lang), stem };
+}

@@ -1,0 +1,90 @@
+/**
+ * Word forms end to end: a site crawled and indexed through the CLI, then
+ * searched in-process. A query word finds the other forms of its stem class
+ * (English "bridges" → "bridge", Czech "kolacu" → "koláče", "koláčů"),
+ * the form as typed ranks above a stem variant with the same occurrences,
+ * and `=word` takes the exact form only.
+ */
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test, { after, before } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
+import { currentVersion, indexDirectory } from '../../common/index/layout.js';
+import { searchVersion } from '../../searcher/index-engine.js';
+import { IndexVersion } from '../../searcher/index-version.js';
+import { parseQuery } from '../../searcher/query.js';
+import { buildCli } from '../indexer/site.js';
+
+const PAGES: Record<string, { lang: string; body: string }> = {
+  '/bridge': { lang: 'en', body: '<title>Stone bridge</title><p>The old stone bridge crosses the river near the mill.</p>' },
+  '/bridges': { lang: 'en', body: '<title>River crossings</title><p>Three bridges cross the river, and all the bridges are old.</p>' },
+  '/bridging': { lang: 'en', body: '<title>Towns</title><p>Bridging the gap between the two towns took years.</p>' },
+  '/ferry': { lang: 'en', body: '<title>Ferry</title><p>A ferry crosses where no span was ever built.</p>' },
+  '/xylophones': { lang: 'en', body: '<title>Concert</title><p>Wooden xylophones sound warm in the old hall tonight.</p>' },
+  '/xylophone': { lang: 'en', body: '<title>Lesson</title><p>Metal xylophone notes ring bright for the school choir.</p>' },
+  '/cake-1': { lang: 'cs', body: '<title>Koláče</title><p>Kulaté kynuté koláče plněné povidly, mákem nebo tvarohem.</p>' },
+  '/cake-2': { lang: 'cs', body: '<title>Pouť</title><p>Na pouť se peče sto koláčů pro celou vesnici.</p>' },
+};
+
+let state: string;
+let site: Fixture;
+let version: IndexVersion;
+
+before(async () => {
+  state = mkdtempSync(join(tmpdir(), 'sherlock-forms-'));
+  const routes: Record<string, RouteHandler> = {
+    '/': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html><body>${Object.keys(PAGES).map((p, i) => `<a href="${p}">${i}</a>`).join(' ')}</body></html>`),
+  };
+  for (const [path, { lang, body }] of Object.entries(PAGES)) {
+    routes[path] = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html lang="${lang}"><head></head><body>${body}</body></html>`);
+  }
+  site = await startFixture({ address: '127.0.0.83', routes });
+  const seeds = join(state, 'seeds.txt');
+  writeFileSync(seeds, `${site.origin}/\n`);
+  const crawl = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', '--set', 'gatherer.allow_private_addresses=true', '--set', 'gatherer.min_delay=0s']);
+  assert.equal(crawl.status, 0, crawl.stderr);
+  await buildCli(state);
+  const name = currentVersion(indexDirectory(state))!;
+  version = IndexVersion.open(join(indexDirectory(state), name), name);
+});
+
+after(async () => {
+  version?.retire();
+  await site?.close();
+  if (process.env['SHERLOCK_KEEP_TMP'] === undefined) rmSync(state, { recursive: true, force: true });
+});
+
+async function paths(q: string): Promise<string[]> {
+  const result = await searchVersion(version, { query: parseQuery(q), offset: 0, limit: 20, filters: {} }, new AbortController().signal);
+  return result.hits.map((hit) => hit.url.slice(site.origin.length));
+}
+
+test('an English word finds the other forms of its stem, the form as typed first', async () => {
+  const bridges = await paths('bridges');
+  assert.deepEqual(new Set(bridges), new Set(['/bridge', '/bridges', '/bridging']));
+  // A title weighs more than any penalty: "Stone bridge" may lead, but the body's own form beats another's.
+  assert.ok(bridges.indexOf('/bridges') < bridges.indexOf('/bridging'), bridges.join(' '));
+  assert.deepEqual(new Set(await paths('bridge')), new Set(['/bridge', '/bridges', '/bridging']));
+});
+
+test('a Czech word typed without accents finds its inflected forms', async () => {
+  assert.deepEqual(new Set(await paths('kolacu')), new Set(['/cake-1', '/cake-2']));
+  assert.deepEqual(new Set(await paths('koláč')), new Set(['/cake-1', '/cake-2']));
+});
+
+test('the form as typed ranks above a stem variant with the same occurrences', async () => {
+  assert.deepEqual(await paths('xylophones'), ['/xylophones', '/xylophone']);
+  assert.deepEqual(await paths('xylophone'), ['/xylophone', '/xylophones']);
+});
+
+test('=word takes the exact form only, in words and phrases', async () => {
+  assert.deepEqual(await paths('=bridges'), ['/bridges']);
+  assert.deepEqual(await paths('=bridge'), ['/bridge']);
+  assert.deepEqual(await paths('="stone bridge"'), ['/bridge']);
+  assert.deepEqual(await paths('=koláčů'), ['/cake-2']);
+  assert.deepEqual(await paths('=kolacu'), []);
+});
