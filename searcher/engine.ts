@@ -26,6 +26,8 @@ export interface SearchFilters {
   site?: string[];
   /** MIME types, short names already expanded (`html` → text/html, application/xhtml+xml); any of them matches. */
   type?: string[];
+  /** ISO 639-1 codes (or "und"); any of them matches. */
+  lang?: string[];
 }
 
 export interface SearchRequest {
@@ -62,7 +64,7 @@ export interface SearchResult {
   /** Matching cards; `gte` when the count is a lower bound (evaluation stopped early). */
   total: { value: number; relation: 'eq' | 'gte' };
   hits: SearchHit[];
-  facets: { site: FacetCount[]; type: FacetCount[] };
+  facets: { site: FacetCount[]; type: FacetCount[]; lang: FacetCount[] };
 }
 
 /** A SearchResult as JSON text (`JSON.stringify` of one). */

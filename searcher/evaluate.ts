@@ -19,8 +19,9 @@
  *   (WORD_EDGE) have no position and never make a phrase.
  * - AND intersects (galloping from the smallest set), OR unites, NOT
  *   complements: a NOT stays a complement (the cards it excludes) until an
- *   AND subtracts it; `type:` inside an AND with something positive is a
- *   test on each card, alone a scan of the CardInfo columns.
+ *   AND subtracts it; `type:` and `lang:` inside an AND with something
+ *   positive are a test on each card (CardTest), alone a scan of the
+ *   CardInfo columns.
  *
  * - A phrase or an AND at the top is a Matcher: its cards, each with a
  *   bound of its score, scored one by one only where ranking needs them
@@ -42,10 +43,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CARD_TYPES, cardType } from '../common/index/cardinfo.js';
 import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index/refs.js';
-import { languageOf } from '../common/language/codes.js';
+import { languageCode, languageOf } from '../common/language/codes.js';
 import { stemOf } from '../common/language/stem.js';
 import { hasAccents } from '../common/words.js';
-import type { IndexVersion, Postings } from './index-version.js';
+import type { CardColumns, IndexVersion, Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
 import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, STEM_FACTOR, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
 
@@ -247,7 +248,8 @@ export class Evaluation {
       case 'site':
         return positive(this.site(node.host, keys));
       case 'type':
-        return positive(await this.typeScan(node.types, keys));
+      case 'lang':
+        return positive(await this.scan(cardTest(node), keys));
       case 'not': {
         const inner = await this.node(node.child, false);
         return { hits: inner.hits, negated: !inner.negated };
@@ -267,15 +269,16 @@ export class Evaluation {
 
   /** An AND's children evaluated, as the AndMatch of its cards, or its complement when nothing in it is positive. */
   private async andMatch(children: readonly QueryNode[]): Promise<AndMatch | Result> {
-    const hasPositive = children.some((c) => c.kind !== 'type' && c.kind !== 'not');
-    // Each type: child inside a positive AND is a test: a mask of the coarse types it takes.
-    const tests = hasPositive ? children.filter((c) => c.kind === 'type').map((c) => typeMask(c.types)) : [];
+    const isTest = (c: QueryNode): c is TestNode => c.kind === 'type' || c.kind === 'lang';
+    const hasPositive = children.some((c) => !isTest(c) && c.kind !== 'not');
+    // Each type: or lang: child inside a positive AND is a test of each card's CardInfo byte.
+    const tests = hasPositive ? children.filter(isTest).map(cardTest) : [];
     const results: Result[] = [];
-    for (const child of children) if (!(hasPositive && child.kind === 'type')) results.push(await this.node(child, true));
+    for (const child of children) if (!(hasPositive && isTest(child))) results.push(await this.node(child, true));
     const included = results.filter((r) => !r.negated).map((r) => r.hits);
     const excluded = results.filter((r) => r.negated).map((r) => r.hits);
     if (included.length === 0) return { hits: unite(excluded, false), negated: true };
-    return new AndMatch(included, excluded, tests, this.version.columns.type);
+    return new AndMatch(included, excluded, tests, this.version.columns);
   }
 
   private async or(children: readonly QueryNode[], keys: boolean): Promise<Result> {
@@ -456,15 +459,15 @@ export class Evaluation {
     );
   }
 
-  /** Every card of one of `types` (MIME types, matched by their coarse CardInfo type). */
-  private async typeScan(types: readonly string[], keys: boolean): Promise<Hits> {
-    const mask = typeMask(types);
-    const column = this.version.columns.type;
+  /** Every card that passes `test`. */
+  private async scan(test: CardTest, keys: boolean): Promise<Hits> {
+    const column = this.version.columns[test.column];
+    const { accept } = test;
     const out = new HitsBuilder(0, keys);
     for (let from = 0; from < column.length; from += YIELD_WORK) {
       await this.pace(YIELD_WORK);
       const to = Math.min(from + YIELD_WORK, column.length);
-      for (let id = from; id < to; id++) if (((mask >> column[id]!) & 1) !== 0) out.add(id, 0, 0, false);
+      for (let id = from; id < to; id++) if (accept[column[id]!] === 1) out.add(id, 0, 0, false);
     }
     return out.hits();
   }
@@ -472,11 +475,20 @@ export class Evaluation {
 
 const positive = (hits: Hits): Result => ({ hits, negated: false });
 
-/** The coarse types (bits over CARD_TYPES) of a list of MIME types. */
-export function typeMask(types: readonly string[]): number {
-  let mask = 0;
-  for (const type of types) mask |= 1 << CARD_TYPES.indexOf(cardType(type));
-  return mask;
+type TestNode = Extract<QueryNode, { kind: 'type' | 'lang' }>;
+
+/** A test of one CardInfo byte of a card (its coarse type, its language): `accept[value]` is 1 for the values that pass. */
+export interface CardTest {
+  column: 'type' | 'language';
+  accept: Uint8Array;
+}
+
+/** The test a `type:` (MIME types, matched by their coarse CardInfo type) or `lang:` node makes. */
+export function cardTest(node: TestNode): CardTest {
+  const accept = new Uint8Array(256);
+  if (node.kind === 'type') for (const type of node.types) accept[CARD_TYPES.indexOf(cardType(type))] = 1;
+  else for (const lang of node.languages) accept[languageCode(lang)] = 1;
+  return { column: node.kind === 'type' ? 'type' : 'language', accept };
 }
 
 /** The lowest card id at the cursors of a k-way merge, −1 when every list is done. */
@@ -611,8 +623,8 @@ class AndMatch extends Candidates implements Matcher {
   constructor(
     included: readonly Hits[],
     excluded: readonly Hits[],
-    tests: readonly number[],
-    types: Uint8Array,
+    tests: readonly CardTest[],
+    columns: CardColumns,
   ) {
     const base = included.reduce((smallest, hits) => (hits.count < smallest.count ? hits : smallest));
     super(base.count, included.length);
@@ -629,7 +641,7 @@ class AndMatch extends Candidates implements Matcher {
     const baseCards = base.cards;
     cards: for (let i = 0; i < base.count; i++) {
       const cardId = baseCards[i]!;
-      for (let t = 0; t < tests.length; t++) if (((tests[t]! >> types[cardId]!) & 1) === 0) continue cards;
+      for (let t = 0; t < tests.length; t++) if (tests[t]!.accept[columns[tests[t]!.column][cardId]!] !== 1) continue cards;
       for (let e = 0; e < excluded.length; e++) {
         const list = excludedCards[e]!;
         const end = excludedCounts[e]!;

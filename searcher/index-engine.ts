@@ -16,11 +16,12 @@
 import { basename, resolve } from 'node:path';
 import { CARD_TYPES } from '../common/index/cardinfo.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
+import { languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
 import { NoIndexError } from './engine.js';
-import { Evaluation, typeMask, type Hits } from './evaluate.js';
-import { HIDDEN, IndexVersion, type CacheSizes } from './index-version.js';
+import { Evaluation, cardTest, type CardTest, type Hits } from './evaluate.js';
+import { HIDDEN, IndexVersion, type CacheSizes, type CardColumns } from './index-version.js';
 import { cacheSizes } from './config.js';
 import type { QueryNode } from './query.js';
 import { TopK, collapse, seek, withStatic, type Scored } from './rank.js';
@@ -187,17 +188,21 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
 export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true): Promise<Ranked> {
   const evaluation = new Evaluation(version, signal);
   const matches = await evaluation.matcher(request.query);
-  const wanted = typeMask(request.filters.type ?? []);
-  const filterSites = request.filters.site?.length ? await siteCards(version, request.filters.site, signal) : undefined;
+  const { filters } = request;
+  const tests: CardTest[] = [];
+  if (filters.type?.length) tests.push(cardTest({ kind: 'type', types: filters.type, start: 0, end: 0 }));
+  if (filters.lang?.length) tests.push(cardTest({ kind: 'lang', languages: filters.lang, start: 0, end: 0 }));
+  const filterSites = filters.site?.length ? await siteCards(version, filters.site, signal) : undefined;
   signal.throwIfAborted();
-  const { weight, flags, type, site } = version.columns;
+  const { columns } = version;
+  const { weight, flags, site } = columns;
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
   const top = new TopK(k);
-  const counts = new Counts(site, type, version.columns.sites);
+  const counts = new Counts(columns);
   let siteAt = 0;
   const filtered = (cardId: number): boolean => {
     if ((flags[cardId]! & HIDDEN) !== 0) return true;
-    if (wanted !== 0 && ((wanted >> type[cardId]!) & 1) === 0) return true;
+    for (const test of tests) if (test.accept[columns[test.column][cardId]!] !== 1) return true;
     if (filterSites === undefined) return false;
     siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
     return siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId;
@@ -207,7 +212,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const { count: matched, cards, bounds: scores, exact, certain } = matches;
   if (!prune || exact || matched <= k) {
     // Without filters only the flags are looked at; a card below the top's floor is not pushed.
-    const unfiltered = wanted === 0 && filterSites === undefined;
+    const unfiltered = tests.length === 0 && filterSites === undefined;
     let floor = -Infinity;
     for (let i = 0; i < matched; i++) {
       const cardId = cards[i]!;
@@ -263,12 +268,13 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     facets: {
       site: counts.sites.largest((key, card) => version.siteHost(key, card)),
       type: counts.types.largest((_key, card) => version.mimeType(card)),
+      lang: counts.languages.largest((key) => languageOf(key)),
     },
   };
 }
 
 /**
- * The matches counted: their total, and by site and by coarse type. The
+ * The matches counted: their total, and by site, by coarse type and by language. The
  * counts live in typed arrays kept between searches (the counting of one
  * search runs without a turn of the event loop, so searches never share
  * them), with the keys met listed so that only those are cleared.
@@ -277,20 +283,23 @@ class Counts {
   total = 0;
   readonly sites: Tally;
   readonly types: Tally;
+  readonly languages: Tally;
+  private readonly site: Uint32Array;
+  private readonly type: Uint8Array;
+  private readonly language: Uint8Array;
 
-  constructor(
-    private readonly site: Uint32Array,
-    private readonly type: Uint8Array,
-    sites: number,
-  ) {
-    this.sites = SITE_TALLY.reset(sites);
+  constructor(columns: CardColumns) {
+    ({ site: this.site, type: this.type, language: this.language } = columns);
+    this.sites = SITE_TALLY.reset(columns.sites);
     this.types = TYPE_TALLY.reset(CARD_TYPES.length);
+    this.languages = LANGUAGE_TALLY.reset(256);
   }
 
   add(cardId: number): void {
     this.total += 1;
     this.sites.add(this.site[cardId]!, cardId);
     this.types.add(this.type[cardId]!, cardId);
+    this.languages.add(this.language[cardId]!, cardId);
   }
 }
 
@@ -337,6 +346,7 @@ class Tally {
 // This thread's tallies, reused by every search (Counts).
 const SITE_TALLY = new Tally();
 const TYPE_TALLY = new Tally();
+const LANGUAGE_TALLY = new Tally();
 
 /** The cards on any of `hosts` (the filters' site list), as `site:` finds them. */
 async function siteCards(version: IndexVersion, hosts: readonly string[], signal: AbortSignal): Promise<Hits> {

@@ -27,6 +27,7 @@ import { CardsReader, type Card } from '../common/index/cards.js';
 import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index/chains.js';
 import { Lexicon, type LexiconEntry } from '../common/index/lexicon.js';
 import { verifyIndexDir, type Manifest } from '../common/index/manifest.js';
+import { languageCode } from '../common/language/codes.js';
 import type { PackedChains } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
@@ -134,6 +135,8 @@ export interface CardColumns {
   flags: Uint8Array;
   /** Index into CARD_TYPES. */
   type: Uint8Array;
+  /** Language numbers (common/language/codes.ts). */
+  language: Uint8Array;
   /** Dense site numbers 0, 1, 2 … in order of each site's first card. */
   site: Uint32Array;
   /** How many sites. */
@@ -147,13 +150,14 @@ export interface CardColumns {
 function cardColumns(info: CardInfoReader): CardColumns {
   const n = info.count;
   const length = new Uint8Array(n);
-  const columns: CardColumns = { weight: new Uint8Array(n), flags: new Uint8Array(n), type: new Uint8Array(n), site: new Uint32Array(n), sites: 0, length, norms: new Float64Array(0) };
+  const columns: CardColumns = { weight: new Uint8Array(n), flags: new Uint8Array(n), type: new Uint8Array(n), language: new Uint8Array(n), site: new Uint32Array(n), sites: 0, length, norms: new Float64Array(0) };
   const numbers = new Map<number, number>();
   for (let id = 0; id < n; id++) {
     const record = info.get(id);
     columns.weight[id] = record.weight;
     columns.flags[id] = record.flags;
     columns.type[id] = CARD_TYPES.indexOf(record.type);
+    columns.language[id] = languageCode(record.language);
     length[id] = record.length;
     let site = numbers.get(record.site);
     if (site === undefined) numbers.set(record.site, (site = numbers.size));

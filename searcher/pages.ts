@@ -4,7 +4,7 @@
  *   GET /healthz          200 "ok VERSION" with an index loaded, else 503
  *   GET /                 the search page
  *   GET /search?q=…       the same page with results rendered on the server
- *                         (&site=…&type=… filters, &page=N), for browsers
+ *                         (&site=…&type=…&lang=… filters, &page=N), for browsers
  *                         without JavaScript, shared links, curl and tests
  *   GET /page.css, /page.js, /render.js   the page's assets
  *   GET /status           the status view (page/status.html, status.js,
@@ -138,7 +138,7 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
   }
   let fields;
   try {
-    fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters: { site: state.site, type: state.type } });
+    fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters: { site: state.site, type: state.type, lang: state.lang } });
   } catch (err) {
     if (!(err instanceof MessageError)) throw err;
     return refuse('BAD_MESSAGE', err.message);

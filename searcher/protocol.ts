@@ -225,10 +225,10 @@ function integer(value: Json, field: string, min: number, max: number, fallback:
 
 function checkFilters(filters: unknown, id: string | undefined): SearchFilters {
   if (filters === undefined) return {};
-  if (!isObject(filters)) throw new MessageError('filters must be an object with "site" and/or "type" lists', 'filters', id);
+  if (!isObject(filters)) throw new MessageError('filters must be an object with "site", "type" and/or "lang" lists', 'filters', id);
   const out: SearchFilters = {};
   for (const [key, list] of Object.entries(filters)) {
-    if (key !== 'site' && key !== 'type') throw new MessageError(`filters.${key} is not a filter; there are site and type`, `filters.${key}`, id);
+    if (key !== 'site' && key !== 'type' && key !== 'lang') throw new MessageError(`filters.${key} is not a filter; there are site, type and lang`, `filters.${key}`, id);
     if (!Array.isArray(list) || list.length > MAX_FILTER_VALUES) {
       throw new MessageError(`filters.${key} must be a list of at most ${MAX_FILTER_VALUES} strings`, `filters.${key}`, id);
     }
@@ -238,8 +238,8 @@ function checkFilters(filters: unknown, id: string | undefined): SearchFilters {
   return out;
 }
 
-/** One filter value as the query parser reads `site:VALUE` or `type:VALUE`. */
-function filterValues(kind: 'site' | 'type', item: unknown, field: string, id: string | undefined): string[] {
+/** One filter value as the query parser reads `site:VALUE`, `type:VALUE` or `lang:VALUE`. */
+function filterValues(kind: 'site' | 'type' | 'lang', item: unknown, field: string, id: string | undefined): string[] {
   const bad = (why: string) => new MessageError(`${field} ${why}`, field, id);
   if (typeof item !== 'string' || item.length === 0 || item.length > MAX_FILTER_LENGTH) {
     throw bad(`must be a string of 1 to ${MAX_FILTER_LENGTH} characters`);
@@ -249,10 +249,11 @@ function filterValues(kind: 'site' | 'type', item: unknown, field: string, id: s
     const node = parseQuery(`${kind}:${item}`);
     if (node.kind === 'site') return [node.host];
     if (node.kind === 'type') return node.types;
+    if (node.kind === 'lang') return node.languages;
   } catch (err) {
     if (!(err instanceof QueryError)) throw err;
   }
-  throw bad(kind === 'site' ? 'is not a host name' : 'is not a MIME type (text/html) or a short type name (html, pdf, …)');
+  throw bad(kind === 'site' ? 'is not a host name' : kind === 'type' ? 'is not a MIME type (text/html) or a short type name (html, pdf, …)' : 'is not an ISO 639-1 language code (en, cs, de, …) or und');
 }
 
 function isObject(value: unknown): value is Json {

@@ -21,6 +21,8 @@
  *                   www.example.org too)
  *   type:t          cards of that type: a MIME type (text/html) or a short
  *                   name (html, text, pdf, …)
+ *   lang:xx         cards in that language, an ISO 639-1 code (en, cs, de,
+ *                   …; "und" for pages whose language was not told)
  *
  * OR and NEAR are operators only in capitals; "or" is a word. A term that
  * cuts into several words ("e-mail", "node.js", CJK text) is a phrase of
@@ -37,6 +39,7 @@
  * on (docs/api.md).
  */
 
+import { isLanguage } from '../common/language/codes.js';
 import { words, type Word } from '../common/words.js';
 
 export const MAX_QUERY_LENGTH = 1024;
@@ -74,6 +77,7 @@ export type QueryNode =
   | { kind: 'near'; left: TermNode; right: TermNode; distance: number }
   | { kind: 'site'; host: string; start: number; end: number }
   | { kind: 'type'; types: string[]; start: number; end: number }
+  | { kind: 'lang'; languages: string[]; start: number; end: number }
   | { kind: 'and'; children: QueryNode[] }
   | { kind: 'or'; children: QueryNode[] }
   | { kind: 'not'; child: QueryNode };
@@ -99,7 +103,7 @@ type Token =
   | { t: 'near'; distance: number; start: number; end: number };
 
 const SPACE = /\s/u;
-const FIELDS = new Set(['title', 'url', 'site', 'type']);
+const FIELDS = new Set(['title', 'url', 'site', 'type', 'lang']);
 
 function tokenize(q: string): Token[] {
   const out: Token[] = [];
@@ -263,6 +267,7 @@ class Parser {
     if (token.t !== 'text' && token.t !== 'phrase') throw new QueryError('syntax', `${describe(token)} where a word was expected`, token.start);
     if (token.field === 'site') return this.site(token);
     if (token.field === 'type') return this.type(token);
+    if (token.field === 'lang') return this.lang(token);
     const field = token.field as Field | undefined;
     return token.t === 'phrase' ? this.phrase(token, field) : this.term(token, field);
   }
@@ -312,6 +317,14 @@ class Parser {
       throw new QueryError('bad_filter', `type: takes a MIME type or one of ${Object.keys(TYPE_NAMES).join(', ')}, not ${JSON.stringify(token.text)}`, token.start);
     }
     return { kind: 'type', types, start: token.start, end: token.end };
+  }
+
+  private lang(token: Extract<Token, { t: 'text' | 'phrase' }>): QueryNode {
+    const value = token.text.toLowerCase();
+    if (value !== 'und' && !isLanguage(value)) {
+      throw new QueryError('bad_filter', `lang: takes an ISO 639-1 language code (en, cs, de, …) or und, not ${JSON.stringify(token.text.slice(0, 40))}`, token.start);
+    }
+    return { kind: 'lang', languages: [value], start: token.start, end: token.end };
   }
 
   private count(n: number, at: number): void {

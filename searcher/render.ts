@@ -26,6 +26,7 @@ export interface PageState {
   page: number;
   site: string[];
   type: string[];
+  lang: string[];
 }
 
 /** A result (a `result` message or the engine's result with its time) or an error (`error` message fields). */
@@ -38,6 +39,7 @@ export function stateFromParams(params: URLSearchParams): PageState {
     page: Number.isInteger(page) ? Math.min(Math.max(page, 1), MAX_PAGE) : 1,
     site: params.getAll('site').slice(0, MAX_FILTERS),
     type: params.getAll('type').slice(0, MAX_FILTERS),
+    lang: params.getAll('lang').slice(0, MAX_FILTERS),
   };
 }
 
@@ -47,6 +49,7 @@ export function stateHref(state: PageState): string {
   const params = new URLSearchParams({ q: state.q });
   for (const site of state.site) params.append('site', site);
   for (const type of state.type) params.append('type', type);
+  for (const lang of state.lang) params.append('lang', lang);
   if (state.page > 1) params.set('page', String(state.page));
   return `/search?${params.toString()}`;
 }
@@ -134,7 +137,7 @@ export function renderBody(state: PageState, answer: Answer | undefined): string
 /** What to try when nothing was found: fewer filters, another page, other words. */
 function noResults(state: PageState): string {
   const tries: string[] = [];
-  if (state.site.length + state.type.length > 0) tries.push(`<li><a data-nav href="${escapeHtml(stateHref({ ...state, page: 1, site: [], type: [] }))}">Search without the filters</a></li>`);
+  if (state.site.length + state.type.length + state.lang.length > 0) tries.push(`<li><a data-nav href="${escapeHtml(stateHref({ ...state, page: 1, site: [], type: [], lang: [] }))}">Search without the filters</a></li>`);
   if (state.page > 1) tries.push(`<li><a data-nav href="${escapeHtml(stateHref({ ...state, page: 1 }))}">Go to the first page</a></li>`);
   tries.push('<li>Check the spelling, or try fewer, more general words</li>', '<li>Words must all be found: <code>OR</code> asks for either</li>');
   return `<div id="no-results"><p>Suggestions:</p><ul>${tries.join('')}</ul></div>`;
@@ -150,7 +153,7 @@ function card(hit: SearchHit): string {
 }
 
 function facets(state: PageState, counts: SearchResult['facets']): string {
-  const group = (kind: 'site' | 'type', label: string, values: FacetCount[]): string => {
+  const group = (kind: 'site' | 'type' | 'lang', label: string, values: FacetCount[]): string => {
     const chosen = state[kind];
     // A chosen filter keeps its chip, to be removed, even when the engine did not count it.
     const all = [...values, ...chosen.filter((v) => !values.some((f) => f.value === v)).map((value) => ({ value, count: undefined }))];
@@ -163,7 +166,9 @@ function facets(state: PageState, counts: SearchResult['facets']): string {
     });
     return `<div class="facet"><h2>${label}</h2><ul>${chips.join('')}</ul></div>`;
   };
-  const html = group('site', 'Sites', counts.site) + group('type', 'Types', counts.type);
+  // Every match of undetermined language is no choice worth a chip.
+  const languages = counts.lang.filter((f) => f.value !== 'und' || state.lang.includes('und'));
+  const html = group('site', 'Sites', counts.site) + group('type', 'Types', counts.type) + group('lang', 'Languages', languages);
   return html === '' ? '' : `<nav id="facets" aria-label="Filters">${html}</nav>`;
 }
 
@@ -202,8 +207,8 @@ export function renderPage(state: PageState, answer: Answer | undefined): string
 <h1><a href="/">sherlock</a></h1>
 <form id="search-form" role="search" action="/search" method="get">
 <label for="q" class="visually-hidden">Search</label>
-<input id="q" name="q" type="search" value="${escapeHtml(state.q)}" maxlength="1024" autocomplete="off" spellcheck="false" autofocus aria-describedby="status" placeholder="Search: words, &quot;phrases&quot;, -exclude, site:, type:">
-${[...state.site.map((v) => ['site', v]), ...state.type.map((v) => ['type', v])].map(([name, v]) => `<input type="hidden" name="${name}" value="${escapeHtml(v!)}">`).join('')}
+<input id="q" name="q" type="search" value="${escapeHtml(state.q)}" maxlength="1024" autocomplete="off" spellcheck="false" autofocus aria-describedby="status" placeholder="Search: words, &quot;phrases&quot;, -exclude, site:, type:, lang:">
+${[...state.site.map((v) => ['site', v]), ...state.type.map((v) => ['type', v]), ...state.lang.map((v) => ['lang', v])].map(([name, v]) => `<input type="hidden" name="${name}" value="${escapeHtml(v!)}">`).join('')}
 <button type="submit">Search</button>
 </form>
 <form id="token-form" hidden>

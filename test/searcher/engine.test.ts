@@ -173,6 +173,8 @@ test('hits carry the card, a marked and escaped snippet, and facets', async (t) 
       { value: 'text/html', count: 3 },
       { value: 'text/plain', count: 1 },
     ],
+    // The fixture's pages declare no language and detection is not in yet.
+    lang: [{ value: 'und', count: 4 }],
   });
 });
 

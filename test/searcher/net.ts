@@ -44,7 +44,7 @@ export function fixedEngine(options: { hits?: SearchHit[]; version?: string; hol
       return Promise.resolve({
         total: { value: hits.length, relation: 'eq' },
         hits: hits.slice(request.offset, request.offset + request.limit),
-        facets: { site: [{ value: 'example.org', count: hits.length }], type: [{ value: 'text/html', count: hits.length }] },
+        facets: { site: [{ value: 'example.org', count: hits.length }], type: [{ value: 'text/html', count: hits.length }], lang: [{ value: 'en', count: hits.length }] },
       });
     },
   };

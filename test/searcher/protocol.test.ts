@@ -38,7 +38,9 @@ test('a search gets offset 0, limit 10 and no filters unless it says otherwise',
   });
 });
 
-test('filters are read as site: and type: read them', () => {
+test('filters are read as site:, type: and lang: read them', () => {
+  const langs = read({ type: 'search', id: 'l', q: 'x', filters: { lang: ['CS', 'en', 'und'] } });
+  assert.deepEqual(langs.type === 'search' && langs.filters, { lang: ['cs', 'en', 'und'] });
   const m = read({ type: 'search', id: 'f', q: 'x', filters: { site: ['www.Example.org', 'example.org', 'b.example.net'], type: ['html', 'application/pdf'] } });
   assert.deepEqual(m.type === 'search' && m.filters, {
     site: ['example.org', 'b.example.net'],
@@ -86,7 +88,9 @@ test('each field of a search is checked and named', () => {
   refused(search({ limit: MAX_LIMIT + 1 }), 'limit', 's');
   refused(search({ limit: '10' }), 'limit', 's');
   refused(search({ filters: [] }), 'filters', 's');
-  refused(search({ filters: { lang: ['en'] } }), 'filters.lang', 's');
+  refused(search({ filters: { color: ['red'] } }), 'filters.color', 's');
+  refused(search({ filters: { lang: ['english'] } }), 'filters.lang[0]', 's');
+  refused(search({ filters: { lang: ['xx'] } }), 'filters.lang[0]', 's');
   refused(search({ filters: { site: 'example.org' } }), 'filters.site', 's');
   refused(search({ filters: { site: Array.from({ length: MAX_FILTER_VALUES + 1 }, (_, i) => `h${i}.org`) } }), 'filters.site', 's');
   refused(search({ filters: { site: ['ok.org', 'a/b'] } }), 'filters.site[1]', 's');

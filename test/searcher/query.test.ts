@@ -24,6 +24,8 @@ function show(node: QueryNode): string {
       return `site:${node.host}`;
     case 'type':
       return `type:${node.types.join('|')}`;
+    case 'lang':
+      return `lang:${node.languages.join('|')}`;
     case 'and':
       return `AND(${node.children.map(show).join(' ')})`;
     case 'or':

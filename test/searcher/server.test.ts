@@ -45,7 +45,7 @@ test('a search is answered with the hits, totals and facets the engine gave, und
   assert.equal(typeof result['took_ms'], 'number');
   assert.deepEqual(result['total'], { value: 25, relation: 'eq' });
   assert.deepEqual(result['hits'], hits.slice(20, 23));
-  assert.deepEqual(result['facets'], { site: [{ value: 'example.org', count: 25 }], type: [{ value: 'text/html', count: 25 }] });
+  assert.deepEqual(result['facets'], { site: [{ value: 'example.org', count: 25 }], type: [{ value: 'text/html', count: 25 }], lang: [{ value: 'en', count: 25 }] });
   const call = engine.calls[0]!;
   assert.equal(call.query.kind, 'and');
   assert.deepEqual({ offset: call.offset, limit: call.limit, filters: call.filters }, {

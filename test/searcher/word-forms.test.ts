@@ -88,3 +88,13 @@ test('=word takes the exact form only, in words and phrases', async () => {
   assert.deepEqual(await paths('=koláčů'), ['/cake-2']);
   assert.deepEqual(await paths('=kolacu'), []);
 });
+
+test('lang: keeps the cards of a language, alone or with words; an unknown code is refused', async () => {
+  assert.deepEqual(new Set(await paths('lang:cs')), new Set(['/cake-1', '/cake-2']));
+  assert.deepEqual(new Set(await paths('kolacu lang:cs')), new Set(['/cake-1', '/cake-2']));
+  assert.deepEqual(await paths('bridges lang:cs'), []);
+  assert.deepEqual(new Set(await paths('bridges -lang:en')), new Set());
+  assert.throws(() => parseQuery('bridge lang:english'), /lang: takes an ISO 639-1 language code/);
+  const result = await searchVersion(version, { query: parseQuery('bridge'), offset: 0, limit: 10, filters: { lang: ['en'] } }, new AbortController().signal);
+  assert.deepEqual(result.facets.lang, [{ value: 'en', count: 3 }]);
+});
