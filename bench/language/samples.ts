@@ -14,7 +14,7 @@
  * code block) found word for word in the English edition of the same page is
  * not text of the package's language, so it is left out rather than mislabelled
  * (up to 42 % of the paragraphs of some translations are such leftovers); so is
- * a paragraph whose words are mostly English function words (`leftInEnglish`:
+ * a paragraph thick with English function words (`leftInEnglish`:
  * an older English original the translation kept).
  *
  * Nothing here installs anything: `missingPackages()` names what is absent, and
@@ -94,7 +94,7 @@ function maintGuide(lang: string, suffix = lang): Manual {
   };
 }
 
-/** Every manual of the comparison, by language (15 languages, 27 packages). */
+/** Every manual of the comparison, by language (15 languages, 28 packages). */
 export const MANUALS: readonly Manual[] = [
   reference('en'), aptitude('en'), maintGuide('en'),
   reference('de'), maintGuide('de'),
