@@ -401,7 +401,7 @@ class Chewer {
     if (doc !== undefined && doc.text.length === 0 && doc.links.some((link) => link.type === 'F')) flags |= CARD_FLAG.frameset;
     if (doc !== undefined && !doc.robots.nofollow) this.addLinks(doc, cardId);
     const indexed = (flags & CARD_FLAG.empty) === 0 ? doc : undefined;
-    this.cardLanguage = languageOfTag(doc?.language ?? '');
+    this.cardLanguage = languageOfTag(doc?.language) ?? 'und';
     const summary = this.summaries.reserve(SUMMARY_SIZE);
     const s = this.summaries.data;
     s.fill(0, summary, summary + SUMMARY_SIZE);

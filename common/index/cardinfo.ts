@@ -24,7 +24,7 @@
  * value of the length byte means a length).
  */
 
-import { languageCode, languageOf, type Language } from '../language/codes.js';
+import { languageCode, languageOf } from '../language/codes.js';
 import { CountingWriter, readIndexFile, recordCount, type IndexFormat, type WholeIndexFile } from './file.js';
 
 export const CARDINFO_FORMAT: IndexFormat = { magic: 'SHERLOCK-CARDINF', version: 3, fields: ['cards'], what: 'CardInfo' };
@@ -82,7 +82,7 @@ export interface CardInfo {
   /** lengthCode of the words of its body. */
   length: number;
   /** ISO 639-1 code, "und" when not told. */
-  language: Language;
+  language: string;
 }
 
 function checkU32(value: number, what: string): void {
