@@ -26,6 +26,7 @@
 
 import { noRobots, type DocumentBody } from '../common/bucket/doc-body.js';
 import { TextBuilder } from '../common/bucket/doc-text.js';
+import { detectLanguage } from '../common/language/detect.js';
 import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
 import { parseSitemap } from './sitemap.js';
@@ -46,6 +47,8 @@ export interface ParseInput {
   charsetParam?: string;
   /** Already content-decoded (content-decoding.ts). */
   body: Buffer;
+  /** The Content-Language header: a hint of the language where the page declares none. */
+  contentLanguage?: string;
 }
 
 /** Cap on the `X` text of one document. */
@@ -146,5 +149,7 @@ export function parseDocument(input: ParseInput): ParsedDocument {
   }
   const problems = [...charset.problems, ...fields.problems];
   if (text.cut) problems.push(`text cut at ${MAX_TEXT_BYTES} bytes`);
-  return { ...fields, kind: kind === 'text' ? 'text' : 'html', charset: charset.encoding, text: text.finish(), problems };
+  const sample = fields.title === undefined ? text.sample : `${fields.title}. ${text.sample}`;
+  const detectedLanguage = detectLanguage(sample, { declared: fields.language ?? input.contentLanguage }).lang;
+  return { ...fields, kind: kind === 'text' ? 'text' : 'html', charset: charset.encoding, text: text.finish(), detectedLanguage, problems };
 }

@@ -19,6 +19,7 @@ export interface BodyInput {
 export async function parseResponseBody(response: BodyInput, maxDecodedSize: number): Promise<{ doc: ParsedDocument; decoded: Decoded }> {
   const type = contentType(headerValue(response.headers, 'content-type'));
   const decoded = await decodeContent(response.body, headerValue(response.headers, 'content-encoding'), maxDecodedSize, response.url);
-  const doc = parseDocument({ url: response.url, contentType: type.mime, charsetParam: type.charset, body: decoded.data });
+  const contentLanguage = headerValue(response.headers, 'content-language');
+  const doc = parseDocument({ url: response.url, contentType: type.mime, charsetParam: type.charset, body: decoded.data, ...(contentLanguage === undefined ? {} : { contentLanguage }) });
   return { doc, decoded };
 }

@@ -16,6 +16,8 @@
  *   c  the canonical URL from <link rel=canonical>
  *   p  one attribute per robots directive set: "noindex", "nofollow", "noarchive"
  *   l  the language from <html lang>
+ *   g  the document's language as decided from its text, the declared one
+ *      a hint (common/language/detect.ts): an ISO 639-1 code or "und"
  * parseBody reads them back: documentBody ∘ parseBody is the identity on a
  * DocumentBody whose metas hold no title (the title has its own field).
  */
@@ -59,6 +61,8 @@ export interface DocumentBody {
   robots: Robots;
   /** BCP 47 shape, lower case. */
   language?: string;
+  /** ISO 639-1 code or "und": the language decided from the text (`g`). */
+  detectedLanguage?: string;
 }
 
 export const ROBOTS_DIRECTIVES = ['noindex', 'nofollow', 'noarchive'] as const;
@@ -88,6 +92,7 @@ export function documentBody(doc: DocumentBody): BucketObject {
   if (doc.canonical !== undefined) body.add('c', doc.canonical);
   for (const directive of ROBOTS_DIRECTIVES) if (doc.robots[directive]) body.add('p', directive);
   if (doc.language !== undefined) body.add('l', doc.language);
+  if (doc.detectedLanguage !== undefined) body.add('g', doc.detectedLanguage);
   return body;
 }
 
@@ -147,6 +152,9 @@ export function parseBody(body: BucketObject): DocumentBody {
       }
       case 'l':
         doc.language = value.toString('utf8');
+        break;
+      case 'g':
+        doc.detectedLanguage = value.toString('utf8');
         break;
     }
   }

@@ -76,6 +76,9 @@ function isBlank(chunk: string): boolean {
   return true;
 }
 
+/** Characters of TextBuilder#sample: more than common/language/detect.ts reads. */
+const SAMPLE_CHARS = 1024;
+
 export type DocTextToken =
   | { kind: 'text'; text: string; type: WordType }
   | { kind: 'break' }
@@ -104,6 +107,8 @@ export class TextBuilder {
    */
   private wordStart = 0;
   private wordStartType: WordType = WORD_TYPE.text;
+  /** The text's first SAMPLE_CHARS characters or so, whitespace collapsed (what a language detector reads). */
+  sample = '';
 
   constructor(capBytes: number) {
     if (!Number.isInteger(capBytes) || capBytes < 1) throw new RangeError(`bad text cap ${capBytes}`);
@@ -130,6 +135,7 @@ export class TextBuilder {
       return;
     }
     const collapsed = chunk.replace(WHITESPACE_RUN, ' ');
+    if (this.sample.length < SAMPLE_CHARS) this.sample += this.sample === '' ? collapsed.trimStart() : ` ${collapsed}`;
     const start = collapsed.charCodeAt(0) === SPACE ? 1 : 0;
     const trailing = collapsed.length > start && collapsed.charCodeAt(collapsed.length - 1) === SPACE;
     const end = trailing ? collapsed.length - 1 : collapsed.length;

@@ -220,7 +220,7 @@ test('text/plain breaks at blank lines; other types are not parsed; a missing ty
   assert.equal(parseDocument({ url: URL_, contentType: 'application/xhtml+xml', body: Buffer.from('<html><p>x</p></html>') }).charset, 'utf-8');
 });
 
-test('documentBody writes M, X, links, c, p, l as specified and parseBody reads them back', () => {
+test('documentBody writes M, X, links, c, p, l, g as specified and parseBody reads them back', () => {
   const doc = html(
     '<html lang=en><title>Title</title><meta name=keywords content="k1 k2"><meta name=robots content="noindex,noarchive">' +
       '<link rel=canonical href=/c><p><a href=/a>A</a><img src=/i.png>',
@@ -238,13 +238,15 @@ test('documentBody writes M, X, links, c, p, l as specified and parseBody reads 
       ['p', 'noindex'],
       ['p', 'noarchive'],
       ['l', 'en'],
+      // Two words say too little against the declared language: it stands.
+      ['g', 'en'],
     ],
   );
   const { kind: _kind, charset: _charset, problems: _problems, ...fields } = doc;
   const bucket = decodeBucket(BUCKET_TYPE.V33_DEFLATE, encodeBucket(BUCKET_TYPE.V33_DEFLATE, { header: new BucketObject(), body }));
   assert.deepEqual(parseBody(bucket.body), fields);
-  // An empty document writes nothing but what is set.
-  assert.deepEqual(documentBody(html('')).items, []);
+  // An empty document writes nothing but what is set: no language declared, none told.
+  assert.deepEqual(documentBody(html('')).items.map((item) => [item.name, item.value?.toString('latin1')]), [['g', 'und']]);
 });
 
 test('parseBody reads weights and indexer metas, skips other attributes, rejects malformed M and p', () => {

@@ -27,6 +27,8 @@ const PAGES: Record<string, { lang: string; body: string }> = {
   '/xylophones': { lang: 'en', body: '<title>Concert</title><p>Wooden xylophones sound warm in the old hall tonight.</p>' },
   '/xylophone': { lang: 'en', body: '<title>Lesson</title><p>Metal xylophone notes ring bright for the school choir.</p>' },
   '/cake-1': { lang: 'cs', body: '<title>Koláče</title><p>Kulaté kynuté koláče plněné povidly, mákem nebo tvarohem.</p>' },
+  '/french': { lang: 'en', body: '<title>Le pont</title><p>Le vieux pont de pierre traverse la rivière près du moulin, et les enfants y jouent tous les soirs.</p>' },
+  '/czech': { lang: '', body: '<p>Starý kamenný most přes řeku u mlýna stojí už několik set let a lidé po něm chodí každý den.</p>' },
   '/cake-2': { lang: 'cs', body: '<title>Pouť</title><p>Na pouť se peče sto koláčů pro celou vesnici.</p>' },
 };
 
@@ -40,7 +42,8 @@ before(async () => {
     '/': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html><body>${Object.keys(PAGES).map((p, i) => `<a href="${p}">${i}</a>`).join(' ')}</body></html>`),
   };
   for (const [path, { lang, body }] of Object.entries(PAGES)) {
-    routes[path] = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html lang="${lang}"><head></head><body>${body}</body></html>`);
+    const html = lang === '' ? '<html>' : `<html lang="${lang}">`;
+    routes[path] = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`${html}<head></head><body>${body}</body></html>`);
   }
   site = await startFixture({ address: '127.0.0.83', routes });
   const seeds = join(state, 'seeds.txt');
@@ -89,8 +92,13 @@ test('=word takes the exact form only, in words and phrases', async () => {
   assert.deepEqual(await paths('=kolacu'), []);
 });
 
+test('a page\'s language is told from its text: French under a site-wide lang="en", Czech declared nowhere', async () => {
+  assert.deepEqual(await paths('lang:fr'), ['/french']);
+  assert.ok((await paths('lang:cs')).includes('/czech'));
+});
+
 test('lang: keeps the cards of a language, alone or with words; an unknown code is refused', async () => {
-  assert.deepEqual(new Set(await paths('lang:cs')), new Set(['/cake-1', '/cake-2']));
+  assert.deepEqual(new Set(await paths('lang:cs')), new Set(['/cake-1', '/cake-2', '/czech']));
   assert.deepEqual(new Set(await paths('kolacu lang:cs')), new Set(['/cake-1', '/cake-2']));
   assert.deepEqual(await paths('bridges lang:cs'), []);
   assert.deepEqual(new Set(await paths('bridges -lang:en')), new Set());
