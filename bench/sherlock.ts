@@ -274,17 +274,22 @@ async function cdxAndBuild(ctx: BenchContext, env: NodeJS.ProcessEnv): Promise<{
 
 /**
  * The libdeflate binding's effect (issue 27): the CDX export and the index
- * build with the binding and then with SHERLOCK_NATIVE=0 (node:zlib and
- * TypeScript, common/deflate/libdeflate.ts), one run each in the same bench run.
- * One line for the report; why not, when the binding is not built here.
+ * build with the binding and with SHERLOCK_NATIVE=0 (node:zlib and
+ * TypeScript, common/deflate/libdeflate.ts), twice each in the order native,
+ * portable, portable, native (the first run of all pays for cold caches),
+ * the faster of each kept. One line for the report; why not, when the
+ * binding is not built here.
  */
 export async function deflatePathEffect(ctx: BenchContext): Promise<string> {
   if (!existsSync(join(ctx.repoRoot, 'build', 'Release', 'sherlock_deflate.node'))) return 'libdeflate binding: not built here (no libdeflate-dev at install), so not compared; every step above ran on node:zlib.';
-  const native = await cdxAndBuild(ctx, { ...process.env, SHERLOCK_NATIVE: '1' });
-  const portable = await cdxAndBuild(ctx, { ...process.env, SHERLOCK_NATIVE: '0' });
+  const runs = { native: [] as Array<{ cdxS: number; buildS: number }>, portable: [] as Array<{ cdxS: number; buildS: number }> };
+  for (const path of ['native', 'portable', 'portable', 'native'] as const) runs[path].push(await cdxAndBuild(ctx, { ...process.env, SHERLOCK_NATIVE: path === 'native' ? '1' : '0' }));
+  const best = (list: Array<{ cdxS: number; buildS: number }>) => ({ cdxS: Math.min(...list.map((r) => r.cdxS)), buildS: Math.min(...list.map((r) => r.buildS)) });
+  const native = best(runs.native);
+  const portable = best(runs.portable);
   const ratio = (a: number, b: number) => `${(b / a).toFixed(2)}×`;
   return (
-    `libdeflate binding against node:zlib (SHERLOCK_NATIVE=0), one run each: CDX export ${native.cdxS.toFixed(2)} s against ${portable.cdxS.toFixed(2)} s (node:zlib ${ratio(native.cdxS, portable.cdxS)} the time), ` +
+    `libdeflate binding against node:zlib (SHERLOCK_NATIVE=0), the faster of two runs each: CDX export ${native.cdxS.toFixed(2)} s against ${portable.cdxS.toFixed(2)} s (node:zlib ${ratio(native.cdxS, portable.cdxS)} the time), ` +
     `index build ${native.buildS.toFixed(2)} s against ${portable.buildS.toFixed(2)} s (${ratio(native.buildS, portable.buildS)}).`
   );
 }

@@ -32,6 +32,8 @@ export interface SearchFilters {
 
 export interface SearchRequest {
   query: QueryNode;
+  /** The query as typed, for the text of a spelling suggestion (the parsed words are used without it). */
+  text?: string;
   offset: number;
   limit: number;
   filters: SearchFilters;
@@ -65,6 +67,16 @@ export interface SearchResult {
   total: { value: number; relation: 'eq' | 'gte' };
   hits: SearchHit[];
   facets: { site: FacetCount[]; type: FacetCount[]; lang: FacetCount[] };
+  /** A spelling correction of the query (searcher/spelling.ts); `applied` when these hits are the corrected query's (the query as typed found nothing). */
+  suggest?: Suggestion;
+}
+
+export interface Suggestion {
+  /** The corrected query, as text. */
+  q: string;
+  /** The same as HTML, escaped, each corrected word in <mark>. */
+  html: string;
+  applied: boolean;
 }
 
 /** A SearchResult as JSON text (`JSON.stringify` of one). */

@@ -18,14 +18,16 @@ import { CARD_TYPES } from '../common/index/cardinfo.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
-import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult } from './engine.js';
+import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, Suggestion } from './engine.js';
 import { NoIndexError } from './engine.js';
 import { Evaluation, cardTest, type CardTest, type Hits } from './evaluate.js';
 import { HIDDEN, IndexVersion, type CacheSizes, type CardColumns } from './index-version.js';
 import { cacheSizes } from './config.js';
 import type { QueryNode } from './query.js';
 import { TopK, collapse, seek, withStatic, type Scored } from './rank.js';
+import { escapeHtml } from './render.js';
 import { Marker, highlight } from './snippet.js';
+import { FEW_HITS, corrected, corrections, type Correction } from './spelling.js';
 
 const log = logger('searcher');
 
@@ -164,11 +166,53 @@ async function selfTest(version: IndexVersion): Promise<void> {
   if (words.length > 0 && found === 0) throw new Error(`test queries ${words.map((e) => JSON.stringify(e.word)).join(', ')} found nothing`);
 }
 
-/** One search on one version: rank (rankVersion), then make the page's hits (cards and snippets). */
+/**
+ * One search on one version: rank (rankVersion), then make the page's hits
+ * (cards and snippets). A query that finds fewer than FEW_HITS cards is
+ * checked for misspelt words (spelling.ts): the correction is suggested,
+ * and when the query as typed found nothing, the corrected query is
+ * answered instead, saying so.
+ */
 export async function searchVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {
-  const { total, page, facets } = await rankVersion(version, request, signal);
-  const marker = new Marker(highlight(request.query));
-  return { total, hits: page.map((s) => hit(version, s, marker)), facets };
+  let ranked = await rankVersion(version, request, signal);
+  let query = request.query;
+  let suggest: Suggestion | undefined;
+  if (ranked.total.value < FEW_HITS) {
+    const fixes = corrections(version.lexicon, request.query, ranked.total.value);
+    if (fixes.length > 0) {
+      const better = corrected(request.query, fixes);
+      suggest = { ...suggestionText(request, fixes), applied: false };
+      if (ranked.total.value === 0) {
+        const again = await rankVersion(version, { ...request, query: better }, signal);
+        if (again.total.value > 0) {
+          ranked = again;
+          query = better;
+          suggest.applied = true;
+        }
+      }
+    }
+  }
+  const { total, page, facets } = ranked;
+  const marker = new Marker(highlight(query));
+  return { total, hits: page.map((s) => hit(version, s, marker)), facets, ...(suggest === undefined ? {} : { suggest }) };
+}
+
+/** The corrected query as text and as HTML: the query as typed with each corrected word replaced (a field prefix kept), or the corrected words alone without it. */
+function suggestionText(request: SearchRequest, fixes: readonly Correction[]): { q: string; html: string } {
+  const { text } = request;
+  if (text === undefined) return { q: fixes.map((f) => f.word).join(' '), html: fixes.map((f) => `<mark>${escapeHtml(f.word)}</mark>`).join(' ') };
+  let q = '';
+  let html = '';
+  let at = 0;
+  for (const fix of [...fixes].sort((a, b) => a.start - b.start)) {
+    const token = text.slice(fix.start, fix.end);
+    const colon = token.indexOf(':');
+    const keep = colon > 0 && !token.startsWith('"') ? colon + 1 : 0;
+    q += text.slice(at, fix.start + keep) + fix.word;
+    html += escapeHtml(text.slice(at, fix.start + keep)) + `<mark>${escapeHtml(fix.word)}</mark>`;
+    at = fix.end;
+  }
+  return { q: q + text.slice(at), html: html + escapeHtml(text.slice(at)) };
 }
 
 /** What ranking gives: the total, the cards of the page asked for, and the facets. */

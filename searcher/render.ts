@@ -13,7 +13,7 @@
  * what browser tests select.
  */
 
-import type { FacetCount, SearchHit, SearchResult } from './engine.js';
+import type { FacetCount, SearchHit, SearchResult, Suggestion } from './engine.js';
 
 export const PAGE_SIZE = 10;
 /** Pages reachable: the protocol's offset stops at 1000 (MAX_OFFSET). */
@@ -130,8 +130,16 @@ export function renderBody(state: PageState, answer: Answer | undefined): string
     const mark = state.q.slice(at, at + 1) || ' ';
     return `<p class="query-error" id="query-error"><code>${escapeHtml(state.q.slice(0, at))}<span class="at">${escapeHtml(mark)}</span>${escapeHtml(state.q.slice(at + 1))}</code></p>`;
   }
-  if (answer.hits.length === 0) return facets(state, answer.facets) + noResults(state);
-  return facets(state, answer.facets) + `<ol id="results" start="${(state.page - 1) * PAGE_SIZE + 1}">${answer.hits.map(card).join('')}</ol>` + pager(state, answer.total, answer.hits.length);
+  const suggestion = answer.suggest === undefined ? '' : suggest(state, answer.suggest);
+  if (answer.hits.length === 0) return suggestion + facets(state, answer.facets) + noResults(state);
+  return suggestion + facets(state, answer.facets) + `<ol id="results" start="${(state.page - 1) * PAGE_SIZE + 1}">${answer.hits.map(card).join('')}</ol>` + pager(state, answer.total, answer.hits.length);
+}
+
+/** "Did you mean …", or, when these are the corrected query's results, which query they answer. */
+function suggest(state: PageState, suggestion: Suggestion): string {
+  const link = `<a data-nav href="${escapeHtml(stateHref({ ...state, q: suggestion.q, page: 1 }))}">${safeSnippet(suggestion.html)}</a>`;
+  if (!suggestion.applied) return `<p id="suggest">Did you mean ${link}?</p>`;
+  return `<p id="suggest">Showing results for ${link}: nothing was found for <em>${escapeHtml(state.q)}</em>.</p>`;
 }
 
 /** What to try when nothing was found: fewer filters, another page, other words. */

@@ -51,7 +51,7 @@ async function attempt(engine: Engine, fields: SearchFields, signal: AbortSignal
   const started = performance.now();
   try {
     // The race hears a late rejection of either promise, so an engine slow to notice the abort is no unhandled rejection.
-    const result = await Promise.race([engine.search({ query, offset: fields.offset, limit: fields.limit, filters: fields.filters }, controller.signal), stopped]);
+    const result = await Promise.race([engine.search({ query, text: fields.q, offset: fields.offset, limit: fields.limit, filters: fields.filters }, controller.signal), stopped]);
     return { ok: true, result, took_ms: Math.round((performance.now() - started) * 10) / 10 };
   } catch (err) {
     if (signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'the search was cancelled' } };

@@ -366,7 +366,8 @@ export class Lexicon {
 
   private constructor(
     readonly entries: readonly LexiconEntry[],
-    private readonly plains: readonly string[],
+    /** Each entry's plain form (words.ts), in lexicon order. */
+    readonly plains: readonly string[],
   ) {
     this.runEnd = new Uint32Array(entries.length);
     this.runs = slotsFor(entries.length);

@@ -17,6 +17,7 @@ import { currentVersion, indexDirectory } from '../../common/index/layout.js';
 import { searchVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
 import { parseQuery } from '../../searcher/query.js';
+import { editDistance } from '../../searcher/spelling.js';
 import { buildCli } from '../indexer/site.js';
 
 const PAGES: Record<string, { lang: string; body: string }> = {
@@ -105,4 +106,30 @@ test('lang: keeps the cards of a language, alone or with words; an unknown code 
   assert.throws(() => parseQuery('bridge lang:english'), /lang: takes an ISO 639-1 language code/);
   const result = await searchVersion(version, { query: parseQuery('bridge'), offset: 0, limit: 10, filters: { lang: ['en'] } }, new AbortController().signal);
   assert.deepEqual(result.facets.lang, [{ value: 'en', count: 3 }]);
+});
+
+async function answer(q: string) {
+  return searchVersion(version, { query: parseQuery(q), text: q, offset: 0, limit: 20, filters: {} }, new AbortController().signal);
+}
+
+test('a misspelt word with no hits is answered for the correction, and says so', async () => {
+  const result = await answer('brige');
+  assert.deepEqual(result.suggest, { q: 'bridge', html: '<mark>bridge</mark>', applied: true });
+  assert.ok(result.hits.some((hit) => hit.url.endsWith('/bridge')));
+  assert.deepEqual((await answer('stone brige')).suggest, { q: 'stone bridge', html: 'stone <mark>bridge</mark>', applied: true });
+  assert.deepEqual((await answer('title:brige')).suggest?.q, 'title:bridge');
+  // Without accents, as typed: the correction is the word the index has.
+  assert.deepEqual((await answer('kolcae')).suggest?.q, 'koláče');
+  assert.equal((await answer('bridge')).suggest, undefined);
+  assert.equal((await answer('zzqqxx')).suggest, undefined);
+  assert.equal((await answer('=brige')).suggest, undefined);
+});
+
+test('edit distance counts insertions, deletions, substitutions and swaps, and stops past the bound', () => {
+  assert.equal(editDistance('brige', 'bridge', 2), 1);
+  assert.equal(editDistance('teh', 'the', 2), 1);
+  assert.equal(editDistance('bridge', 'bridge', 2), 0);
+  assert.equal(editDistance('brdg', 'bridge', 2), 2);
+  assert.equal(editDistance('abcdef', 'uvwxyz', 2), 3);
+  assert.equal(editDistance('a', 'abcd', 2), 3);
 });

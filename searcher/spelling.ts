@@ -1,0 +1,176 @@
+/**
+ * Spelling: for a query word the index does not know, or knows from so few
+ * cards that the query found next to nothing, the most likely word it
+ * meant, from the Lexicon.
+ *
+ * Candidates are the Lexicon's words with chains whose plain form (accents
+ * removed, so "brulee" and "brûlée" are one spelling) is at most
+ * MAX_DISTANCE edits from the query word's: insertions, deletions,
+ * substitutions and swaps of two neighbours (optimal string alignment).
+ * The first letter is trusted, as spellers do (few typos hit it), which
+ * keeps the search to the words of a few lengths that start with it: the
+ * Lexicon is ordered by the plain form's length, then the plain form, so
+ * they are a few contiguous stretches, found by binary search. The best is
+ * the closest, then the most frequent, then the first in lexicon order.
+ *
+ * A known word is corrected only when the query found fewer than FEW_HITS
+ * cards and a word one edit away is at least RARER_STEPS steps of the
+ * Lexicon's frequency byte (8 a doubling) more frequent: "bridgs" with a
+ * card or two against "bridges" in many.
+ */
+
+import type { Lexicon, LexiconEntry } from '../common/index/lexicon.js';
+import { languageOf } from '../common/language/codes.js';
+import { stemOf } from '../common/language/stem.js';
+import { exactForm, plainForm } from '../common/words.js';
+import type { QueryNode } from './query.js';
+
+export const MAX_DISTANCE = 2;
+export const FEW_HITS = 3;
+const RARER_STEPS = 16;
+/** Words shorter than this are not corrected: too many words are one edit from them. */
+const MIN_CORRECTED_CHARS = 3;
+
+/** One query word to replace: its span in the query text and the word meant. */
+export interface Correction {
+  start: number;
+  end: number;
+  word: string;
+}
+
+/** The edit distance of two strings when it is at most `max` (optimal string alignment), else max + 1. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let before = new Int32Array(b.length + 1);
+  let previous = Int32Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Int32Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    let lowest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) d = Math.min(d, before[j - 2]! + 1);
+      current[j] = d;
+      if (d < lowest) lowest = d;
+    }
+    if (lowest > max) return max + 1;
+    [before, previous, current] = [previous, current, before];
+  }
+  return Math.min(previous[b.length]!, max + 1);
+}
+
+/** Per Lexicon, where each length of plain form starts and ends (lengths in UTF-16 units, as the candidates are compared). */
+const LENGTHS = new WeakMap<Lexicon, Map<number, [number, number]>>();
+
+function lengthRanges(lexicon: Lexicon): Map<number, [number, number]> {
+  let ranges = LENGTHS.get(lexicon);
+  if (ranges === undefined) {
+    ranges = new Map();
+    const { plains } = lexicon;
+    for (let i = 0; i < plains.length; i++) {
+      const length = plains[i]!.length;
+      const range = ranges.get(length);
+      // Lexicon order is by length in code points: a word with surrogates may sit apart from its UTF-16 length's stretch; widen it.
+      if (range === undefined) ranges.set(length, [i, i + 1]);
+      else range[1] = i + 1;
+    }
+    LENGTHS.set(lexicon, ranges);
+  }
+  return ranges;
+}
+
+/** The first index in [from, to) whose plain form is not below `key` (the stretch is sorted by plain form). */
+function lowerBound(plains: readonly string[], from: number, to: number, key: string): number {
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    if (plains[mid]! < key) from = mid + 1;
+    else to = mid;
+  }
+  return from;
+}
+
+/** The best word within MAX_DISTANCE of `plain` (not `plain` itself), or undefined. */
+export function bestCandidate(lexicon: Lexicon, plain: string, maxDistance = MAX_DISTANCE): { entry: LexiconEntry; distance: number } | undefined {
+  const { plains, entries } = lexicon;
+  const first = plain[0]!;
+  const ranges = lengthRanges(lexicon);
+  let best: { entry: LexiconEntry; distance: number } | undefined;
+  for (let length = Math.max(1, plain.length - maxDistance); length <= plain.length + maxDistance; length++) {
+    const range = ranges.get(length);
+    if (range === undefined) continue;
+    for (let i = lowerBound(plains, range[0], range[1], first); i < range[1] && plains[i]!.startsWith(first); i++) {
+      const entry = entries[i]!;
+      if (entry.chainSize === 0 || plains[i] === plain) continue;
+      const distance = editDistance(plain, plains[i]!, maxDistance);
+      if (distance > maxDistance) continue;
+      if (best === undefined || distance < best.distance || (distance === best.distance && entry.frequency > best.entry.frequency)) best = { entry, distance };
+    }
+  }
+  return best;
+}
+
+/** Whether the Lexicon has the word in any form: an accent variant, or a word of its stem class in some language. */
+function known(lexicon: Lexicon, plain: string): LexiconEntry[] {
+  const found = [...lexicon.variants(plain)];
+  for (const language of lexicon.stemLanguages) found.push(...lexicon.stemClass(language, stemOf(plain, languageOf(language))));
+  return found.filter((entry) => entry.chainSize > 0);
+}
+
+/** The corrections of a query's words; `hits` is how many cards the query found. */
+export function corrections(lexicon: Lexicon, query: QueryNode, hits: number): Correction[] {
+  const out: Correction[] = [];
+  const visit = (node: QueryNode): void => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        node.children.forEach(visit);
+        return;
+      case 'not':
+        return;
+      case 'near':
+        visit(node.left);
+        visit(node.right);
+        return;
+      case 'word': {
+        if (node.prefix || node.exact === true) return;
+        const { plain } = node.word;
+        if ([...plain].length < MIN_CORRECTED_CHARS || /\d/.test(plain)) return;
+        const forms = known(lexicon, plain);
+        if (forms.length > 0 && hits >= FEW_HITS) return;
+        const candidate = bestCandidate(lexicon, plain, forms.length === 0 ? MAX_DISTANCE : 1);
+        if (candidate === undefined) return;
+        const own = Math.max(0, ...forms.map((entry) => entry.frequency));
+        if (forms.length > 0 && candidate.entry.frequency < own + RARER_STEPS) return;
+        out.push({ start: node.start, end: node.end, word: candidate.entry.word });
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  visit(query);
+  return out;
+}
+
+/** The query with each corrected word replaced (the words keep any field they had). */
+export function corrected(query: QueryNode, fixes: readonly Correction[]): QueryNode {
+  const fix = (node: QueryNode): QueryNode => {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return { ...node, children: node.children.map(fix) };
+      case 'near':
+        return { ...node, left: fix(node.left) as typeof node.left, right: fix(node.right) as typeof node.right };
+      case 'word': {
+        const correction = fixes.find((c) => c.start === node.start && c.end === node.end);
+        if (correction === undefined) return node;
+        const exact = exactForm(correction.word);
+        return { ...node, word: { exact, plain: plainForm(exact) } };
+      }
+      default:
+        return node;
+    }
+  };
+  return fix(query);
+}
