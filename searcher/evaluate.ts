@@ -43,14 +43,17 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CARD_TYPES, cardType } from '../common/index/cardinfo.js';
 import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index/refs.js';
-import { languageCode, languageOf } from '../common/language/codes.js';
-import { stemOf } from '../common/language/stem.js';
+import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
-import type { CardColumns, IndexVersion, Postings } from './index-version.js';
+import { Lru, type CardColumns, type IndexVersion, type Postings } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
 import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, STEM_FACTOR, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
+/** Bytes of merged occurrences kept per version (words of several forms; Evaluation#occurrences). */
+const MERGED_BYTES = 32 * 1024 * 1024;
+const MERGED = new WeakMap<IndexVersion, Lru<string, Occurrences>>();
+const occurrenceBytes = (o: Occurrences): number => o.cards.byteLength + o.scores.byteLength + o.starts.byteLength + o.keys.byteLength + o.exact.byteLength;
 export const MAX_CHAINS = 2_000_000;
 /** Chains read or cards scanned between two turns given to the event loop. */
 const YIELD_WORK = 65_536;
@@ -331,24 +334,11 @@ export class Evaluation {
       return { entries, stemOnly: new Uint8Array(entries.length) };
     }
     const word = node.kind === 'word' ? node.word : node.words[at]!;
-    const { lexicon } = this.version;
     if (node.exact === true) {
-      const entry = lexicon.lookup(word.exact);
+      const entry = this.version.lexicon.lookup(word.exact);
       return { entries: entry === undefined ? [] : [entry], stemOnly: new Uint8Array(entry === undefined ? 0 : 1) };
     }
-    const entries = lexicon.variants(word.plain);
-    const accentVariants = entries.length;
-    const seen = new Set(entries.map((entry) => entry.id));
-    for (const language of lexicon.stemLanguages) {
-      for (const entry of lexicon.stemClass(language, stemOf(word.plain, languageOf(language)))) {
-        if (seen.has(entry.id) || entries.length >= MAX_EXPANSIONS) continue;
-        seen.add(entry.id);
-        entries.push(entry);
-      }
-    }
-    const stemOnly = new Uint8Array(entries.length);
-    stemOnly.fill(1, accentVariants);
-    return { entries, stemOnly };
+    return this.version.wordForms(word.plain);
   }
 
   /**
@@ -359,6 +349,13 @@ export class Evaluation {
   private async occurrences(node: TermNode, at: number): Promise<Occurrences> {
     const exact = node.kind === 'word' ? node.word.exact : node.words[at]!.exact;
     const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
+    // A word of several forms is a k-way merge: kept, as its chains are, for the next query with the word as typed.
+    const mergeKey = metas < 0 && !(node.kind === 'word' && node.prefix) && node.exact !== true ? exact : undefined;
+    let merged = MERGED.get(this.version);
+    if (merged === undefined) MERGED.set(this.version, (merged = new Lru(MERGED_BYTES, occurrenceBytes)));
+    const cached = mergeKey === undefined ? undefined : merged.get(mergeKey);
+    if (cached !== undefined) return cached;
+    const truncatedBefore = this.truncated;
     const { entries, stemOnly } = this.entries(node, at);
     const lists: Postings[] = [];
     for (const entry of entries) lists.push(await this.read(entry));
@@ -402,7 +399,10 @@ export class Evaluation {
       }
     }
     const hits = out.hits();
-    return { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact, idf: wordIdf, shapes: undefined };
+    const occurrences = { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact.subarray(0, hits.count), idf: wordIdf, shapes: undefined };
+    // Cut by the work bound, it is this query's share only.
+    if (mergeKey !== undefined && this.truncated === truncatedBefore) merged.set(mergeKey, occurrences);
+    return occurrences;
   }
 
   private async term(node: TermNode, keys: boolean): Promise<Hits> {

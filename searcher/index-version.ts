@@ -27,7 +27,8 @@ import { CardsReader, type Card } from '../common/index/cards.js';
 import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index/chains.js';
 import { Lexicon, type LexiconEntry } from '../common/index/lexicon.js';
 import { verifyIndexDir, type Manifest } from '../common/index/manifest.js';
-import { languageCode } from '../common/language/codes.js';
+import { languageCode, languageOf } from '../common/language/codes.js';
+import { stemOf } from '../common/language/stem.js';
 import type { PackedChains } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
@@ -54,7 +55,7 @@ const MIME_CACHE_CARDS = 65_536;
 const CARD_OVERHEAD = 512;
 
 /** A map that forgets its least recently used entries beyond `capacity` (counted by `cost`). */
-class Lru<K, V> {
+export class Lru<K, V> {
   private readonly map = new Map<K, { value: V; cost: number }>();
   private total = 0;
 
@@ -92,6 +93,17 @@ class Lru<K, V> {
       this.total -= slot.cost;
     }
   }
+}
+
+/** The query words whose forms a version keeps (IndexVersion#wordForms). */
+const FORMS_CACHE_WORDS = 4096;
+/** Words a query word may stand for. */
+export const MAX_FORMS = 64;
+
+/** What a query word stands for in a version's Lexicon: the entries, and which of them only share its stem (1). */
+export interface WordForms {
+  entries: LexiconEntry[];
+  stemOnly: Uint8Array;
 }
 
 /** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores), what bounds it in a phrase (rank.ts chainShapes) and its IDF. */
@@ -173,6 +185,8 @@ export const HIDDEN = CARD_FLAG.dup | CARD_FLAG.empty;
 
 export class IndexVersion {
   private readonly chainCache: Lru<number, Postings>;
+  /** A query word's forms by its plain form (wordForms): stemming it in every language takes longer than reading a cached chain. */
+  private readonly formsCache = new Lru<string, WordForms>(FORMS_CACHE_WORDS, () => 1);
   private readonly cardCache: Lru<number, ShownCard>;
   private readonly mimeCache = new Lru<number, string>(MIME_CACHE_CARDS, () => 1);
   /** Host of each dense site number, filled as facets name them. */
@@ -239,6 +253,33 @@ export class IndexVersion {
     const packed = postingsOf(this.words.packed(entry.id, entry.refPos, max), this.columns);
     if (packed.count < max) this.chainCache.set(entry.id, packed);
     return packed;
+  }
+
+  /**
+   * The Lexicon words a query word stands for, `plain` its plain form: its
+   * accent variants, then the words of each stem class it falls in, in
+   * every language the Lexicon has stems of (at most MAX_FORMS);
+   * `stemOnly` marks those that only share its stem.
+   */
+  wordForms(plain: string): WordForms {
+    const cached = this.formsCache.get(plain);
+    if (cached !== undefined) return cached;
+    const { lexicon } = this;
+    const entries = lexicon.variants(plain);
+    const accentVariants = entries.length;
+    const seen = new Set(entries.map((entry) => entry.id));
+    for (const language of lexicon.stemLanguages) {
+      for (const entry of lexicon.stemClass(language, stemOf(plain, languageOf(language)))) {
+        if (seen.has(entry.id) || entries.length >= MAX_FORMS) continue;
+        seen.add(entry.id);
+        entries.push(entry);
+      }
+    }
+    const stemOnly = new Uint8Array(entries.length);
+    stemOnly.fill(1, accentVariants);
+    const forms = { entries, stemOnly };
+    this.formsCache.set(plain, forms);
+    return forms;
   }
 
   /** The cards a StringIndex string (url, host, domain) names, ascending. */
