@@ -59,7 +59,6 @@ import { MAX_WORD_BYTES } from '../common/index/lexicon.js';
 import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index/refs.js';
 import { fingerprint, footprint, siteFootprint, urlParts } from '../common/url.js';
 import { languageCode, languageOfTag } from '../common/language/codes.js';
-import { detectLanguage } from '../common/language/detect.js';
 import { indexStem } from '../common/language/stem.js';
 import { cutWords, exactForm, plainForm, spellingHash, type RawKind } from '../common/words.js';
 import { grow } from '../common/grow.js';
@@ -95,22 +94,15 @@ export interface ChewTask {
  *   51 1  language number (common/language/codes.ts)
  */
 export const SUMMARY_SIZE = 52;
-/** Characters of a card's text a language detector is given (it reads fewer). */
-const LANGUAGE_SAMPLE = 1024;
-
 /**
- * A card's language: what the gatherer decided (`g`), or, for a bucket
- * stored before it did, detected here from its title and text with the
- * declared language as the hint.
+ * A card's language: what the gatherer decided from its text (`g`), or, for
+ * a bucket stored before it did, the language the page declared. The
+ * indexer detects nothing itself: the detector's tables take 150 MB of
+ * each thread that loads them, and documents are told where they are
+ * parsed (a refetch gives an old page its `g`).
  */
-function cardLanguage(doc: DocumentBody, text: readonly DocTextToken[]): string {
-  if (doc.detectedLanguage !== undefined) return languageOfTag(doc.detectedLanguage) ?? 'und';
-  let sample = doc.title ?? '';
-  for (const token of text) {
-    if (sample.length >= LANGUAGE_SAMPLE) break;
-    if (token.kind === 'text') sample += ` ${token.text}`;
-  }
-  return detectLanguage(sample, { declared: doc.language }).lang;
+function cardLanguage(doc: DocumentBody): string {
+  return languageOfTag(doc.detectedLanguage ?? doc.language) ?? 'und';
 }
 
 /** Per card: the StringIndex keys of its URL, host and domain (zero when empty). */
@@ -420,7 +412,7 @@ class Chewer {
     if (doc !== undefined && doc.text.length === 0 && doc.links.some((link) => link.type === 'F')) flags |= CARD_FLAG.frameset;
     if (doc !== undefined && !doc.robots.nofollow) this.addLinks(doc, cardId);
     const indexed = (flags & CARD_FLAG.empty) === 0 ? doc : undefined;
-    this.cardLanguage = indexed === undefined ? 'und' : cardLanguage(indexed, text);
+    this.cardLanguage = indexed === undefined ? 'und' : cardLanguage(indexed);
     const summary = this.summaries.reserve(SUMMARY_SIZE);
     const s = this.summaries.data;
     s.fill(0, summary, summary + SUMMARY_SIZE);
