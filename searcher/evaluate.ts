@@ -763,7 +763,8 @@ class PhraseMatch extends Candidates implements Matcher {
 
   closer(i: number): number {
     const { words, width: n, at } = this;
-    const shapes = (this.shapes ??= words.map((word) => word.shapes ?? chainShapes(word.starts, word.keys, word.count)));
+    // Kept on the word: a several-form word's occurrences are cached (MERGED), and so are its shapes then.
+    const shapes = (this.shapes ??= words.map((word) => (word.shapes ??= chainShapes(word.starts, word.keys, word.count))));
     const o = i * n;
     let matches = Infinity;
     let metas = true;
