@@ -178,7 +178,7 @@ export async function searchVersion(version: IndexVersion, request: SearchReques
   let query = request.query;
   let suggest: Suggestion | undefined;
   if (ranked.total.value < FEW_HITS) {
-    const fixes = corrections(version.lexicon, request.query, ranked.total.value);
+    const fixes = corrections(version, request.query, ranked.total.value);
     if (fixes.length > 0) {
       const better = corrected(request.query, fixes);
       suggest = { ...suggestionText(request, fixes), applied: false };

@@ -20,9 +20,8 @@
  */
 
 import type { Lexicon, LexiconEntry } from '../common/index/lexicon.js';
-import { languageOf } from '../common/language/codes.js';
-import { stemOf } from '../common/language/stem.js';
 import { exactForm, plainForm } from '../common/words.js';
+import type { IndexVersion } from './index-version.js';
 import type { QueryNode } from './query.js';
 
 export const MAX_DISTANCE = 2;
@@ -110,15 +109,9 @@ export function bestCandidate(lexicon: Lexicon, plain: string, maxDistance = MAX
   return best;
 }
 
-/** Whether the Lexicon has the word in any form: an accent variant, or a word of its stem class in some language. */
-function known(lexicon: Lexicon, plain: string): LexiconEntry[] {
-  const found = [...lexicon.variants(plain)];
-  for (const language of lexicon.stemLanguages) found.push(...lexicon.stemClass(language, stemOf(plain, languageOf(language))));
-  return found.filter((entry) => entry.chainSize > 0);
-}
-
 /** The corrections of a query's words; `hits` is how many cards the query found. */
-export function corrections(lexicon: Lexicon, query: QueryNode, hits: number): Correction[] {
+export function corrections(version: Pick<IndexVersion, 'lexicon' | 'wordForms'>, query: QueryNode, hits: number): Correction[] {
+  const { lexicon } = version;
   const out: Correction[] = [];
   const visit = (node: QueryNode): void => {
     switch (node.kind) {
@@ -136,7 +129,8 @@ export function corrections(lexicon: Lexicon, query: QueryNode, hits: number): C
         if (node.prefix || node.exact === true) return;
         const { plain } = node.word;
         if ([...plain].length < MIN_CORRECTED_CHARS || /\d/.test(plain)) return;
-        const forms = known(lexicon, plain);
+        // The word in any form the index has (IndexVersion#wordForms, cached), with chains.
+        const forms = version.wordForms(plain).entries.filter((entry) => entry.chainSize > 0);
         if (forms.length > 0 && hits >= FEW_HITS) return;
         const candidate = bestCandidate(lexicon, plain, forms.length === 0 ? MAX_DISTANCE : 1);
         if (candidate === undefined) return;
