@@ -45,9 +45,9 @@ import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index/refs.js';
 import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
-import { Lru, type CardColumns, type IndexVersion, type Postings } from './index-version.js';
+import { Lru, MAX_FORMS, type CardColumns, type IndexVersion, type Postings, type WordForms } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, STEM_FACTOR, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 /** Bytes of merged occurrences kept per version (words of several forms; Evaluation#occurrences). */
@@ -199,14 +199,26 @@ function same(value: 0 | 1, count: number): Uint8Array {
   return SAME[value].subarray(0, count);
 }
 
+/** What a word's merged occurrences depend on besides the version: its exact form, the languages it is stemmed in, its synonyms. */
+function formsKey(node: TermNode, exact: string, languages: readonly number[] | undefined): string {
+  const synonyms = node.kind === 'word' ? (node.synonyms ?? []).map((w) => w.exact).join(' ') : '';
+  return `${exact}\u0000${languages?.join(',') ?? ''}\u0000${node.synonym === true ? 's' : ''}${synonyms}`;
+}
+
 export class Evaluation {
   truncated = false;
   /** Work since the event loop last had a turn. */
   private work = 0;
 
+  /**
+   * `languages`: the languages (numbers) a query word is stemmed in, the
+   * query's own when it names them (`lang:`, filters.lang), else the
+   * version's main languages (IndexVersion#wordForms).
+   */
   constructor(
     private readonly version: IndexVersion,
     private readonly signal: AbortSignal,
+    private readonly languages?: readonly number[],
     private budget = MAX_CHAINS,
   ) {}
 
@@ -323,22 +335,38 @@ export class Evaluation {
   }
 
   /**
-   * The entries a query word stands for, and which of them only share its
-   * stem (`stemOnly`): the exact form alone (`=word`), its accent variants
-   * and stem classes, or a prefix's expansions.
+   * The entries a query word stands for and how (FORM): the exact form
+   * alone (`=word`), its accent variants and stem classes and its
+   * synonyms' (in the query's languages), or a prefix's expansions.
    */
-  private entries(node: TermNode, at: number): { entries: LexiconEntry[]; stemOnly: Uint8Array } {
+  private entries(node: TermNode, at: number): WordForms {
     if (node.kind === 'word' && node.prefix) {
       const { entries, more } = this.version.prefixed(node.word.plain, MAX_EXPANSIONS);
       if (more) this.truncated = true;
-      return { entries, stemOnly: new Uint8Array(entries.length) };
+      return { entries, kinds: new Uint8Array(entries.length) };
     }
     const word = node.kind === 'word' ? node.word : node.words[at]!;
     if (node.exact === true) {
       const entry = this.version.lexicon.lookup(word.exact);
-      return { entries: entry === undefined ? [] : [entry], stemOnly: new Uint8Array(entry === undefined ? 0 : 1) };
+      return entry === undefined ? { entries: [], kinds: new Uint8Array(0) } : { entries: [entry], kinds: new Uint8Array(1) };
     }
-    return this.version.wordForms(word.plain);
+    const forms = this.version.wordForms(word, this.languages);
+    // A synonym put in by synonyms.ts (a word or a phrase of several): every form of it is a synonym's.
+    if (node.synonym === true) return { entries: forms.entries, kinds: new Uint8Array(forms.entries.length).fill(FORM.synonym) };
+    const synonyms = node.kind === 'word' ? (node.synonyms ?? []) : [];
+    if (synonyms.length === 0) return forms;
+    const entries = [...forms.entries];
+    const kinds = [...forms.kinds];
+    const seen = new Set(entries.map((entry) => entry.id));
+    for (const synonym of synonyms) {
+      for (const entry of this.version.wordForms(synonym, this.languages).entries) {
+        if (seen.has(entry.id) || entries.length >= MAX_FORMS) continue;
+        seen.add(entry.id);
+        entries.push(entry);
+        kinds.push(FORM.synonym);
+      }
+    }
+    return { entries, kinds: Uint8Array.from(kinds) };
   }
 
   /**
@@ -349,17 +377,17 @@ export class Evaluation {
   private async occurrences(node: TermNode, at: number): Promise<Occurrences> {
     const exact = node.kind === 'word' ? node.word.exact : node.words[at]!.exact;
     const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
-    // A word of several forms is a k-way merge: kept, as its chains are, for the next query with the word as typed.
-    const mergeKey = metas < 0 && !(node.kind === 'word' && node.prefix) && node.exact !== true ? exact : undefined;
+    // A word of several forms is a k-way merge: kept, as its chains are, for the next query with the word as typed (in the same languages, with the same synonyms).
+    const mergeKey = metas < 0 && !(node.kind === 'word' && node.prefix) && node.exact !== true ? formsKey(node, exact, this.languages) : undefined;
     let merged = MERGED.get(this.version);
     if (merged === undefined) MERGED.set(this.version, (merged = new Lru(MERGED_BYTES, occurrenceBytes)));
     const cached = mergeKey === undefined ? undefined : merged.get(mergeKey);
     if (cached !== undefined) return cached;
     const truncatedBefore = this.truncated;
-    const { entries, stemOnly } = this.entries(node, at);
+    const { entries, kinds } = this.entries(node, at);
     const lists: Postings[] = [];
     for (const entry of entries) lists.push(await this.read(entry));
-    if (lists.length === 1 && metas < 0 && stemOnly[0] === 0) {
+    if (lists.length === 1 && metas < 0 && kinds[0] === FORM.word) {
       // One variant, every occurrence: the cached columns and scores as they are.
       const { count, cards, starts, refs, scores, shapes, idf } = lists[0]!;
       return { count, cards, scores, starts, keys: refs, exact: same(entries[0]!.word === exact ? 1 : 0, count), idf, shapes };
@@ -379,7 +407,7 @@ export class Evaluation {
     for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
       const first = out.used;
       let exactHere = 0;
-      let stemOnlyHere = 1;
+      let closest: number = FORM.synonym;
       for (let l = 0; l < lists.length; l++) {
         const i = take(lists, cursor, l, cardId);
         if (i < 0) continue;
@@ -391,15 +419,17 @@ export class Evaluation {
           out.key(ref);
           exactHere |= isExact[l]!;
         }
-        if (out.used > before) stemOnlyHere &= stemOnly[l]!;
+        if (out.used > before && kinds[l]! < closest) closest = kinds[l]!;
       }
       if (out.used > first) {
         const score = occurrenceScore(out.keys!, first, out.used, norms[length[cardId]!]!, wordIdf);
-        out.add(cardId, stemOnlyHere === 1 ? score * STEM_FACTOR : score, exactHere, true);
+        out.add(cardId, score * FORM_FACTORS[closest]!, exactHere, true);
       }
     }
     const hits = out.hits();
-    const occurrences = { ...hits, starts: hits.starts!, keys: hits.keys!, exact: out.exact.subarray(0, hits.count), idf: wordIdf, shapes: undefined };
+    // Scores as a chain's are (Float32Array): the loops that read several words' scores then see one array type.
+    const scores = Float32Array.from(hits.scores.subarray(0, hits.count));
+    const occurrences = { ...hits, scores, starts: hits.starts!, keys: hits.keys!, exact: out.exact.subarray(0, hits.count), idf: wordIdf, shapes: undefined };
     // Cut by the work bound, it is this query's share only.
     if (mergeKey !== undefined && this.truncated === truncatedBefore) merged.set(mergeKey, occurrences);
     return occurrences;
@@ -412,7 +442,7 @@ export class Evaluation {
   private async word(node: Extract<TermNode, { kind: 'word' }>): Promise<Hits> {
     const occ = await this.occurrences(node, 0);
     if (node.prefix || !hasAccents(node.word)) return occ;
-    const scores = Float64Array.from(occ.scores.subarray(0, occ.count), (score, i) => score + (occ.exact[i] === 1 ? ACCENT_BONUS : 0));
+    const scores = Float32Array.from(occ.scores.subarray(0, occ.count), (score, i) => score + (occ.exact[i] === 1 ? ACCENT_BONUS : 0));
     return { ...occ, scores };
   }
 

@@ -16,7 +16,7 @@
 import { basename, resolve } from 'node:path';
 import { CARD_TYPES } from '../common/index/cardinfo.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
-import { languageOf } from '../common/language/codes.js';
+import { languageCode, languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, Suggestion } from './engine.js';
 import { NoIndexError } from './engine.js';
@@ -215,6 +215,18 @@ function suggestionText(request: SearchRequest, fixes: readonly Correction[]): {
   return { q: q + text.slice(at), html: html + escapeHtml(text.slice(at)) };
 }
 
+/** The languages a search names (`lang:` outside a minus, filters.lang), in which its words are stemmed; undefined when it names none. */
+function queryLanguages(request: SearchRequest): number[] | undefined {
+  const named = new Set((request.filters.lang ?? []).map(languageCode));
+  const visit = (node: QueryNode): void => {
+    if (node.kind === 'lang') for (const lang of node.languages) named.add(languageCode(lang));
+    else if (node.kind === 'and' || node.kind === 'or') node.children.forEach(visit);
+  };
+  visit(request.query);
+  named.delete(0);
+  return named.size === 0 ? undefined : [...named].sort((a, b) => a - b);
+}
+
 /** What ranking gives: the total, the cards of the page asked for, and the facets. */
 export interface Ranked extends Omit<SearchResult, 'hits'> {
   page: Scored[];
@@ -230,7 +242,7 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
  * lower bound ("gte"); an AND's cards all match, so its counts stay exact.
  */
 export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true): Promise<Ranked> {
-  const evaluation = new Evaluation(version, signal);
+  const evaluation = new Evaluation(version, signal, queryLanguages(request));
   const matches = await evaluation.matcher(request.query);
   const { filters } = request;
   const tests: CardTest[] = [];

@@ -27,13 +27,14 @@ import { CardsReader, type Card } from '../common/index/cards.js';
 import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index/chains.js';
 import { Lexicon, type LexiconEntry } from '../common/index/lexicon.js';
 import { verifyIndexDir, type Manifest } from '../common/index/manifest.js';
-import { languageCode, languageOf } from '../common/language/codes.js';
-import { stemOf } from '../common/language/stem.js';
+import { UNDETERMINED, languageCode, languageOf } from '../common/language/codes.js';
+import { stemLanguage, stemOf } from '../common/language/stem.js';
 import type { PackedChains } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
-import { chainScores, chainShapes, idf, lengthNorms } from './rank.js';
+import { FORM, chainScores, chainShapes, idf, lengthNorms } from './rank.js';
+import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
 
 /** A card as hits show it: its text already cut into words for snippets. */
@@ -99,11 +100,19 @@ export class Lru<K, V> {
 const FORMS_CACHE_WORDS = 4096;
 /** Words a query word may stand for. */
 export const MAX_FORMS = 64;
+/**
+ * A language whose pages are at least this share of the cards with a
+ * language is one of the collection's main languages: a query word is
+ * stemmed in those (mainLanguages). Stemming it in every language the
+ * Lexicon has stems of would bring in the classes of a few stray pages
+ * ("systeme" for "system" from a French page in an English collection).
+ */
+export const MAIN_LANGUAGE_SHARE = 0.02;
 
-/** What a query word stands for in a version's Lexicon: the entries, and which of them only share its stem (1). */
+/** What a query word stands for in a version's Lexicon: the entries, and how each is related to it (rank.ts FORM). */
 export interface WordForms {
   entries: LexiconEntry[];
-  stemOnly: Uint8Array;
+  kinds: Uint8Array;
 }
 
 /** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores), what bounds it in a phrase (rank.ts chainShapes) and its IDF. */
@@ -185,8 +194,9 @@ export const HIDDEN = CARD_FLAG.dup | CARD_FLAG.empty;
 
 export class IndexVersion {
   private readonly chainCache: Lru<number, Postings>;
-  /** A query word's forms by its plain form (wordForms): stemming it in every language takes longer than reading a cached chain. */
+  /** A query word's forms by its exact form and the languages it is stemmed in (wordForms): stemming takes longer than reading a cached chain. */
   private readonly formsCache = new Lru<string, WordForms>(FORMS_CACHE_WORDS, () => 1);
+  private main: readonly number[] | undefined;
   private readonly cardCache: Lru<number, ShownCard>;
   private readonly mimeCache = new Lru<number, string>(MIME_CACHE_CARDS, () => 1);
   /** Host of each dense site number, filled as facets name them. */
@@ -256,30 +266,50 @@ export class IndexVersion {
   }
 
   /**
-   * The Lexicon words a query word stands for, `plain` its plain form: its
-   * accent variants, then the words of each stem class it falls in, in
-   * every language the Lexicon has stems of (at most MAX_FORMS);
-   * `stemOnly` marks those that only share its stem.
+   * The Lexicon words a query word stands for: the accent variants of its
+   * plain form, then the words of each stem class it falls in (at most
+   * MAX_FORMS in all). It is stemmed in `languages` (numbers; by default
+   * the collection's main languages) and in the language its letters
+   * name, of those the Lexicon has stems in.
    */
-  wordForms(plain: string): WordForms {
-    const cached = this.formsCache.get(plain);
+  wordForms(word: QueryWord, languages: readonly number[] = this.mainLanguages()): WordForms {
+    const key = `${word.exact}\u0000${languages.join(',')}`;
+    const cached = this.formsCache.get(key);
     if (cached !== undefined) return cached;
     const { lexicon } = this;
-    const entries = lexicon.variants(plain);
+    const entries = lexicon.variants(word.plain);
     const accentVariants = entries.length;
     const seen = new Set(entries.map((entry) => entry.id));
-    for (const language of lexicon.stemLanguages) {
-      for (const entry of lexicon.stemClass(language, stemOf(plain, languageOf(language)))) {
+    const byLetters = stemLanguage(word.exact, UNDETERMINED);
+    const stemmed = byLetters === undefined ? languages : [...new Set([...languages, languageCode(byLetters)])];
+    for (const language of stemmed) {
+      if (!lexicon.stemLanguages.includes(language)) continue;
+      for (const entry of lexicon.stemClass(language, stemOf(word.plain, languageOf(language)))) {
         if (seen.has(entry.id) || entries.length >= MAX_FORMS) continue;
         seen.add(entry.id);
         entries.push(entry);
       }
     }
-    const stemOnly = new Uint8Array(entries.length);
-    stemOnly.fill(1, accentVariants);
-    const forms = { entries, stemOnly };
-    this.formsCache.set(plain, forms);
+    const kinds = new Uint8Array(entries.length);
+    kinds.fill(FORM.stem, accentVariants);
+    const forms = { entries, kinds };
+    this.formsCache.set(key, forms);
     return forms;
+  }
+
+  /**
+   * The languages (numbers) of at least MAIN_LANGUAGE_SHARE of the cards
+   * with a language, of those the Lexicon has stems in; all of those when
+   * no card has a language.
+   */
+  mainLanguages(): readonly number[] {
+    if (this.main !== undefined) return this.main;
+    const counts = new Float64Array(256);
+    for (const language of this.columns.language) counts[language]! += 1;
+    const told = this.columns.language.length - counts[0]!;
+    const { stemLanguages } = this.lexicon;
+    this.main = told === 0 ? stemLanguages : stemLanguages.filter((language) => counts[language]! >= MAIN_LANGUAGE_SHARE * told);
+    return this.main;
   }
 
   /** The cards a StringIndex string (url, host, domain) names, ascending. */

@@ -71,9 +71,14 @@ export interface QueryWord {
   plain: string;
 }
 
+/**
+ * A parsed query. Synonyms (synonyms.ts) add to a word the one-word
+ * synonyms it also finds (`synonyms`), and put a several-word synonym
+ * beside what it stands for as a phrase marked `synonym`.
+ */
 export type QueryNode =
-  | { kind: 'word'; word: QueryWord; prefix: boolean; field?: Field; exact?: true; start: number; end: number }
-  | { kind: 'phrase'; words: QueryWord[]; field?: Field; exact?: true; start: number; end: number }
+  | { kind: 'word'; word: QueryWord; prefix: boolean; field?: Field; exact?: true; synonyms?: QueryWord[]; synonym?: true; start: number; end: number }
+  | { kind: 'phrase'; words: QueryWord[]; field?: Field; exact?: true; synonym?: true; start: number; end: number }
   | { kind: 'near'; left: TermNode; right: TermNode; distance: number }
   | { kind: 'site'; host: string; start: number; end: number }
   | { kind: 'type'; types: string[]; start: number; end: number }

@@ -37,12 +37,15 @@ export interface Correction {
   word: string;
 }
 
+/** Three rows of the distance table, reused: a query compares its word with hundreds of candidates. */
+let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
 /** The edit distance of two strings when it is at most `max` (optimal string alignment), else max + 1. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before = new Int32Array(b.length + 1);
-  let previous = Int32Array.from({ length: b.length + 1 }, (_, j) => j);
-  let current = new Int32Array(b.length + 1);
+  if (rows[0]!.length <= b.length) rows = rows.map(() => new Int32Array(2 * (b.length + 1)));
+  let [before, previous, current] = rows as [Int32Array, Int32Array, Int32Array];
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
     current[0] = i;
     let lowest = i;
@@ -89,8 +92,8 @@ function lowerBound(plains: readonly string[], from: number, to: number, key: st
   return from;
 }
 
-/** The best word within MAX_DISTANCE of `plain` (not `plain` itself), or undefined. */
-export function bestCandidate(lexicon: Lexicon, plain: string, maxDistance = MAX_DISTANCE): { entry: LexiconEntry; distance: number } | undefined {
+/** The best word within `maxDistance` of `plain` (not `plain` itself) of at least `minFrequency` (the Lexicon's byte), or undefined. */
+export function bestCandidate(lexicon: Lexicon, plain: string, maxDistance = MAX_DISTANCE, minFrequency = 0): { entry: LexiconEntry; distance: number } | undefined {
   const { plains, entries } = lexicon;
   const first = plain[0]!;
   const ranges = lengthRanges(lexicon);
@@ -100,7 +103,7 @@ export function bestCandidate(lexicon: Lexicon, plain: string, maxDistance = MAX
     if (range === undefined) continue;
     for (let i = lowerBound(plains, range[0], range[1], first); i < range[1] && plains[i]!.startsWith(first); i++) {
       const entry = entries[i]!;
-      if (entry.chainSize === 0 || plains[i] === plain) continue;
+      if (entry.chainSize === 0 || entry.frequency < minFrequency || plains[i] === plain) continue;
       const distance = editDistance(plain, plains[i]!, maxDistance);
       if (distance > maxDistance) continue;
       if (best === undefined || distance < best.distance || (distance === best.distance && entry.frequency > best.entry.frequency)) best = { entry, distance };
@@ -130,12 +133,11 @@ export function corrections(version: Pick<IndexVersion, 'lexicon' | 'wordForms'>
         const { plain } = node.word;
         if ([...plain].length < MIN_CORRECTED_CHARS || /\d/.test(plain)) return;
         // The word in any form the index has (IndexVersion#wordForms, cached), with chains.
-        const forms = version.wordForms(plain).entries.filter((entry) => entry.chainSize > 0);
+        const forms = version.wordForms(node.word).entries.filter((entry) => entry.chainSize > 0);
         if (forms.length > 0 && hits >= FEW_HITS) return;
-        const candidate = bestCandidate(lexicon, plain, forms.length === 0 ? MAX_DISTANCE : 1);
-        if (candidate === undefined) return;
         const own = Math.max(0, ...forms.map((entry) => entry.frequency));
-        if (forms.length > 0 && candidate.entry.frequency < own + RARER_STEPS) return;
+        const candidate = forms.length === 0 ? bestCandidate(lexicon, plain) : bestCandidate(lexicon, plain, 1, own + RARER_STEPS);
+        if (candidate === undefined) return;
         out.push({ start: node.start, end: node.end, word: candidate.entry.word });
         return;
       }
