@@ -26,6 +26,7 @@ import { rankVersion, searchVersion } from '../searcher/index-engine.js';
 import { CURRENT, currentVersion, indexDirectory } from '../common/index/layout.js';
 import { IndexVersion } from '../searcher/index-version.js';
 import { QueryError, parseQuery, type QueryNode } from '../searcher/query.js';
+import { Synonyms } from '../searcher/synonyms.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
@@ -127,7 +128,8 @@ export function registerSearch(program: Command): void {
           return;
         }
         if (words.length === 0) throw new SherlockError('SHERLOCK_USAGE', 'a query is needed');
-        const query = parsed(words.join(' '));
+        const { synonyms_file: synonymsFile } = loadSettings(globals).config.searcher;
+        const query = (synonymsFile === '' ? Synonyms.NONE : Synonyms.load(synonymsFile)).apply(parsed(words.join(' ')));
         const version = openCurrent(stateDir(opts), globals);
         try {
           const started = performance.now();

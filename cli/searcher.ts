@@ -20,6 +20,7 @@ import { readToken } from '../searcher/auth.js';
 import { cacheSizes, searchThreads, searcherConfig } from '../searcher/config.js';
 import { PoolEngine } from '../searcher/pool-engine.js';
 import { SearchServer } from '../searcher/server.js';
+import { Synonyms } from '../searcher/synonyms.js';
 import { STATE_HELP, action, stateDir } from './command.js';
 import { daemon } from './daemon.js';
 import { daemonRegistry } from './metrics.js';
@@ -43,12 +44,13 @@ export function registerSearcher(program: Command): void {
         const listen = opts.listen === undefined ? undefined : checkListen(opts.listen);
         const settings = () => {
           const config = loadSettings(globals).config.searcher;
-          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file) };
+          const synonyms = config.synonyms_file === '' ? Synonyms.NONE : Synonyms.load(config.synonyms_file);
+          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms };
         };
-        const { config, token } = settings();
+        const { config, token, synonyms } = settings();
         const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config) });
         // The search threads keep the process alive: a searcher that cannot listen stops them.
-        const server = await SearchServer.listen({ config, token, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
+        const server = await SearchServer.listen({ config, token, synonyms, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
           engine.close();
           throw err;
         });
@@ -58,7 +60,7 @@ export function registerSearcher(program: Command): void {
           stop,
           reload() {
             const next = settings();
-            server.reload(next.config, next.token);
+            server.reload(next.config, next.token, next.synonyms);
             engine.resize(cacheSizes(next.config));
             void engine.check();
           },

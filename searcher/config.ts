@@ -46,6 +46,8 @@ export const searcherConfig = z
       .default('127.0.0.1:8080'),
     /** File holding the bearer token clients must send; empty means no token is asked for. */
     token_file: z.string().default(''),
+    /** The operator's synonyms (searcher/synonyms.ts, Solr's format); empty: none. */
+    synonyms_file: z.string().default(''),
     /** Browser origins allowed besides the searcher's own (the Origin naming the Host asked). */
     allowed_origins: z.array(origin).default([]),
     /** Host names the searcher answers to besides IP addresses and "localhost" (a name a reverse proxy passes on); any other Host is refused, which stops DNS rebinding. */

@@ -38,6 +38,7 @@ import { tokenMatches } from './auth.js';
 import type { SearcherConfig } from './config.js';
 import { isEncoded, type Engine } from './engine.js';
 import { KeyedBuckets, TokenBucket } from './limits.js';
+import type { Synonyms } from './synonyms.js';
 import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClientMessage, type ClientMessage, type ErrorFields, type ServerMessage } from './protocol.js';
 import type { SearcherMetrics } from './metrics.js';
 import type { Counters } from './counters.js';
@@ -56,6 +57,7 @@ export interface Shared {
   readonly engine: Engine;
   readonly config: SearcherConfig;
   readonly token: string | undefined;
+  readonly synonyms: Synonyms;
   readonly ipSearches: KeyedBuckets;
   readonly counters: Counters;
   readonly metrics: SearcherMetrics;
@@ -289,7 +291,7 @@ export class Connection {
     this.refusals = 0;
     const controller = new AbortController();
     this.searches.set(id, controller);
-    void runSearch(this.shared.engine, message, controller.signal, config.query_timeout, this.shared.counters, this.shared.metrics).then((outcome) => {
+    void runSearch(this.shared, message, controller.signal).then((outcome) => {
       // Cancelled, or the socket closed: the answer was given already or has no one to go to.
       if (this.searches.get(id) !== controller) return;
       this.searches.delete(id);

@@ -199,6 +199,9 @@ function same(value: 0 | 1, count: number): Uint8Array {
   return SAME[value].subarray(0, count);
 }
 
+/** The FORM of a synonym's form: a synonym, or a word of its stem class. */
+const asSynonym = (kind: number): number => (kind === FORM.stem ? FORM.synonymStem : FORM.synonym);
+
 /** What a word's merged occurrences depend on besides the version: its exact form, the languages it is stemmed in, its synonyms. */
 function formsKey(node: TermNode, exact: string, languages: readonly number[] | undefined): string {
   const synonyms = node.kind === 'word' ? (node.synonyms ?? []).map((w) => w.exact).join(' ') : '';
@@ -352,19 +355,20 @@ export class Evaluation {
     }
     const forms = this.version.wordForms(word, this.languages);
     // A synonym put in by synonyms.ts (a word or a phrase of several): every form of it is a synonym's.
-    if (node.synonym === true) return { entries: forms.entries, kinds: new Uint8Array(forms.entries.length).fill(FORM.synonym) };
+    if (node.synonym === true) return { entries: forms.entries, kinds: forms.kinds.map(asSynonym) };
     const synonyms = node.kind === 'word' ? (node.synonyms ?? []) : [];
     if (synonyms.length === 0) return forms;
     const entries = [...forms.entries];
     const kinds = [...forms.kinds];
     const seen = new Set(entries.map((entry) => entry.id));
     for (const synonym of synonyms) {
-      for (const entry of this.version.wordForms(synonym, this.languages).entries) {
-        if (seen.has(entry.id) || entries.length >= MAX_FORMS) continue;
+      const their = this.version.wordForms(synonym, this.languages);
+      their.entries.forEach((entry, i) => {
+        if (seen.has(entry.id) || entries.length >= MAX_FORMS) return;
         seen.add(entry.id);
         entries.push(entry);
-        kinds.push(FORM.synonym);
-      }
+        kinds.push(asSynonym(their.kinds[i]!));
+      });
     }
     return { entries, kinds: Uint8Array.from(kinds) };
   }
@@ -407,7 +411,7 @@ export class Evaluation {
     for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
       const first = out.used;
       let exactHere = 0;
-      let closest: number = FORM.synonym;
+      let closest: number = FORM.synonymStem;
       for (let l = 0; l < lists.length; l++) {
         const i = take(lists, cursor, l, cardId);
         if (i < 0) continue;

@@ -145,7 +145,7 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
   }
   const controller = new AbortController();
   res.on('close', () => controller.abort());
-  const outcome = await runSearch(shared.engine, fields, controller.signal, config.query_timeout, shared.counters, shared.metrics);
+  const outcome = await runSearch(shared, fields, controller.signal);
   if (outcome.ok) page(200, { ...decodeResult(outcome.result), took_ms: outcome.took_ms });
   else page(STATUS_OF[outcome.error.code], outcome.error);
 }

@@ -52,14 +52,14 @@ export const PROXIMITY_BONUS = 16;
 export const PROXIMITY_SPAN = 8;
 /** An accented query word found with the accents as typed. */
 export const ACCENT_BONUS = 6;
-/** How a Lexicon word stands for a query word, from the closest: the word itself or an accent variant, a word of its stem class, a form of a synonym (evaluate.ts). */
-export const FORM = { word: 0, stem: 1, synonym: 2 } as const;
+/** How a Lexicon word stands for a query word, from the closest: the word itself or an accent variant, a word of its stem class, a synonym (or its accent variant), a word of a synonym's stem class (evaluate.ts). */
+export const FORM = { word: 0, stem: 1, synonym: 2, synonymStem: 3 } as const;
 /** A word matched only through other words of its stem class ("bridges" for "bridge") scores this share of the same occurrences of the word itself. */
 export const STEM_FACTOR = 0.8;
 /** A word matched only through a synonym (searcher/synonyms.ts) or its forms scores this share. */
 export const SYNONYM_FACTOR = 0.6;
 /** The share of the score a card keeps by the closest form it matched in (FORM order). */
-export const FORM_FACTORS: readonly number[] = [1, STEM_FACTOR, SYNONYM_FACTOR];
+export const FORM_FACTORS: readonly number[] = [1, STEM_FACTOR, SYNONYM_FACTOR, SYNONYM_FACTOR * STEM_FACTOR];
 /** Static weight 255 raises a card's score (plus one) by this share: a tie-breaker among near-equal scores (the link graph of a site's navigation says little more). */
 const STATIC_SHARE = 0.05;
 /** Results of one site on a page (of 10) before the rest waits for later pages. */

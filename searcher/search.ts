@@ -11,26 +11,39 @@ import { NoIndexError, type EncodedResult, type Engine, type SearchResult } from
 import { queryErrorFields, type ErrorFields, type SearchFields } from './protocol.js';
 import { count, type Counters } from './counters.js';
 import type { SearcherMetrics } from './metrics.js';
+import type { SearcherConfig } from './config.js';
 import { QueryError, parseQuery } from './query.js';
+import type { Synonyms } from './synonyms.js';
 
 const log = logger('searcher');
 
 export type Outcome = { ok: true; result: SearchResult | EncodedResult; took_ms: number } | { ok: false; error: ErrorFields };
 
-/** Runs one search; `signal` is the caller's (cancel, client gone), `timeoutMs` the query timeout. */
-export async function runSearch(engine: Engine, fields: SearchFields, signal: AbortSignal, timeoutMs: number, counters: Counters, metrics: SearcherMetrics): Promise<Outcome> {
+/** What a search needs of the server: the engine, the query timeout, the synonyms, where to count. */
+export interface SearchContext {
+  readonly engine: Engine;
+  readonly config: Pick<SearcherConfig, 'query_timeout'>;
+  readonly synonyms: Synonyms;
+  readonly counters: Counters;
+  readonly metrics: SearcherMetrics;
+}
+
+/** Runs one search; `signal` is the caller's (cancel, client gone). */
+export async function runSearch(context: SearchContext, fields: SearchFields, signal: AbortSignal): Promise<Outcome> {
+  const { counters, metrics } = context;
   counters.searches++;
   const started = performance.now();
-  const outcome = await attempt(engine, fields, signal, timeoutMs);
+  const outcome = await attempt(context, fields, signal);
   metrics.searched((performance.now() - started) / 1000);
   count(counters, outcome.ok ? 'result' : outcome.error.code);
   return outcome;
 }
 
-async function attempt(engine: Engine, fields: SearchFields, signal: AbortSignal, timeoutMs: number): Promise<Outcome> {
+async function attempt({ engine, config, synonyms }: SearchContext, fields: SearchFields, signal: AbortSignal): Promise<Outcome> {
+  const timeoutMs = config.query_timeout;
   let query;
   try {
-    query = parseQuery(fields.q);
+    query = synonyms.apply(parseQuery(fields.q));
   } catch (err) {
     return err instanceof QueryError ? { ok: false, error: queryErrorFields(err) } : internal(err, fields.q);
   }

@@ -37,6 +37,7 @@ import { handleHttp, loadAssets } from './pages.js';
 import { SearcherMetrics } from './metrics.js';
 import { MAX_PAYLOAD, SUBPROTOCOL } from './protocol.js';
 import { newCounters, type Counters } from './counters.js';
+import { Synonyms } from './synonyms.js';
 
 const log = logger('searcher');
 
@@ -48,6 +49,8 @@ export interface ServerOptions {
   engine: Engine;
   /** The bearer token clients must send (read from token_file by the caller); undefined: none. */
   token: string | undefined;
+  /** The synonyms put into each query (read from synonyms_file by the caller); default none. */
+  synonyms?: Synonyms;
   /** Where /metrics figures go (with the process metrics the caller registered); default: a registry of its own. */
   registry?: Registry;
   /** The state directory, whose gatherer status snapshot the status topic carries; none: no gatherer figures. */
@@ -57,6 +60,7 @@ export interface ServerOptions {
 export class SearchServer {
   private config: SearcherConfig;
   private token: string | undefined;
+  private synonyms: Synonyms;
   private readonly engine: Engine;
   private readonly http: Server;
   /** What the listener's guards refused (common/service/http-listener.ts). */
@@ -79,6 +83,7 @@ export class SearchServer {
   private constructor(options: ServerOptions) {
     this.config = options.config;
     this.token = options.token;
+    this.synonyms = options.synonyms ?? Synonyms.NONE;
     this.engine = options.engine;
     const server = this;
     this.state = options.state;
@@ -97,6 +102,9 @@ export class SearchServer {
       },
       get token() {
         return server.token;
+      },
+      get synonyms() {
+        return server.synonyms;
       },
       status: () => this.status(),
       queued: (connection, delta) => this.queued(connection, delta),
@@ -141,10 +149,11 @@ export class SearchServer {
   }
 
   /** A new config and token, in effect at once; `listen` is only read at start. */
-  reload(config: SearcherConfig, token: string | undefined): void {
+  reload(config: SearcherConfig, token: string | undefined, synonyms: Synonyms): void {
     if (config.listen !== this.config.listen) log.warning('searcher.listen changes only on restart', { listen: this.config.listen });
     this.config = config;
     this.token = token;
+    this.synonyms = synonyms;
     this.limits = socketLimits(config);
     this.stopTimers();
     this.startTimers();

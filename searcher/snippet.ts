@@ -71,6 +71,7 @@ export function highlight(query: QueryNode): Highlight {
       case 'word':
         if (node.prefix) out.prefixes.push(node.word.plain);
         else out.words.add(node.word.plain);
+        for (const synonym of node.synonyms ?? []) out.words.add(synonym.plain);
         break;
       case 'phrase':
         for (const word of node.words) out.words.add(word.plain);

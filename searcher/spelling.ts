@@ -129,7 +129,7 @@ export function corrections(version: Pick<IndexVersion, 'lexicon' | 'wordForms'>
         visit(node.right);
         return;
       case 'word': {
-        if (node.prefix || node.exact === true) return;
+        if (node.prefix || node.exact === true || node.synonym === true) return;
         const { plain } = node.word;
         if ([...plain].length < MIN_CORRECTED_CHARS || /\d/.test(plain)) return;
         // The word in any form the index has (IndexVersion#wordForms, cached), with chains.

@@ -13,6 +13,7 @@ import test from 'node:test';
 import { runCli, startCli, until, type Running } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
 import { Client } from './net.js';
+import { buildCli, crawlSite } from '../indexer/site.js';
 
 /** The address the searcher logged once it listens. */
 async function listening(running: Running): Promise<string> {
@@ -57,6 +58,33 @@ test('SIGHUP reloads the config: a token configured since applies to the next co
   const hello = await Client.open(t, `ws://${address}/`);
   hello.send({ type: 'hello', token: 'hup-token' });
   assert.equal((await hello.next()).type, 'welcome');
+});
+
+test('SIGHUP reloads the synonyms; a broken line keeps the list in use and the log names file:line', async (t) => {
+  const state = scratchDir(t);
+  const origin = await crawlSite(state, { address: '127.0.0.148' });
+  await buildCli(state);
+  const config = join(state, 'sherlock.toml');
+  const synonyms = join(state, 'synonyms.txt');
+  writeFileSync(config, `[searcher]\nsynonyms_file = ${JSON.stringify(synonyms)}\n`);
+  writeFileSync(synonyms, 'sleuth, detective\n');
+  const running = startCli(t, ['--config', config, 'searcher', 'run', '--state', state, '--listen', '127.0.0.1:0']);
+  const client = await Client.open(t, `ws://${await listening(running)}/`);
+  await client.next();
+  const urls = async (q: string) => ((await client.search(q, q))['hits'] as Array<{ url: string }> | undefined)?.map((hit) => hit.url) ?? [];
+  assert.deepEqual(await urls('sleuth'), [`${origin}/`]);
+
+  writeFileSync(synonyms, 'sleuth, detective\ngumshoe => => detective\n');
+  running.child.kill('SIGHUP');
+  await until('the refused reload', () => /config not reloaded/.test(running.stderr));
+  assert.match(running.stderr, /synonyms\.txt:2: a line has at most one \\"=>\\"/);
+  assert.deepEqual(await urls('sleuth'), [`${origin}/`]);
+
+  writeFileSync(synonyms, 'gumshoe => detective\n');
+  running.child.kill('SIGHUP');
+  await until('the reload', () => /config reloaded/.test(running.stderr));
+  assert.deepEqual(await urls('gumshoe'), [`${origin}/`]);
+  assert.deepEqual(await urls('sleuth'), []);
 });
 
 test('searcher run refuses a bad --listen (2) and a missing state directory (2)', async (t) => {

@@ -14,6 +14,7 @@ import { searcherConfig } from '../../searcher/config.js';
 import { setLogSink } from '../../common/log.js';
 import { noIndexEngine } from '../../searcher/engine.js';
 import { MAX_PAYLOAD } from '../../searcher/protocol.js';
+import { Synonyms } from '../../searcher/synonyms.js';
 import { until } from '../helpers/cli.js';
 import { Client, fixedEngine, hit, startServer, type Message } from './net.js';
 
@@ -145,7 +146,7 @@ test('with a token configured: no hello or a wrong token closes with 4401, the r
   assert.equal((await get(`${http}/search?q=x`, { authorization: 'Bearer s3cret' })).status, 200);
 
   // A reload swaps the token for the next hello.
-  server.reload(searcherConfig.parse({ listen: '127.0.0.1:0' }), 'n3w');
+  server.reload(searcherConfig.parse({ listen: '127.0.0.1:0' }), 'n3w', Synonyms.NONE);
   const renewed = await Client.open(t, ws);
   renewed.send({ type: 'hello', token: 'n3w' });
   assert.equal((await renewed.next()).type, 'welcome');

@@ -18,6 +18,7 @@ import { searchVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
 import { parseQuery } from '../../searcher/query.js';
 import { editDistance } from '../../searcher/spelling.js';
+import { Synonyms } from '../../searcher/synonyms.js';
 import { buildCli } from '../indexer/site.js';
 
 const PAGES: Record<string, { lang: string; body: string }> = {
@@ -31,7 +32,10 @@ const PAGES: Record<string, { lang: string; body: string }> = {
   '/french': { lang: 'en', body: '<title>Le pont</title><p>Le vieux pont de pierre traverse la rivière près du moulin, et les enfants y jouent tous les soirs.</p>' },
   '/czech': { lang: '', body: '<p>Starý kamenný most přes řeku u mlýna stojí už několik set let a lidé po něm chodí každý den.</p>' },
   '/cake-2': { lang: 'cs', body: '<title>Pouť</title><p>Na pouť se peče sto koláčů pro celou vesnici.</p>' },
+  '/marimba': { lang: 'en', body: '<title>Lesson</title><p>Metal marimba notes ring bright for the school choir.</p>' },
+  '/couch': { lang: 'en', body: '<title>Room</title><p>A red couch stands by the window.</p>' },
 };
+const SYNONYMS = Synonyms.parse('# the test\'s list\nxylophone, marimba\nsettee => couch\nchaise longue, couch\n', 'synonyms.txt');
 
 let state: string;
 let site: Fixture;
@@ -62,8 +66,8 @@ after(async () => {
   if (process.env['SHERLOCK_KEEP_TMP'] === undefined) rmSync(state, { recursive: true, force: true });
 });
 
-async function paths(q: string): Promise<string[]> {
-  const result = await searchVersion(version, { query: parseQuery(q), offset: 0, limit: 20, filters: {} }, new AbortController().signal);
+async function paths(q: string, synonyms = Synonyms.NONE): Promise<string[]> {
+  const result = await searchVersion(version, { query: synonyms.apply(parseQuery(q)), offset: 0, limit: 20, filters: {} }, new AbortController().signal);
   return result.hits.map((hit) => hit.url.slice(site.origin.length));
 }
 
@@ -82,6 +86,17 @@ test('a Czech word typed without accents finds its inflected forms', async () =>
 
 test('the form as typed ranks above a stem variant with the same occurrences', async () => {
   assert.deepEqual(await paths('xylophones'), ['/xylophones', '/xylophone']);
+  assert.deepEqual(await paths('xylophone'), ['/xylophone', '/xylophones']);
+});
+
+test('a synonym finds its pages behind the word\'s own and its stem variants\'; => goes one way; a run of words may be a term', async () => {
+  assert.deepEqual(await paths('xylophone', SYNONYMS), ['/xylophone', '/xylophones', '/marimba']);
+  assert.deepEqual(await paths('marimba', SYNONYMS), ['/marimba', '/xylophone', '/xylophones']);
+  assert.deepEqual(await paths('settee', SYNONYMS), ['/couch']);
+  assert.deepEqual(await paths('couch', SYNONYMS), ['/couch']);
+  assert.deepEqual(await paths('chaise longue', SYNONYMS), ['/couch']);
+  assert.deepEqual(await paths('"chaise longue"', SYNONYMS), ['/couch']);
+  assert.deepEqual(await paths('=xylophone', SYNONYMS), ['/xylophone']);
   assert.deepEqual(await paths('xylophone'), ['/xylophone', '/xylophones']);
 });
 
