@@ -27,6 +27,7 @@ import { CURRENT, currentVersion, indexDirectory } from '../common/index/layout.
 import { IndexVersion } from '../searcher/index-version.js';
 import { QueryError, parseQuery, type QueryNode } from '../searcher/query.js';
 import { Synonyms } from '../searcher/synonyms.js';
+import { explanationLines } from '../searcher/explain.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
@@ -97,6 +98,8 @@ interface SearchOptions {
   limit: number;
   offset: number;
   json?: boolean;
+  explain?: boolean;
+  sort: 'relevance' | 'date';
   benchQueries?: string;
   passes: number;
   warmup: number;
@@ -111,6 +114,8 @@ export function registerSearch(program: Command): void {
     .option('--limit <n>', 'hits to print, 1–100', count('--limit', 100), 10)
     .option('--offset <n>', 'hits to skip, 0–1000', count('--offset', 1000), 0)
     .option('--json', 'print the result as one JSON object (the API\'s result fields)')
+    .option('--explain', 'print with each hit the parts of its score (docs/search.md "Explain")')
+    .addOption(new Option('--sort <order>', 'relevance, or date (newest first)').choices(['relevance', 'date']).default('relevance'))
     .addOption(new Option('--bench-queries <file>').hideHelp())
     .addOption(new Option('--passes <n>').argParser(count('--passes', 1000)).default(3).hideHelp())
     .addOption(new Option('--warmup <n>').argParser(count('--warmup', 1000)).default(1).hideHelp())
@@ -133,7 +138,8 @@ export function registerSearch(program: Command): void {
         const version = openCurrent(stateDir(opts), globals);
         try {
           const started = performance.now();
-          const result = await searchVersion(version, { query, offset: opts.offset, limit: opts.limit, filters: {} }, new AbortController().signal);
+          const request = { query, offset: opts.offset, limit: opts.limit, filters: {}, sort: opts.sort, ...(opts.explain === true ? { explain: true } : {}) };
+          const result = await searchVersion(version, request, new AbortController().signal);
           const took_ms = Math.round((performance.now() - started) * 10) / 10;
           if (opts.json === true) {
             printJson({ index: version.name, took_ms, ...result });
@@ -142,6 +148,7 @@ export function registerSearch(program: Command): void {
           print(`${result.total.relation === 'gte' ? 'at least ' : ''}${result.total.value} found in ${version.name} (${took_ms} ms)`);
           result.hits.forEach((hit, i) => {
             print(`\n${opts.offset + i + 1}. ${hit.title}\n   ${hit.url}\n   ${snippetText(hit.snippet)}`);
+            for (const line of hit.explain === undefined ? [] : explanationLines(hit.explain)) print(`   ${line}`);
           });
         } finally {
           version.retire();

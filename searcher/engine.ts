@@ -28,6 +28,8 @@ export interface SearchFilters {
   type?: string[];
   /** ISO 639-1 codes (or "und"); any of them matches. */
   lang?: string[];
+  /** Days: only cards dated (Last-Modified, else fetched) at most this long ago. */
+  age?: number;
 }
 
 export interface SearchRequest {
@@ -37,6 +39,10 @@ export interface SearchRequest {
   offset: number;
   limit: number;
   filters: SearchFilters;
+  /** "date": newest first (CardInfo's date; ties by score), without site collapsing; default by score. */
+  sort?: 'relevance' | 'date';
+  /** Each hit with the parts of its score (searcher/explain.ts). */
+  explain?: boolean;
 }
 
 export interface SearchHit {
@@ -53,8 +59,46 @@ export interface SearchHit {
   size: number;
   /** When it was fetched, ISO 8601. */
   date: string;
+  /** Its language, ISO 639-1 ("und": not told). */
+  lang: string;
   /** Where the raw response lies in the archive, for a "cached copy" link. */
   archive?: { file: string; offset: number; length: number };
+  /** With `explain`: the parts of its score. */
+  explain?: Explanation;
+}
+
+/** How a card has a query word: as typed, an accent variant, a word of its stem class, a synonym, a word of a synonym's stem class. */
+export type FormMatch = 'exact' | 'accent' | 'stem' | 'synonym' | 'synonym stem';
+
+/** A hit's score explained (searcher/explain.ts): score = (query.score + 1) × factor, factor from the static weight (0–255). */
+export interface Explanation {
+  score: number;
+  weight: number;
+  factor: number;
+  query: ScorePart;
+}
+
+/** One node of the query on one hit: what it adds to the score, and from what. */
+export interface ScorePart {
+  /** The node as written: a word, "a phrase", AND, OR, a NEAR, a filter. */
+  node: string;
+  score: number;
+  /** A phrase's, NEAR's or AND's (proximity) bonus on top of its parts; a word's accent bonus. */
+  bonus?: number;
+  /** A word: the closest form the card has it in, and the share of the score that form keeps. */
+  match?: FormMatch;
+  factor?: number;
+  idf?: number;
+  /** A word: the body's term frequency (occurrences weighted by word type) and the body, metas and anchor texts parts, each before × idf. */
+  tf?: number;
+  body?: number;
+  metas?: number;
+  anchors?: number;
+  /** A word: its occurrences in the card by field (body, title, keywords, description, url, file, anchor). */
+  fields?: Record<string, number>;
+  /** A word: the forms the card has it in. */
+  forms?: Array<{ word: string; match: FormMatch }>;
+  parts?: ScorePart[];
 }
 
 export interface FacetCount {

@@ -42,7 +42,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CARD_TYPES, cardType } from '../common/index/cardinfo.js';
 import type { LexiconEntry } from '../common/index/lexicon.js';
-import { META_LINE, PACKED_CODE_BITS, WORD_EDGE } from '../common/index/refs.js';
+import { META_LINE, PACKED_CODE_BITS, PACKED_META, WORD_EDGE } from '../common/index/refs.js';
 import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
 import { Lru, MAX_FORMS, type CardColumns, type IndexVersion, type Postings, type WordForms } from './index-version.js';
@@ -57,7 +57,6 @@ const occurrenceBytes = (o: Occurrences): number => o.cards.byteLength + o.score
 export const MAX_CHAINS = 2_000_000;
 /** Chains read or cards scanned between two turns given to the event loop. */
 const YIELD_WORK = 65_536;
-const PACKED_META = 1 << 6;
 
 /** Meta types (doc-body.ts META_TYPES) a field keeps, one bit per type. */
 const FIELD_METAS: Record<Field, number> = { title: 1 << 0, url: (1 << 3) | (1 << 4) };
@@ -73,7 +72,7 @@ export interface Hits {
 }
 
 /** One word's occurrences: its hits with keys, which cards have the query word's exact form, the word's IDF, and its phrase shapes (rank.ts chainShapes) when the chain cache has them. */
-interface Occurrences extends Hits {
+export interface Occurrences extends Hits {
   starts: Uint32Array;
   keys: Int32Array;
   exact: Uint8Array;
@@ -267,7 +266,8 @@ export class Evaluation {
         return positive(this.site(node.host, keys));
       case 'type':
       case 'lang':
-        return positive(await this.scan(cardTest(node), keys));
+      case 'date':
+        return positive(await this.scan(cardTest(node, this.version.columns), keys));
       case 'not': {
         const inner = await this.node(node.child, false);
         return { hits: inner.hits, negated: !inner.negated };
@@ -287,16 +287,16 @@ export class Evaluation {
 
   /** An AND's children evaluated, as the AndMatch of its cards, or its complement when nothing in it is positive. */
   private async andMatch(children: readonly QueryNode[]): Promise<AndMatch | Result> {
-    const isTest = (c: QueryNode): c is TestNode => c.kind === 'type' || c.kind === 'lang';
+    const isTest = (c: QueryNode): c is TestNode => c.kind === 'type' || c.kind === 'lang' || c.kind === 'date';
     const hasPositive = children.some((c) => !isTest(c) && c.kind !== 'not');
     // Each type: or lang: child inside a positive AND is a test of each card's CardInfo byte.
-    const tests = hasPositive ? children.filter(isTest).map(cardTest) : [];
+    const tests = hasPositive ? children.filter(isTest).map((c) => cardTest(c, this.version.columns)) : [];
     const results: Result[] = [];
     for (const child of children) if (!(hasPositive && isTest(child))) results.push(await this.node(child, true));
     const included = results.filter((r) => !r.negated).map((r) => r.hits);
     const excluded = results.filter((r) => r.negated).map((r) => r.hits);
     if (included.length === 0) return { hits: unite(excluded, false), negated: true };
-    return new AndMatch(included, excluded, tests, this.version.columns);
+    return new AndMatch(included, excluded, tests);
   }
 
   private async or(children: readonly QueryNode[], keys: boolean): Promise<Result> {
@@ -342,7 +342,7 @@ export class Evaluation {
    * alone (`=word`), its accent variants and stem classes and its
    * synonyms' (in the query's languages), or a prefix's expansions.
    */
-  private entries(node: TermNode, at: number): WordForms {
+  entries(node: TermNode, at: number): WordForms {
     if (node.kind === 'word' && node.prefix) {
       const { entries, more } = this.version.prefixed(node.word.plain, MAX_EXPANSIONS);
       if (more) this.truncated = true;
@@ -378,7 +378,7 @@ export class Evaluation {
    * the score of a card is rank.ts occurrenceScore. The IDF of several
    * variants (or a prefix's words) counts their chains together.
    */
-  private async occurrences(node: TermNode, at: number): Promise<Occurrences> {
+  async occurrences(node: TermNode, at: number): Promise<Occurrences> {
     const exact = node.kind === 'word' ? node.word.exact : node.words[at]!.exact;
     const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
     // A word of several forms is a k-way merge: kept, as its chains are, for the next query with the word as typed (in the same languages, with the same synonyms).
@@ -495,13 +495,12 @@ export class Evaluation {
 
   /** Every card that passes `test`. */
   private async scan(test: CardTest, keys: boolean): Promise<Hits> {
-    const column = this.version.columns[test.column];
-    const { accept } = test;
+    const count = this.version.columns.weight.length;
     const out = new HitsBuilder(0, keys);
-    for (let from = 0; from < column.length; from += YIELD_WORK) {
+    for (let from = 0; from < count; from += YIELD_WORK) {
       await this.pace(YIELD_WORK);
-      const to = Math.min(from + YIELD_WORK, column.length);
-      for (let id = from; id < to; id++) if (accept[column[id]!] === 1) out.add(id, 0, 0, false);
+      const to = Math.min(from + YIELD_WORK, count);
+      for (let id = from; id < to; id++) if (test(id)) out.add(id, 0, 0, false);
     }
     return out.hits();
   }
@@ -509,20 +508,28 @@ export class Evaluation {
 
 const positive = (hits: Hits): Result => ({ hits, negated: false });
 
-type TestNode = Extract<QueryNode, { kind: 'type' | 'lang' }>;
+type TestNode = Extract<QueryNode, { kind: 'type' | 'lang' | 'date' }>;
 
-/** A test of one CardInfo byte of a card (its coarse type, its language): `accept[value]` is 1 for the values that pass. */
-export interface CardTest {
-  column: 'type' | 'language';
-  accept: Uint8Array;
-}
+/** Whether a card (by id) passes a test of its CardInfo columns. */
+export type CardTest = (cardId: number) => boolean;
 
-/** The test a `type:` (MIME types, matched by their coarse CardInfo type) or `lang:` node makes. */
-export function cardTest(node: TestNode): CardTest {
+/**
+ * The test a `type:` (MIME types, matched by their coarse CardInfo type),
+ * `lang:` or `after:`/`before:` node makes: a byte's values looked up in a
+ * table of 256, or the date in a range (a card of unknown date, 0, is in
+ * none).
+ */
+export function cardTest(node: TestNode, columns: CardColumns): CardTest {
+  if (node.kind === 'date') {
+    const { date } = columns;
+    const { from, to } = node;
+    return (cardId) => date[cardId]! >= from && date[cardId]! < to;
+  }
   const accept = new Uint8Array(256);
   if (node.kind === 'type') for (const type of node.types) accept[CARD_TYPES.indexOf(cardType(type))] = 1;
   else for (const lang of node.languages) accept[languageCode(lang)] = 1;
-  return { column: node.kind === 'type' ? 'type' : 'language', accept };
+  const column = node.kind === 'type' ? columns.type : columns.language;
+  return (cardId) => accept[column[cardId]!] === 1;
 }
 
 /** The lowest card id at the cursors of a k-way merge, −1 when every list is done. */
@@ -658,7 +665,6 @@ class AndMatch extends Candidates implements Matcher {
     included: readonly Hits[],
     excluded: readonly Hits[],
     tests: readonly CardTest[],
-    columns: CardColumns,
   ) {
     const base = included.reduce((smallest, hits) => (hits.count < smallest.count ? hits : smallest));
     super(base.count, included.length);
@@ -675,7 +681,7 @@ class AndMatch extends Candidates implements Matcher {
     const baseCards = base.cards;
     cards: for (let i = 0; i < base.count; i++) {
       const cardId = baseCards[i]!;
-      for (let t = 0; t < tests.length; t++) if (tests[t]!.accept[columns[tests[t]!.column][cardId]!] !== 1) continue cards;
+      for (let t = 0; t < tests.length; t++) if (!tests[t]!(cardId)) continue cards;
       for (let e = 0; e < excluded.length; e++) {
         const list = excludedCards[e]!;
         const end = excludedCounts[e]!;

@@ -21,6 +21,7 @@ import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, Suggestion } from './engine.js';
 import { NoIndexError } from './engine.js';
 import { Evaluation, cardTest, type CardTest, type Hits } from './evaluate.js';
+import { explainHits } from './explain.js';
 import { HIDDEN, IndexVersion, type CacheSizes, type CardColumns } from './index-version.js';
 import { cacheSizes } from './config.js';
 import type { QueryNode } from './query.js';
@@ -36,6 +37,7 @@ const FACET_VALUES = 10;
 const TEST_QUERIES = 3;
 /** Candidates ranked beyond the page asked for, so that site collapsing has others to bring up. */
 const COLLAPSE_SLACK = 3;
+const DAY_SECONDS = 86_400;
 
 export interface IndexEngineOptions {
   /** The state directory. */
@@ -194,7 +196,12 @@ export async function searchVersion(version: IndexVersion, request: SearchReques
   }
   const { total, page, facets } = ranked;
   const marker = new Marker(highlight(query));
-  return { total, hits: page.map((s) => hit(version, s, marker)), facets, ...(suggest === undefined ? {} : { suggest }) };
+  const hits = page.map((s) => hit(version, s, marker));
+  if (request.explain === true) {
+    const explained = await explainHits(version, new Evaluation(version, signal, queryLanguages(request)), query, page.map((s) => s.cardId));
+    hits.forEach((h, i) => (h.explain = explained[i]));
+  }
+  return { total, hits, facets, ...(suggest === undefined ? {} : { suggest }) };
 }
 
 /** The corrected query as text and as HTML: the query as typed with each corrected word replaced (a field prefix kept), or the corrected words alone without it. */
@@ -246,19 +253,23 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const matches = await evaluation.matcher(request.query);
   const { filters } = request;
   const tests: CardTest[] = [];
-  if (filters.type?.length) tests.push(cardTest({ kind: 'type', types: filters.type, start: 0, end: 0 }));
-  if (filters.lang?.length) tests.push(cardTest({ kind: 'lang', languages: filters.lang, start: 0, end: 0 }));
+  const { columns } = version;
+  if (filters.type?.length) tests.push(cardTest({ kind: 'type', types: filters.type, start: 0, end: 0 }, columns));
+  if (filters.lang?.length) tests.push(cardTest({ kind: 'lang', languages: filters.lang, start: 0, end: 0 }, columns));
+  if (filters.age !== undefined) tests.push(cardTest({ kind: 'date', from: Math.floor(Date.now() / 1000) - filters.age * DAY_SECONDS, to: 2 ** 32, start: 0, end: 0 }, columns));
   const filterSites = filters.site?.length ? await siteCards(version, filters.site, signal) : undefined;
   signal.throwIfAborted();
-  const { columns } = version;
-  const { weight, flags, site } = columns;
+  const { weight, flags, site, date } = columns;
+  const byDate = request.sort === 'date';
+  // By date: the date, ties broken by the score in the fraction (a score s ≥ 1 adds s ÷ (s + 1) < 1).
+  const key = (cardId: number, score: number): number => (byDate ? date[cardId]! + score / (score + 1) : score);
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
   const top = new TopK(k);
   const counts = new Counts(columns);
   let siteAt = 0;
   const filtered = (cardId: number): boolean => {
     if ((flags[cardId]! & HIDDEN) !== 0) return true;
-    for (const test of tests) if (test.accept[columns[test.column][cardId]!] !== 1) return true;
+    for (const test of tests) if (!test(cardId)) return true;
     if (filterSites === undefined) return false;
     siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
     return siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId;
@@ -266,7 +277,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   let skipped = 0;
   // Read once: the matcher is one of several classes, and its fields would be looked up per card.
   const { count: matched, cards, bounds: scores, exact, certain } = matches;
-  if (!prune || exact || matched <= k) {
+  if (!prune || exact || matched <= k || byDate) {
     // Without filters only the flags are looked at; a card below the top's floor is not pushed.
     const unfiltered = tests.length === 0 && filterSites === undefined;
     let floor = -Infinity;
@@ -276,7 +287,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       const s = exact ? scores[i]! : matches.score(i);
       if (s < 0) continue;
       counts.add(cardId);
-      const ranked = withStatic(s, weight[cardId]!);
+      const ranked = key(cardId, withStatic(s, weight[cardId]!));
       if (ranked < floor) continue;
       top.push(cardId, ranked);
       floor = top.floor();
@@ -316,11 +327,14 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       else score(j);
     }
   }
-  const order = collapse(top.best(), (s) => site[s.cardId]!, (s) => s.score, request.limit);
+  const order = byDate ? top.best() : collapse(top.best(), (s) => site[s.cardId]!, (s) => s.score, request.limit);
+  let page = order.slice(request.offset, request.offset + request.limit);
+  // By date the key is no score: the page's cards are scored again (found by binary search among the matches).
+  if (byDate) page = page.map(({ cardId }) => ({ cardId, score: withStatic(matches.score(seek(cards, 0, matched, cardId)), weight[cardId]!) }));
   const lower = evaluation.truncated || (skipped > 0 && !certain);
   return {
     total: { value: counts.total, relation: lower ? 'gte' : 'eq' },
-    page: order.slice(request.offset, request.offset + request.limit),
+    page,
     facets: {
       site: counts.sites.largest((key, card) => version.siteHost(key, card)),
       type: counts.types.largest((_key, card) => version.mimeType(card)),
@@ -421,6 +435,7 @@ function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
     type: card.type,
     size: card.size,
     date: new Date(card.date * 1000).toISOString(),
+    lang: languageOf(version.columns.language[scored.cardId]!),
   };
   // The indexer writes "-" for a card whose bucket named no ARC record.
   return card.arc.file === '-' ? out : { ...out, archive: card.arc };

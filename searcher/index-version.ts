@@ -166,12 +166,24 @@ export interface CardColumns {
   length: Uint8Array;
   /** BM25's length normalisation of each length code (rank.ts lengthNorms). */
   norms: Float64Array;
+  /** Last-Modified, else the fetch time, Unix seconds; 0 unknown. */
+  date: Uint32Array;
 }
 
 function cardColumns(info: CardInfoReader): CardColumns {
   const n = info.count;
   const length = new Uint8Array(n);
-  const columns: CardColumns = { weight: new Uint8Array(n), flags: new Uint8Array(n), type: new Uint8Array(n), language: new Uint8Array(n), site: new Uint32Array(n), sites: 0, length, norms: new Float64Array(0) };
+  const columns: CardColumns = {
+    weight: new Uint8Array(n),
+    flags: new Uint8Array(n),
+    type: new Uint8Array(n),
+    language: new Uint8Array(n),
+    site: new Uint32Array(n),
+    sites: 0,
+    length,
+    norms: new Float64Array(0),
+    date: new Uint32Array(n),
+  };
   const numbers = new Map<number, number>();
   for (let id = 0; id < n; id++) {
     const record = info.get(id);
@@ -179,6 +191,7 @@ function cardColumns(info: CardInfoReader): CardColumns {
     columns.flags[id] = record.flags;
     columns.type[id] = CARD_TYPES.indexOf(record.type);
     columns.language[id] = languageCode(record.language);
+    columns.date[id] = record.date;
     length[id] = record.length;
     let site = numbers.get(record.site);
     if (site === undefined) numbers.set(record.site, (site = numbers.size));

@@ -29,6 +29,8 @@ export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
 export const MAX_OFFSET = 1000;
 export const MAX_FILTER_VALUES = 16;
+/** filters.age: days, at most a century. */
+export const MAX_AGE_DAYS = 36_500;
 export const MAX_FILTER_LENGTH = 253;
 
 export type ErrorCode =
@@ -67,6 +69,8 @@ export interface SearchFields {
   offset: number;
   limit: number;
   filters: SearchFilters;
+  sort?: 'relevance' | 'date';
+  explain?: boolean;
 }
 
 export type ClientMessage =
@@ -144,7 +148,7 @@ export function queryErrorFields(err: QueryError): ErrorFields {
 
 const FIELDS = {
   hello: ['token'],
-  search: ['id', 'q', 'offset', 'limit', 'filters'],
+  search: ['id', 'q', 'offset', 'limit', 'filters', 'sort', 'explain'],
   cancel: ['id'],
   subscribe: ['id', 'topic'],
   unsubscribe: ['id'],
@@ -211,7 +215,10 @@ export function checkSearchFields(value: Json, id?: string): SearchFields {
   if (q.length > MAX_QUERY_LENGTH) throw new MessageError(`q must be at most ${MAX_QUERY_LENGTH} characters`, 'q', id);
   const offset = integer(value, 'offset', 0, MAX_OFFSET, 0, id);
   const limit = integer(value, 'limit', 1, MAX_LIMIT, DEFAULT_LIMIT, id);
-  return { q, offset, limit, filters: checkFilters(value['filters'], id) };
+  const { sort, explain } = value;
+  if (sort !== undefined && sort !== 'relevance' && sort !== 'date') throw new MessageError('sort must be "relevance" or "date"', 'sort', id);
+  if (explain !== undefined && typeof explain !== 'boolean') throw new MessageError('explain must be true or false', 'explain', id);
+  return { q, offset, limit, filters: checkFilters(value['filters'], id), ...(sort === undefined ? {} : { sort }), ...(explain === true ? { explain } : {}) };
 }
 
 function integer(value: Json, field: string, min: number, max: number, fallback: number, id: string | undefined): number {
@@ -225,10 +232,17 @@ function integer(value: Json, field: string, min: number, max: number, fallback:
 
 function checkFilters(filters: unknown, id: string | undefined): SearchFilters {
   if (filters === undefined) return {};
-  if (!isObject(filters)) throw new MessageError('filters must be an object with "site", "type" and/or "lang" lists', 'filters', id);
+  if (!isObject(filters)) throw new MessageError('filters must be an object with "site", "type" and/or "lang" lists and/or "age"', 'filters', id);
   const out: SearchFilters = {};
   for (const [key, list] of Object.entries(filters)) {
-    if (key !== 'site' && key !== 'type' && key !== 'lang') throw new MessageError(`filters.${key} is not a filter; there are site, type and lang`, `filters.${key}`, id);
+    if (key === 'age') {
+      if (typeof list !== 'number' || !Number.isInteger(list) || list < 1 || list > MAX_AGE_DAYS) {
+        throw new MessageError(`filters.age must be a whole number of days from 1 to ${MAX_AGE_DAYS}`, 'filters.age', id);
+      }
+      out.age = list;
+      continue;
+    }
+    if (key !== 'site' && key !== 'type' && key !== 'lang') throw new MessageError(`filters.${key} is not a filter; there are site, type, lang and age`, `filters.${key}`, id);
     if (!Array.isArray(list) || list.length > MAX_FILTER_VALUES) {
       throw new MessageError(`filters.${key} must be a list of at most ${MAX_FILTER_VALUES} strings`, `filters.${key}`, id);
     }

@@ -23,6 +23,9 @@
  *                   name (html, text, pdf, …)
  *   lang:xx         cards in that language, an ISO 639-1 code (en, cs, de,
  *                   …; "und" for pages whose language was not told)
+ *   after:date      cards dated on or after the date (Last-Modified, else
+ *   before:date     the fetch), before it: YYYY, YYYY-MM or YYYY-MM-DD,
+ *                   in UTC; a card of unknown date is in neither
  *
  * OR and NEAR are operators only in capitals; "or" is a word. A term that
  * cuts into several words ("e-mail", "node.js", CJK text) is a phrase of
@@ -83,6 +86,8 @@ export type QueryNode =
   | { kind: 'site'; host: string; start: number; end: number }
   | { kind: 'type'; types: string[]; start: number; end: number }
   | { kind: 'lang'; languages: string[]; start: number; end: number }
+  /** Dates from `from` up to (not including) `to`, Unix seconds. */
+  | { kind: 'date'; from: number; to: number; start: number; end: number }
   | { kind: 'and'; children: QueryNode[] }
   | { kind: 'or'; children: QueryNode[] }
   | { kind: 'not'; child: QueryNode };
@@ -108,7 +113,7 @@ type Token =
   | { t: 'near'; distance: number; start: number; end: number };
 
 const SPACE = /\s/u;
-const FIELDS = new Set(['title', 'url', 'site', 'type', 'lang']);
+const FIELDS = new Set(['title', 'url', 'site', 'type', 'lang', 'after', 'before']);
 
 function tokenize(q: string): Token[] {
   const out: Token[] = [];
@@ -273,6 +278,7 @@ class Parser {
     if (token.field === 'site') return this.site(token);
     if (token.field === 'type') return this.type(token);
     if (token.field === 'lang') return this.lang(token);
+    if (token.field === 'after' || token.field === 'before') return this.date(token, token.field);
     const field = token.field as Field | undefined;
     return token.t === 'phrase' ? this.phrase(token, field) : this.term(token, field);
   }
@@ -332,10 +338,31 @@ class Parser {
     return { kind: 'lang', languages: [value], start: token.start, end: token.end };
   }
 
+  private date(token: Extract<Token, { t: 'text' | 'phrase' }>, bound: 'after' | 'before'): QueryNode {
+    const seconds = dateSeconds(token.text);
+    if (seconds === undefined) throw new QueryError('bad_filter', `${bound}: takes a date as YYYY, YYYY-MM or YYYY-MM-DD, not ${JSON.stringify(token.text.slice(0, 40))}`, token.start);
+    return bound === 'after' ? { kind: 'date', from: seconds, to: LAST_DATE, start: token.start, end: token.end } : { kind: 'date', from: 1, to: seconds, start: token.start, end: token.end };
+  }
+
   private count(n: number, at: number): void {
     this.terms += n;
     if (this.terms > MAX_TERMS) throw new QueryError('too_many_terms', `a query has at most ${MAX_TERMS} words`, at);
   }
+}
+
+/** Past every date CardInfo can hold (u32 seconds). */
+const LAST_DATE = 2 ** 32;
+
+/** The first second (UTC) of a day, month or year written YYYY[-MM[-DD]], or undefined when it is no such date (or before 1970). */
+export function dateSeconds(text: string): number | undefined {
+  const match = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/.exec(text);
+  if (match === null) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2] ?? 1), Number(match[3] ?? 1)];
+  const ms = Date.UTC(year, month - 1, day);
+  const back = new Date(ms);
+  // Date.UTC rolls 2024-02-30 over into March: such a date is refused.
+  if (back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day || ms < 0) return undefined;
+  return Math.min(ms / 1000, LAST_DATE);
 }
 
 function isTerm(node: QueryNode): node is TermNode {

@@ -146,7 +146,7 @@ export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32
  * per site). Never below idf × any one meta occurrence's weight, nor below
  * idf × bodyScore of any of its word occurrences (phrases rely on it).
  */
-export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number): number {
+export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number, parts?: OccurrenceParts): number {
   let tf = 0;
   let best = 0;
   let second = 0;
@@ -163,7 +163,17 @@ export function occurrenceScore(refs: Int32Array, from: number, to: number, norm
     else if (weight > second) second = weight;
   }
   const anchorScore = anchors === 0 ? 0 : (anchor * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
-  return idf * (bodyScore(tf, norm) + best + second / SECOND_DIVISOR + anchorScore);
+  const body = bodyScore(tf, norm);
+  if (parts !== undefined) Object.assign(parts, { tf, body, metas: best + second / SECOND_DIVISOR, anchors: anchorScore });
+  return idf * (body + best + second / SECOND_DIVISOR + anchorScore);
+}
+
+/** The parts of occurrenceScore before the IDF (explain.ts): the body's term frequency and score, the metas' (best + second ÷ SECOND_DIVISOR), the anchor texts'. */
+export interface OccurrenceParts {
+  tf: number;
+  body: number;
+  metas: number;
+  anchors: number;
 }
 
 /** The body part of a word's score for a term frequency `tf` in a card of length norm `norm`. */

@@ -7,12 +7,12 @@
  */
 
 import { logger } from '../common/log.js';
-import { NoIndexError, type EncodedResult, type Engine, type SearchResult } from './engine.js';
+import { NoIndexError, type EncodedResult, type Engine, type SearchRequest, type SearchResult } from './engine.js';
 import { queryErrorFields, type ErrorFields, type SearchFields } from './protocol.js';
 import { count, type Counters } from './counters.js';
 import type { SearcherMetrics } from './metrics.js';
 import type { SearcherConfig } from './config.js';
-import { QueryError, parseQuery } from './query.js';
+import { QueryError, parseQuery, type QueryNode } from './query.js';
 import type { Synonyms } from './synonyms.js';
 
 const log = logger('searcher');
@@ -64,7 +64,7 @@ async function attempt({ engine, config, synonyms }: SearchContext, fields: Sear
   const started = performance.now();
   try {
     // The race hears a late rejection of either promise, so an engine slow to notice the abort is no unhandled rejection.
-    const result = await Promise.race([engine.search({ query, text: fields.q, offset: fields.offset, limit: fields.limit, filters: fields.filters }, controller.signal), stopped]);
+    const result = await Promise.race([engine.search(searchRequest(query, fields), controller.signal), stopped]);
     return { ok: true, result, took_ms: Math.round((performance.now() - started) * 10) / 10 };
   } catch (err) {
     if (signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'the search was cancelled' } };
@@ -75,6 +75,11 @@ async function attempt({ engine, config, synonyms }: SearchContext, fields: Sear
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** The engine's request for checked fields and their parsed query. */
+function searchRequest(query: QueryNode, { q, offset, limit, filters, sort, explain }: SearchFields): SearchRequest {
+  return { query, text: q, offset, limit, filters, ...(sort === undefined ? {} : { sort }), ...(explain === true ? { explain } : {}) };
 }
 
 /** A bug: the client learns only that it failed, the log gets the details. */

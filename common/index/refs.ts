@@ -292,7 +292,8 @@ export function refsOf(chain: Buffer): Buffer {
  */
 export const META_LINE = 1 << 20;
 export const PACKED_CODE_BITS = 7;
-const PACKED_META = 1 << 6;
+/** The bit of a packed ref that says it is a meta's (its type then in bits 2–5). */
+export const PACKED_META = 1 << 6;
 
 export function packRef(ref: Ref): number {
   return ref.kind === 'word'

@@ -60,6 +60,7 @@ export function hit(n: number, fields: Partial<SearchHit> = {}): SearchHit {
     site: 'example.org',
     type: 'text/html',
     size: 1234 * n,
+    lang: 'en',
     date: '2026-01-02T03:04:05.000Z',
     ...fields,
   };

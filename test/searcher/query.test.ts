@@ -26,6 +26,8 @@ function show(node: QueryNode): string {
       return `type:${node.types.join('|')}`;
     case 'lang':
       return `lang:${node.languages.join('|')}`;
+    case 'date':
+      return `date:${new Date(node.from * 1000).toISOString().slice(0, 10)}..${node.to === 2 ** 32 ? '' : new Date(node.to * 1000).toISOString().slice(0, 10)}`;
     case 'and':
       return `AND(${node.children.map(show).join(' ')})`;
     case 'or':

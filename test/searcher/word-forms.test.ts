@@ -14,6 +14,7 @@ import test, { after, before } from 'node:test';
 import { runCli } from '../helpers/cli.js';
 import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { currentVersion, indexDirectory } from '../../common/index/layout.js';
+import type { SearchRequest } from '../../searcher/engine.js';
 import { searchVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
 import { parseQuery } from '../../searcher/query.js';
@@ -21,9 +22,9 @@ import { editDistance } from '../../searcher/spelling.js';
 import { Synonyms } from '../../searcher/synonyms.js';
 import { buildCli } from '../indexer/site.js';
 
-const PAGES: Record<string, { lang: string; body: string }> = {
-  '/bridge': { lang: 'en', body: '<title>Stone bridge</title><p>The old stone bridge crosses the river near the mill.</p>' },
-  '/bridges': { lang: 'en', body: '<title>River crossings</title><p>Three bridges cross the river, and all the bridges are old.</p>' },
+const PAGES: Record<string, { lang: string; body: string; modified?: string }> = {
+  '/bridge': { lang: 'en', body: '<title>Stone bridge</title><p>The old stone bridge crosses the river near the mill.</p>', modified: 'Mon, 05 Mar 2001 10:00:00 GMT' },
+  '/bridges': { lang: 'en', body: '<title>River crossings</title><p>Three bridges cross the river, and all the bridges are old.</p>', modified: 'Tue, 15 Nov 2011 10:00:00 GMT' },
   '/bridging': { lang: 'en', body: '<title>Towns</title><p>Bridging the gap between the two towns took years.</p>' },
   '/ferry': { lang: 'en', body: '<title>Ferry</title><p>A ferry crosses where no span was ever built.</p>' },
   '/xylophones': { lang: 'en', body: '<title>Concert</title><p>Wooden xylophones sound warm in the old hall tonight.</p>' },
@@ -46,9 +47,10 @@ before(async () => {
   const routes: Record<string, RouteHandler> = {
     '/': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html><body>${Object.keys(PAGES).map((p, i) => `<a href="${p}">${i}</a>`).join(' ')}</body></html>`),
   };
-  for (const [path, { lang, body }] of Object.entries(PAGES)) {
+  for (const [path, { lang, body, modified }] of Object.entries(PAGES)) {
     const html = lang === '' ? '<html>' : `<html lang="${lang}">`;
-    routes[path] = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`${html}<head></head><body>${body}</body></html>`);
+    const headers = { 'Content-Type': 'text/html; charset=utf-8', ...(modified === undefined ? {} : { 'Last-Modified': modified }) };
+    routes[path] = (_req, res) => res.writeHead(200, headers).end(`${html}<head></head><body>${body}</body></html>`);
   }
   site = await startFixture({ address: '127.0.0.83', routes });
   const seeds = join(state, 'seeds.txt');
@@ -66,8 +68,8 @@ after(async () => {
   if (process.env['SHERLOCK_KEEP_TMP'] === undefined) rmSync(state, { recursive: true, force: true });
 });
 
-async function paths(q: string, synonyms = Synonyms.NONE): Promise<string[]> {
-  const result = await searchVersion(version, { query: synonyms.apply(parseQuery(q)), offset: 0, limit: 20, filters: {} }, new AbortController().signal);
+async function paths(q: string, synonyms = Synonyms.NONE, more: Partial<SearchRequest> = {}): Promise<string[]> {
+  const result = await searchVersion(version, { query: synonyms.apply(parseQuery(q)), offset: 0, limit: 20, filters: {}, ...more }, new AbortController().signal);
   return result.hits.map((hit) => hit.url.slice(site.origin.length));
 }
 
@@ -138,6 +140,39 @@ test('a misspelt word with no hits is answered for the correction, and says so',
   assert.equal((await answer('bridge')).suggest, undefined);
   assert.equal((await answer('zzqqxx')).suggest, undefined);
   assert.equal((await answer('=brige')).suggest, undefined);
+});
+
+test('after:, before: and filters.age keep cards by Last-Modified (else the fetch); sort "date" puts the newest first', async () => {
+  assert.deepEqual(await paths('bridges before:2005'), ['/bridge']);
+  assert.deepEqual(await paths('bridges after:2005 before:2011-11-16'), ['/bridges']);
+  assert.deepEqual(await paths('bridges after:2011-11-16'), ['/bridging']);
+  assert.deepEqual(await paths('before:2011-12'), ['/bridge', '/bridges']);
+  assert.deepEqual(await paths('bridges', Synonyms.NONE, { filters: { age: 30 } }), ['/bridging']);
+  assert.deepEqual(await paths('bridges', Synonyms.NONE, { sort: 'date' }), ['/bridging', '/bridges', '/bridge']);
+  assert.throws(() => parseQuery('bridge after:yesterday'), /after: takes a date as YYYY, YYYY-MM or YYYY-MM-DD/);
+  assert.throws(() => parseQuery('bridge before:2023-02-30'), /before: takes a date/);
+});
+
+test('explain gives each hit the parts of its score: each word\'s form, factor, IDF and fields, adding up to the hit\'s score', async () => {
+  const explained = async (q: string, synonyms = Synonyms.NONE) => {
+    const result = await searchVersion(version, { query: synonyms.apply(parseQuery(q)), offset: 0, limit: 20, filters: {}, explain: true }, new AbortController().signal);
+    for (const hit of result.hits) {
+      assert.ok(hit.explain !== undefined);
+      assert.ok(Math.abs(hit.explain.score - hit.score) <= 0.05 + 1e-9, `${q}: ${hit.explain.score} against ${hit.score}`);
+    }
+    return new Map(result.hits.map((hit) => [hit.url.slice(site.origin.length), hit.explain!]));
+  };
+  const bridges = await explained('bridges');
+  assert.deepEqual([bridges.get('/bridges')!.query.match, bridges.get('/bridging')!.query.match], ['exact', 'stem']);
+  assert.equal(bridges.get('/bridging')!.query.factor, 0.8);
+  assert.deepEqual(bridges.get('/bridge')!.query.fields, { title: 1, body: 1, url: 1 });
+  assert.deepEqual(bridges.get('/bridge')!.query.forms, [{ word: 'bridge', match: 'stem' }]);
+  const synonym = (await explained('xylophone', Synonyms.parse('xylophone, marimba\n', 's.txt'))).get('/marimba')!.query;
+  assert.deepEqual([synonym.match, synonym.factor], ['synonym', 0.6]);
+  const and = (await explained('old river')).get('/bridges')!.query;
+  assert.equal(and.node, 'AND');
+  assert.ok(Math.abs(and.score - and.parts!.reduce((n, p) => n + p.score, 0) - and.bonus!) < 1e-9);
+  for (const q of ['"stone bridge"', 'stone NEAR/3 river', 'bridge OR ferry -lang:cs', 'koláč']) await explained(q);
 });
 
 test('edit distance counts insertions, deletions, substitutions and swaps, and stops past the bound', () => {
