@@ -138,7 +138,8 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
   }
   let fields;
   try {
-    fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters: { site: state.site, type: state.type, lang: state.lang } });
+    const filters = { site: state.site, type: state.type, lang: state.lang };
+    fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}) });
   } catch (err) {
     if (!(err instanceof MessageError)) throw err;
     return refuse('BAD_MESSAGE', err.message);

@@ -20,13 +20,15 @@ export const PAGE_SIZE = 10;
 export const MAX_PAGE = 101;
 const MAX_FILTERS = 16;
 
-/** What the address bar holds: /search?q=…&site=…&type=…&page=N. */
+/** What the address bar holds: /search?q=…&site=…&type=…&lang=…&sort=date&page=N. */
 export interface PageState {
   q: string;
   page: number;
   site: string[];
   type: string[];
   lang: string[];
+  /** Newest first instead of by score. */
+  byDate: boolean;
 }
 
 /** A result (a `result` message or the engine's result with its time) or an error (`error` message fields). */
@@ -40,6 +42,7 @@ export function stateFromParams(params: URLSearchParams): PageState {
     site: params.getAll('site').slice(0, MAX_FILTERS),
     type: params.getAll('type').slice(0, MAX_FILTERS),
     lang: params.getAll('lang').slice(0, MAX_FILTERS),
+    byDate: params.get('sort') === 'date',
   };
 }
 
@@ -50,6 +53,7 @@ export function stateHref(state: PageState): string {
   for (const site of state.site) params.append('site', site);
   for (const type of state.type) params.append('type', type);
   for (const lang of state.lang) params.append('lang', lang);
+  if (state.byDate) params.set('sort', 'date');
   if (state.page > 1) params.set('page', String(state.page));
   return `/search?${params.toString()}`;
 }
@@ -117,7 +121,9 @@ const TIPS = `<section id="tips" aria-label="How to search"><h2>Search tips</h2>
 <dt><code>mill NEAR/5 river</code></dt><dd>words at most 5 apart</dd>
 <dt><code>site:example.org</code></dt><dd>one site only</dd>
 <dt><code>type:pdf</code>, <code>title:word</code></dt><dd>by type, in the title</dd>
-</dl><p>Accents are optional: <code>creme</code> finds “crème”. Press <kbd>/</kbd> to search from anywhere, arrow keys to walk the results.</p></section>`;
+<dt><code>lang:cs</code>, <code>after:2024-06</code></dt><dd>by language, by date</dd>
+<dt><code>=bridges</code></dt><dd>that form only</dd>
+</dl><p>Accents are optional: <code>creme</code> finds “crème”; other forms count: <code>bridges</code> finds “bridge”. Press <kbd>/</kbd> to search from anywhere, arrow keys to walk the results.</p></section>`;
 
 /** Facets, result cards and pager: what changes under #results-region with each answer. */
 export function renderBody(state: PageState, answer: Answer | undefined): string {
@@ -156,7 +162,8 @@ function card(hit: SearchHit): string {
   const url = escapeHtml(hit.url);
   const heading = webUrl(hit.url) ? `<a href="${url}">${title}</a>` : title;
   const date = /^\d{4}-\d{2}-\d{2}/.test(hit.date) ? `<time datetime="${escapeHtml(hit.date)}">${hit.date.slice(0, 10)}</time>` : '';
-  const meta = [formatSize(hit.size), escapeHtml(hit.type), date].filter((part) => part !== '').join(' · ');
+  const lang = hit.lang === 'und' ? '' : `<span class="lang" lang="${escapeHtml(hit.lang)}">${escapeHtml(hit.lang)}</span>`;
+  const meta = [formatSize(hit.size), escapeHtml(hit.type), date, lang].filter((part) => part !== '').join(' · ');
   return `<li class="hit"><h2 class="hit-title">${heading}</h2><p class="hit-url">${url}</p><p class="hit-snippet">${safeSnippet(hit.snippet)}</p><p class="hit-meta">${meta}</p></li>`;
 }
 
@@ -176,7 +183,10 @@ function facets(state: PageState, counts: SearchResult['facets']): string {
   };
   // Every match of undetermined language is no choice worth a chip.
   const languages = counts.lang.filter((f) => f.value !== 'und' || state.lang.includes('und'));
-  const html = group('site', 'Sites', counts.site) + group('type', 'Types', counts.type) + group('lang', 'Languages', languages);
+  const order = (byDate: boolean, text: string) =>
+    `<li><a class="order"${state.byDate === byDate ? ' aria-current="true"' : ''} data-nav href="${escapeHtml(stateHref({ ...state, page: 1, byDate }))}">${text}</a></li>`;
+  const sort = `<div class="facet"><h2>Order</h2><ul>${order(false, 'Relevance')}${order(true, 'Newest first')}</ul></div>`;
+  const html = group('site', 'Sites', counts.site) + group('type', 'Types', counts.type) + group('lang', 'Languages', languages) + sort;
   return html === '' ? '' : `<nav id="facets" aria-label="Filters">${html}</nav>`;
 }
 
@@ -216,7 +226,7 @@ export function renderPage(state: PageState, answer: Answer | undefined): string
 <form id="search-form" role="search" action="/search" method="get">
 <label for="q" class="visually-hidden">Search</label>
 <input id="q" name="q" type="search" value="${escapeHtml(state.q)}" maxlength="1024" autocomplete="off" spellcheck="false" autofocus aria-describedby="status" placeholder="Search: words, &quot;phrases&quot;, -exclude, site:, type:, lang:">
-${[...state.site.map((v) => ['site', v]), ...state.type.map((v) => ['type', v]), ...state.lang.map((v) => ['lang', v])].map(([name, v]) => `<input type="hidden" name="${name}" value="${escapeHtml(v!)}">`).join('')}
+${[...state.site.map((v) => ['site', v]), ...state.type.map((v) => ['type', v]), ...state.lang.map((v) => ['lang', v]), ...(state.byDate ? [['sort', 'date']] : [])].map(([name, v]) => `<input type="hidden" name="${name}" value="${escapeHtml(v!)}">`).join('')}
 <button type="submit">Search</button>
 </form>
 <form id="token-form" hidden>

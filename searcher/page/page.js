@@ -69,7 +69,7 @@ function search() {
   due = false;
   latest = `s${++serial}`;
   const filters = { site: state.site, type: state.type, lang: state.lang };
-  send({ type: 'search', id: latest, q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters });
+  send({ type: 'search', id: latest, q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}) });
   region.setAttribute('aria-busy', 'true');
 }
 

@@ -12,7 +12,7 @@ import { MAX_OFFSET } from '../../searcher/protocol.js';
 import { MAX_PAGE, PAGE_SIZE, escapeHtml, renderBody, renderPage, safeSnippet, stateFromParams, stateHref, summary, type PageState } from '../../searcher/render.js';
 import { hit } from './net.js';
 
-const state = (fields: Partial<PageState> = {}): PageState => ({ q: 'word', page: 1, site: [], type: [], lang: [], ...fields });
+const state = (fields: Partial<PageState> = {}): PageState => ({ q: 'word', page: 1, site: [], type: [], lang: [], byDate: false, ...fields });
 const result = (hits = [hit(1)], total = hits.length, relation: 'eq' | 'gte' = 'eq') => ({
   took_ms: 2.5,
   total: { value: total, relation },
@@ -84,7 +84,7 @@ test('a query error shows where the query goes wrong', () => {
 
 test('the address of a state reads back as the same state; bad page numbers are clamped', () => {
   const name = fc.stringMatching(/^[a-z0-9.\/-]{1,20}$/);
-  const states = fc.record({ q: fc.string({ minLength: 1 }), page: fc.integer({ min: 1, max: MAX_PAGE }), site: fc.array(name, { maxLength: 3 }), type: fc.array(name, { maxLength: 3 }), lang: fc.array(name, { maxLength: 3 }) });
+  const states = fc.record({ q: fc.string({ minLength: 1 }), page: fc.integer({ min: 1, max: MAX_PAGE }), site: fc.array(name, { maxLength: 3 }), type: fc.array(name, { maxLength: 3 }), lang: fc.array(name, { maxLength: 3 }), byDate: fc.boolean() });
   fc.assert(fc.property(states, (s) => assert.deepEqual(stateFromParams(new URL(stateHref(s), 'http://x').searchParams), { ...s })));
   assert.equal(stateHref(state({ q: '' })), '/');
   assert.equal(stateFromParams(new URLSearchParams('q=a&page=0')).page, 1);
