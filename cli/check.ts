@@ -164,6 +164,7 @@ function documentLines(d: DocumentReport): Line[] {
   lines.push(['robots meta', flags.length === 0 ? 'none' : flags.join(', ')]);
   if (d.canonical !== null) lines.push(['canonical', d.canonical]);
   if (d.language !== null) lines.push(['language', d.language]);
+  if (d.detectedLanguage !== null) lines.push(['detected', `${d.detectedLanguage} (told from the text)`]);
   for (const problem of d.problems) lines.push(['problem', printable(problem)]);
   return lines;
 }

@@ -102,6 +102,8 @@ export type DocumentReport =
       robots: { noindex: boolean; nofollow: boolean; noarchive: boolean };
       canonical: string | null;
       language: string | null;
+      /** The language told from the text, the declared one a hint (bucket attribute g). */
+      detectedLanguage: string | null;
       problems: string[];
       /** With withText only. */
       text?: string;
@@ -224,6 +226,7 @@ async function parse(response: FetchResponse, config: GathererConfig, withText: 
     robots: doc.robots,
     canonical: doc.canonical ?? null,
     language: doc.language ?? null,
+    detectedLanguage: doc.detectedLanguage ?? null,
     problems: doc.problems,
     ...(withText ? { text: plainText(doc.text, { url: response.url }) } : {}),
   };

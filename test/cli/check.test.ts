@@ -114,6 +114,7 @@ test('check fetch of an HTML page: status, charset, title, links and text', asyn
   assert.equal(doc['kind'], 'html');
   assert.equal(doc['charset'], 'iso-8859-2');
   assert.equal(doc['title'], 'The Title');
+  assert.deepEqual([doc['language'], doc['detectedLanguage']], ['en', 'en']);
   assert.deepEqual(doc['links'], { R: 3, F: 0, I: 1, Y: 0 });
   assert.deepEqual(doc['firstLinks'], [`${site.origin}/a`, `${site.origin}/b`, 'https://example.com/c']);
   assert.deepEqual(doc['robots'], { noindex: false, nofollow: true, noarchive: false });
@@ -125,6 +126,7 @@ test('check fetch of an HTML page: status, charset, title, links and text', asyn
   assert.match(people.stdout, /^fetch +ok 0, HTTP 200 OK$/m);
   assert.match(people.stdout, /^title +The Title$/m);
   assert.match(people.stdout, /^charset +iso-8859-2$/m);
+  assert.match(people.stdout, /^detected +en \(told from the text\)$/m);
   assert.match(people.stdout, /^links +R 3, F 0, I 1, Y 0$/m);
   assert.match(people.stdout, new RegExp(`^link +${site.origin}/a$`, 'm'));
   assert.match(people.stdout, /^robots meta +nofollow$/m);
