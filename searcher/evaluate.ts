@@ -45,15 +45,11 @@ import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, PACKED_META, WORD_EDGE } from '../common/index/refs.js';
 import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
-import { Lru, MAX_FORMS, type CardColumns, type IndexVersion, type Postings, type WordForms } from './index-version.js';
+import { MAX_FORMS, type CardColumns, type IndexVersion, type Postings, type WordForms } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
 import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
-/** Bytes of merged occurrences kept per version (words of several forms; Evaluation#occurrences). */
-const MERGED_BYTES = 32 * 1024 * 1024;
-const MERGED = new WeakMap<IndexVersion, Lru<string, Occurrences>>();
-const occurrenceBytes = (o: Occurrences): number => o.cards.byteLength + o.scores.byteLength + o.starts.byteLength + o.keys.byteLength + o.exact.byteLength;
 export const MAX_CHAINS = 2_000_000;
 /** Chains read or cards scanned between two turns given to the event loop. */
 const YIELD_WORK = 65_536;
@@ -383,8 +379,7 @@ export class Evaluation {
     const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
     // A word of several forms is a k-way merge: kept, as its chains are, for the next query with the word as typed (in the same languages, with the same synonyms).
     const mergeKey = metas < 0 && !(node.kind === 'word' && node.prefix) && node.exact !== true ? formsKey(node, exact, this.languages) : undefined;
-    let merged = MERGED.get(this.version);
-    if (merged === undefined) MERGED.set(this.version, (merged = new Lru(MERGED_BYTES, occurrenceBytes)));
+    const merged = this.version.mergedCache;
     const cached = mergeKey === undefined ? undefined : merged.get(mergeKey);
     if (cached !== undefined) return cached;
     const truncatedBefore = this.truncated;
@@ -803,7 +798,7 @@ class PhraseMatch extends Candidates implements Matcher {
 
   closer(i: number): number {
     const { words, width: n, at } = this;
-    // Kept on the word: a several-form word's occurrences are cached (MERGED), and so are its shapes then.
+    // Kept on the word: a several-form word's occurrences are cached (IndexVersion#mergedCache), and so are its shapes then.
     const shapes = (this.shapes ??= words.map((word) => (word.shapes ??= chainShapes(word.starts, word.keys, word.count))));
     const o = i * n;
     let matches = Infinity;

@@ -34,6 +34,7 @@ import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
 import { FORM, chainScores, chainShapes, idf, lengthNorms } from './rank.js';
+import type { Occurrences } from './evaluate.js';
 import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
 
@@ -123,6 +124,9 @@ export interface Postings extends PackedChains {
   idf: number;
 }
 
+/** The share of searcher.chain_cache that merged occurrences may take: a word of several forms is kept merged, as its chains are. */
+const mergedShare = (caches: CacheSizes): number => Math.floor(caches.chains / 4);
+const occurrenceBytes = (o: Occurrences): number => o.cards.byteLength + o.scores.byteLength + o.starts.byteLength + o.keys.byteLength + o.exact.byteLength;
 const postingsBytes = (p: Postings): number => p.cards.byteLength + p.starts.byteLength + p.refs.byteLength + p.scores.byteLength + p.shapes.byteLength;
 
 /** Sorts each chain's refs by line (the decoder gives them as stored: metas first, then words) and scores them. */
@@ -207,6 +211,8 @@ export const HIDDEN = CARD_FLAG.dup | CARD_FLAG.empty;
 
 export class IndexVersion {
   private readonly chainCache: Lru<number, Postings>;
+  /** A several-form word's merged occurrences (evaluate.ts), by what they depend on (its forms key). */
+  readonly mergedCache: Lru<string, Occurrences>;
   /** A query word's forms by its exact form and the languages it is stemmed in (wordForms): stemming takes longer than reading a cached chain. */
   private readonly formsCache = new Lru<string, WordForms>(FORMS_CACHE_WORDS, () => 1);
   private main: readonly number[] | undefined;
@@ -231,14 +237,16 @@ export class IndexVersion {
     private readonly cards: CardsReader,
     caches: CacheSizes,
   ) {
-    this.chainCache = new Lru(caches.chains, postingsBytes);
+    this.chainCache = new Lru(caches.chains - mergedShare(caches), postingsBytes);
+    this.mergedCache = new Lru(mergedShare(caches), occurrenceBytes);
     this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0)));
   }
 
   /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */
   /** New cache budgets (a reloaded config); what no longer fits goes. */
   resize(caches: CacheSizes): void {
-    this.chainCache.resize(caches.chains);
+    this.chainCache.resize(caches.chains - mergedShare(caches));
+    this.mergedCache.resize(mergedShare(caches));
     this.cardCache.resize(caches.cards);
   }
 

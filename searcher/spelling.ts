@@ -62,8 +62,15 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(previous[b.length]!, max + 1);
 }
 
-/** Per Lexicon, where each length of plain form starts and ends (lengths in UTF-16 units, as the candidates are compared). */
+/** Per Lexicon, where each length of plain form starts and ends (in code points, as the Lexicon orders them). */
 const LENGTHS = new WeakMap<Lexicon, Map<number, [number, number]>>();
+
+/** The code points of a string: its UTF-16 units less one per surrogate pair. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) if ((text.charCodeAt(i) & 0xfc00) === 0xdc00) n -= 1;
+  return n;
+}
 
 function lengthRanges(lexicon: Lexicon): Map<number, [number, number]> {
   let ranges = LENGTHS.get(lexicon);
@@ -71,9 +78,8 @@ function lengthRanges(lexicon: Lexicon): Map<number, [number, number]> {
     ranges = new Map();
     const { plains } = lexicon;
     for (let i = 0; i < plains.length; i++) {
-      const length = plains[i]!.length;
+      const length = codePoints(plains[i]!);
       const range = ranges.get(length);
-      // Lexicon order is by length in code points: a word with surrogates may sit apart from its UTF-16 length's stretch; widen it.
       if (range === undefined) ranges.set(length, [i, i + 1]);
       else range[1] = i + 1;
     }
@@ -98,7 +104,8 @@ export function bestCandidate(lexicon: Lexicon, plain: string, maxDistance = MAX
   const first = plain[0]!;
   const ranges = lengthRanges(lexicon);
   let best: { entry: LexiconEntry; distance: number } | undefined;
-  for (let length = Math.max(1, plain.length - maxDistance); length <= plain.length + maxDistance; length++) {
+  const own = codePoints(plain);
+  for (let length = Math.max(1, own - maxDistance); length <= own + maxDistance; length++) {
     const range = ranges.get(length);
     if (range === undefined) continue;
     for (let i = lowerBound(plains, range[0], range[1], first); i < range[1] && plains[i]!.startsWith(first); i++) {
