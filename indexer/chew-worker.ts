@@ -58,7 +58,7 @@ import { LINK_TYPES } from '../common/index/fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index/lexicon.js';
 import { ChainBuilder, MAX_META_POSITION, MAX_WORD_POSITION, WORD_EDGE } from '../common/index/refs.js';
 import { fingerprint, footprint, siteFootprint, urlParts } from '../common/url.js';
-import { languageCode, languageOfTag } from '../common/language/codes.js';
+import { languageCode, languageOf, languageOfTag } from '../common/language/codes.js';
 import { indexStem } from '../common/language/stem.js';
 import { cutWords, exactForm, plainForm, spellingHash, type RawKind } from '../common/words.js';
 import { grow } from '../common/grow.js';
@@ -247,6 +247,10 @@ class Chewer {
   private stem: string[] = [];
   /** The language of the card being cut: its words are stemmed in it (unless their letters say otherwise). */
   private cardLanguage = 'und';
+  /** The language the card's words are stemmed in: its own, or for a card of none the one most cards this worker cut had. */
+  private stemLanguage = 'und';
+  /** Cards cut by language number, for stemLanguage. */
+  private readonly languages = new Uint32Array(256);
   private shingler: Shingler | undefined;
   /** Whether the words being read go into the near-duplicate signature (not those of a link block). */
   private shingling = true;
@@ -413,6 +417,10 @@ class Chewer {
     if (doc !== undefined && !doc.robots.nofollow) this.addLinks(doc, cardId);
     const indexed = (flags & CARD_FLAG.empty) === 0 ? doc : undefined;
     this.cardLanguage = indexed === undefined ? 'und' : cardLanguage(indexed);
+    this.stemLanguage = this.cardLanguage;
+    if (indexed !== undefined && this.cardLanguage !== 'und') this.languages[languageCode(this.cardLanguage)]! += 1;
+    // A page too short to tell is most likely in the language of most pages so far (a site's pages come together, in crawl order).
+    else if (indexed !== undefined) this.stemLanguage = languageOf(this.languages.indexOf(Math.max(...this.languages)));
     const summary = this.summaries.reserve(SUMMARY_SIZE);
     const s = this.summaries.data;
     s.fill(0, summary, summary + SUMMARY_SIZE);
@@ -500,7 +508,7 @@ class Chewer {
         const plain = plainForm(exact);
         this.exact.push(exact);
         this.plain.push(plain);
-        const stem = indexStem(exact, plain, this.cardLanguage);
+        const stem = indexStem(exact, plain, this.stemLanguage);
         this.stem.push(stem.language === 0 ? '' : `${stem.language} ${stem.stem}`);
         this.exacts.set(exact, w);
         this.perWord = grow(this.perWord, (w + 1) * WORD_FIELDS);

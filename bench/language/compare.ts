@@ -89,6 +89,14 @@ const CANDIDATES: readonly Candidate[] = [
     },
   },
   {
+    label: 'eld (extrasmall)',
+    pkg: 'eld',
+    make: async () => {
+      const { eld } = await import('eld/extrasmall');
+      return (text) => eld.detect(text).language;
+    },
+  },
+  {
     label: 'tinyld',
     pkg: 'tinyld',
     make: async () => {

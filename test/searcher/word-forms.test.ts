@@ -35,6 +35,8 @@ const PAGES: Record<string, { lang: string; body: string; modified?: string }> =
   '/cake-2': { lang: 'cs', body: '<title>Pouť</title><p>Na pouť se peče sto koláčů pro celou vesnici.</p>' },
   '/marimba': { lang: 'en', body: '<title>Lesson</title><p>Metal marimba notes ring bright for the school choir.</p>' },
   '/couch': { lang: 'en', body: '<title>Room</title><p>A red couch stands by the window.</p>' },
+  // Too short to tell its language, declared nowhere: stemmed in the language of most pages.
+  '/short': { lang: '', body: '<p>Rowboats</p>' },
 };
 const SYNONYMS = Synonyms.parse('# the test\'s list\nxylophone, marimba\nsettee => couch\nchaise longue, couch\n', 'synonyms.txt');
 
@@ -84,6 +86,12 @@ test('an English word finds the other forms of its stem, the form as typed first
 test('a Czech word typed without accents finds its inflected forms', async () => {
   assert.deepEqual(new Set(await paths('kolacu')), new Set(['/cake-1', '/cake-2']));
   assert.deepEqual(new Set(await paths('koláč')), new Set(['/cake-1', '/cake-2']));
+});
+
+test('a page whose language is not told has its words stemmed in the language of most pages', async () => {
+  const result = await answer('rowboat');
+  assert.equal(result.suggest, undefined);
+  assert.deepEqual(result.hits.map((hit) => [hit.url.slice(site.origin.length), hit.lang]), [['/short', 'und']]);
 });
 
 test('the form as typed ranks above a stem variant with the same occurrences', async () => {
