@@ -32,8 +32,8 @@ export interface BenchOptions {
   sherlockSet: readonly string[];
 }
 
-export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'export' | 'nutch';
-export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'export', 'nutch'];
+export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch';
+export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch'];
 
 export interface BenchContext {
   readonly opts: BenchOptions;
