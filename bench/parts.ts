@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** Skip apt-get (fail if something is missing). */
   noInstall: boolean;
   newQueries: boolean;
+  /** Re-derive the relevance judgments (bench/relevance/). */
+  newJudgments: boolean;
   /** Parts to run (all when empty). */
   only: readonly PartId[];
   /** Replace the numbers in docs/benchmarks.md. */

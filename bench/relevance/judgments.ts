@@ -53,11 +53,12 @@ export function judgedQueryFile(judgments: readonly Judgment[]): string {
  * The words of an index term or a link text as a query: runs of letters,
  * digits and `_`, joined by a single `.` or `-` inside a run (identifiers
  * such as `os.path.join` and `c_int` stay whole, each engine cuts them its
- * own way), lower-cased. Everything else (quotes, brackets, `$`, `*`, `:`,
- * `=`, a leading `-`) is left out: no engine then sees an operator.
+ * own way), with at least one letter or digit, lower-cased. Everything else
+ * (quotes, brackets, `$`, `*`, `:`, `=`, a leading `-`, a lone `_`) is left
+ * out: no engine then sees an operator.
  */
 export function queryWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}_]+(?:[.-][\p{L}\p{N}_]+)*/gu) ?? []).map((w) => w.normalize('NFC'));
+  return (text.toLowerCase().match(/[\p{L}\p{N}_]+(?:[.-][\p{L}\p{N}_]+)*/gu) ?? []).filter((w) => /[\p{L}\p{N}]/u.test(w)).map((w) => w.normalize('NFC'));
 }
 
 /** A page's identity in judgments (`package:/path`) from a hit's URL: the host's package by address, the path decoded; undefined off the site. */

@@ -20,7 +20,7 @@
  * AND the words of a query, as in the searching table; no engine gets a
  * second try with OR.
  *
- * Judgment files are derived when missing (or with --new-queries) and
+ * Judgment files are derived when missing (or with --new-judgments) and
  * committed; generated data is under bench/work/<set>/relevance and
  * bench/work/czech (its site's layout, access log, text and indexes).
  */
@@ -179,7 +179,7 @@ async function englishTables(ctx: BenchContext, indexBuilt: boolean, footnotes: 
   const sets: JudgedSet[] = present.map((s) => ({
     title: `${s.pkg}'s back-of-book index (English)`,
     file: `${s.name}.tsv`,
-    judgments: loadOrDerive(join(ctx.repoRoot, 'bench', 'relevance', `${s.name}.tsv`), ctx.opts.newQueries, () => deriveEnglish(ctx.layout, s, packageVersion(s.pkg)), ctx.log),
+    judgments: loadOrDerive(join(ctx.repoRoot, 'bench', 'relevance', `${s.name}.tsv`), ctx.opts.newJudgments, () => deriveEnglish(ctx.layout, s, packageVersion(s.pkg)), ctx.log),
     target: `Target (issue): sherlock's MRR@10 at least ${ENGLISH_TARGET}× the best peer's.`,
   }));
   if (sets.length === 0) return [];
@@ -208,7 +208,7 @@ async function czechTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
   const judgmentFile = join(ctx.repoRoot, 'bench', 'relevance', 'czech.tsv');
   const heldOutFile = join(ctx.repoRoot, 'bench', 'relevance', 'czech-held-out.txt');
   const port = ctx.opts.port + CZECH_PORT_OFFSET;
-  if (ctx.opts.newQueries || !existsSync(judgmentFile) || !existsSync(heldOutFile)) {
+  if (ctx.opts.newJudgments || !existsSync(judgmentFile) || !existsSync(heldOutFile)) {
     const d = deriveCzech(czechLayout(port, manRoot, []));
     writeFileSync(judgmentFile, formatJudgments(d.judgments, d.header));
     writeFileSync(heldOutFile, ['# Pages held out of the Czech collection (Disallowed in its robots.txt): they carry the link texts of bench/relevance/czech.tsv.', '# Derived with it by bench/relevance/czech.ts.', ...d.heldOut].join('\n') + '\n');

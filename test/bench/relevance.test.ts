@@ -25,7 +25,7 @@ const pages = (known: string[]) => (href: string) => {
 
 test('a Sphinx index gives each term its pages; a sub-entry that is only a qualifier adds its pages to the term', () => {
   const entries = parseSphinxIndex(SPHINX);
-  assert.deepEqual(entries[0], { terms: ['cache_from_source', '(in module importlib.util)'], hrefs: ['library/importlib.html#importlib.util.cache_from_source'] });
+  assert.deepEqual(entries[0], { terms: ['cache_from_source() (in module imp)', '(in module importlib.util)'], hrefs: ['library/importlib.html#importlib.util.cache_from_source'] });
   const judged = judgmentsFromIndex(entries, pages(['/library/imp.html', '/library/importlib.html', '/library/stdtypes.html', '/reference/datamodel.html', '/library/ctypes.html']));
   assert.deepEqual(judged, [
     { query: 'c language', relevant: ['pkg:/library/stdtypes.html', 'pkg:/reference/datamodel.html'] },
@@ -51,7 +51,7 @@ test('pages outside the collection, and terms pointing at too many pages, are dr
 
 test('query words: qualifiers and operators go, identifiers stay whole, case is folded', () => {
   assert.equal(withoutQualifiers('f() (in module (x) os)'), 'f   ');
-  assert.deepEqual(queryWords('os.path.join() -c "Správou" $libdir/plugins title:x'), ['os.path.join', 'c', 'správou', 'libdir', 'plugins', 'title', 'x']);
+  assert.deepEqual(queryWords('os.path.join() -c "Správou" $libdir/plugins title:x _ in'), ['os.path.join', 'c', 'správou', 'libdir', 'plugins', 'title', 'x', 'in']);
 });
 
 test('judgment files round-trip and refuse a line without a page', () => {
@@ -84,7 +84,7 @@ test('Czech: another inflected form is a word whose first letters the target has
   const target = new Set(['správa', 'balíků', 'program']);
   assert.equal(otherFormOnly(['správou', 'balíků'], target), true);
   assert.equal(otherFormOnly(['správa', 'balíků'], target), false);
-  assert.equal(otherFormOnly(['okno'], new Set(['okna'])), true);
+  assert.equal(otherFormOnly(['nastavení'], new Set(['nastavit'])), true);
   assert.equal(otherFormOnly(['pes'], new Set(['psa'])), false);
   const links = linkTexts('<a accesskey="n" href="next.html">Další</a> viz <a href="ch01.html#x">správou  <b>balíků</b></a>');
   assert.deepEqual(links, [{ href: 'ch01.html#x', text: 'správou balíků' }]);
