@@ -7,31 +7,39 @@
  *   aptitude-doc-cs  /usr/share/doc/aptitude/html/cs (DocBook chunks)
  *   debian-handbook  /usr/share/doc/debian-handbook/html/cs-CZ (the Czech
  *                    translation; partly still English)
+ *   gimp-help-cs     /usr/share/gimp/2.0/help/cs (DocBook; partly English);
+ *                    its index page Disallowed, as the English sets' are
  *   manpages-cs      /usr/share/man/cs, rendered here with groff (-Tutf8)
  *                    into one HTML page each (`<pre>`), "name(n)" mentions
  *                    linked, plus an index page (bench/work/czech-man/)
  *
- * Judgments (`czech.tsv`), mechanical, never chosen by looking at results:
- * - every `<a href>` of a page to another page of the same tree with its
- *   visible text, navigation left out (DocBook's previous/next/up/home links
- *   carry an `accesskey`);
- * - query = `queryWords` of the link text (judgments.ts), words with a
- *   letter only; kept when it has 1–MAX_WORDS words, at least one letter of
- *   Czech's own (á č ď é ě í ň ó ř š ť ú ů ý ž: English link texts of the
- *   half-translated handbook are not Czech queries), and the stemmer-neutral
- *   test of another inflected form: one query word of PREFIX letters or more
- *   is not in the target page's text in that exact form, but a different
- *   word of the target's text starts with the same PREFIX letters
- *   ("správou balíků" → a page with "správa", "balíky");
- * - relevant = the link's target page; one query's targets are merged;
- * - held out: the pages those links are on are Disallowed in the Czech
- *   site's robots.txt (`czech-held-out.txt`), so no engine indexes them.
- *   The link text is otherwise an anchor text pointing at the judged page,
- *   which sherlock indexes (docs/search.md) and the peers do not: it would
- *   find the page by the very words typed, and morphology would not be
- *   measured. A (query, target) is kept only when every page with that
- *   link can be held out (not a host's entry page) and the target is not
- *   held out itself.
+ * Judgments (`czech.tsv`), mechanical, never chosen by looking at results.
+ * A query is `queryWords` (judgments.ts) of a text, words with a letter
+ * only, kept when it has 1–MAX_WORDS words, at least one letter of Czech's
+ * own (á č ď é ě í ň ó ř š ť ú ů ý ž: English texts of the half-translated
+ * manuals are not Czech queries), and passes the stemmer-neutral test of
+ * another inflected form against its relevant page: one query word of
+ * PREFIX letters or more is not in that page's text in that exact form, but
+ * a different word of the page starts with the same PREFIX letters
+ * ("správou balíků" → a page with "správa", "balíky"). Two sources:
+ *
+ * - link texts: every `<a href>` of a page to another page of the same tree
+ *   with its visible text, navigation left out (DocBook's previous/next/up/
+ *   home links carry an `accesskey`); relevant = the target page. The pages
+ *   those links are on are held out: Disallowed in the Czech site's
+ *   robots.txt (`czech-held-out.txt`), so no engine indexes them. The link
+ *   text is otherwise an anchor text pointing at the judged page, which
+ *   sherlock indexes (docs/search.md) and the peers do not: it would find
+ *   the page by the very words typed, and morphology would not be
+ *   measured. A (query, target) is kept only when every page with that link
+ *   can be held out (not a host's entry page) and the target is not held
+ *   out itself;
+ * - index terms: gimp-help-cs's back-of-book index, read as the English
+ *   ones are (back-of-book.ts: a sub-entry after its parent, qualifiers
+ *   dropped, at most MAX_PAGES pages); kept when every page it points to
+ *   passes the test.
+ *
+ * One query's relevant pages from both sources are merged.
  */
 
 import { spawnSync } from 'node:child_process';
@@ -43,6 +51,7 @@ import { htmlFiles, hostAddress, PACKAGES, packageVersion } from '../corpus.js';
 import { extractPage, squash } from '../extract.js';
 import { hostUrl, isSitePage, ownerOf } from '../site.js';
 import type { HostSpec, SiteLayout } from '../site.js';
+import { collectionPages, MAX_PAGES, parseDocBookIndex, withoutQualifiers } from './back-of-book.js';
 import { queryWords } from './judgments.js';
 import type { Judgment } from './judgments.js';
 
@@ -59,7 +68,7 @@ export function czechLayout(port: number, manRoot: string, heldOut: readonly str
   const plans = [
     { name: 'aptitude-cs', pkg: 'aptitude-doc-cs', root: '/usr/share/doc/aptitude/html/cs', disallow: [] as string[] },
     { name: 'debian-handbook-cs', pkg: 'debian-handbook', root: '/usr/share/doc/debian-handbook/html/cs-CZ', disallow: ['/Common_Content/'] },
-    { name: 'gimp-help-cs', pkg: 'gimp-help-cs', root: '/usr/share/gimp/2.0/help/cs', disallow: [] as string[] },
+    { name: 'gimp-help-cs', pkg: 'gimp-help-cs', root: '/usr/share/gimp/2.0/help/cs', disallow: CZECH_INDEXES.map((i) => i.index) as string[] },
     { name: 'manpages-cs', pkg: 'manpages-cs', root: manRoot, disallow: [] as string[] },
   ];
   const hosts: HostSpec[] = plans.map((p, i) => ({
@@ -169,6 +178,15 @@ interface Candidate {
   source: string;
 }
 
+/** The back-of-book indexes of the Czech collection (Disallowed on its site, as the English ones are on theirs). */
+export const CZECH_INDEXES = [{ pkg: 'gimp-help-cs', index: '/gimp-help-index.html' }] as const;
+
+/** A link text's or an index term's words as a Czech query, or undefined when it is none (no letter of Czech's own, too long). */
+function czechQuery(text: string): string[] | undefined {
+  const words = queryWords(text).filter((w) => /\p{L}/u.test(w));
+  return words.length === 0 || words.length > MAX_WORDS || !CZECH_LETTER.test(words.join(' ')) ? undefined : words;
+}
+
 /**
  * The Czech judgments and the pages held out, from the collection's files
  * (the layout with nothing held out yet).
@@ -176,30 +194,31 @@ interface Candidate {
 export function deriveCzech(layout: SiteLayout): { judgments: Judgment[]; heldOut: string[]; header: string[] } {
   const candidates: Candidate[] = [];
   const entries = new Set<string>();
+  const wordsOf = new Map<string, Set<string>>();
+  /** The words of a page of the collection (`package:/path`), as the extraction gives its title and text. */
+  const pageWords = (host: HostSpec, path: string): Set<string> => {
+    const key = `${host.pkg}:${path}`;
+    let set = wordsOf.get(key);
+    if (set === undefined) {
+      const page = extractPage(readFileSync(join(host.root, path), 'utf8'), hostUrl(layout, host.address, path));
+      set = new Set(queryWords(page.title + ' ' + page.text));
+      wordsOf.set(key, set);
+    }
+    return set;
+  };
   let links = 0;
   for (const host of layout.hosts) {
     entries.add(`${host.pkg}:${host.entry}`);
     const paths = htmlFiles(host.root).filter((p) => isSitePage(layout, host, p));
     const inSite = new Set(paths);
-    const wordsOf = new Map<string, Set<string>>();
-    const targetWords = (path: string): Set<string> => {
-      let set = wordsOf.get(path);
-      if (set === undefined) {
-        const page = extractPage(readFileSync(join(host.root, path), 'utf8'), hostUrl(layout, host.address, path));
-        set = new Set(queryWords(page.title + ' ' + page.text));
-        wordsOf.set(path, set);
-      }
-      return set;
-    };
     for (const source of paths) {
       for (const link of linkTexts(readFileSync(join(host.root, source), 'utf8'))) {
         if (/^[a-z][a-z0-9+.-]*:/i.test(link.href) || link.href.startsWith('#')) continue;
         const target = posix.normalize(posix.join(posix.dirname(source), link.href.split('#')[0]!.split('?')[0]!));
         if (target === source || !inSite.has(target) || ownerOf(layout, host.root, target) !== host) continue;
         links++;
-        const words = queryWords(link.text).filter((w) => /\p{L}/u.test(w));
-        if (words.length === 0 || words.length > MAX_WORDS || !CZECH_LETTER.test(words.join(' '))) continue;
-        if (!otherFormOnly(words, targetWords(target))) continue;
+        const words = czechQuery(link.text);
+        if (words === undefined || !otherFormOnly(words, pageWords(host, target))) continue;
         candidates.push({ query: words.join(' '), target: `${host.pkg}:${target}`, source: `${host.pkg}:${source}` });
       }
     }
@@ -211,6 +230,25 @@ export function deriveCzech(layout: SiteLayout): { judgments: Judgment[]; heldOu
   const heldOut = [...new Set(kept.map((c) => c.source))].sort();
   const byQuery = new Map<string, Set<string>>();
   for (const c of kept) byQuery.set(c.query, (byQuery.get(c.query) ?? new Set()).add(c.target));
+  const fromLinks = byQuery.size;
+  // Second source: index terms, kept when every page they point to has one of their words only in other forms.
+  let terms = 0;
+  let indexed = 0;
+  for (const ix of CZECH_INDEXES) {
+    const host = layout.hosts.find((h) => h.pkg === ix.pkg)!;
+    const resolve = collectionPages(layout, ix.pkg, ix.index);
+    for (const e of parseDocBookIndex(readFileSync(join(host.root, ix.index), 'utf8'))) {
+      terms++;
+      const words = czechQuery(e.terms.map(withoutQualifiers).join(' '));
+      const pages = [...new Set(e.hrefs.map(resolve).filter((p): p is string => p !== undefined && !heldOut.includes(p)))];
+      if (words === undefined || pages.length === 0 || pages.length > MAX_PAGES) continue;
+      if (!pages.every((p) => otherFormOnly(words, pageWords(host, p.slice(ix.pkg.length + 1))))) continue;
+      indexed++;
+      const set = byQuery.get(words.join(' ')) ?? new Set<string>();
+      for (const p of pages) set.add(p);
+      byQuery.set(words.join(' '), set);
+    }
+  }
   const judgments = [...byQuery]
     .map(([query, targets]) => ({ query, relevant: [...targets].sort() }))
     .sort((a, b) => (a.query < b.query ? -1 : a.query > b.query ? 1 : 0));
@@ -219,10 +257,10 @@ export function deriveCzech(layout: SiteLayout): { judgments: Judgment[]; heldOu
     judgments,
     heldOut,
     header: [
-      `Czech relevance judgments from the link texts of Debian's Czech documentation (${versions}; man pages rendered by groff-base ${packageVersion('groff-base')}).`,
-      `Derived by bench/relevance/czech.ts, never edited by hand: of ${links} links between pages (navigation left out), those whose text is 1-${MAX_WORDS} words with a Czech letter`,
-      `and has a word of ${PREFIX}+ letters that the target page has only in other forms (same first ${PREFIX} letters): ${candidates.length} links, ${judgments.length} queries;`,
-      `the ${heldOut.length} pages carrying them are held out of the collection (czech-held-out.txt). Format: query TAB package:/path TAB …`,
+      `Czech relevance judgments from Debian's Czech documentation (${versions}; man pages rendered by groff-base ${packageVersion('groff-base')}).`,
+      `Derived by bench/relevance/czech.ts, never edited by hand. A query: 1-${MAX_WORDS} words with a Czech letter, one of ${PREFIX}+ letters that the relevant page has only in other forms (same first ${PREFIX} letters).`,
+      `Link texts: of ${links} links between pages (navigation left out), ${candidates.length} qualify; ${fromLinks} queries; the ${heldOut.length} pages carrying them are held out of the collection (czech-held-out.txt).`,
+      `Index terms: of ${terms} entries of ${CZECH_INDEXES.map((i) => i.pkg + i.index).join(', ')}, ${indexed} qualify for every page they point to (at most ${MAX_PAGES}). ${judgments.length} queries in all. Format: query TAB package:/path TAB …`,
     ],
   };
 }

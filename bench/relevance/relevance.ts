@@ -114,24 +114,31 @@ async function sherlockAnswers(ctx: BenchContext, index: boolean): Promise<Answe
   }
 }
 
-/** One table per judged set, the engines' answers cut to that set's queries. */
-function setTables(layout: SiteLayout, sets: readonly JudgedSet[], peers: readonly Answers[], sherlock: Answers): Table[] {
+/**
+ * One table per judged set, the engines' answers cut to that set's queries;
+ * each query's rank per engine goes to `ranksFile` (JSON lines), to look into.
+ */
+function setTables(layout: SiteLayout, sets: readonly JudgedSet[], peers: readonly Answers[], sherlock: Answers, ranksFile: string): Table[] {
   const tables: Table[] = [];
+  const lines: string[] = [];
   let offset = 0;
   for (const set of sets) {
     const n = set.judgments.length;
     const ranks: number[][] = [];
+    const names: string[] = [];
     const rowOf = (a: Answers): Row => {
       if (a.top === undefined) return a.failure!;
       const mine = a.top.slice(offset, offset + n);
       const e = effectiveness(set.judgments, mine.map((urls) => urls.map((u) => pageOf(layout, u))));
       ranks.push(e.ranks);
+      names.push(a.name);
       return { name: a.name, status: 'ok', values: { queries: e.queries, mrr: e.mrr, success: e.success, zero: mine.filter((urls) => urls.length === 0).length } };
     };
     const peerRows = peers.map(rowOf);
     const sherlockRow = rowOf(sherlock);
     offset += n;
     const unfound = set.judgments.filter((_, q) => ranks.every((r) => r[q] === 0)).length;
+    for (const [q, j] of set.judgments.entries()) lines.push(JSON.stringify({ set: set.file, query: j.query, relevant: j.relevant, ranks: Object.fromEntries(names.map((name, e) => [name, ranks[e]![q]])) }) + '\n');
     const refused = set.judgments.filter((j) => sherlock.refused?.has(j.query)).map((j) => `"${j.query}" (${sherlock.refused!.get(j.query) ?? '?'})`);
     const best = Math.max(...peerRows.map((r) => r.values?.['mrr'] ?? Number.NaN).filter((v) => Number.isFinite(v)));
     const mine = sherlockRow.values?.['mrr'];
@@ -158,6 +165,7 @@ function setTables(layout: SiteLayout, sets: readonly JudgedSet[], peers: readon
       ],
     });
   }
+  writeFileSync(ranksFile, lines.join(''));
   return tables;
 }
 
@@ -196,7 +204,7 @@ async function englishTables(ctx: BenchContext, indexBuilt: boolean, footnotes: 
   }
   const sherlock = await sherlockAnswers(once, !indexBuilt);
   pushOnce(footnotes, SHERLOCK_HOW);
-  return setTables(ctx.layout, sets, peers, sherlock);
+  return setTables(ctx.layout, sets, peers, sherlock, join(dir, 'ranks.jsonl'));
 }
 
 async function czechTables(ctx: BenchContext, footnotes: string[]): Promise<Table[]> {
@@ -239,16 +247,17 @@ async function czechTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
     const sherlock = await sherlockAnswers(once, true);
     const [table] = setTables(
       layout,
-      [{ title: "Debian's Czech documentation, link texts in other inflected forms (Czech)", file: 'czech.tsv', judgments, target: "Target (issue): sherlock's MRR@10 above every peer's." }],
+      [{ title: "Debian's Czech documentation, queries in other inflected forms than their pages (Czech)", file: 'czech.tsv', judgments, target: "Target (issue): sherlock's MRR@10 above every peer's." }],
       peers,
       sherlock,
+      join(dir, 'ranks.jsonl'),
     );
     return [
       {
         ...table!,
         notes: [
           `Collection: ${corpus.pages.toLocaleString('en')} pages (${CZECH_PACKAGES.filter((p) => p !== 'groff-base').map((p) => `${p} ${versions[p]}`).join(', ')}), served on ${layout.hosts.length} hosts of their own, ` +
-            `the pages carrying the judged link texts held out (bench/relevance/czech-held-out.txt). Few queries: each one moves MRR@10 by up to ${(1 / judgments.length).toFixed(3)}.`,
+            `gimp-help-cs's index page and the pages carrying the judged link texts held out (bench/relevance/czech-held-out.txt). Few queries: each one moves MRR@10 by up to ${(1 / judgments.length).toFixed(3)}.`,
           ...table!.notes,
         ],
       },
