@@ -22,7 +22,8 @@
  *
  * Judgment files are derived when missing (or with --new-judgments) and
  * committed; generated data is under bench/work/<set>/relevance and
- * bench/work/czech (its site's layout, access log, text and indexes).
+ * bench/work/czech (its site's layout, access log, text and indexes), with
+ * `ranks.jsonl`: each judged query's rank in each engine (0: not in the top 10).
  */
 
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
