@@ -61,7 +61,7 @@ interface Answers {
   readonly name: string;
   readonly top?: string[][];
   readonly failure?: Row;
-  /** Queries answered with an error (sherlock's query language refusing one), as "query (code)": counted as without hits. */
+  /** Queries answered with an error (sherlock's query language refusing one) → the error's code; counted as without hits. */
   readonly refused?: ReadonlyMap<string, string | undefined>;
 }
 
