@@ -9,9 +9,10 @@
  *   --passes N         timed passes over the query set per search run
  *   --warmup N         untimed passes before them, for every engine alike (default 5)
  *   --port N           the site's port on every loopback address (default 8480)
- *   --only P[,P…]      gather, urldb, index, search, export, nutch
+ *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch
  *   --no-install       never run apt-get; fail if a package is missing
  *   --new-queries      regenerate bench/queries/<set>.tsv
+ *   --new-judgments    re-derive the relevance judgments (bench/relevance/*.tsv)
  *   --record           also put the report into docs/benchmarks.md
  *   --sherlock-set K=V extra `--set` for sherlock's commands (repeatable)
  */
@@ -22,7 +23,7 @@ import { PART_IDS } from './parts.js';
 import type { BenchOptions, PartId } from './parts.js';
 
 export const USAGE = `usage: npm run bench -- [--quick | --large | --set small|medium|large] [--runs N] [--passes N] [--warmup N]
-       [--port N] [--only gather,urldb,index,search,export,nutch] [--no-install] [--new-queries] [--record]
+       [--port N] [--only gather,urldb,index,search,relevance,export,nutch] [--no-install] [--new-queries] [--new-judgments] [--record]
        [--sherlock-set key=value]…`;
 
 export class UsageError extends Error {}
@@ -41,6 +42,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   let port = 8480;
   let noInstall = false;
   let newQueries = false;
+  let newJudgments = false;
   let record = false;
   let only: PartId[] = [];
   const sherlockSet: string[] = [];
@@ -90,6 +92,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       case '--new-queries':
         newQueries = true;
         break;
+      case '--new-judgments':
+        newJudgments = true;
+        break;
       case '--record':
         record = true;
         break;
@@ -111,6 +116,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     port,
     noInstall,
     newQueries,
+    newJudgments,
     only,
     record,
     sherlockSet,

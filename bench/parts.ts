@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** Skip apt-get (fail if something is missing). */
   noInstall: boolean;
   newQueries: boolean;
+  /** Re-derive the relevance judgments (bench/relevance/). */
+  newJudgments: boolean;
   /** Parts to run (all when empty). */
   only: readonly PartId[];
   /** Replace the numbers in docs/benchmarks.md. */
@@ -32,8 +34,8 @@ export interface BenchOptions {
   sherlockSet: readonly string[];
 }
 
-export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'export' | 'nutch';
-export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'export', 'nutch'];
+export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch';
+export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch'];
 
 export interface BenchContext {
   readonly opts: BenchOptions;

@@ -21,7 +21,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readTextFile } from './extract.js';
 
-export type QueryKind = 'common' | 'rare' | 'and2' | 'and3' | 'phrase2' | 'phrase3';
+/** The kinds the generator draws. */
+export type GeneratedKind = 'common' | 'rare' | 'and2' | 'and3' | 'phrase2' | 'phrase3';
+/** `judged`: a query of a relevance set (bench/relevance/), plain words ANDed; never generated here. */
+export type QueryKind = GeneratedKind | 'judged';
+/** The generated kinds, in the order a generated file lists them. */
 export const QUERY_KINDS: readonly QueryKind[] = ['common', 'rare', 'and2', 'and3', 'phrase2', 'phrase3'];
 
 export interface Query {
@@ -34,7 +38,7 @@ export interface Query {
 }
 
 /** How many queries of each kind a generated set has (300 in all). */
-export const DEFAULT_MIX: Readonly<Record<QueryKind, number>> = {
+export const DEFAULT_MIX: Readonly<Record<GeneratedKind, number>> = {
   common: 50,
   rare: 50,
   and2: 60,
@@ -89,7 +93,7 @@ export function makeQuery(kind: QueryKind, words: readonly string[]): Query {
 
 export interface GenerateOptions {
   seed: number;
-  mix?: Readonly<Record<QueryKind, number>>;
+  mix?: Readonly<Record<GeneratedKind, number>>;
 }
 
 /**
@@ -120,7 +124,7 @@ export function generateQueries(docs: () => Iterable<string>, opts: GenerateOpti
     out.push(q);
     return true;
   };
-  const fill = (kind: QueryKind, want: number, make: () => Query | undefined): void => {
+  const fill = (kind: GeneratedKind, want: number, make: () => Query | undefined): void => {
     let got = 0;
     for (let tries = 0; got < want && tries < want * 50; tries++) {
       const q = make();
@@ -131,8 +135,8 @@ export function generateQueries(docs: () => Iterable<string>, opts: GenerateOpti
   fill('rare', mix.rare, () => (rare.length === 0 ? undefined : makeQuery('rare', [pick(rand, rare)])));
   // Pass 2: multi-word queries from sampled documents.
   const sampled = new Map<number, Array<number>>(); // doc index → slots
-  const slots: Array<{ kind: QueryKind; doc: number }> = [];
-  const kinds: QueryKind[] = ['and2', 'and3', 'phrase2', 'phrase3'];
+  const slots: Array<{ kind: GeneratedKind; doc: number }> = [];
+  const kinds: GeneratedKind[] = ['and2', 'and3', 'phrase2', 'phrase3'];
   for (const kind of kinds) {
     for (let i = 0; i < mix[kind] * 4; i++) {
       const doc = Math.floor(rand() * n);
@@ -207,7 +211,7 @@ export function parseQueryFile(text: string): Query[] {
     const tab = line.indexOf('\t');
     if (tab < 0) throw new Error(`query file: no tab in line ${JSON.stringify(line)}`);
     const kind = line.slice(0, tab) as QueryKind;
-    if (!QUERY_KINDS.includes(kind)) throw new Error(`query file: unknown kind ${kind}`);
+    if (kind !== 'judged' && !QUERY_KINDS.includes(kind)) throw new Error(`query file: unknown kind ${kind}`);
     out.push(parseQueryLine(kind, line.slice(tab + 1)));
   }
   return out;

@@ -7,7 +7,7 @@
  * up. Pure functions: the harness fills the tables, this file renders them.
  */
 
-export type Format = 'int' | 'dec1' | 'dec2' | 'ms' | 'mib' | 's';
+export type Format = 'int' | 'dec1' | 'dec2' | 'dec3' | 'ms' | 'mib' | 's';
 export type Better = 'higher' | 'lower';
 
 export interface Column {
@@ -76,6 +76,8 @@ export function formatValue(v: number, format: Format): string {
       return groupThousands(v.toFixed(1));
     case 'dec2':
       return groupThousands(v.toFixed(2));
+    case 'dec3':
+      return groupThousands(v.toFixed(3));
     case 's':
       return v < 10 ? v.toFixed(2) : groupThousands(v.toFixed(1));
     case 'ms':

@@ -5,7 +5,8 @@
  * Steps: install the Debian packages that are missing → lay the corpus out as
  * loopback hosts → extract its text (cached) → load the committed query set →
  * start the site server → gathering (wget, crawlee, a bare undici loop, sherlock) → URL database →
- * indexing and searching (SQLite FTS5, Lucene, Xapian, sherlock) → exports →
+ * indexing and searching (SQLite FTS5, Lucene, Xapian, sherlock) → relevance
+ * on outside judgments (bench/relevance/, its own Czech site) → exports →
  * stop the server → print the tables and write bench/results/latest.md.
  *
  * Generated data lives in bench/work/ (git-ignored). Every child process has
@@ -33,6 +34,7 @@ import { warcioCdx } from './peers/exports.js';
 import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export.js';
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { loadOrGenerate } from './queries.js';
+import { relevancePackages, relevanceTables } from './relevance/relevance.js';
 import { renderReport } from './report.js';
 import type { Column, RatioSpec, Row, Table } from './report.js';
 import { portFree, startServer } from './server-control.js';
@@ -337,7 +339,8 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
 }
 
 async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boolean, footnotes: string[]): Promise<Table[]> {
-  const peers = [fts5(), lucene(), xapian(), bareIndexer()];
+  const luceneEntry = lucene();
+  const peers = [fts5(), luceneEntry, xapian(), bareIndexer()];
   const indexRows: Row[] = [];
   const searchRows: Row[] = [];
   let luceneTop: string[][] | undefined;
@@ -346,7 +349,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
     const r = await engineRows(ctx, entry, doIndex, doSearch);
     indexRows.push(r.index);
     searchRows.push(r.search);
-    luceneTop ??= r.top;
+    if (entry === luceneEntry) luceneTop = r.top;
     footnotes.push(entry.how);
   }
   log(`indexing/searching: ${sherlockEngine.name}`);
@@ -614,6 +617,7 @@ async function main(): Promise<void> {
       log(`optional ${OPTIONAL_TOOL_PACKAGES.join(' ')} not installed: ${firstLine(err)}`);
     }
   }
+  if (selected('relevance')) relevancePackages(opts, log);
 
   const layout = buildLayout(opts.set, opts.port);
   if (!(await portFree(opts.port, [HUB_ADDRESS, ...layout.hosts.map((h) => h.address)]))) {
@@ -633,7 +637,7 @@ async function main(): Promise<void> {
   const ctx: BenchContext = { opts, repoRoot, distDir, workDir, layout, corpus, queries, queryFile, seedsFile, seeds, server: undefined, log };
   const tables: Table[] = [];
   const footnotes: string[] = [];
-  const needServer = selected('gather') || selected('index') || selected('search') || selected('export');
+  const needServer = selected('gather') || selected('index') || selected('search') || selected('relevance') || selected('export');
   try {
     if (needServer) {
       const bound = opts.set === 'large' ? 4 * 3600 : 2 * 3600;
@@ -646,6 +650,8 @@ async function main(): Promise<void> {
     }
     if (selected('urldb')) tables.push(await urlDbTable(ctx, footnotes));
     if (selected('index') || selected('search')) tables.push(...(await engineTables(ctx, selected('index'), selected('search'), footnotes)));
+    // The index and search parts both (re)build sherlock's index of the set; otherwise the relevance part builds it.
+    if (selected('relevance')) tables.push(...(await relevanceTables(ctx, selected('index') || selected('search'), footnotes)));
     if (selected('export')) tables.push(await exportTable(ctx, footnotes), await arcSetTable(ctx, footnotes));
     if (selected('nutch')) tables.push(await nutchTable(ctx, footnotes));
   } finally {

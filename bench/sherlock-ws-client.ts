@@ -12,8 +12,9 @@
  *
  *   node --experimental-websocket dist/bench/sherlock-ws-client.js URL QUERIES.tsv PASSES WARMUP CLIENTS DEPTH [RECORD]
  *
- * Prints {"latenciesMs":[…],"zeroHits":N,"errors":N,"top":[[URL…]…],"concurrent":{"clients":N,"depth":N,"seconds":S,"latenciesMs":[…]}};
- * WARMUP untimed passes first (one at a time); `top`: each query's hit URLs in the first of them.
+ * Prints {"latenciesMs":[…],"zeroHits":N,"errors":N,"refused":[{"q":…,"code":…}…],"top":[[URL…]…],"concurrent":{"clients":N,"depth":N,"seconds":S,"latenciesMs":[…]}};
+ * WARMUP untimed passes first (one at a time); `top`: each query's hit URLs in the first of them,
+ * `refused`: the queries answered with an error there, and its code.
  * RECORD: a file to write each query's answer text from that first pass to,
  * a line {"q":…,"answer":…} each (what peers/bare-ws-server.ts answers with).
  */
@@ -31,7 +32,7 @@ interface Socket {
   close(): void;
 }
 type SocketCtor = new (url: string, protocols: string | string[]) => Socket;
-type Answer = { type?: string; hits?: Array<{ url?: string }>; text: string };
+type Answer = { type?: string; code?: string; hits?: Array<{ url?: string }>; text: string };
 
 const [url, queryFile, passesArg, warmupArg, clientsArg, depthArg, recordFile] = process.argv.slice(2);
 if (url === undefined || queryFile === undefined) {
@@ -94,14 +95,17 @@ class Client {
 let zeroHits = 0;
 let errors = 0;
 const top: string[][] = [];
+const refused: Array<{ q: string; code: string | undefined }> = [];
 const answers: string[] = [];
 const one = await Client.open();
 for (const q of queries) {
   const msg = await one.ask(q.q);
   top.push((msg.hits ?? []).map((hit) => String(hit.url)));
   if (recordFile !== undefined) answers.push(JSON.stringify({ q: q.q, answer: msg.text }) + '\n');
-  if (msg.type !== 'result') errors++;
-  else if ((msg.hits ?? []).length === 0) zeroHits++;
+  if (msg.type !== 'result') {
+    errors++;
+    refused.push({ q: q.q, code: msg.code });
+  } else if ((msg.hits ?? []).length === 0) zeroHits++;
 }
 if (recordFile !== undefined) writeFileSync(recordFile, answers.join(''));
 for (let w = 1; w < warmup; w++) for (const q of queries) await one.ask(q.q);
@@ -135,4 +139,4 @@ await Promise.all(sockets.flatMap((client) => Array.from({ length: depth }, () =
 const seconds = (performance.now() - began) / 1000;
 for (const client of sockets) client.close();
 // Exit once the line is written: on a pipe, exiting at once would cut it at 64 KiB.
-process.stdout.write(JSON.stringify({ latenciesMs, zeroHits, errors, top, concurrent: { clients, depth, seconds, latenciesMs: concurrentMs } }) + '\n', () => process.exit(0));
+process.stdout.write(JSON.stringify({ latenciesMs, zeroHits, errors, refused, top, concurrent: { clients, depth, seconds, latenciesMs: concurrentMs } }) + '\n', () => process.exit(0));

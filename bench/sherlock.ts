@@ -171,15 +171,7 @@ export const sherlockEngine: EngineEntry = {
     if (!hasCommand(ctx, ['searcher', 'run'])) throw new NotBuiltError(notBuilt('searcher run'));
     const state = await ensureState(ctx);
     const port = ctx.opts.port + SEARCHER_PORT_OFFSET;
-    // The query set arrives back to back: the per-connection and per-IP rate limits would refuse most of it.
-    const unlimited = ['--set', 'searcher.message_rate=0', '--set', 'searcher.ip_search_rate=0'];
-    const { out, peakRss } = await queriesOverWebSocket(
-      ctx,
-      'sherlock searcher',
-      [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx), ...unlimited],
-      port,
-      answersFile(ctx),
-    );
+    const { out, peakRss } = await queriesOverWebSocket(ctx, 'sherlock searcher', searcherArgs(ctx, state, port), port, answersFile(ctx));
     const local = check(
       'sherlock search --bench-queries',
       await run(
@@ -192,6 +184,28 @@ export const sherlockEngine: EngineEntry = {
     return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess, top: out.top, concurrent: out.concurrent };
   },
 };
+
+/** `sherlock searcher run` on a state; the query set arrives back to back, so the per-connection and per-IP rate limits are off (they would refuse most of it). */
+function searcherArgs(ctx: BenchContext, state: string, port: number): string[] {
+  const unlimited = ['--set', 'searcher.message_rate=0', '--set', 'searcher.ip_search_rate=0'];
+  return [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx), ...unlimited];
+}
+
+/**
+ * The relevance table's side of sherlock (bench/relevance/): each query of
+ * `ctx.queryFile`, asked once over the WebSocket as a user's search is
+ * (top 10, sherlock.v1), against the index of the state `stateDir(ctx)`.
+ * Returns each query's hit URLs, best first (none for a query the searcher
+ * refused), and the refused ones with the error's code.
+ */
+export async function sherlockTop(ctx: BenchContext): Promise<{ top: string[][]; refused: Array<{ q: string; code: string | undefined }> }> {
+  if (!hasCommand(ctx, ['searcher', 'run'])) throw new NotBuiltError(notBuilt('searcher run'));
+  const state = await ensureState(ctx);
+  const port = ctx.opts.port + SEARCHER_PORT_OFFSET;
+  const once = { ...ctx, opts: { ...ctx.opts, passes: 0, warmup: 1 } };
+  const { out } = await queriesOverWebSocket(once, 'sherlock searcher', searcherArgs(ctx, state, port), port, undefined, true);
+  return { top: out.top, refused: out.refused };
+}
 
 /** Thrown by a step that exists only in part (e.g. index build without the searcher). */
 export class NotBuiltError extends Error {

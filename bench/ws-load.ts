@@ -25,6 +25,8 @@ export interface WsOut {
   latenciesMs: number[];
   zeroHits: number;
   errors: number;
+  /** The queries answered with an error in the first pass, and its code. */
+  refused: Array<{ q: string; code: string | undefined }>;
   top: string[][];
   concurrent: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
 }
@@ -62,7 +64,9 @@ function vmHwm(pid: number): number | undefined {
  * Runs `node SERVER_ARGS…` (a server listening on 127.0.0.1:port), then the
  * client with the bench's passes; `record`: where the client writes each
  * query's answer text from its first pass. Errors carry the server's last
- * lines of stderr.
+ * lines of stderr; an error answer to a query is one too, unless
+ * `allowRefused` (the relevance table counts a refused query as one
+ * without hits).
  */
 export async function queriesOverWebSocket(
   ctx: BenchContext,
@@ -70,6 +74,7 @@ export async function queriesOverWebSocket(
   serverArgs: readonly string[],
   port: number,
   record?: string,
+  allowRefused = false,
 ): Promise<{ out: WsOut; peakRss: number | undefined }> {
   const child = spawn(process.execPath, serverArgs, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   if (child.pid === undefined) throw new Error(`${what} did not start`);
@@ -94,11 +99,14 @@ export async function queriesOverWebSocket(
           String(WS_DEPTH),
           ...(record === undefined ? [] : [record]),
         ],
-        { timeoutMs: 1_800_000, measureRss: false },
+        // keepOutput: the one JSON line carries every query's top-10 URLs.
+        { timeoutMs: 1_800_000, measureRss: false, keepOutput: 64 << 20 },
       ),
     );
     const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as WsOut;
-    if (out.errors > 0) throw new Error(`${out.errors} queries answered with an error`);
+    if (out.errors > 0 && !(allowRefused && out.errors === out.refused.length)) {
+      throw new Error(`${out.errors} queries answered with an error${out.refused.length > 0 ? `, e.g. ${JSON.stringify(out.refused[0])}` : ''}`);
+    }
     return { out, peakRss: vmHwm(pid) };
   } catch (err) {
     throw new Error(`${String(err)}${stderr === '' ? '' : `\n${what} stderr: ` + stderr.trim().split('\n').slice(-3).join(' / ')}`);

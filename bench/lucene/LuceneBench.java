@@ -2,16 +2,22 @@
  * The Lucene peer of the sherlock benchmark, compiled at bench time with javac
  * against Debian's liblucene8-java jars (lucene-core, lucene-analyzers-common):
  *
- *   java -cp CLASSES:JARS LuceneBench build TEXT.tsv INDEXDIR
- *   java -cp CLASSES:JARS LuceneBench search INDEXDIR QUERIES.tsv PASSES WARMUP
+ *   java -cp CLASSES:JARS LuceneBench build TEXT.tsv INDEXDIR [ANALYZER]
+ *   java -cp CLASSES:JARS LuceneBench search INDEXDIR QUERIES.tsv PASSES WARMUP [ANALYZER]
  *
- * build: StandardAnalyzer (no stop words since Lucene 7, no stemming), BM25
+ * ANALYZER: standard (the default; the speed tables), english or czech (the
+ * relevance table's stemming rows, bench/relevance/); search must name the
+ * one its index was built with.
+ *
+ * build: StandardAnalyzer (no stop words since Lucene 7, no stemming), or
+ * EnglishAnalyzer / CzechAnalyzer (their stop words and stemmers), BM25
  * (the default similarity); fields url (stored, not indexed), title and body
  * (indexed with positions, stored); 256 MB RAM buffer, then forceMerge(1) and
  * commit. Prints {"docs":N}.
  *
- * search: each query of the set; a word must match title or body, all words
- * are required; a phrase is a PhraseQuery on title or body. WARMUP untimed
+ * search: each query of the set, cut into terms by the index's analyzer; a
+ * term must match title or body, all terms are required; a phrase is a
+ * PhraseQuery on title or body. WARMUP untimed
  * passes (the JIT needs a few), then PASSES timed passes of top-10 searches that also load the
  * stored url and title of each hit. Prints {"latenciesMs":[...],"zeroHits":N,"top":[[URL,...],...]},
  * top: each query's hit URLs, best first, from the first (untimed) pass.
@@ -28,7 +34,12 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.cz.CzechAnalyzer;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StoredField;
@@ -50,18 +61,27 @@ public final class LuceneBench {
     private LuceneBench() {}
 
     public static void main(String[] args) throws IOException {
-        if (args.length == 3 && args[0].equals("build")) {
-            build(Paths.get(args[1]), Paths.get(args[2]));
-        } else if (args.length == 5 && args[0].equals("search")) {
-            search(Paths.get(args[1]), Paths.get(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+        if ((args.length == 3 || args.length == 4) && args[0].equals("build")) {
+            build(Paths.get(args[1]), Paths.get(args[2]), analyzer(args.length == 4 ? args[3] : "standard"));
+        } else if ((args.length == 5 || args.length == 6) && args[0].equals("search")) {
+            search(Paths.get(args[1]), Paths.get(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]), analyzer(args.length == 6 ? args[5] : "standard"));
         } else {
-            System.err.println("usage: LuceneBench build TEXT INDEXDIR | search INDEXDIR QUERIES PASSES WARMUP");
+            System.err.println("usage: LuceneBench build TEXT INDEXDIR [ANALYZER] | search INDEXDIR QUERIES PASSES WARMUP [ANALYZER]");
             System.exit(2);
         }
     }
 
-    static void build(Path text, Path indexDir) throws IOException {
-        IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer());
+    static Analyzer analyzer(String name) {
+        switch (name) {
+            case "standard": return new StandardAnalyzer();
+            case "english": return new EnglishAnalyzer();
+            case "czech": return new CzechAnalyzer();
+            default: throw new IllegalArgumentException("unknown analyzer " + name);
+        }
+    }
+
+    static void build(Path text, Path indexDir, Analyzer analyzer) throws IOException {
+        IndexWriterConfig config = new IndexWriterConfig(analyzer);
         config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
         config.setRAMBufferSizeMB(256);
         long docs = 0;
@@ -92,9 +112,21 @@ public final class LuceneBench {
             .build();
     }
 
-    static Query toQuery(String q) {
+    /** The terms the analyzer makes of a query's text, as it made them of the body. */
+    static String[] terms(Analyzer analyzer, String text) throws IOException {
+        List<String> out = new ArrayList<>();
+        try (TokenStream ts = analyzer.tokenStream("body", text)) {
+            CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
+            ts.reset();
+            while (ts.incrementToken()) out.add(term.toString());
+            ts.end();
+        }
+        return out.toArray(new String[0]);
+    }
+
+    static Query toQuery(String q, Analyzer analyzer) throws IOException {
         boolean phrase = q.length() >= 2 && q.startsWith("\"") && q.endsWith("\"");
-        String[] words = (phrase ? q.substring(1, q.length() - 1) : q).trim().split(" +");
+        String[] words = terms(analyzer, phrase ? q.substring(1, q.length() - 1) : q);
         if (phrase) {
             return new BooleanQuery.Builder()
                 .add(new PhraseQuery("title", words), BooleanClause.Occur.SHOULD)
@@ -126,12 +158,12 @@ public final class LuceneBench {
         return top.scoreDocs.length;
     }
 
-    static void search(Path indexDir, Path queryFile, int passes, int warmup) throws IOException {
+    static void search(Path indexDir, Path queryFile, int passes, int warmup, Analyzer analyzer) throws IOException {
         List<Query> queries = new ArrayList<>();
         for (String line : Files.readAllLines(queryFile, StandardCharsets.UTF_8)) {
             if (line.isEmpty() || line.startsWith("#")) continue;
             int tab = line.indexOf('\t');
-            queries.add(toQuery(line.substring(tab + 1)));
+            queries.add(toQuery(line.substring(tab + 1), analyzer));
         }
         StringBuilder out = new StringBuilder("{\"latenciesMs\":[");
         int zeroHits = 0;

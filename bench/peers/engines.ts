@@ -40,7 +40,7 @@ interface BuildOut {
 interface SearchOut {
   latenciesMs: number[];
   zeroHits: number;
-  /** Each query's top 10 URLs (Lucene only). */
+  /** Each query's top 10 URLs, from the first pass. */
   top?: string[][];
 }
 
@@ -60,6 +60,8 @@ function sqliteVersion(): string | undefined {
 
 const BUILD_TIMEOUT = 3_600_000;
 const SEARCH_TIMEOUT = 1_800_000;
+/** A search prints one JSON line with every query's top-10 URLs: keep all of it. */
+const SEARCH_OUTPUT = 64 << 20;
 
 export function fts5(): EngineEntry {
   const bs = packageVersion('better-sqlite3');
@@ -87,10 +89,11 @@ export function fts5(): EngineEntry {
         'fts5 search',
         await run(process.execPath, [join(ctx.distDir, 'peers', 'fts5-worker.js'), 'search', db, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup)], {
           timeoutMs: SEARCH_TIMEOUT,
+          keepOutput: SEARCH_OUTPUT,
         }),
       );
       const out = lastJson<SearchOut>(r.stdout, 'fts5 search');
-      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: r.peakRss };
+      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: r.peakRss, ...(out.top === undefined ? {} : { top: out.top }) };
     },
   };
 }
@@ -115,18 +118,22 @@ function javaVersion(): string | undefined {
   return /version "([^"]+)"/.exec(r.stderr)?.[1];
 }
 
-export function lucene(): EngineEntry {
+/** Lucene's analyzers the bench uses: StandardAnalyzer (the speed tables; no stemming), EnglishAnalyzer and CzechAnalyzer (the relevance table). */
+export type LuceneAnalyzer = 'standard' | 'english' | 'czech';
+const ANALYZER_CLASS: Record<LuceneAnalyzer, string> = { standard: 'StandardAnalyzer', english: 'EnglishAnalyzer', czech: 'CzechAnalyzer' };
+
+export function lucene(analyzer: LuceneAnalyzer = 'standard'): EngineEntry {
   const jars = luceneJars();
   const java = javaVersion();
   let classDir: string | undefined;
   const classpath = (): string => `${classDir}:${jars!.core}:${jars!.analyzers}`;
   const javaArgs = ['-Xms1g', '-Xmx4g', '-XX:+UseParallelGC'];
   return {
-    name: `Lucene ${jars?.version ?? '?'} (Debian liblucene8-java, Java ${java ?? '?'})`,
+    name: `Lucene ${jars?.version ?? '?'}${analyzer === 'standard' ? '' : ' ' + ANALYZER_CLASS[analyzer]} (Debian liblucene8-java, Java ${java ?? '?'})`,
     how:
       'Lucene: bench/lucene/LuceneBench.java compiled with javac against lucene-core and lucene-analyzers-common from liblucene8-java; ' +
-      'StandardAnalyzer, BM25; url stored, title and body indexed and stored; 256 MB RAM buffer, forceMerge(1), commit; size is the ' +
-      `index directory. Queries: each word must match title or body, phrases as PhraseQuery; top 10 with stored fields. JVM: ${javaArgs.join(' ')}.`,
+      `${ANALYZER_CLASS[analyzer]}, BM25; url stored, title and body indexed and stored; 256 MB RAM buffer, forceMerge(1), commit; size is the ` +
+      `index directory. Queries: cut by the same analyzer, each term must match title or body, phrases as PhraseQuery; top 10 with stored fields. JVM: ${javaArgs.join(' ')}.`,
     async available(ctx: BenchContext): Promise<Availability> {
       if (jars === undefined) return { status: 'unavailable', reason: 'liblucene8-java not installed' };
       if (java === undefined) return { status: 'unavailable', reason: 'no java' };
@@ -145,15 +152,16 @@ export function lucene(): EngineEntry {
       mkdirSync(indexDir, { recursive: true });
       const r = check(
         'lucene build',
-        await run('java', [...javaArgs, '-cp', classpath(), 'LuceneBench', 'build', ctx.corpus.textFile, indexDir], { timeoutMs: BUILD_TIMEOUT }),
+        await run('java', [...javaArgs, '-cp', classpath(), 'LuceneBench', 'build', ctx.corpus.textFile, indexDir, analyzer], { timeoutMs: BUILD_TIMEOUT }),
       );
       return { wallMs: r.wallMs, peakRss: r.peakRss, docs: lastJson<BuildOut>(r.stdout, 'lucene build').docs, sizeBytes: sizeOf(indexDir) };
     },
     async search(ctx: BenchContext, indexDir: string): Promise<SearchResult> {
       const r = check(
         'lucene search',
-        await run('java', [...javaArgs, '-cp', classpath(), 'LuceneBench', 'search', indexDir, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup)], {
+        await run('java', [...javaArgs, '-cp', classpath(), 'LuceneBench', 'search', indexDir, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup), analyzer], {
           timeoutMs: SEARCH_TIMEOUT,
+          keepOutput: SEARCH_OUTPUT,
         }),
       );
       const out = lastJson<SearchOut>(r.stdout, 'lucene search');
@@ -170,31 +178,43 @@ function xapianVersion(): string | undefined {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-export function xapian(): EngineEntry {
+/**
+ * `stemmer`: undefined for the speed tables (no stemmer, the query's words as
+ * terms); a xapian.Stem language or "none" for the relevance table, where
+ * xapian.QueryParser reads each query (bench/xapian/xapian_bench.py).
+ */
+export function xapian(stemmer?: string): EngineEntry {
   const version = xapianVersion();
+  const extra = stemmer === undefined ? [] : [stemmer];
   return {
-    name: `Xapian ${version ?? '?'} (Debian python3-xapian)`,
+    name: `Xapian ${version ?? '?'}${stemmer === undefined ? '' : stemmer === 'none' ? ', no stemmer, QueryParser' : `, Stem("${stemmer}")`} (Debian python3-xapian)`,
     how:
-      'Xapian (optional): bench/xapian/xapian_bench.py with Debian\'s python3; TermGenerator without stemmer, title and body with ' +
-      'positions, url/title/body as document data, commit then compact; size is the compacted database. Queries: OP_AND of the ' +
-      'words or OP_PHRASE, BM25, top 10 with their data.',
+      stemmer === undefined
+        ? 'Xapian (optional): bench/xapian/xapian_bench.py with Debian\'s python3; TermGenerator without stemmer, title and body with ' +
+          'positions, url/title/body as document data, commit then compact; size is the compacted database. Queries: OP_AND of the ' +
+          'words or OP_PHRASE, BM25, top 10 with their data.'
+        : `Xapian (optional): bench/xapian/xapian_bench.py; TermGenerator with ${stemmer === 'none' ? 'no stemmer' : `Stem("${stemmer}") (STEM_SOME)`}, ` +
+          `title and body with positions, compacted. Queries: xapian.QueryParser${stemmer === 'none' ? '' : ' with the same stemmer'}, default operator AND, no operators; BM25, top 10.`,
     async available(): Promise<Availability> {
       return version === undefined ? { status: 'unavailable', reason: 'python3-xapian not installed' } : true;
     },
     async build(ctx: BenchContext, indexDir: string): Promise<BuildResult> {
       rmSync(indexDir, { recursive: true, force: true });
       const script = join(ctx.repoRoot, 'bench', 'xapian', 'xapian_bench.py');
-      const r = check('xapian build', await run(DEBIAN_PYTHON, [script, 'build', ctx.corpus.textFile, indexDir], { timeoutMs: BUILD_TIMEOUT }));
+      const r = check('xapian build', await run(DEBIAN_PYTHON, [script, 'build', ctx.corpus.textFile, indexDir, ...extra], { timeoutMs: BUILD_TIMEOUT }));
       return { wallMs: r.wallMs, peakRss: r.peakRss, docs: lastJson<BuildOut>(r.stdout, 'xapian build').docs, sizeBytes: sizeOf(indexDir) };
     },
     async search(ctx: BenchContext, indexDir: string): Promise<SearchResult> {
       const script = join(ctx.repoRoot, 'bench', 'xapian', 'xapian_bench.py');
       const r = check(
         'xapian search',
-        await run(DEBIAN_PYTHON, [script, 'search', indexDir, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup)], { timeoutMs: SEARCH_TIMEOUT }),
+        await run(DEBIAN_PYTHON, [script, 'search', indexDir, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup), ...extra], {
+          timeoutMs: SEARCH_TIMEOUT,
+          keepOutput: SEARCH_OUTPUT,
+        }),
       );
       const out = lastJson<SearchOut>(r.stdout, 'xapian search');
-      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: r.peakRss };
+      return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss: r.peakRss, ...(out.top === undefined ? {} : { top: out.top }) };
     },
   };
 }

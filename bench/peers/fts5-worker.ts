@@ -11,7 +11,8 @@
  *
  * search: the same queries PASSES times after WARMUP untimed passes; each
  * query asks for the 10 best rows by bm25 (`ORDER BY rank`). Words are ANDed,
- * a phrase is an FTS5 phrase. Prints {"latenciesMs":[…],"zeroHits":N}.
+ * a phrase is an FTS5 phrase. Prints {"latenciesMs":[…],"zeroHits":N,"top":[[URL…]…]},
+ * top: each query's hit URLs, best first, from the first (untimed) pass.
  */
 
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -46,7 +47,13 @@ function search(dbFile: string, queryFile: string, passes: number, warmup: numbe
   const stmt = db.prepare('SELECT rowid, url, title FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 10');
   const exprs = queries.map(fts5Match);
   let zeroHits = 0;
-  for (const e of exprs) if (stmt.all(e).length === 0) zeroHits++; // first warm-up pass, untimed
+  const top: string[][] = [];
+  for (const e of exprs) {
+    // first warm-up pass, untimed
+    const rows = stmt.all(e) as Array<{ url: string }>;
+    top.push(rows.map((r) => r.url));
+    if (rows.length === 0) zeroHits++;
+  }
   for (let w = 1; w < warmup; w++) for (const e of exprs) stmt.all(e);
   const latenciesMs: number[] = [];
   for (let p = 0; p < passes; p++) {
@@ -57,7 +64,7 @@ function search(dbFile: string, queryFile: string, passes: number, warmup: numbe
     }
   }
   db.close();
-  process.stdout.write(JSON.stringify({ latenciesMs, zeroHits }) + '\n');
+  process.stdout.write(JSON.stringify({ latenciesMs, zeroHits, top }) + '\n');
 }
 
 const [mode, a, b, c, d] = process.argv.slice(2);
