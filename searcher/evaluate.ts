@@ -372,7 +372,10 @@ export class Evaluation {
   /**
    * Where the `at`-th word of a term occurs, per card, within its field;
    * the score of a card is rank.ts occurrenceScore. The IDF of several
-   * variants (or a prefix's words) counts their chains together.
+   * forms (or a prefix's words) counts the cards that have any of them
+   * (anywhere, whatever the field): adding up their chains would count a
+   * card with "user" and "users" twice, and a common word of many forms
+   * would reach every card, an IDF of nothing.
    */
   async occurrences(node: TermNode, at: number): Promise<Occurrences> {
     const exact = node.kind === 'word' ? node.word.exact : node.words[at]!.exact;
@@ -392,11 +395,8 @@ export class Evaluation {
       return { count, cards, scores, starts, keys: refs, exact: same(entries[0]!.word === exact ? 1 : 0, count), idf, shapes };
     }
     const { norms, length } = this.version.columns;
-    const wordIdf = idf(
-      lists.reduce((n, l) => n + l.count, 0),
-      length.length,
-    );
-    // Several variants (or a field): a k-way merge by card, keeping the occurrences the field takes.
+    // Several variants (or a field): a k-way merge by card, keeping the occurrences the field takes; scored once the union is counted.
+    let union = 0;
     const isExact = entries.map((entry) => (entry.word === exact ? 1 : 0));
     const cursor = new Int32Array(lists.length);
     const out = new HitsBuilder(
@@ -404,6 +404,7 @@ export class Evaluation {
       true,
     );
     for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
+      union += 1;
       const first = out.used;
       let exactHere = 0;
       let closest: number = FORM.synonymStem;
@@ -420,14 +421,15 @@ export class Evaluation {
         }
         if (out.used > before && kinds[l]! < closest) closest = kinds[l]!;
       }
-      if (out.used > first) {
-        const score = occurrenceScore(out.keys!, first, out.used, norms[length[cardId]!]!, wordIdf);
-        out.add(cardId, score * FORM_FACTORS[closest]!, exactHere, true);
-      }
+      // The form's factor for now; × the card's score below.
+      if (out.used > first) out.add(cardId, FORM_FACTORS[closest]!, exactHere, true);
     }
     const hits = out.hits();
+    // A list cut by the work bound estimates its whole count (`total`); the union has at least the largest.
+    const wordIdf = idf(Math.max(union, ...lists.map((l) => l.total)), length.length);
+    const { cards, starts, keys } = hits;
     // Scores as a chain's are (Float32Array): the loops that read several words' scores then see one array type.
-    const scores = Float32Array.from(hits.scores.subarray(0, hits.count));
+    const scores = Float32Array.from(hits.scores.subarray(0, hits.count), (factor, i) => factor * occurrenceScore(keys!, starts![i]!, starts![i + 1]!, norms[length[cards[i]!]!]!, wordIdf));
     const occurrences = { ...hits, scores, starts: hits.starts!, keys: hits.keys!, exact: out.exact.subarray(0, hits.count), idf: wordIdf, shapes: undefined };
     // Cut by the work bound, it is this query's share only.
     if (mergeKey !== undefined && this.truncated === truncatedBefore) merged.set(mergeKey, occurrences);
