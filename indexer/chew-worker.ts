@@ -105,6 +105,16 @@ function cardLanguage(doc: DocumentBody): string {
   return languageOfTag(doc.detectedLanguage ?? doc.language) ?? 'und';
 }
 
+/**
+ * A title's meta weight (0–3) by its length in word positions: a word is
+ * more what a short title is about than what a long one mentions, as BM25F
+ * normalises a title field by its length (rank.ts TITLE_WEIGHTS).
+ */
+export function titleWeight(title: string): 0 | 1 | 2 | 3 {
+  const n = cutWords(title, () => undefined);
+  return n <= 2 ? 3 : n <= 4 ? 2 : n <= 8 ? 1 : 0;
+}
+
 /** Per card: the StringIndex keys of its URL, host and domain (zero when empty). */
 export const STRING_KEYS_SIZE = STRING_KINDS.length * FINGERPRINT_SIZE;
 /** Bytes of a Links record (common/index/fingerprints.ts). */
@@ -626,7 +636,7 @@ class Chewer {
     this.shingler!.reset();
     this.shingling = true;
     let metaAt = 0;
-    if (doc.title !== undefined) metaAt = this.meta(doc.title, META_TYPE.title, 0, metaAt, true);
+    if (doc.title !== undefined) metaAt = this.meta(doc.title, META_TYPE.title, titleWeight(doc.title), metaAt, true);
     for (const meta of doc.metas) metaAt = this.meta(meta.text, META_TYPE[meta.type], meta.weight ?? 0, metaAt, false);
     this.metaEnd = Math.min(MAX_META_POSITION + 1, this.meta(urlText(url), META_TYPE.urlword, 0, metaAt, false));
     const anchors = doc.links.filter((link) => link.type === 'R');

@@ -303,12 +303,16 @@ export class IndexVersion {
     const seen = new Set(entries.map((entry) => entry.id));
     const byLetters = stemLanguage(word.exact, UNDETERMINED);
     const stemmed = byLetters === undefined ? languages : [...new Set([...languages, languageCode(byLetters)])];
+    // The word as typed and as each accent variant the index has: "kolacu" is stemmed as "koláčů" too.
+    const spellings = [...new Set([word.exact, ...entries.map((entry) => entry.word)])];
     for (const language of stemmed) {
       if (!lexicon.stemLanguages.includes(language)) continue;
-      for (const entry of lexicon.stemClass(language, stemOf(word.plain, languageOf(language)))) {
-        if (seen.has(entry.id) || entries.length >= MAX_FORMS) continue;
-        seen.add(entry.id);
-        entries.push(entry);
+      for (const stem of new Set(spellings.map((spelling) => stemOf(spelling, languageOf(language))))) {
+        for (const entry of lexicon.stemClass(language, stem)) {
+          if (seen.has(entry.id) || entries.length >= MAX_FORMS) continue;
+          seen.add(entry.id);
+          entries.push(entry);
+        }
       }
     }
     const kinds = new Uint8Array(entries.length);

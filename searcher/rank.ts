@@ -31,6 +31,14 @@ const WORD_WEIGHTS = [10, 14, 5, 24, 18, 8] as const;
 const META_WEIGHTS = [40, 12, 14, 16, 16, 5] as const;
 /** A meta's own weight (0–3) adds this much per step. */
 const META_WEIGHT_STEP = 4;
+/**
+ * A title's occurrence by the title's weight, which the indexer gives by
+ * its length (indexer/chew-worker.ts titleWeight: 9 positions or more, 5–8,
+ * 3–4, 1–2): BM25F's length normalisation of a title field with a single
+ * occurrence, k1 = 1.2, b = 0.75, about 5 words on average, × 40.
+ */
+const TITLE_WEIGHTS = [28, 38, 46, 56] as const;
+const TITLE_META = 0;
 export const SECOND_DIVISOR = 4;
 /**
  * BM25's term frequency saturation and length normalisation. k1 above
@@ -69,7 +77,8 @@ export const COLLAPSE_RATIO = 0.8;
 
 /** What an occurrence is worth. */
 function refWeight(ref: Ref): number {
-  return ref.kind === 'word' ? (WORD_WEIGHTS[ref.type] ?? 0) : (META_WEIGHTS[ref.type] ?? 0) + ref.weight * META_WEIGHT_STEP;
+  if (ref.kind === 'word') return WORD_WEIGHTS[ref.type] ?? 0;
+  return ref.type === TITLE_META ? TITLE_WEIGHTS[ref.weight]! : (META_WEIGHTS[ref.type] ?? 0) + ref.weight * META_WEIGHT_STEP;
 }
 
 /** refWeight of a packed ref (common/index/refs.ts packRef) by its low bits: `CODE_WEIGHT[packed & CODE_MASK]`. */

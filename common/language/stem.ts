@@ -1,18 +1,18 @@
 /**
- * Word forms: the stem of a word under a language's Snowball stemmer
- * (snowball-stemmers, Oleg Mazko's port of the Snowball algorithms; Czech is
- * Ljiljana Dolamic's), the key that puts "bridge", "bridges" and "bridging"
- * in one stem class. The indexer stems each word once, with the language it
- * is first met in (stemLanguage), and the Lexicon keeps (language, stem) per
- * word; the searcher stems a query word with every language the Lexicon
- * names and takes the words of each class it finds.
+ * Word forms: the stem of a word under its language's stemmer — a Snowball
+ * stemmer (snowball-stemmers, Oleg Mazko's port of the Snowball
+ * algorithms), for Czech the light stemmer of czech-stem.ts — the key that
+ * puts "bridge", "bridges" and "bridging" in one stem class. The indexer
+ * stems each word once, with the language it is first met in
+ * (stemLanguage), and the Lexicon keeps (language, stem) per word; the
+ * searcher stems a query word in the query's languages and takes the words
+ * of each class it finds.
  *
- * The stem is made from the plain form (common/words.ts: accents removed),
- * not the exact one: a query typed without accents ("kolacu") must meet the
- * text's words ("koláčů", "koláče") in the same class, and the stemmers'
- * rules for accented endings would treat the two spellings apart (Czech's
- * "koláče" → "kolák", "kolace" → "kolac"). So accented endings are matched
- * as their plain letters, the same on both sides.
+ * A stemmer reads the exact form (with its accents: Czech endings such as
+ * -ého and -ů are told by them), and the stem is kept plain (common/words.ts:
+ * accents removed), so that "koláčů" and "koláče" meet in "kolak". A query
+ * typed without accents ("kolacu") is stemmed as typed and also as each of
+ * its accent variants the Lexicon has ("koláčů"): IndexVersion#wordForms.
  *
  * A word's language is the document's, unless its letters say otherwise:
  * a letter the document's language does not write (č in an English page
@@ -23,9 +23,11 @@
  */
 
 import snowball, { type Stemmer } from 'snowball-stemmers';
+import { plainForm } from '../words.js';
+import { czechStem } from './czech-stem.js';
 import { languageCode } from './codes.js';
 
-/** ISO 639-1 code → the Snowball algorithm's name in snowball-stemmers. */
+/** ISO 639-1 code → the Snowball algorithm's name in snowball-stemmers (Czech's is czech-stem.ts instead). */
 const ALGORITHMS: Readonly<Record<string, string>> = {
   ar: 'arabic',
   ca: 'catalan',
@@ -116,16 +118,20 @@ export function stemLanguage(exact: string, documentLanguage: string): string | 
 
 const stemmers = new Map<string, Stemmer>();
 
-/** The stem of a plain form under `lang`'s stemmer; the plain form itself where the word is not stemmed. */
-export function stemOf(plain: string, lang: string | undefined): string {
+/**
+ * The stem of a word (its exact form) under `lang`'s stemmer, plain; the
+ * plain form itself where the word is not stemmed.
+ */
+export function stemOf(exact: string, lang: string | undefined): string {
+  const plain = plainForm(exact);
   if (lang === undefined || plain.length < MIN_STEM_CHARS || DIGIT.test(plain)) return plain;
   const algorithm = ALGORITHMS[lang];
   if (algorithm === undefined) return plain;
   let stemmer = stemmers.get(lang);
-  if (stemmer === undefined) stemmers.set(lang, (stemmer = snowball.newStemmer(algorithm)));
-  const stem = stemmer.stem(plain);
+  if (stemmer === undefined) stemmers.set(lang, (stemmer = lang === 'cs' ? { stem: czechStem } : snowball.newStemmer(algorithm)));
+  const stem = stemmer.stem(exact);
   // A stemmer never empties a word on purpose; keep something to match on.
-  return stem === '' ? plain : stem;
+  return stem === '' ? plain : plainForm(stem);
 }
 
 /** Bytes a stem may have: the Lexicon stores its tail in a byte's length. */
@@ -140,7 +146,7 @@ const MAX_STEM_BYTES = 255;
 export function indexStem(exact: string, plain: string, documentLanguage: string): { language: number; stem: string } {
   const lang = DIGIT.test(plain) ? undefined : stemLanguage(exact, documentLanguage);
   if (lang === undefined) return { language: 0, stem: plain };
-  const stem = stemOf(plain, lang);
+  const stem = stemOf(exact, lang);
   if (Buffer.byteLength(stem, 'utf8') > MAX_STEM_BYTES) return { language: 0, stem: plain };
   return { language: languageCode(lang), stem };
 }
