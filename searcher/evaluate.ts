@@ -45,7 +45,7 @@ import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, PACKED_META, WORD_EDGE } from '../common/index/refs.js';
 import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
-import { MAX_FORMS, type CardColumns, type IndexVersion, type Postings, type WordForms } from './index-version.js';
+import { MAX_FORMS, type CardColumns, type IndexVersion, type Occurrences, type Postings, type WordForms } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
 import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
 
@@ -67,14 +67,6 @@ export interface Hits {
   keys: Int32Array | undefined;
 }
 
-/** One word's occurrences: its hits with keys, which cards have the query word's exact form, the word's IDF, and its phrase shapes (rank.ts chainShapes) when the chain cache has them. */
-export interface Occurrences extends Hits {
-  starts: Uint32Array;
-  keys: Int32Array;
-  exact: Uint8Array;
-  idf: number;
-  shapes: Uint32Array | undefined;
-}
 
 /** A node's cards; `negated`: the cards it excludes (everything else matches). */
 interface Result {

@@ -34,7 +34,6 @@ import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
 import { FORM, chainScores, chainShapes, idf, lengthNorms } from './rank.js';
-import type { Occurrences } from './evaluate.js';
 import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
 
@@ -114,6 +113,25 @@ export const MAIN_LANGUAGE_SHARE = 0.02;
 export interface WordForms {
   entries: LexiconEntry[];
   kinds: Uint8Array;
+}
+
+/**
+ * One query word's occurrences as the evaluator reads them (evaluate.ts):
+ * its cards ascending, its score in each, card i's refs keys[starts[i]] to
+ * keys[starts[i + 1]], which cards have the query word's exact form, its
+ * IDF, and its phrase shapes (rank.ts chainShapes) when known. A word of
+ * several forms is its chains merged, kept in mergedCache.
+ */
+export interface Occurrences {
+  count: number;
+  cards: Uint32Array;
+  /** Read only: they may be the chain cache's. */
+  scores: Float64Array | Float32Array;
+  starts: Uint32Array;
+  keys: Int32Array;
+  exact: Uint8Array;
+  idf: number;
+  shapes: Uint32Array | undefined;
 }
 
 /** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores), what bounds it in a phrase (rank.ts chainShapes) and its IDF. */
