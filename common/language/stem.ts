@@ -120,18 +120,18 @@ const stemmers = new Map<string, Stemmer>();
 
 /**
  * The stem of a word (its exact form) under `lang`'s stemmer, plain; the
- * plain form itself where the word is not stemmed.
+ * plain form itself where the word is not stemmed. `plain`: the word's
+ * plain form, when the caller has it.
  */
-export function stemOf(exact: string, lang: string | undefined): string {
-  const plain = plainForm(exact);
+export function stemOf(exact: string, lang: string | undefined, plain = plainForm(exact)): string {
   if (lang === undefined || plain.length < MIN_STEM_CHARS || DIGIT.test(plain)) return plain;
   const algorithm = ALGORITHMS[lang];
   if (algorithm === undefined) return plain;
   let stemmer = stemmers.get(lang);
   if (stemmer === undefined) stemmers.set(lang, (stemmer = lang === 'cs' ? { stem: czechStem } : snowball.newStemmer(algorithm)));
   const stem = stemmer.stem(exact);
-  // A stemmer never empties a word on purpose; keep something to match on.
-  return stem === '' ? plain : plainForm(stem);
+  // A stemmer never empties a word on purpose; keep something to match on. An ASCII stem is plain already.
+  return stem === '' ? plain : NON_ASCII_LETTER.test(stem) ? plainForm(stem) : stem;
 }
 
 /** Bytes a stem may have: the Lexicon stores its tail in a byte's length. */
@@ -146,7 +146,7 @@ const MAX_STEM_BYTES = 255;
 export function indexStem(exact: string, plain: string, documentLanguage: string): { language: number; stem: string } {
   const lang = DIGIT.test(plain) ? undefined : stemLanguage(exact, documentLanguage);
   if (lang === undefined) return { language: 0, stem: plain };
-  const stem = stemOf(exact, lang);
-  if (Buffer.byteLength(stem, 'utf8') > MAX_STEM_BYTES) return { language: 0, stem: plain };
+  const stem = stemOf(exact, lang, plain);
+  if (stem.length > MAX_STEM_BYTES / 3 && Buffer.byteLength(stem, 'utf8') > MAX_STEM_BYTES) return { language: 0, stem: plain };
   return { language: languageCode(lang), stem };
 }
