@@ -1,6 +1,6 @@
 /**
  * The language of a document: detected from its text by eld (the Efficient
- * Language Detector, its extra-small n-gram table: 60 languages), with the language
+ * Language Detector, its small n-gram table: 60 languages), with the language
  * the page declares (`<html lang>`, Content-Language) as a hint.
  * `docs/decisions.md`, "Language of a document (issue 28)", has the comparison
  * behind the choice and the rule.
@@ -34,7 +34,7 @@
  * first import of this module.
  */
 
-import { eld } from 'eld/extrasmall';
+import { eld } from 'eld/small';
 import { UNDETERMINED, languageOfTag } from './codes.js';
 
 // URLs, e-mail addresses, domain names and words with digits say nothing of a
