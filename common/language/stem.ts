@@ -22,6 +22,7 @@
  * language without a stemmer are their own stems.
  */
 
+import { stem as porter2 } from 'porter2';
 import snowball, { type Stemmer } from 'snowball-stemmers';
 import { plainForm } from '../words.js';
 import { czechStem } from './czech-stem.js';
@@ -119,6 +120,20 @@ export function stemLanguage(exact: string, documentLanguage: string): string | 
 const stemmers = new Map<string, Stemmer>();
 
 /**
+ * Where a stemmer of our choice stands in for snowball-stemmers': Czech's
+ * light stemmer (czech-stem.ts); for English the porter2 package, the same
+ * Snowball algorithm (the same stems on the 12,513 words of Python's and
+ * PostgreSQL's manuals) eight times as fast (0.8 µs a word against 6.6),
+ * on lower-case ASCII only, so other words go to Snowball's.
+ */
+function ownStemmer(lang: string): Stemmer | undefined {
+  if (lang === 'cs') return { stem: czechStem };
+  if (lang !== 'en') return undefined;
+  const snowballEnglish = snowball.newStemmer('english');
+  return { stem: (word) => (NON_ASCII_LETTER.test(word) ? snowballEnglish.stem(word) : porter2(word)) };
+}
+
+/**
  * The stem of a word (its exact form) under `lang`'s stemmer, plain; the
  * plain form itself where the word is not stemmed. `plain`: the word's
  * plain form, when the caller has it.
@@ -128,7 +143,7 @@ export function stemOf(exact: string, lang: string | undefined, plain = plainFor
   const algorithm = ALGORITHMS[lang];
   if (algorithm === undefined) return plain;
   let stemmer = stemmers.get(lang);
-  if (stemmer === undefined) stemmers.set(lang, (stemmer = lang === 'cs' ? { stem: czechStem } : snowball.newStemmer(algorithm)));
+  if (stemmer === undefined) stemmers.set(lang, (stemmer = ownStemmer(lang) ?? snowball.newStemmer(algorithm)));
   const stem = stemmer.stem(exact);
   // A stemmer never empties a word on purpose; keep something to match on. An ASCII stem is plain already.
   return stem === '' ? plain : NON_ASCII_LETTER.test(stem) ? plainForm(stem) : stem;
