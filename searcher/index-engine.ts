@@ -24,7 +24,7 @@ import { Evaluation, cardTest, type CardTest, type Hits } from './evaluate.js';
 import { explainHits } from './explain.js';
 import { HIDDEN, IndexVersion, type CacheSizes, type CardColumns } from './index-version.js';
 import { cacheSizes } from './config.js';
-import type { QueryNode } from './query.js';
+import { LAST_DATE, type QueryNode } from './query.js';
 import { TopK, collapse, seek, withStatic, type Scored } from './rank.js';
 import { escapeHtml } from './render.js';
 import { Marker, highlight } from './snippet.js';
@@ -256,7 +256,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const { columns } = version;
   if (filters.type?.length) tests.push(cardTest({ kind: 'type', types: filters.type, start: 0, end: 0 }, columns));
   if (filters.lang?.length) tests.push(cardTest({ kind: 'lang', languages: filters.lang, start: 0, end: 0 }, columns));
-  if (filters.age !== undefined) tests.push(cardTest({ kind: 'date', from: Math.floor(Date.now() / 1000) - filters.age * DAY_SECONDS, to: 2 ** 32, start: 0, end: 0 }, columns));
+  if (filters.age !== undefined) tests.push(cardTest({ kind: 'date', from: Math.floor(Date.now() / 1000) - filters.age * DAY_SECONDS, to: LAST_DATE, start: 0, end: 0 }, columns));
   const filterSites = filters.site?.length ? await siteCards(version, filters.site, signal) : undefined;
   signal.throwIfAborted();
   const { weight, flags, site, date } = columns;

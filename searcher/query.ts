@@ -351,7 +351,7 @@ class Parser {
 }
 
 /** Past every date CardInfo can hold (u32 seconds). */
-const LAST_DATE = 2 ** 32;
+export const LAST_DATE = 2 ** 32;
 
 /** The first second (UTC) of a day, month or year written YYYY[-MM[-DD]], or undefined when it is no such date (or before 1970). */
 export function dateSeconds(text: string): number | undefined {
