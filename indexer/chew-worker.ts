@@ -106,12 +106,17 @@ function cardLanguage(doc: DocumentBody): string {
 }
 
 /**
- * A title's meta weight (0–3) by its length in word positions: a word is
- * more what a short title is about than what a long one mentions, as BM25F
- * normalises a title field by its length (rank.ts TITLE_WEIGHTS).
+ * A title's meta weight (0–3) by its length in words: a word is more what a
+ * short title is about than what a long one mentions, as BM25F normalises a
+ * title field by its length (rank.ts TITLE_WEIGHTS). Numbers are not
+ * counted: a manual's section numbers ("20.11. Client Connection
+ * Defaults", "Chapter 28.") say where a page is, not what it is about.
  */
 export function titleWeight(title: string): 0 | 1 | 2 | 3 {
-  const n = cutWords(title, () => undefined);
+  let n = 0;
+  cutWords(title, (_start, _end, kind) => {
+    if (kind !== 'number') n += 1;
+  });
   return n <= 2 ? 3 : n <= 4 ? 2 : n <= 8 ? 1 : 0;
 }
 

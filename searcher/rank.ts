@@ -23,12 +23,14 @@ import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/inde
 const WORD_WEIGHTS = [10, 14, 5, 24, 18, 8] as const;
 /**
  * By meta type (doc-body.ts): title, keywords, description, URL words, file
- * name, anchor text. An anchor text weighs as small print: most are a site's
- * own navigation (sidebars, breadcrumbs, "next"), repeated on every page;
- * the indexer gives one from another site meta weight 1 (+4), and their
- * number saturates (occurrenceScore), so together they stay below a title.
+ * name, anchor text. An anchor text weighs as a description: a site's own
+ * links to a card count once a word however many of its pages and texts
+ * carry it (occurrenceScore), so its navigation adds no more than one
+ * cross-reference does; the indexer gives one from another site meta
+ * weight 1 (+4), and their number saturates, so together they stay below
+ * a title.
  */
-const META_WEIGHTS = [40, 12, 14, 16, 16, 5] as const;
+const META_WEIGHTS = [40, 12, 14, 16, 16, 10] as const;
 /** A meta's own weight (0–3) adds this much per step. */
 const META_WEIGHT_STEP = 4;
 /**
@@ -44,9 +46,13 @@ export const SECOND_DIVISOR = 4;
  * BM25's term frequency saturation and length normalisation. k1 above
  * Lucene's 1.2: tf counts a heading's occurrence as 2.4 and an emphasised
  * one as 1.4 (CODE_TF), so a page saturates sooner than on plain counts.
+ * b below Lucene's 0.75: in a manual the long page is the reference one
+ * (every function of a family, every setting of a chapter), which full
+ * length normalisation ranks below the short pages that mention it (the
+ * relevance bench, docs/decisions.md "Length normalisation").
  */
-export const BM25_K1 = 2;
-const BM25_B = 0.75;
+export const BM25_K1 = 3;
+export const BM25_B = 0.5;
 /** What the body part of a word's score tends to for a card of average length as the word's term frequency grows, ÷ (k1 + 1): one plain occurrence there is worth this much. */
 const BODY_WEIGHT = WORD_WEIGHTS[0];
 /** What bodyScore never reaches, whatever the term frequency and length. */
@@ -93,10 +99,13 @@ export const CODE_TF = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) =>
 export const CODE_META = Float64Array.from({ length: CODE_MASK + 1 }, (_, code) => (unpackRef(code).kind === 'meta' ? CODE_WEIGHT[code]! : 0));
 /** Meta type of anchor texts (doc-body.ts META_TYPES 'ext'). */
 const ANCHOR_META = 5;
-/** By packed code: 1 for an anchor text's occurrence. */
+/** By packed code: an anchor text's occurrence, OWN_ANCHOR from the card's own site (meta weight 0, links.ts), CROSS_ANCHOR from another; 0 otherwise. */
+const OWN_ANCHOR = 1;
+const CROSS_ANCHOR = 2;
 const CODE_ANCHOR = Uint8Array.from({ length: CODE_MASK + 1 }, (_, code) => {
   const ref = unpackRef(code);
-  return ref.kind === 'meta' && ref.type === ANCHOR_META ? 1 : 0;
+  if (ref.kind !== 'meta' || ref.type !== ANCHOR_META) return 0;
+  return ref.weight === 0 ? OWN_ANCHOR : CROSS_ANCHOR;
 });
 
 /**
@@ -151,26 +160,34 @@ export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32
  * own, added as BM25F adds fields rather than competing with the card's
  * own metas: the best anchor's weight, saturating with their number as
  * BM25's tf does (k1 + 1 times the best at most), since many sites calling
- * a card by the word say more than one (the indexer attaches a text once
- * per site). Never below idf × any one meta occurrence's weight, nor below
- * idf × bodyScore of any of its word occurrences (phrases rely on it).
+ * a card by the word say more than one. The indexer attaches a text once
+ * per site, but a site that cross-links densely (every mention of a
+ * function a link to it) gives a card many texts with the word: all the
+ * card's own site's count as one, so such a site's cards do not outrank
+ * another's for their links alone. Never below idf × any one meta
+ * occurrence's weight, nor below idf × bodyScore of any of its word
+ * occurrences (phrases rely on it).
  */
 export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number, parts?: OccurrenceParts): number {
   let tf = 0;
   let best = 0;
   let second = 0;
-  let anchors = 0;
+  let own = 0;
+  let cross = 0;
   let anchor = 0;
   for (let j = from; j < to; j++) {
     const code = refs[j]! & CODE_MASK;
     tf += CODE_TF[code]!;
     const weight = CODE_META[code]!;
-    if (CODE_ANCHOR[code] === 1) {
-      anchors += 1;
+    const kind = CODE_ANCHOR[code]!;
+    if (kind !== 0) {
+      if (kind === OWN_ANCHOR) own = 1;
+      else cross += 1;
       if (weight > anchor) anchor = weight;
     } else if (weight > best) [best, second] = [weight, best];
     else if (weight > second) second = weight;
   }
+  const anchors = own + cross;
   const anchorScore = anchors === 0 ? 0 : (anchor * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
   const body = bodyScore(tf, norm);
   if (parts !== undefined) Object.assign(parts, { tf, body, metas: best + second / SECOND_DIVISOR, anchors: anchorScore });

@@ -9,7 +9,7 @@ import test from 'node:test';
 import fc from 'fast-check';
 import { WORD_EDGE, packRef } from '../../common/index/refs.js';
 import { lengthCode } from '../../common/index/cardinfo.js';
-import { BM25_K1, BODY_CEILING, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore, seek } from '../../searcher/rank.js';
+import { BM25_B, BM25_K1, BODY_CEILING, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SITE_MAX, TopK, bodyScore, collapse, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore, seek } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
@@ -103,7 +103,7 @@ test('length norms: BM25 k1·(1 − b + b·length ÷ average), the average over 
   const norms = lengthNorms(Uint8Array.from([lengthCode(100), lengthCode(300), 0]));
   assert.ok(Math.abs(norms[lengthCode(200)]! - BM25_K1) < 0.05, String(norms[lengthCode(200)]));
   assert.ok(norms[lengthCode(50)]! < norms[lengthCode(200)]! && norms[lengthCode(200)]! < norms[lengthCode(2000)]!);
-  assert.ok(Math.abs(norms[0]! - BM25_K1 * 0.25) < 1e-9);
+  assert.ok(Math.abs(norms[0]! - BM25_K1 * (1 - BM25_B)) < 1e-9);
 });
 
 test('a word\'s score saturates with its occurrences, falls with the card\'s length, rises with IDF; a phrase\'s word never adds more than the word', () => {
@@ -114,10 +114,16 @@ test('a word\'s score saturates with its occurrences, falls with the card\'s len
   assert.ok(score(text(100)) < bodyScore(1e9, 1.2) + 1e-9);
   assert.ok(score(text(3), 0.5) > score(text(3), 3));
   assert.ok(score(text(3), 1.2, 2) > score(text(3), 1.2, 1));
-  // Anchor texts count together, saturating: more pages calling a card so say more, up to k1 + 1 times one.
-  const anchors = (n: number) => Int32Array.from({ length: n }, (_, i) => packRef({ kind: 'meta', type: 5, weight: 0, position: i }));
+  // Anchor texts from other sites count together, saturating: more sites calling a card so say more, up to k1 + 1 times one.
+  const anchors = (n: number, weight = 1) => Int32Array.from({ length: n }, (_, i) => packRef({ kind: 'meta', type: 5, weight, position: i }));
   assert.ok(score(anchors(1)) < score(anchors(2)) && score(anchors(2)) < score(anchors(8)));
   assert.ok(score(anchors(1000)) < (BM25_K1 + 1) * score(anchors(1)));
+  // The card's own site's texts (weight 0) count once, however many carry the word: a densely cross-linked site gains no more than one link.
+  assert.equal(score(anchors(8, 0)), score(anchors(1, 0)));
+  assert.ok(score(anchors(1, 0)) < score(anchors(1)));
+  const mixed = Int32Array.from([...anchors(5, 0), ...anchors(1)]);
+  const two = (score(anchors(1)) * 2 * (BM25_K1 + 1)) / (2 + BM25_K1);
+  assert.ok(Math.abs(score(mixed) - two) < 1e-9, `${score(mixed)} ${two}`);
   // A heading counts more than text; a title more than a plain word.
   assert.ok(score(text(1, 3)) > score(text(1)));
   assert.ok(score(Int32Array.of(title)) > score(text(1)));
