@@ -149,7 +149,8 @@ export function parseDocument(input: ParseInput): ParsedDocument {
   }
   const problems = [...charset.problems, ...fields.problems];
   if (text.cut) problems.push(`text cut at ${MAX_TEXT_BYTES} bytes`);
-  const sample = fields.title === undefined ? text.sample : `${fields.title}. ${text.sample}`;
-  const detectedLanguage = detectLanguage(sample, { declared: fields.language ?? input.contentLanguage }).lang;
+  const samples = text.samples();
+  if (fields.title !== undefined) samples[0] = `${fields.title}. ${samples[0]}`;
+  const detectedLanguage = detectLanguage(samples, { declared: fields.language ?? input.contentLanguage }).lang;
   return { ...fields, kind: kind === 'text' ? 'text' : 'html', charset: charset.encoding, text: text.finish(), detectedLanguage, problems };
 }

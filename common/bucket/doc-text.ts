@@ -76,7 +76,7 @@ function isBlank(chunk: string): boolean {
   return true;
 }
 
-/** Characters of TextBuilder#sample: more than common/language/detect.ts reads. */
+/** Characters of each of TextBuilder#samples(): more than common/language/detect.ts reads in one window. */
 const SAMPLE_CHARS = 1024;
 
 export type DocTextToken =
@@ -107,8 +107,14 @@ export class TextBuilder {
    */
   private wordStart = 0;
   private wordStartType: WordType = WORD_TYPE.text;
-  /** The text's first SAMPLE_CHARS characters or so, whitespace collapsed (what a language detector reads). */
-  sample = '';
+  // Samples of the text for a language detector (samples()), whitespace collapsed: its start, the last
+  // characters appended (`tail`, at most 2 × SAMPLE_CHARS), and the tail as it was when the text's length
+  // passed each doubling of 2 × SAMPLE_CHARS (the two latest kept), from which the middle is taken.
+  private start = '';
+  private tail = '';
+  private chars = 0;
+  private nextMark = 2 * SAMPLE_CHARS;
+  private marks: Array<{ at: number; text: string }> = [];
 
   constructor(capBytes: number) {
     if (!Number.isInteger(capBytes) || capBytes < 1) throw new RangeError(`bad text cap ${capBytes}`);
@@ -135,13 +141,39 @@ export class TextBuilder {
       return;
     }
     const collapsed = chunk.replace(WHITESPACE_RUN, ' ');
-    if (this.sample.length < SAMPLE_CHARS) this.sample += this.sample === '' ? collapsed.trimStart() : ` ${collapsed}`;
+    this.keepSamples(collapsed);
     const start = collapsed.charCodeAt(0) === SPACE ? 1 : 0;
     const trailing = collapsed.length > start && collapsed.charCodeAt(collapsed.length - 1) === SPACE;
     const end = trailing ? collapsed.length - 1 : collapsed.length;
     if (start === 1) this.space();
     if (end > start) this.words(start === 0 && end === collapsed.length ? collapsed : collapsed.slice(start, end));
     if (trailing) this.space();
+  }
+
+  private keepSamples(collapsed: string): void {
+    if (this.start.length < SAMPLE_CHARS) this.start += this.start === '' ? collapsed.trimStart() : ` ${collapsed}`;
+    this.tail += ` ${collapsed}`;
+    if (this.tail.length > 2 * SAMPLE_CHARS) this.tail = this.tail.slice(-SAMPLE_CHARS);
+    this.chars += collapsed.length + 1;
+    if (this.chars >= this.nextMark) {
+      this.marks = [...this.marks.slice(-1), { at: this.chars, text: this.tail.slice(-SAMPLE_CHARS) }];
+      this.nextMark *= 2;
+    }
+  }
+
+  /**
+   * About SAMPLE_CHARS characters of the text from its start, and for a longer
+   * text from its middle (a sample taken between a quarter and the whole of
+   * its length, the closest to half) and its end: what a language detector
+   * reads (common/language/detect.ts windows), so that a page is not named by
+   * its first lines alone.
+   */
+  samples(): string[] {
+    if (this.chars <= 2 * SAMPLE_CHARS) return [this.start];
+    const end = this.tail.slice(-SAMPLE_CHARS).trimStart();
+    const half = this.chars / 2;
+    const middle = this.marks.reduce<{ at: number; text: string } | undefined>((best, m) => (best === undefined || Math.abs(m.at - half) < Math.abs(best.at - half) ? m : best), undefined);
+    return middle === undefined ? [this.start, end] : [this.start, middle.text.trimStart(), end];
   }
 
   /** Words appended from now on are of this type. */

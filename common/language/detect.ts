@@ -26,9 +26,16 @@
  * so that part of its check passes almost always; the margin is taken here from
  * `getScores()`.)
  *
- * Bounded work: eld reads at most 1,000 characters and stops at about 350 bytes
- * of words; only the first MAX_CHARS characters of the text are ever copied or
- * looked at, whatever its size. Never throws on any string.
+ * Where it reads: eld stops at about 350 bytes of words, so one call reads a
+ * page's first lines, which are often not its language (a site's English menu
+ * above a Czech text, an epigraph, a licence header). A long text is read in
+ * WINDOWS windows of MAX_CHARS characters, at its start, middle and end
+ * (or samples the caller took there: TextBuilder keeps them while it writes),
+ * and the windows vote (`vote`): the language most of them find plausible,
+ * confident when one of them is and no other language has as many votes.
+ *
+ * Bounded work: at most WINDOWS windows of MAX_CHARS characters are ever
+ * copied or looked at, whatever the text's size. Never throws on any string.
  *
  * Loading the table costs about 1 s and 50 MB of heap, once per thread, at the
  * first import of this module.
@@ -41,8 +48,10 @@ import { UNDETERMINED, languageOfTag } from './codes.js';
 // page's language and are mostly English-looking: eld drops them before it counts.
 eld.enableTextCleanup(true);
 
-/** How much of a text is looked at: eld itself stops before 1,000 characters. */
+/** How much of a text one window is: eld itself stops before 1,000 characters. */
 export const MAX_CHARS = 1000;
+/** Windows read of a long text: its start, middle and end. */
+export const WINDOWS = 3;
 
 export interface LanguageHints {
   /** The language the page declares: `<html lang>`, or else Content-Language; any tag, junk is ignored. */
@@ -101,17 +110,59 @@ function detect(text: string): Found {
   return { lang, plausible: true, confident: second === -Infinity || best - second >= MIN_MARGIN };
 }
 
-/** The first MAX_CHARS characters of `text`, not cutting a surrogate pair in two. */
-function prefix(text: string): string {
+/** MAX_CHARS characters of `text` from about `start`, not cutting a surrogate pair in two at either end. */
+function window(text: string, start: number): string {
   if (text.length <= MAX_CHARS) return text;
-  const last = text.charCodeAt(MAX_CHARS - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_CHARS - 1 : MAX_CHARS);
+  const isLow = (i: number) => {
+    const c = text.charCodeAt(i);
+    return c >= 0xdc00 && c <= 0xdfff;
+  };
+  let from = Math.max(0, Math.min(start, text.length - MAX_CHARS));
+  if (from > 0 && isLow(from)) from += 1;
+  let to = Math.min(text.length, from + MAX_CHARS);
+  if (to < text.length && isLow(to)) to -= 1;
+  return text.slice(from, to);
 }
 
-/** The language of a document's text, with the page's declared language as a hint (the rule above). */
-export function detectLanguage(text: string, hints: LanguageHints = {}): DetectedLanguage {
+/** The windows the detector reads of one text: the whole of a short one; the start, middle and end of a long one. */
+export function windowsOf(text: string): string[] {
+  if (text.length <= MAX_CHARS) return [text];
+  const n = Math.min(WINDOWS, Math.ceil(text.length / MAX_CHARS));
+  return Array.from({ length: n }, (_, i) => window(text, Math.round((i * (text.length - MAX_CHARS)) / (n - 1))));
+}
+
+/**
+ * The windows' verdict: the language most of them find plausible (on a tie,
+ * the one found first), confident when one window is confident of it and no
+ * other language has as many votes.
+ */
+function vote(found: readonly Found[]): Found {
+  if (found.length === 1) return found[0]!;
+  const votes = new Map<string, { n: number; confident: boolean }>();
+  for (const f of found) {
+    if (!f.plausible) continue;
+    const v = votes.get(f.lang) ?? { n: 0, confident: false };
+    votes.set(f.lang, { n: v.n + 1, confident: v.confident || f.confident });
+  }
+  let best: [string, { n: number; confident: boolean }] | undefined;
+  let tied = false;
+  for (const entry of votes) {
+    if (best === undefined || entry[1].n > best[1].n) [best, tied] = [entry, false];
+    else if (entry[1].n === best[1].n) tied = true;
+  }
+  if (best === undefined) return found.find((f) => f.lang !== '') ?? NOTHING;
+  return { lang: best[0], plausible: true, confident: best[1].confident && !tied };
+}
+
+/**
+ * The language of a document's text, with the page's declared language as a
+ * hint (the rule above). `text` is the text, or samples of it taken at its
+ * start, middle and end (each read as one window; the first may carry the title).
+ */
+export function detectLanguage(text: string | readonly string[], hints: LanguageHints = {}): DetectedLanguage {
   const declared = languageOfTag(hints.declared);
-  const found = typeof text === 'string' && text !== '' ? detect(prefix(text)) : NOTHING;
+  const windows = (typeof text === 'string' ? windowsOf(text) : Array.isArray(text) ? text.slice(0, WINDOWS).map((t) => window(String(t), 0)) : []).filter((t) => t !== '');
+  const found = windows.length === 0 ? NOTHING : vote(windows.map(detect));
   if (found.confident && (declared === undefined || !matches(declared, found.lang))) return { lang: found.lang, confident: true };
   if (declared !== undefined) return { lang: declared, confident: found.confident };
   if (found.plausible) return { lang: found.lang, confident: false };

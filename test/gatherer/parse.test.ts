@@ -304,3 +304,30 @@ test('property: parseBody(documentBody(doc)) is doc', () => {
     }),
   );
 });
+
+// My own Czech sentences about a recipe site, and an English epigraph as a Czech manual's chapter may open with.
+const CZECH_PARAGRAPH =
+  'Koláče pečeme v troubě vyhřáté na sto osmdesát stupňů, dokud nejsou zlatavé. Těsto necháme nejprve kynout na teplém místě ' +
+  'pod utěrkou, potom z něj tvoříme malé bochánky a do každého vmáčkneme důlek pro náplň. Tvarohovou náplň ochutíme citronovou ' +
+  'kůrou a vanilkovým cukrem, povidla rozmícháme s trochou rumu. Hotové koláče posypeme drobenkou z másla, mouky a cukru. ';
+const EPIGRAPH =
+  '"What is your name?" "I am Arthur, King of the Britons." "What is your quest?" "I seek the Holy Grail!" ' +
+  '"What is the airspeed velocity of an unladen swallow?" "What do you mean? An African or a European swallow?" ' +
+  '"Huh? I do not know that!" Monty Python and the Holy Grail. ';
+
+test("a page's language is told from its start, middle and end, not from an English epigraph above a Czech text", () => {
+  const page = `<title>Kapitola 3</title><blockquote>${EPIGRAPH.repeat(2)}</blockquote>` + `<p>${CZECH_PARAGRAPH}</p>`.repeat(8);
+  assert.equal(html(page).detectedLanguage, 'cs');
+  // Each window alone: the first is English, which named the page before.
+  const builder = new TextBuilder(MAX_TEXT_BYTES);
+  builder.append(EPIGRAPH.repeat(2));
+  for (let i = 0; i < 8; i++) builder.append(CZECH_PARAGRAPH);
+  const samples = builder.samples();
+  assert.equal(samples.length, 3);
+  assert.ok(samples[0]!.startsWith('"What is your name?"'));
+  assert.ok(samples.slice(1).every((s) => s.includes('koláč') || s.includes('Koláč')));
+  // A short text is one sample, as it was.
+  const short = new TextBuilder(MAX_TEXT_BYTES);
+  short.append(CZECH_PARAGRAPH);
+  assert.deepEqual(short.samples(), [CZECH_PARAGRAPH]);
+});

@@ -108,3 +108,18 @@ test('on the installed Debian documentation, nearly every sample of a language e
     assert.ok(hinted / some.length >= 0.98, `${size} with the right declared language: ${hinted} of ${some.length} right`);
   }
 });
+
+test('a long text is read at its start, middle and end, and the windows vote', () => {
+  const [, german] = LONG[1]!;
+  const czech = SHORT.find(([lang]) => lang === 'cs')![1];
+  const english = LONG[0]![1];
+  // English first (an epigraph, a site's menu), then German for the rest of the page.
+  const text = `${english} ${german} ${german} ${german} ${german} ${german} ${german} ${german}`;
+  assert.ok(text.length > 2 * MAX_CHARS);
+  assert.equal(detectLanguage(text.slice(0, MAX_CHARS), {}).lang, 'en');
+  assert.deepEqual(detectLanguage(text, {}), { lang: 'de', confident: true });
+  // Samples taken by the caller vote the same way; a tie is not confident and goes to the first window.
+  assert.deepEqual(detectLanguage([english, german, german], {}), { lang: 'de', confident: true });
+  assert.deepEqual(detectLanguage([czech, german], {}), { lang: 'cs', confident: false });
+  assert.deepEqual(detectLanguage([czech, german], { declared: 'de' }), { lang: 'de', confident: false });
+});
