@@ -32,7 +32,7 @@
  * WINDOWS windows of MAX_CHARS characters, at its start, middle and end
  * (or samples the caller took there: TextBuilder keeps them while it writes),
  * and the windows vote (`vote`): the language most of them find plausible,
- * confident when one of them is and no other language has as many votes.
+ * confident when one of them is; a tie goes to the first tied window.
  *
  * Bounded work: at most WINDOWS windows of MAX_CHARS characters are ever
  * copied or looked at, whatever the text's size. Never throws on any string.
@@ -132,26 +132,21 @@ export function windowsOf(text: string): string[] {
 }
 
 /**
- * The windows' verdict: the language most of them find plausible (on a tie,
- * the one found first), confident when one window is confident of it and no
- * other language has as many votes.
+ * The windows' verdict: the language most of them find plausible, confident
+ * when one of them is confident of it; on a tie, the first of the tied
+ * windows' own answer (as a single window would have it).
  */
 function vote(found: readonly Found[]): Found {
-  if (found.length === 1) return found[0]!;
   const votes = new Map<string, { n: number; confident: boolean }>();
   for (const f of found) {
     if (!f.plausible) continue;
     const v = votes.get(f.lang) ?? { n: 0, confident: false };
     votes.set(f.lang, { n: v.n + 1, confident: v.confident || f.confident });
   }
-  let best: [string, { n: number; confident: boolean }] | undefined;
-  let tied = false;
-  for (const entry of votes) {
-    if (best === undefined || entry[1].n > best[1].n) [best, tied] = [entry, false];
-    else if (entry[1].n === best[1].n) tied = true;
-  }
-  if (best === undefined) return found.find((f) => f.lang !== '') ?? NOTHING;
-  return { lang: best[0], plausible: true, confident: best[1].confident && !tied };
+  const most = Math.max(0, ...[...votes.values()].map((v) => v.n));
+  const leaders = [...votes].filter(([, v]) => v.n === most);
+  if (leaders.length === 1) return { lang: leaders[0]![0], plausible: true, confident: leaders[0]![1].confident };
+  return found.find((f) => (leaders.length === 0 ? f.lang !== '' : f.plausible && votes.get(f.lang)!.n === most)) ?? NOTHING;
 }
 
 /**

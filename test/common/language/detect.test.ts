@@ -118,8 +118,9 @@ test('a long text is read at its start, middle and end, and the windows vote', (
   assert.ok(text.length > 2 * MAX_CHARS);
   assert.equal(detectLanguage(text.slice(0, MAX_CHARS), {}).lang, 'en');
   assert.deepEqual(detectLanguage(text, {}), { lang: 'de', confident: true });
-  // Samples taken by the caller vote the same way; a tie is not confident and goes to the first window.
+  // Samples taken by the caller vote the same way; a tie goes to the first window, as if it were alone.
   assert.deepEqual(detectLanguage([english, german, german], {}), { lang: 'de', confident: true });
-  assert.deepEqual(detectLanguage([czech, german], {}), { lang: 'cs', confident: false });
-  assert.deepEqual(detectLanguage([czech, german], { declared: 'de' }), { lang: 'de', confident: false });
+  assert.deepEqual(detectLanguage([czech, german], {}), { lang: 'cs', confident: true });
+  assert.deepEqual(detectLanguage([czech, german], { declared: 'de' }), { lang: 'cs', confident: true });
+  assert.deepEqual(detectLanguage(['12345 67', german], {}), { lang: 'de', confident: true });
 });
