@@ -76,8 +76,10 @@ function isBlank(chunk: string): boolean {
   return true;
 }
 
-/** Characters of each of TextBuilder#samples(): more than common/language/detect.ts reads in one window. */
+/** Characters of each of TextBuilder#samples() of a long text: more than common/language/detect.ts reads in one window. */
 const SAMPLE_CHARS = 1024;
+/** A text up to this long is its own sample (the detector windows it). */
+const HEAD_CHARS = 4 * SAMPLE_CHARS;
 
 export type DocTextToken =
   | { kind: 'text'; text: string; type: WordType }
@@ -107,13 +109,13 @@ export class TextBuilder {
    */
   private wordStart = 0;
   private wordStartType: WordType = WORD_TYPE.text;
-  // Samples of the text for a language detector (samples()), whitespace collapsed: its start, the last
-  // characters appended (`tail`, at most 2 × SAMPLE_CHARS), and the tail as it was when the text's length
-  // passed each doubling of 2 × SAMPLE_CHARS (the two latest kept), from which the middle is taken.
-  private start = '';
+  // Samples of the text for a language detector (samples()), whitespace collapsed: its first HEAD_CHARS
+  // characters, the last ones appended (`tail`, at most 2 × SAMPLE_CHARS), and the tail as it was when the
+  // text's length passed each doubling of HEAD_CHARS (the two latest kept), from which the middle is taken.
+  private head = '';
   private tail = '';
   private chars = 0;
-  private nextMark = 2 * SAMPLE_CHARS;
+  private nextMark = HEAD_CHARS;
   private marks: Array<{ at: number; text: string }> = [];
 
   constructor(capBytes: number) {
@@ -151,7 +153,7 @@ export class TextBuilder {
   }
 
   private keepSamples(collapsed: string): void {
-    if (this.start.length < SAMPLE_CHARS) this.start += this.start === '' ? collapsed.trimStart() : ` ${collapsed}`;
+    if (this.head.length < HEAD_CHARS) this.head += this.head === '' ? collapsed.trimStart() : ` ${collapsed}`;
     this.tail += ` ${collapsed}`;
     if (this.tail.length > 2 * SAMPLE_CHARS) this.tail = this.tail.slice(-SAMPLE_CHARS);
     this.chars += collapsed.length + 1;
@@ -162,18 +164,17 @@ export class TextBuilder {
   }
 
   /**
-   * About SAMPLE_CHARS characters of the text from its start, and for a longer
-   * text from its middle (a sample taken between a quarter and the whole of
-   * its length, the closest to half) and its end: what a language detector
-   * reads (common/language/detect.ts windows), so that a page is not named by
-   * its first lines alone.
+   * What a language detector reads of the text (common/language/detect.ts):
+   * the whole text when it is short; else about SAMPLE_CHARS characters from
+   * its start, its middle (a sample taken between a quarter and the whole of
+   * its length, the closest to half) and its end, so that a page is not named
+   * by its first lines alone.
    */
   samples(): string[] {
-    if (this.chars <= 2 * SAMPLE_CHARS) return [this.start];
-    const end = this.tail.slice(-SAMPLE_CHARS).trimStart();
+    if (this.head.length < HEAD_CHARS) return [this.head];
     const half = this.chars / 2;
     const middle = this.marks.reduce<{ at: number; text: string } | undefined>((best, m) => (best === undefined || Math.abs(m.at - half) < Math.abs(best.at - half) ? m : best), undefined);
-    return middle === undefined ? [this.start, end] : [this.start, middle.text.trimStart(), end];
+    return [this.head.slice(0, SAMPLE_CHARS), middle!.text.trimStart(), this.tail.slice(-SAMPLE_CHARS).trimStart()];
   }
 
   /** Words appended from now on are of this type. */

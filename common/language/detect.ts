@@ -28,8 +28,8 @@
  *
  * Where it reads: eld stops at about 350 bytes of words, so one call reads a
  * page's first lines, which are often not its language (a site's English menu
- * above a Czech text, an epigraph, a licence header). A long text is read in
- * WINDOWS windows of MAX_CHARS characters, at its start, middle and end
+ * above a Czech text, an epigraph, a licence header). A text longer than two
+ * such readings is read in WINDOWS windows, from its start, middle and end
  * (or samples the caller took there: TextBuilder keeps them while it writes),
  * and the windows vote (`vote`): the language most of them find plausible,
  * confident when one of them is; a tie goes to the first tied window.
@@ -52,6 +52,8 @@ eld.enableTextCleanup(true);
 export const MAX_CHARS = 1000;
 /** Windows read of a long text: its start, middle and end. */
 export const WINDOWS = 3;
+/** About what eld reads of a window before it stops (350 bytes of words). */
+const READ_CHARS = 350;
 
 export interface LanguageHints {
   /** The language the page declares: `<html lang>`, or else Content-Language; any tag, junk is ignored. */
@@ -110,25 +112,24 @@ function detect(text: string): Found {
   return { lang, plausible: true, confident: second === -Infinity || best - second >= MIN_MARGIN };
 }
 
-/** MAX_CHARS characters of `text` from about `start`, not cutting a surrogate pair in two at either end. */
+/** At most MAX_CHARS characters of `text` from about `start`, not cutting a surrogate pair in two at either end. */
 function window(text: string, start: number): string {
-  if (text.length <= MAX_CHARS) return text;
   const isLow = (i: number) => {
     const c = text.charCodeAt(i);
     return c >= 0xdc00 && c <= 0xdfff;
   };
-  let from = Math.max(0, Math.min(start, text.length - MAX_CHARS));
-  if (from > 0 && isLow(from)) from += 1;
+  let from = Math.max(0, Math.min(start, text.length));
+  if (from > 0 && from < text.length && isLow(from)) from += 1;
   let to = Math.min(text.length, from + MAX_CHARS);
   if (to < text.length && isLow(to)) to -= 1;
-  return text.slice(from, to);
+  return from === 0 && to === text.length ? text : text.slice(from, to);
 }
 
-/** The windows the detector reads of one text: the whole of a short one; the start, middle and end of a long one. */
+/** The windows the detector reads of one text: the whole of a short one; from the start, middle and end of a longer one. */
 export function windowsOf(text: string): string[] {
-  if (text.length <= MAX_CHARS) return [text];
-  const n = Math.min(WINDOWS, Math.ceil(text.length / MAX_CHARS));
-  return Array.from({ length: n }, (_, i) => window(text, Math.round((i * (text.length - MAX_CHARS)) / (n - 1))));
+  if (text.length <= 2 * READ_CHARS) return [window(text, 0)];
+  const last = text.length - READ_CHARS;
+  return Array.from({ length: WINDOWS }, (_, i) => window(text, Math.round((i * last) / (WINDOWS - 1))));
 }
 
 /**
@@ -156,7 +157,9 @@ function vote(found: readonly Found[]): Found {
  */
 export function detectLanguage(text: string | readonly string[], hints: LanguageHints = {}): DetectedLanguage {
   const declared = languageOfTag(hints.declared);
-  const windows = (typeof text === 'string' ? windowsOf(text) : Array.isArray(text) ? text.slice(0, WINDOWS).map((t) => window(String(t), 0)) : []).filter((t) => t !== '');
+  const samples = typeof text === 'string' ? [text] : Array.isArray(text) ? text.slice(0, WINDOWS).map(String) : [];
+  // One sample is the whole text (windowed here); several are the caller's windows.
+  const windows = (samples.length === 1 ? windowsOf(samples[0]!) : samples.map((t) => window(t, 0))).filter((t) => t !== '');
   const found = windows.length === 0 ? NOTHING : vote(windows.map(detect));
   if (found.confident && (declared === undefined || !matches(declared, found.lang))) return { lang: found.lang, confident: true };
   if (declared !== undefined) return { lang: declared, confident: found.confident };
