@@ -306,8 +306,9 @@ export class IndexVersion {
 
   /**
    * The Lexicon words a query word stands for: the accent variants of its
-   * plain form, then the words of each stem class it falls in (at most
-   * MAX_FORMS in all). It is stemmed in `languages` (numbers; by default
+   * plain form, then the words of each stem class it falls in and the stem
+   * itself with its accent variants where the Lexicon has it as a word (at
+   * most MAX_FORMS in all). It is stemmed in `languages` (numbers; by default
    * the collection's main languages) and in the language its letters
    * name, of those the Lexicon has stems in.
    */
@@ -326,7 +327,9 @@ export class IndexVersion {
     for (const language of stemmed) {
       if (!lexicon.stemLanguages.includes(language)) continue;
       for (const stem of new Set(spellings.map((spelling) => stemOf(spelling, languageOf(language))))) {
-        for (const entry of lexicon.stemClass(language, stem)) {
+        // The stem itself when it is a word ("program" for "programu"), whatever language gave it its class:
+        // a word is in the class of its first occurrence's language, and "program" is English as often as Czech.
+        for (const entry of [...lexicon.stemClass(language, stem), ...lexicon.variants(stem)]) {
           if (seen.has(entry.id) || entries.length >= MAX_FORMS) continue;
           seen.add(entry.id);
           entries.push(entry);

@@ -33,6 +33,8 @@ const PAGES: Record<string, { lang: string; body: string; modified?: string }> =
   '/french': { lang: 'en', body: '<title>Le pont</title><p>Le vieux pont de pierre traverse la rivière près du moulin, et les enfants y jouent tous les soirs.</p>' },
   '/czech': { lang: '', body: '<p>Starý kamenný most přes řeku u mlýna stojí už několik set let a lidé po něm chodí každý den.</p>' },
   '/cake-2': { lang: 'cs', body: '<title>Pouť</title><p>Na pouť se peče sto koláčů pro celou vesnici.</p>' },
+  // "program" is English first (the root page, card 0), so its Lexicon class is English; Czech "programu" still finds it here.
+  '/fair': { lang: 'cs', body: '<title>Pouť</title><p>Program pouti začíná v poledne průvodem vesnicí.</p>' },
   '/marimba': { lang: 'en', body: '<title>Lesson</title><p>Metal marimba notes ring bright for the school choir.</p>' },
   '/couch': { lang: 'en', body: '<title>Room</title><p>A red couch stands by the window.</p>' },
   // Too short to tell its language, declared nowhere: stemmed in the language of most pages.
@@ -47,7 +49,8 @@ let version: IndexVersion;
 before(async () => {
   state = mkdtempSync(join(tmpdir(), 'sherlock-forms-'));
   const routes: Record<string, RouteHandler> = {
-    '/': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html><body>${Object.keys(PAGES).map((p, i) => `<a href="${p}">${i}</a>`).join(' ')}</body></html>`),
+    '/': (_req, res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<html lang="en"><body><p>The program.</p>${Object.keys(PAGES).map((p, i) => `<a href="${p}">${i}</a>`).join(' ')}</body></html>`),
   };
   for (const [path, { lang, body, modified }] of Object.entries(PAGES)) {
     const html = lang === '' ? '<html>' : `<html lang="${lang}">`;
@@ -88,6 +91,13 @@ test('a Czech word typed without accents finds its inflected forms', async () =>
   assert.deepEqual(new Set(await paths('koláč')), new Set(['/cake-1', '/cake-2']));
 });
 
+test('a Czech word finds its stem where the stem is a word of another language\'s class too', async () => {
+  // Found as a form of the word, not through a spelling correction ("programu" is one edit from "program").
+  const result = await searchVersion(version, { query: parseQuery('programu'), offset: 0, limit: 10, filters: {} }, new AbortController().signal);
+  assert.equal(result.suggest, undefined);
+  assert.deepEqual(new Set(result.hits.map((hit) => hit.url.slice(site.origin.length))), new Set(['/fair', '/']));
+});
+
 test('a page whose language is not told has its words stemmed in the language of most pages', async () => {
   const result = await answer('rowboat');
   assert.equal(result.suggest, undefined);
@@ -124,7 +134,7 @@ test('a page\'s language is told from its text: French under a site-wide lang="e
 });
 
 test('lang: keeps the cards of a language, alone or with words; an unknown code is refused', async () => {
-  assert.deepEqual(new Set(await paths('lang:cs')), new Set(['/cake-1', '/cake-2', '/czech']));
+  assert.deepEqual(new Set(await paths('lang:cs')), new Set(['/cake-1', '/cake-2', '/czech', '/fair']));
   assert.deepEqual(new Set(await paths('kolacu lang:cs')), new Set(['/cake-1', '/cake-2']));
   assert.deepEqual(await paths('bridges lang:cs'), []);
   assert.deepEqual(new Set(await paths('bridges -lang:en')), new Set());
