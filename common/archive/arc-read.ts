@@ -40,6 +40,7 @@ import {
   isFiledesc,
   looksLikeArcHeader,
   MAX_HEADER_LINE,
+  normalizeArcDate,
   parseArcHeader,
   type ArcHeader,
 } from './arc.js';
@@ -91,6 +92,9 @@ const CR = 0x0d;
 const SCAN = 64 * 1024;
 
 export class ArcReader {
+  /** versionDate's answer once asked (null: not yet). */
+  private fileDate: string | undefined | null = null;
+
   private constructor(
     private readonly source: FileWindow,
     /** Whether the file is `.arc.gz` (starts with a gzip member). */
@@ -123,6 +127,24 @@ export class ArcReader {
 
   close(): void {
     this.source.close();
+  }
+
+  /**
+   * The (normalised) date of the version block the file starts with: what
+   * dates its records whose own date is not one (`captureDate`). Undefined
+   * when the file has no readable version block. Ask before iterating when
+   * contents are borrowed: reading it reuses the inflater.
+   */
+  versionDate(): string | undefined {
+    if (this.fileDate === null) {
+      this.fileDate = undefined;
+      const first = this.skipSeparators(0);
+      if (first < this.size) {
+        const step = this.compressed ? this.memberAt(first) : this.plainAt(first, false);
+        if (step.record !== undefined && isFiledesc(step.record.header)) this.fileDate = normalizeArcDate(step.record.header.date);
+      }
+    }
+    return this.fileDate;
   }
 
   /** The record that starts exactly at `offset`, read strictly. */

@@ -8,7 +8,9 @@
  *   field  value for an ARC record                                   `-` when
  *   N      SURT key of the URL (`surt.ts`); the URL itself (as `a`)   never
  *          when the library refuses it, as IA does
- *   b      the archive date as 14 digits (IA's normalisation)          it is not a date
+ *   b      the capture's instant as 14 digits (`captureDate`: IA's    never
+ *          digits made valid; the file's date when the record's is
+ *          not a date)
  *   a      the URL as stored, SP LF FF BS as %20 %0A %0C %08, CR       never
  *          dropped, other bytes as stored (IA)
  *   m      the ARC content-type cut at `;`/whitespace; `unk` for       never
@@ -32,7 +34,7 @@
  */
 
 import type { ArcRecord } from './arc-read.js';
-import { normalizeArcDate } from './arc.js';
+import { arcUrl, captureDate } from './arc.js';
 import { httpPayloadOffset, httpStatus, payloadDigest, payloadOffset } from './digest.js';
 import { surt } from './surt.js';
 
@@ -54,7 +56,7 @@ export interface CdxFields {
 
 /** The `a` field: IA's CDX-Writer escapes SP, LF, FF and BS and drops CR, so that the URL is one field. */
 export function cdxOriginal(url: string): string {
-  return /[ \n\f\b\r]/.test(url) ? url.replace(/\r/g, '').replace(/[ \n\f\b]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')) : url;
+  return /[ \n\f\b\r]/.test(url) ? arcUrl(url).replace(/[ \n\f\b]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')) : url;
 }
 
 /** The `m` field from the ARC content-type field. */
@@ -125,8 +127,12 @@ export function cdxRobotFlags(content: Buffer, mime: string, payloadAt?: number)
   return flags === '' ? '-' : flags;
 }
 
-/** The fields of one ARC record's line; undefined for the version block, which gets none. */
-export function cdxFields(record: ArcRecord, filename: string): CdxFields | undefined {
+/**
+ * The fields of one ARC record's line; undefined for the version block, which
+ * gets none. `fileDate` (the version block's, `ArcReader#versionDate`) dates a
+ * record whose own date is not one, as the WARC export does (`captureDate`).
+ */
+export function cdxFields(record: ArcRecord, filename: string, fileDate?: string): CdxFields | undefined {
   const { header, content } = record;
   if (header.url.startsWith('filedesc:')) return undefined;
   const original = cdxOriginal(header.url);
@@ -135,7 +141,7 @@ export function cdxFields(record: ArcRecord, filename: string): CdxFields | unde
   const payloadAt = payloadOffset(content, status);
   return {
     key: surt(header.url) ?? original,
-    timestamp: normalizeArcDate(header.date) ?? '-',
+    timestamp: captureDate(header.date, fileDate),
     original,
     mime,
     status: status === undefined ? '-' : String(status),

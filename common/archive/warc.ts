@@ -16,9 +16,9 @@
  *   field                 warcinfo                     response (HTTP content)           resource (other content, e.g. dns:)
  *   WARC-Type             warcinfo                     response                          resource
  *   WARC-Record-ID        `<urn:uuid:…>`, name-based (SHA-1 of file name and record offset), so a re-export is identical
- *   WARC-Date             `YYYY-MM-DDThh:mm:ssZ` from the ARC date (14 digits after IA's normalisation)
+ *   WARC-Date             `YYYY-MM-DDThh:mm:ssZ` from the capture's instant (arc.ts `captureDate`, as the CDX `b`)
  *   WARC-Filename         the WARC file's name         –                                 –
- *   WARC-Target-URI       –                            the ARC URL, bytes outside printable ASCII as %XX
+ *   WARC-Target-URI       –                            the ARC URL without CR (`arcUrl`, as the CDX `a`), bytes outside printable ASCII as %XX
  *   WARC-IP-Address       –                            the ARC IP when it is an address
  *   WARC-Warcinfo-ID      –                            the warcinfo record's id
  *   WARC-Payload-Digest   –                            `sha1:` base32 of the HTTP payload (§4)
@@ -33,7 +33,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { escapeUrlBytes, looksLikeIp } from './arc.js';
+import { arcUrl, escapeUrlBytes, looksLikeIp } from './arc.js';
 import { httpStatus, payloadDigest, sha1Base32 } from './digest.js';
 import { compressMember } from './gzip-member.js';
 
@@ -54,10 +54,14 @@ export function warcRecordId(name: string): string {
   return `<urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}>`;
 }
 
-/** A 14-digit archive date as a WARC date. */
+/** A 14-digit archive date as a WARC date; it must be a real instant (`captureDate` makes them so). */
 export function warcDate(arcDate14: string): string {
   const d = arcDate14;
-  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}Z`;
+  const iso = `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}Z`;
+  // Date.parse rolls 2015-12-00 over to 11-30 instead of failing, so compare the round trip.
+  const time = /^\d{14}$/.test(d) ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(time) || new Date(time).toISOString() !== iso.replace('Z', '.000Z')) throw new RangeError(`${arcDate14} is not an instant`);
+  return iso;
 }
 
 /** One record, uncompressed: version line, fields, Content-Length, empty line, block, CRLF CRLF. */
@@ -114,7 +118,7 @@ export function captureRecord(input: WarcCaptureInput): Buffer {
     { name: 'WARC-Type', value: http ? 'response' : 'resource' },
     { name: 'WARC-Record-ID', value: warcRecordId(input.name) },
     { name: 'WARC-Date', value: warcDate(input.date) },
-    { name: 'WARC-Target-URI', value: escapeUrlBytes(Buffer.from(input.url, 'latin1')) },
+    { name: 'WARC-Target-URI', value: escapeUrlBytes(Buffer.from(arcUrl(input.url), 'latin1')) },
   ];
   if (looksLikeIp(input.ip) && input.ip !== '-' && input.ip !== 'None') fields.push({ name: 'WARC-IP-Address', value: input.ip });
   fields.push(

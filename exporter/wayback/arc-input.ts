@@ -9,7 +9,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { arcDir } from '../../common/archive/arc-place.js';
-import { readArc, type ArcRecord } from '../../common/archive/arc-read.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
 import { ioError, type SherlockError } from '../../common/errors.js';
 
 /** The finished ARC files of the crawl in `state`, in name order. */
@@ -36,8 +36,9 @@ export class ArcInput {
     private readonly onProblem: (problem: SherlockError) => void,
   ) {}
 
-  records(path: string): Iterable<ArcRecord> {
-    return this.lenient ? readArc(path, { onProblem: (problem) => this.report(problem) }) : readArc(path);
+  /** A reader of one file, strict or lenient; the caller closes it. */
+  open(path: string): ArcReader {
+    return ArcReader.open(path, this.lenient ? { onProblem: (problem) => this.report(problem) } : {});
   }
 
   report(problem: SherlockError): void {

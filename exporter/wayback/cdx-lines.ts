@@ -130,6 +130,7 @@ export function cdxLinesOfPart(
     const start = part.seek ? reader.recordStartAfter(part.from) : part.from;
     const end = part.to === undefined ? reader.size : reader.recordStartAfter(part.to);
     onStart(start);
+    const fileDate = reader.versionDate();
     const records = reader.records(start, end);
     for (let next = records.next(); ; next = records.next()) {
       if (next.done === true) return { start, stop: next.value };
@@ -137,7 +138,7 @@ export function cdxLinesOfPart(
         if (next.value.offset >= progress[LIMIT]!) return { start, stop: next.value.offset };
         progress[AT] = next.value.offset;
       }
-      const fields = cdxFields(next.value, name);
+      const fields = cdxFields(next.value, name, fileDate);
       if (fields !== undefined) add(format(fields));
     }
   } finally {

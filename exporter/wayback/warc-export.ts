@@ -2,11 +2,12 @@
  * One `<name>.warc.gz` per ARC file (common/archive/warc.ts): a warcinfo
  * record dated by the file's version block, then a response record per
  * capture, gzip per record; each file complete or absent (temp-file.ts).
+ * Every record is dated by `captureDate`, as the CDX export dates its line.
  */
 
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { normalizeArcDate } from '../../common/archive/arc.js';
+import { captureDate } from '../../common/archive/arc.js';
 import { captureRecord, warcinfoRecord } from '../../common/archive/warc.js';
 import { SherlockError } from '../../common/errors.js';
 import type { ArcInput } from './arc-input.js';
@@ -17,18 +18,18 @@ export function exportWarc(files: string[], input: ArcInput, outDir: string): vo
   for (const path of files) {
     const name = basename(path).replace(/\.arc(\.gz)?$/, '') + '.warc.gz';
     const out = new TempFile(join(outDir, name));
+    const reader = input.open(path);
     try {
+      const fileDate = reader.versionDate();
       let warcinfoId: string | undefined;
-      let fileDate: string | undefined;
-      for (const record of input.records(path)) {
+      for (const record of reader.records()) {
         const { header } = record;
-        const date = normalizeArcDate(header.date);
+        const date = captureDate(header.date, fileDate);
         if (warcinfoId === undefined) {
           // The version block (or, in files without one, the first record) dates the warcinfo record.
-          fileDate = date ?? '19700101000000';
           const info = warcinfoRecord({
             filename: name,
-            date: fileDate,
+            date,
             info: [
               { name: 'software', value: 'sherlock export warc' },
               { name: 'format', value: 'WARC File Format 1.0' },
@@ -45,7 +46,7 @@ export function exportWarc(files: string[], input: ArcInput, outDir: string): vo
             name: `${name}:${record.offset}`,
             url: header.url,
             ip: header.ip,
-            date: date ?? fileDate!,
+            date,
             mime: header.mime,
             content: record.content,
             warcinfoId,
@@ -56,6 +57,8 @@ export function exportWarc(files: string[], input: ArcInput, outDir: string): vo
     } catch (err) {
       out.abandon();
       throw err;
+    } finally {
+      reader.close();
     }
   }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import test from 'node:test';
 import { promisify } from 'node:util';
 import { readArc } from '../../common/archive/arc-read.js';
-import { CDX_LEGEND, cdxFields, cdxUrlKey, formatCdx, parseCdxLine } from '../../common/archive/cdx.js';
+import { CDX_LEGEND, cdxFields, cdxUrlKey, formatCdx, parseCdxLine, type CdxFields } from '../../common/archive/cdx.js';
 import { ZipNumCluster } from '../../common/archive/zipnum.js';
 import { runCli } from '../helpers/cli.js';
 import { scratchDir, testdata } from '../helpers/paths.js';
@@ -142,4 +142,36 @@ test('usage: --state and --arc together, or neither --out nor --zipnum, exit 2',
   assert.equal((await runCli(['export', 'cdx', '--state', '/x', '--arc', '/y', '--out', '-'])).status, 2);
   assert.equal((await runCli(['export', 'cdx', '--arc', '/y'])).status, 2);
   assert.equal((await runCli(['export', 'cdx', '--arc', '/y', '--out', '-', '--format', 'json'])).status, 2);
+});
+
+/** Whether 14 digits name a real instant (2015-12-00 does not: Date rolls it over to 11-30). */
+function isInstant(b: string): boolean {
+  const iso = `${b.slice(0, 4)}-${b.slice(4, 6)}-${b.slice(6, 8)}T${b.slice(8, 10)}:${b.slice(10, 12)}:${b.slice(12, 14)}.000Z`;
+  return /^\d{14}$/.test(b) && !Number.isNaN(Date.parse(iso)) && new Date(iso).toISOString() === iso;
+}
+
+test('export warc and export cdx of odd ARC files agree: warcio finds in our WARC the instant, URL and digest of each CDX line, every date real', async (t) => {
+  const dir = scratchDir(t);
+  const names = ['15_digit_date', '10_digit_date', '14_digit_plus_text_date', '18_digit_date', 'hex_instead_of_date', 'carriage_return_in_url', 'transposed_header', 'arc_v1_with_v2_header'];
+  const arcs = names.map((n) => testdata('arc', 'cdx-writer', `${n}.arc.gz`));
+  const out = join(dir, 'warc');
+  mkdirSync(out);
+  const warc = await runCli(['export', 'warc', '--arc', ...arcs, '--out', out]);
+  assert.equal(warc.status, 0, warc.stderr);
+  const index = join(dir, 'index.cdx');
+  const cdx = await runCli(['export', 'cdx', '--arc', ...arcs, '--out', index]);
+  assert.equal(cdx.status, 0, cdx.stderr);
+  const ours = readFileSync(index, 'latin1').split('\n').filter((l) => l !== '' && l !== CDX_LEGEND).map((l) => parseCdxLine(l)!);
+  const { stdout } = await execFileAsync(process.execPath, [warcioBin, 'cdx-index', '--format', 'cdx', ...names.map((n) => join(out, `${n}.warc.gz`))], { maxBuffer: 1 << 26 });
+  // warcio copies a MIME type with a space (`text/html, text/html`) into its line: take its fields by position from both ends.
+  const theirs = stdout.split('\n').filter((l) => l !== '').map((l) => l.split(' ')).map((t) => ({ original: t[2]!, timestamp: t[1]!, digest: t.at(-6)! }));
+  const view = (f: Pick<CdxFields, 'original' | 'timestamp' | 'digest'>): string => `${f.original} ${f.timestamp} ${f.digest}`;
+  assert.deepEqual(theirs.map(view).sort(), ours.map(view).sort());
+  for (const f of [...ours, ...theirs]) assert.ok(isInstant(f.timestamp), `${f.original}: ${f.timestamp} is no instant`);
+  const by = (url: string): CdxFields => ours.find((f) => f.original === url)!;
+  assert.equal(by('http://twitter.com/unesco_fr.xml').timestamp, '20151201000000');
+  assert.equal(by('https://www.facebook.com/Vanishing-Ireland-110498185666457/').timestamp, '20160209000000');
+  // No date of its own: the version block's, in both views.
+  assert.equal(by('http://www.cbt.ki.se:80/wwwCNT/Staff/bergman.jan/').timestamp, '19700101000000');
+  assert.ok(ours.some((f) => f.original === 'http://cheapchicks.org/cgi-bin/count/slcnt.cgi?c=3'));
 });

@@ -20,6 +20,8 @@ test('a record is the version line, fields, Content-Length, an empty line, the b
   assert.equal(bytes.toString(), 'WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n');
   assert.throws(() => formatWarcRecord([{ name: 'X', value: 'a\r\nb' }], Buffer.alloc(0)), RangeError);
   assert.equal(warcDate('20240301100005'), '2024-03-01T10:00:05Z');
+  // pywb's indexer stops at a day 00; we never write one.
+  for (const bad of ['20151200000000', '20150231000000', '20151301000000', '2015120100000', 'a0d1fdddf3165d']) assert.throws(() => warcDate(bad), RangeError, bad);
   assert.match(warcRecordId('a'), /^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}>$/);
   assert.notEqual(warcRecordId('a'), warcRecordId('b'));
 });
