@@ -1,5 +1,5 @@
 /**
- * CDX and CDXJ index lines for ARC records (spec/arc-cdx.md §2), the lines
+ * CDX and CDXJ index lines for ARC and WARC records (spec/arc-cdx.md §2, §7), the lines
  * pywb and OpenWayback binary-search to find a capture, and reading a line
  * back (`cdxKey`, `parseCdxLine`) for the ZipNum lookup.
  *
@@ -37,6 +37,7 @@ import type { ArcRecord } from './arc-read.js';
 import { arcUrl, captureDate } from './arc.js';
 import { httpPayloadOffset, httpStatus, payloadDigest, payloadOffset } from './digest.js';
 import { surt } from './surt.js';
+import { warcDateDigits, warcField, warcTargetUri, type WarcRecord } from './warc-read.js';
 
 export const CDX_LEGEND = ' CDX N b a m s k r M S V g';
 
@@ -153,6 +154,55 @@ export function cdxFields(record: ArcRecord, filename: string, fileDate?: string
     offset: String(record.offset),
     filename,
   };
+}
+
+/**
+ * The fields of one WARC record's line, by pywb's indexer's rules (spec §7):
+ * warcinfo and request records and `application/warc-fields` blocks get no
+ * line; `a` is WARC-Target-URI (without `<>`); `b` the WARC-Date's digits
+ * (made an instant as ARC dates are); `m` the HTTP Content-Type of an HTTP
+ * block, else the record's, `warc/revisit` for a revisit; `s` the status of a
+ * response only; `k` WARC-Payload-Digest without `sha1:`, else the SHA-1 of
+ * the payload (none for a revisit: `-`). The robot flags follow the ARC rule.
+ */
+export function cdxFieldsOfWarc(record: WarcRecord, filename: string): CdxFields | undefined {
+  const type = warcField(record, 'WARC-Type') ?? '';
+  const contentType = warcField(record, 'Content-Type') ?? '';
+  if (type === 'warcinfo' || type === 'request' || contentType === 'application/warc-fields') return undefined;
+  const url = warcTargetUri(record) ?? '-';
+  const original = cdxOriginal(url);
+  const block = record.block;
+  const httpAt = type === 'response' || type === 'revisit' ? httpStatus(block) : undefined;
+  const payloadAt = httpAt === undefined ? 0 : httpPayloadOffset(block);
+  const head = httpAt === undefined ? '' : block.toString('latin1', 0, payloadAt);
+  const mime = type === 'revisit' ? 'warc/revisit' : cdxMime(httpAt === undefined ? contentType : (HTTP_CONTENT_TYPE.exec(head)?.[1] ?? ''));
+  const declared = warcField(record, 'WARC-Payload-Digest');
+  const digest = declared !== undefined ? declared.replace(/^sha1:/i, '') : type === 'revisit' ? '-' : payloadDigest(block, payloadAt);
+  return {
+    key: surt(url) ?? original,
+    timestamp: captureDate(warcDateDigits(warcField(record, 'WARC-Date') ?? '') ?? '', undefined),
+    original,
+    mime,
+    status: type === 'response' && httpAt !== undefined ? String(httpAt) : '-',
+    digest,
+    redirect: '-',
+    robots: type === 'response' && httpAt !== undefined ? cdxRobotFlags(block, mime, payloadAt) : '-',
+    length: String(record.length),
+    offset: String(record.offset),
+    filename,
+  };
+}
+
+const HTTP_CONTENT_TYPE = /^content-type:[ \t]*([^\r\n]*)/im;
+
+/**
+ * Whether a capture is a 304 Not Modified: a response (ARC or WARC) with
+ * status 304, or a WARC revisit of the server-not-modified profile. IA's
+ * CDX-Writer leaves them out by default ("impossible to playback").
+ */
+export function isNotModified(fields: CdxFields, record?: WarcRecord): boolean {
+  if (fields.status === '304') return true;
+  return record !== undefined && fields.mime === 'warc/revisit' && (warcField(record, 'WARC-Profile') ?? '').endsWith('/revisit/server-not-modified');
 }
 
 /** One 11-field CDX line, without its LF. */

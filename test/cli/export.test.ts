@@ -6,6 +6,7 @@ import test from 'node:test';
 import { promisify } from 'node:util';
 import { readArc } from '../../common/archive/arc-read.js';
 import { CDX_LEGEND, cdxFields, cdxUrlKey, formatCdx, parseCdxLine, type CdxFields } from '../../common/archive/cdx.js';
+import { ArcWriter } from '../../common/archive/arc-write.js';
 import { ZipNumCluster } from '../../common/archive/zipnum.js';
 import { runCli } from '../helpers/cli.js';
 import { scratchDir, testdata } from '../helpers/paths.js';
@@ -174,4 +175,57 @@ test('export warc and export cdx of odd ARC files agree: warcio finds in our WAR
   // No date of its own: the version block's, in both views.
   assert.equal(by('http://www.cbt.ki.se:80/wwwCNT/Staff/bergman.jan/').timestamp, '19700101000000');
   assert.ok(ours.some((f) => f.original === 'http://cheapchicks.org/cgi-bin/count/slcnt.cgi?c=3'));
+});
+
+test('export cdx --arc reads WARC files too: pywb’s example.warc.gz and Wget’s WARC give pywb’s index byte for byte', async (t) => {
+  const dir = scratchDir(t);
+  for (const [folder, name] of [['pywb', 'example.warc.gz'], ['wget-warc', 'wget-sample.warc.gz']] as const) {
+    const out = join(dir, `${name}.cdx`);
+    const r = await runCli(['export', 'cdx', '--arc', testdata('arc', folder, name), '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(readFileSync(out, 'latin1'), readFileSync(testdata('arc', folder, 'expected', `${name}.pywb-cdx-indexer.cdx`), 'latin1'), name);
+  }
+  // ARC and WARC files in one index.
+  const mixed = join(dir, 'mixed.cdx');
+  const r = await runCli(['export', 'cdx', '--arc', testdata('arc', 'pywb', 'example.arc.gz'), testdata('arc', 'pywb', 'example.warc.gz'), testdata('arc', 'wget-warc', 'wget-sample.warc.gz'), '--out', mixed]);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = readFileSync(mixed, 'latin1').split('\n').filter((l) => l !== '');
+  assert.equal(lines.length, 1 + 1 + 3 + 5);
+  assert.deepEqual(lines.slice(1), await cSort(lines.slice(1), dir));
+});
+
+test('export cdx of a damaged WARC: strictly exit 1 naming file and offset, no output; --lenient indexes the rest', async (t) => {
+  const dir = scratchDir(t);
+  const bytes = readFileSync(testdata('arc', 'pywb', 'example.warc.gz'));
+  // Cut inside the revisit's member (1864 + 553): the records before it are whole.
+  const cut = join(dir, 'cut.warc.gz');
+  writeFileSync(cut, bytes.subarray(0, 2000));
+  const out = join(dir, 'index.cdx');
+  const strict = await runCli(['export', 'cdx', '--arc', cut, '--out', out]);
+  assert.equal(strict.status, 1);
+  assert.match(strict.stderr, /cut\.warc\.gz: offset 1864: .*truncated gzip member/);
+  assert.equal(readdirSync(dir).includes('index.cdx'), false);
+  const lenient = await runCli(['export', 'cdx', '--lenient', '--arc', cut, '--out', out]);
+  assert.equal(lenient.status, 1);
+  assert.equal(readFileSync(out, 'latin1').split('\n').filter((l) => l !== '').length, 2);
+});
+
+test('export cdx leaves 304 Not Modified captures out, as IA’s CDX-Writer does; --include-304 keeps them', async (t) => {
+  const dir = scratchDir(t);
+  const arcDir = join(dir, 'arc');
+  const writer = await ArcWriter.open({ dir: arcDir, prefix: 'crawl', clock: () => new Date('2024-03-01T09:59:59Z') });
+  const page = 'http://example.com/same';
+  const response = (status: string, body: string): Buffer => Buffer.from(`HTTP/1.1 ${status}\r\nETag: "1"\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  await writer.write({ url: page, ip: '93.184.216.34', date: new Date('2024-03-01T10:00:00Z'), contentType: 'text/html', content: response('200 OK', '<p>same</p>') });
+  await writer.write({ url: page, ip: '93.184.216.34', date: new Date('2024-04-01T10:00:00Z'), content: response('304 Not Modified', '') });
+  const { file } = await writer.write({ url: 'http://example.com/other', ip: '93.184.216.34', date: new Date('2024-04-01T10:00:01Z'), content: response('200 OK', 'x') });
+  await writer.close();
+  const arc = join(arcDir, file);
+  const lines = async (...flags: string[]): Promise<string[]> => {
+    const r = await runCli(['export', 'cdx', '--arc', arc, '--out', '-', ...flags]);
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.split('\n').filter((l) => l !== '' && l !== CDX_LEGEND).map((l) => l.split(' ').slice(0, 5).join(' '));
+  };
+  assert.deepEqual(await lines(), ['com,example)/other 20240401100001 http://example.com/other unk 200', 'com,example)/same 20240301100000 http://example.com/same text/html 200']);
+  assert.deepEqual((await lines('--include-304')).filter((l) => l.endsWith(' 304')), ['com,example)/same 20240401100000 http://example.com/same unk 304']);
 });
