@@ -8,8 +8,9 @@
  */
 
 import { constants, gunzipSync } from 'node:zlib';
-import { ArcReader, type ArcReadOptions } from './arc-read.js';
+import { ArcReader } from './arc-read.js';
 import { FileWindow, hasGzipMagic } from './gzip-member.js';
+import type { ArchiveReadOptions } from './record-file.js';
 import { WarcReader } from './warc-read.js';
 
 export type ArchiveFormat = 'arc' | 'warc';
@@ -39,6 +40,6 @@ export function sniffArchive(path: string): ArchiveFormat {
 }
 
 /** A reader of the format the file holds. */
-export function openArchive(path: string, options: ArcReadOptions = {}): ArchiveReader {
+export function openArchive(path: string, options: ArchiveReadOptions = {}): ArchiveReader {
   return sniffArchive(path) === 'warc' ? WarcReader.open(path, options) : ArcReader.open(path, options);
 }

@@ -23,13 +23,13 @@
  * record (its second record has no offset a CDX line could name). Strict
  * reading throws the first; lenient reading (`onProblem`) reports each and
  * resynchronises at the next gzip member, or (plain files) at the next line
- * starting `WARC/`. Memory is one record, as for ARC (`maxRecordSize`).
+ * starting `WARC/`. Memory is one record, as for ARC (`maxRecordSize`);
+ * opening, stepping and resynchronising are record-file.ts's, as for ARC.
  */
 
 import { isSherlockError, SherlockError } from '../errors.js';
-import { DEFAULT_MAX_RECORD_SIZE } from './arc.js';
-import type { ArcReadOptions } from './arc-read.js';
-import { FileWindow, findGzipMagic, hasGzipMagic, readGzipMember, type GzipMember } from './gzip-member.js';
+import { findGzipMagic, hasGzipMagic, readGzipMember, type GzipMember } from './gzip-member.js';
+import { openRecordSource, RecordFile, type ArchiveReadOptions, type RecordSource, type Step } from './record-file.js';
 import type { WarcHeaderField } from './warc.js';
 
 export interface WarcRecord {
@@ -74,12 +74,6 @@ const LF = 0x0a;
 const WARC_MAGIC = Buffer.from('WARC/', 'latin1');
 const SCAN = 64 * 1024;
 
-interface Step {
-  record?: WarcRecord;
-  problem?: SherlockError;
-  next?: number;
-}
-
 interface Head {
   version: string;
   fields: WarcHeaderField[];
@@ -88,64 +82,21 @@ interface Head {
   contentLength: number;
 }
 
-export class WarcReader {
-  private constructor(
-    private readonly source: FileWindow,
-    readonly compressed: boolean,
-    private readonly maxRecordSize: number,
-    private readonly onProblem: ((problem: SherlockError) => void) | undefined,
-    private readonly borrow: boolean,
-  ) {}
-
-  static open(path: string, options: ArcReadOptions = {}): WarcReader {
-    const maxRecordSize = options.maxRecordSize ?? DEFAULT_MAX_RECORD_SIZE;
-    if (!Number.isSafeInteger(maxRecordSize) || maxRecordSize < 0) throw new RangeError(`bad maxRecordSize ${maxRecordSize}`);
-    const source = FileWindow.open(path, options.readSize, options.reuseReads === true);
-    try {
-      return new WarcReader(source, hasGzipMagic(source.read(0, 2)), maxRecordSize, options.onProblem, options.borrowContent === true);
-    } catch (err) {
-      source.close();
-      throw err;
-    }
+export class WarcReader extends RecordFile<WarcRecord> {
+  private constructor(opened: RecordSource) {
+    super(opened);
   }
 
-  get path(): string {
-    return this.source.path;
+  static open(path: string, options: ArchiveReadOptions = {}): WarcReader {
+    return openRecordSource(path, options, (opened) => new WarcReader(opened));
   }
 
-  get size(): number {
-    return this.source.size;
+  protected stepAt(pos: number): Step<WarcRecord> {
+    return this.compressed ? this.memberAt(pos) : this.plainAt(pos);
   }
 
-  close(): void {
-    this.source.close();
-  }
-
-  /** The record that starts exactly at `offset`, read strictly. */
-  recordAt(offset: number): WarcRecord {
-    if (!Number.isSafeInteger(offset) || offset < 0 || offset >= this.size) {
-      throw new SherlockError('SHERLOCK_NOT_FOUND', `no record at offset ${offset}: the file has ${this.size} bytes`, { file: this.path, offset });
-    }
-    const step = this.compressed ? this.memberAt(offset) : this.plainAt(offset);
-    if (step.problem !== undefined) throw step.problem;
-    return step.record!;
-  }
-
-  /** Every record from `from` (a record boundary) that starts before `to`; returns where reading stopped. */
-  *records(from = 0, to = Infinity): Generator<WarcRecord, number> {
-    const end = Math.min(to, this.size);
-    let pos = from;
-    for (;;) {
-      pos = this.skipSeparators(pos);
-      if (pos >= end) return pos;
-      const step = this.compressed ? this.memberAt(pos) : this.plainAt(pos);
-      if (step.problem !== undefined) {
-        if (this.onProblem === undefined) throw step.problem;
-        this.onProblem(step.problem);
-      }
-      if (step.record !== undefined) yield step.record;
-      pos = step.next ?? (this.compressed ? findGzipMagic(this.source, pos + 1) : this.nextVersionLine(pos + 1)) ?? this.size;
-    }
+  protected resync(pos: number): number | undefined {
+    return this.compressed ? findGzipMagic(this.source, pos + 1) : this.nextVersionLine(pos + 1);
   }
 
   private corrupt(offset: number, message: string): SherlockError {
@@ -190,7 +141,7 @@ export class WarcReader {
     return { version, fields, size: at, contentLength };
   }
 
-  private memberAt(pos: number): Step {
+  private memberAt(pos: number): Step<WarcRecord> {
     const magic = this.source.read(pos, 2);
     if (!hasGzipMagic(magic)) return { problem: this.corrupt(pos, `expected a gzip member, found bytes ${magic.toString('hex')}`) };
     let member: GzipMember;
@@ -221,7 +172,7 @@ export class WarcReader {
     return { record, next };
   }
 
-  private plainAt(pos: number): Step {
+  private plainAt(pos: number): Step<WarcRecord> {
     let window = this.source.read(pos, SCAN);
     let head = this.parseHead(window, pos);
     // A header longer than one window: read once more, up to the cap.
@@ -242,12 +193,6 @@ export class WarcReader {
     }
     const block = this.source.copy(start, head.contentLength);
     return { record: { offset: pos, length: end - pos, ...fields, block, truncated: false }, next: end };
-  }
-
-  private skipSeparators(pos: number): number {
-    let at = pos;
-    for (let byte = this.source.byte(at); byte === LF || byte === CR; byte = this.source.byte(++at));
-    return at;
   }
 
   /** The first line starting `WARC/` at or after `from`, if any. */
