@@ -14,6 +14,7 @@
  *   CRLF CRLF
  *
  *   field                 warcinfo                     response (HTTP content)           resource (other content, e.g. dns:)
+ *   (a 304 Not Modified is a `revisit` record instead: `revisitRecord`)
  *   WARC-Type             warcinfo                     response                          resource
  *   WARC-Record-ID        `<urn:uuid:…>`, name-based (SHA-1 of file name and record offset), so a re-export is identical
  *   WARC-Date             `YYYY-MM-DDThh:mm:ssZ` from the capture's instant (arc.ts `captureDate`, as the CDX `b`)
@@ -34,7 +35,7 @@
 
 import { createHash } from 'node:crypto';
 import { arcUrl, escapeUrlBytes, looksLikeIp } from './arc.js';
-import { httpStatus, payloadDigest, sha1Base32 } from './digest.js';
+import { EMPTY_SHA1_BASE32, httpStatus, payloadDigest, sha1Base32 } from './digest.js';
 import { compressMember } from './gzip-member.js';
 
 const CRLF = '\r\n';
@@ -109,6 +110,66 @@ export interface WarcCaptureInput {
   /** The ARC content: the HTTP response as stored. */
   content: Buffer;
   warcinfoId: string;
+  /** Its payload digest when the caller has it already (`payloadDigest`). */
+  digest?: string;
+}
+
+/** The server-not-modified profile of WARC/1.0 (ISO 28500 annex): a 304 confirming an earlier capture. */
+export const NOT_MODIFIED_PROFILE = 'http://netpreserve.org/warc/1.0/revisit/server-not-modified';
+
+/** The capture a revisit confirms. */
+export interface RevisitOriginal {
+  /** Its WARC-Target-URI. */
+  uri: string;
+  /** Its 14-digit date. */
+  date: string;
+  /** Its WARC-Payload-Digest, without `sha1:`. */
+  digest: string;
+  /** Its WARC-Record-ID. */
+  id: string;
+}
+
+/**
+ * A 304 Not Modified as a `revisit` record of the server-not-modified
+ * profile, as one gzip member. With the original: WARC-Refers-To (its id),
+ * -Target-URI and -Date name it and WARC-Payload-Digest is its digest, so
+ * that pywb finds it by URL, date and digest. Without one (none in the
+ * export): WARC-Refers-To-Target-URI is the record's own URI and there is no
+ * digest, so pywb takes the closest capture of that URL in its collection.
+ * The block is empty: pywb serves a revisit's own HTTP head when it has one,
+ * which would replay the 304 (the ARC keeps the 304's headers).
+ */
+export function revisitRecord(input: Omit<WarcCaptureInput, 'mime' | 'content' | 'digest'>, original: RevisitOriginal | undefined): Buffer {
+  const uri = warcUri(input.url);
+  const fields: WarcHeaderField[] = [
+    { name: 'WARC-Type', value: 'revisit' },
+    { name: 'WARC-Record-ID', value: warcRecordId(input.name) },
+    { name: 'WARC-Date', value: warcDate(input.date) },
+    { name: 'WARC-Target-URI', value: uri },
+  ];
+  fields.push(...ipField(input.ip), { name: 'WARC-Warcinfo-ID', value: input.warcinfoId }, { name: 'WARC-Profile', value: NOT_MODIFIED_PROFILE });
+  if (original === undefined) {
+    fields.push({ name: 'WARC-Refers-To-Target-URI', value: uri });
+  } else {
+    fields.push(
+      { name: 'WARC-Refers-To', value: original.id },
+      { name: 'WARC-Refers-To-Target-URI', value: original.uri },
+      { name: 'WARC-Refers-To-Date', value: warcDate(original.date) },
+      { name: 'WARC-Payload-Digest', value: 'sha1:' + original.digest },
+    );
+  }
+  fields.push({ name: 'WARC-Block-Digest', value: 'sha1:' + EMPTY_SHA1_BASE32 });
+  return compressMember(formatWarcRecord(fields, Buffer.alloc(0)));
+}
+
+/** WARC-IP-Address when the ARC IP field holds an address (not the `-` or `None` of old writers). */
+function ipField(ip: string): WarcHeaderField[] {
+  return looksLikeIp(ip) && ip !== '-' && ip !== 'None' ? [{ name: 'WARC-IP-Address', value: ip }] : [];
+}
+
+/** The WARC-Target-URI of an ARC URL: CR dropped (`arcUrl`), bytes outside printable ASCII as %XX. */
+export function warcUri(url: string): string {
+  return escapeUrlBytes(Buffer.from(arcUrl(url), 'latin1'));
 }
 
 /** One capture as a `response` (HTTP content) or `resource` record, as one gzip member. */
@@ -118,12 +179,12 @@ export function captureRecord(input: WarcCaptureInput): Buffer {
     { name: 'WARC-Type', value: http ? 'response' : 'resource' },
     { name: 'WARC-Record-ID', value: warcRecordId(input.name) },
     { name: 'WARC-Date', value: warcDate(input.date) },
-    { name: 'WARC-Target-URI', value: escapeUrlBytes(Buffer.from(arcUrl(input.url), 'latin1')) },
+    { name: 'WARC-Target-URI', value: warcUri(input.url) },
   ];
-  if (looksLikeIp(input.ip) && input.ip !== '-' && input.ip !== 'None') fields.push({ name: 'WARC-IP-Address', value: input.ip });
   fields.push(
+    ...ipField(input.ip),
     { name: 'WARC-Warcinfo-ID', value: input.warcinfoId },
-    { name: 'WARC-Payload-Digest', value: 'sha1:' + payloadDigest(input.content) },
+    { name: 'WARC-Payload-Digest', value: 'sha1:' + (input.digest ?? payloadDigest(input.content)) },
     { name: 'WARC-Block-Digest', value: 'sha1:' + sha1Base32(input.content) },
     { name: 'Content-Type', value: http ? 'application/http; msgtype=response' : escapeUrlBytes(Buffer.from(input.mime, 'latin1')) || 'application/octet-stream' },
   );
