@@ -31,6 +31,8 @@
  * field keeps an old URL's raw bytes, and byte order is what sorting and
  * lookups compare (§2.4). Write them with `Buffer.from(line, 'latin1')`.
  * The version block (`filedesc://`) gets no line, as in pywb and IA's default.
+ * A WARC record's fields follow pywb's indexer (`cdxFieldsOfWarc`); whether a
+ * capture is a 304, which the export leaves out by default, `isNotModified`.
  */
 
 import type { ArcRecord } from './arc-read.js';

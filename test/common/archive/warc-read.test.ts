@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { openArchive, sniffArchive } from '../../../common/archive/archive-read.js';
 import { ArcReader } from '../../../common/archive/arc-read.js';
 import { WarcReader, warcDateDigits, warcField, warcTargetUri, type WarcRecord } from '../../../common/archive/warc-read.js';
@@ -198,4 +199,25 @@ test('damaged plain WARC: a block running past the end, garbage between records;
   const records = readAll(cut, problems);
   assert.deepEqual(records.map((r) => r.truncated), [false, true]);
   assert.equal(problems.length, 1);
+});
+
+test('any flipped byte or cut in a WARC, plain or gzipped: strictly a SherlockError naming the file, leniently no throw at all', (t) => {
+  const dir = scratchDir(t);
+  const gz = readFileSync(exampleWarc);
+  const plain = gunzipSync(gz);
+  const path = join(dir, 'damaged');
+  fc.assert(
+    fc.property(fc.boolean(), fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), (compressed, at, xor, cut) => {
+      const bytes = Buffer.from(compressed ? gz : plain);
+      const i = at % bytes.length;
+      writeFileSync(path, cut ? bytes.subarray(0, i) : (bytes.fill(bytes[i]! ^ xor, i, i + 1), bytes));
+      try {
+        readAll(path);
+      } catch (err) {
+        assert.ok(isSherlockError(err) && err.place.file === path, String(err));
+      }
+      readAll(path, []);
+    }),
+    { numRuns: 300 },
+  );
 });
