@@ -223,7 +223,8 @@ export function formatCdxj(f: CdxFields): string {
   // cdxj-indexer leaves out a MIME type it does not know rather than writing `unk`.
   if (f.mime !== '-' && f.mime !== 'unk') entries.push(['mime', f.mime]);
   if (f.status !== '-') entries.push(['status', f.status]);
-  entries.push(['digest', 'sha1:' + f.digest]);
+  // No digest (a revisit without one) is left out; one of another algorithm (a WARC's `sha256:…`) keeps its own prefix.
+  if (f.digest !== '-') entries.push(['digest', f.digest.includes(':') ? f.digest : 'sha1:' + f.digest]);
   if (f.redirect !== '-') entries.push(['redirect', f.redirect]);
   if (f.robots !== '-') entries.push(['robotflags', f.robots]);
   entries.push(['length', f.length], ['offset', f.offset], ['filename', f.filename]);

@@ -185,6 +185,10 @@ test('export cdx --arc reads WARC files too: pywbâ€™s example.warc.gz and Wgetâ€
     assert.equal(r.status, 0, r.stderr);
     assert.equal(readFileSync(out, 'latin1'), readFileSync(testdata('arc', folder, 'expected', `${name}.pywb-cdx-indexer.cdx`), 'latin1'), name);
   }
+  // CDXJ: cdxj-indexer's lines for Wget's WARC.
+  const cdxj = join(dir, 'wget.cdxj');
+  assert.equal((await runCli(['export', 'cdx', '--format', 'cdxj', '--arc', testdata('arc', 'wget-warc', 'wget-sample.warc.gz'), '--out', cdxj])).status, 0);
+  assert.equal(readFileSync(cdxj, 'latin1'), readFileSync(testdata('arc', 'wget-warc', 'expected', 'wget-sample.warc.gz.cdxj-indexer.cdxj'), 'latin1'));
   // ARC and WARC files in one index.
   const mixed = join(dir, 'mixed.cdx');
   const r = await runCli(['export', 'cdx', '--arc', testdata('arc', 'pywb', 'example.arc.gz'), testdata('arc', 'pywb', 'example.warc.gz'), testdata('arc', 'wget-warc', 'wget-sample.warc.gz'), '--out', mixed]);

@@ -253,6 +253,12 @@ test('field rules: the original URL stays one field, the MIME type is IA’s', (
   assert.equal(cdxMime('text/dns'), 'text/dns');
 });
 
+test('a revisit without a digest has none in its CDXJ line; a digest of another algorithm keeps its prefix', () => {
+  const f = parseCdxLine('com,example)/ 20240401100000 http://example.com/ warc/revisit - - - - 300 0 x.warc.gz')!;
+  assert.equal(formatCdxj(f), 'com,example)/ 20240401100000 {"url": "http://example.com/", "mime": "warc/revisit", "length": "300", "offset": "0", "filename": "x.warc.gz"}');
+  assert.match(formatCdxj({ ...f, digest: 'sha256:abc' }), /"digest": "sha256:abc"/);
+});
+
 test('a CDX line reads back into its fields, and its sort key is urlkey and timestamp', () => {
   const line = 'com,example)/ 20140216050221 http://example.com/ text/html 200 B2LTWWPUOYAH7UIPQ7ZUPQ4VMBSVC36A - - 1656 151 example.arc';
   const fields = parseCdxLine(line)!;
