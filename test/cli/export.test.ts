@@ -139,7 +139,10 @@ test('several files (a worker thread each): damage in one still names its file a
   assert.equal(lines.length, ourLines(arcs).length + 2);
 });
 
-test('usage: --state and --arc together, or neither --out nor --zipnum, exit 2', async () => {
+test('usage: --state and --arc together, or neither --out nor --zipnum, or a WARC to export warc, exit 2', async (t) => {
+  const warc = await runCli(['export', 'warc', '--arc', testdata('arc', 'pywb', 'example.warc.gz'), '--out', scratchDir(t)]);
+  assert.equal(warc.status, 2);
+  assert.match(warc.stderr, /example\.warc\.gz: a WARC file: export warc converts ARC files/);
   assert.equal((await runCli(['export', 'cdx', '--state', '/x', '--arc', '/y', '--out', '-'])).status, 2);
   assert.equal((await runCli(['export', 'cdx', '--arc', '/y'])).status, 2);
   assert.equal((await runCli(['export', 'cdx', '--arc', '/y', '--out', '-', '--format', 'json'])).status, 2);
