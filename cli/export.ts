@@ -7,7 +7,9 @@
  *
  * - `cdx` writes the byte-sorted 11-field CDX with its legend (or CDXJ with
  *   `--format cdxj`) to `--out FILE` (`-` for stdout) and/or a ZipNum cluster
- *   into `--zipnum DIR` (exporter/wayback/cdx-export.ts).
+ *   into `--zipnum DIR` (exporter/wayback/cdx-export.ts); `--arc` files may
+ *   be WARC files too (told apart by content); 304 Not Modified captures are
+ *   left out unless `--include-304`.
  * - `warc` writes `<name>.warc.gz` into `--out DIR` for each ARC file
  *   (exporter/wayback/warc-export.ts).
  * - `nutch` writes an Apache Nutch crawl directory (exporter/nutch/export.ts).
@@ -38,6 +40,7 @@ interface SourceOptions {
 interface CdxOptions extends SourceOptions {
   out?: string;
   format: CdxFormat;
+  include304?: boolean;
   zipnum?: string;
   blockLines: number;
   sortMemory: number;
@@ -47,12 +50,13 @@ export function registerExport(program: Command): void {
   const exp = program.command('export').description('export the archive: Wayback indexes (CDX, CDXJ, ZipNum), WARC, a Nutch crawl');
 
   sources(exp.command('cdx'))
-    .description('a byte-sorted CDX or CDXJ index of ARC files, as pywb and OpenWayback read it')
+    .description('a byte-sorted CDX or CDXJ index of ARC or WARC files, as pywb and OpenWayback read it')
     .option('--out <file>', 'index file, `-` for stdout')
     .addOption(new Option('--format <format>', 'line format').choices(['cdx', 'cdxj']).default('cdx'))
     .option('--zipnum <dir>', 'also write a ZipNum cluster (index.idx, index.loc, index-NNNNN.cdx.gz) into this directory')
     .option('--block-lines <n>', 'ZipNum lines per block', positiveInteger, 3000)
     .option('--sort-memory <size>', 'memory for sorting before spilling runs to disk', sizeArg, 32 * 1024 * 1024)
+    .option('--include-304', 'also index 304 Not Modified captures, which IA’s CDX-Writer (and we by default) leave out')
     .action(action((opts: CdxOptions) => cdx(opts)));
 
   sources(exp.command('warc'))
@@ -81,7 +85,7 @@ export function registerExport(program: Command): void {
 function sources(command: Command): Command {
   return command
     .option('--state <dir>', STATE_HELP)
-    .option('--arc <file...>', 'ARC files (.arc or .arc.gz) instead of the crawl’s')
+    .option('--arc <file...>', 'ARC files (.arc or .arc.gz) instead of the crawl’s; `export cdx` also takes WARC files')
     .option('--lenient', 'read past damage as pywb does, reporting each problem; exit 1 if any');
 }
 
@@ -121,6 +125,7 @@ async function cdx(opts: CdxOptions): Promise<number> {
     zipnum: opts.zipnum,
     blockLines: opts.blockLines,
     sortMemory: opts.sortMemory,
+    notModified: opts.include304 === true,
   });
   return input.problems === 0 ? 0 : 1;
 }

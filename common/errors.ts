@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   SHERLOCK_BAD_URL: 'bad URL',
   /** An ARC file breaks its format at a given offset. */
   SHERLOCK_CORRUPT_ARC: 'corrupt ARC',
+  /** A WARC file breaks its format at a given offset. */
+  SHERLOCK_CORRUPT_WARC: 'corrupt WARC',
   /** A bucket file or bucket encoding breaks its format at a given offset. */
   SHERLOCK_CORRUPT_BUCKET: 'corrupt bucket',
   /** The gatherer's host file or queue file breaks its format at a given offset. */

@@ -32,19 +32,22 @@
  * warcio/example-space-in-url.arc, whose last record declares 12 bytes more
  * than the file holds, is an error in strict mode and, in lenient mode, one
  * problem plus the record cdxj-indexer reports (offset 151, length 1722).
- * Read failures (SHERLOCK_IO) are always thrown.
+ * Read failures (SHERLOCK_IO) are always thrown. Opening, stepping from
+ * record to record and resynchronising are shared with the WARC reader
+ * (record-file.ts).
  */
 
 import {
-  DEFAULT_MAX_RECORD_SIZE,
   isFiledesc,
   looksLikeArcHeader,
   MAX_HEADER_LINE,
+  normalizeArcDate,
   parseArcHeader,
   type ArcHeader,
 } from './arc.js';
 import { isSherlockError, SherlockError } from '../errors.js';
-import { FileWindow, findGzipMagic, hasGzipMagic, readGzipMember, type GzipMember } from './gzip-member.js';
+import { findGzipMagic, hasGzipMagic, readGzipMember, type GzipMember } from './gzip-member.js';
+import { openRecordSource, RecordFile, type ArchiveReadOptions, type RecordSource, type Step } from './record-file.js';
 
 export interface ArcRecord {
   /** Offset of the record's gzip member, or (plain files) of its header line. */
@@ -57,107 +60,49 @@ export interface ArcRecord {
   truncated: boolean;
 }
 
-export interface ArcReadOptions {
-  /** Largest content accepted, in bytes (default 256 MiB). */
-  maxRecordSize?: number;
-  /** Read leniently: every problem goes here and reading resynchronises, instead of the first one being thrown. */
-  onProblem?: (problem: SherlockError) => void;
-  /**
-   * `.arc.gz` only: a record's content may be overwritten once the next record
-   * is read (it is the inflater's scratch, not a copy), for callers done with
-   * each record before asking for the next, such as the CDX export.
-   */
-  borrowContent?: boolean;
-  /** Bytes read from the file at a time (default 64 KiB): a few KiB suit random reads of single records. */
-  readSize?: number;
-  /**
-   * Read into one buffer kept from read to read (FileWindow's `reuse`), for
-   * many random reads of single records: a buffer a read was garbage, and
-   * external memory that drives V8's collections. Records' contents are
-   * copies either way (or the inflater's, with borrowContent).
-   */
-  reuseReads?: boolean;
-}
-
-/** What reading at one offset gives: a record, a problem, or both; `next` undefined means "resynchronise". */
-interface Step {
-  record?: ArcRecord;
-  problem?: SherlockError;
-  next?: number;
-}
+/** How a file is read (record-file.ts). */
+export type ArcReadOptions = ArchiveReadOptions;
 
 const LF = 0x0a;
 const CR = 0x0d;
 const SCAN = 64 * 1024;
 
-export class ArcReader {
-  private constructor(
-    private readonly source: FileWindow,
-    /** Whether the file is `.arc.gz` (starts with a gzip member). */
-    readonly compressed: boolean,
-    private readonly maxRecordSize: number,
-    private readonly onProblem: ((problem: SherlockError) => void) | undefined,
-    private readonly borrow: boolean,
-  ) {}
+export class ArcReader extends RecordFile<ArcRecord> {
+  /** versionDate's answer once asked (null: not yet). */
+  private fileDate: string | undefined | null = null;
+
+  private constructor(opened: RecordSource) {
+    super(opened);
+  }
 
   static open(path: string, options: ArcReadOptions = {}): ArcReader {
-    const maxRecordSize = options.maxRecordSize ?? DEFAULT_MAX_RECORD_SIZE;
-    if (!Number.isSafeInteger(maxRecordSize) || maxRecordSize < 0) throw new RangeError(`bad maxRecordSize ${maxRecordSize}`);
-    const source = FileWindow.open(path, options.readSize, options.reuseReads === true);
-    try {
-      return new ArcReader(source, hasGzipMagic(source.read(0, 2)), maxRecordSize, options.onProblem, options.borrowContent === true);
-    } catch (err) {
-      source.close();
-      throw err;
-    }
-  }
-
-  get path(): string {
-    return this.source.path;
-  }
-
-  /** File size when opened. */
-  get size(): number {
-    return this.source.size;
-  }
-
-  close(): void {
-    this.source.close();
-  }
-
-  /** The record that starts exactly at `offset`, read strictly. */
-  recordAt(offset: number): ArcRecord {
-    if (!Number.isSafeInteger(offset) || offset < 0 || offset >= this.size) {
-      throw new SherlockError('SHERLOCK_NOT_FOUND', `no record at offset ${offset}: the file has ${this.size} bytes`, {
-        file: this.path,
-        offset,
-      });
-    }
-    const step = this.compressed ? this.memberAt(offset) : this.plainAt(offset, false);
-    if (step.problem !== undefined) throw step.problem;
-    return step.record!;
+    return openRecordSource(path, options, (opened) => new ArcReader(opened));
   }
 
   /**
-   * Every record from `from` (a record boundary) that starts before `to`
-   * (default: to the end of the file). The generator's return value is where
-   * reading stopped: the first record boundary at or after `to`, or the size.
+   * The (normalised) date of the version block the file starts with: what
+   * dates its records whose own date is not one (`captureDate`). Undefined
+   * when the file has no readable version block. Ask before iterating when
+   * contents are borrowed: reading it reuses the inflater.
    */
-  *records(from = 0, to = Infinity): Generator<ArcRecord, number> {
-    const lenient = this.onProblem !== undefined;
-    const end = Math.min(to, this.size);
-    let pos = from;
-    for (;;) {
-      pos = this.skipSeparators(pos);
-      if (pos >= end) return pos;
-      const step = this.compressed ? this.memberAt(pos) : this.plainAt(pos, lenient);
-      if (step.problem !== undefined) {
-        if (this.onProblem === undefined) throw step.problem;
-        this.onProblem(step.problem);
+  versionDate(): string | undefined {
+    if (this.fileDate === null) {
+      this.fileDate = undefined;
+      const first = this.skipSeparators(0);
+      if (first < this.size) {
+        const step = this.stepAt(first, false);
+        if (step.record !== undefined && isFiledesc(step.record.header)) this.fileDate = normalizeArcDate(step.record.header.date);
       }
-      if (step.record !== undefined) yield step.record;
-      pos = step.next ?? (this.compressed ? findGzipMagic(this.source, pos + 1) : this.nextHeaderLine(pos)) ?? this.size;
     }
+    return this.fileDate;
+  }
+
+  protected stepAt(pos: number, lenient: boolean): Step<ArcRecord> {
+    return this.compressed ? this.memberAt(pos) : this.plainAt(pos, lenient);
+  }
+
+  protected resync(pos: number): number | undefined {
+    return this.compressed ? findGzipMagic(this.source, pos + 1) : this.nextHeaderLine(pos);
   }
 
   /**
@@ -185,7 +130,7 @@ export class ArcReader {
     return new SherlockError('SHERLOCK_TOO_LARGE', message, { file: this.path, offset });
   }
 
-  private memberAt(pos: number): Step {
+  private memberAt(pos: number): Step<ArcRecord> {
     const magic = this.source.read(pos, 2);
     if (!hasGzipMagic(magic)) return { problem: this.corrupt(pos, `expected a gzip member, found bytes ${magic.toString('hex')}`) };
     let member: GzipMember;
@@ -222,7 +167,7 @@ export class ArcReader {
     return { record, next };
   }
 
-  private plainAt(pos: number, lenient: boolean): Step {
+  private plainAt(pos: number, lenient: boolean): Step<ArcRecord> {
     const line = this.lineAt(pos);
     if (typeof line === 'string') return { problem: this.corrupt(pos, line) };
     const parsed = parseArcHeader(line.text);
@@ -255,12 +200,6 @@ export class ArcReader {
       if (pos + window.length >= this.size) return 'the file ends inside a header line';
       if (window.length > MAX_HEADER_LINE) return `no header line: no LF within ${MAX_HEADER_LINE} bytes`;
     }
-  }
-
-  private skipSeparators(pos: number): number {
-    let at = pos;
-    for (let byte = this.source.byte(at); byte === LF || byte === CR; byte = this.source.byte(++at));
-    return at;
   }
 
   /** Whether a credible header line starts at `pos`. */

@@ -30,7 +30,7 @@
  * per line, never by the version block (§1.2, arc_v1_with_v2_header); spaces
  * inside the URL or the MIME are resolved by finding the IP and date tokens
  * (`parseArcHeader`); dates are kept raw (`normalizeArcDate` makes them 14
- * digits the way the Internet Archive does).
+ * digits the way the Internet Archive does, then a valid instant).
  *
  * Crash safety lives in the writer: a record exists once its complete bytes
  * (its whole gzip member) are in the file; a partial trailing record is cut on
@@ -157,20 +157,58 @@ export function isFiledesc(header: ArcHeader): boolean {
 }
 
 /**
- * A stored date as 14 digits (YYYYMMDDhhmmss), normalised as the Internet
- * Archive's CDX-Writer does: 10 digits + "0000", 12 + "00", 14 kept, 15–18 cut
- * to 14, 14 digits followed by letters cut to 14; anything else undefined
- * (CDX writes `-`).
+ * A stored date as a valid instant in 14 digits (YYYYMMDDhhmmss): the one
+ * date every view of a record shows, CDX `b` and WARC-Date alike
+ * (docs/wayback.md "Dates"). The digits are taken as the Internet Archive's
+ * CDX-Writer takes them: 10 digits + "0000", 12 + "00", 14 kept, 15–18 cut
+ * to 14, 14 digits followed by letters cut to 14; anything else has none
+ * (undefined). Then each field is clamped into its range as warcio's
+ * `timestamp_to_datetime` clamps it (year 1900–2999, month 01–12, day from
+ * 01 to the month's last, hour ≤ 23, minute and second ≤ 59): a WARC-Date
+ * must be a real instant (pywb's indexer stops at `2015-12-00`), and the CDX
+ * line must name the same one.
  */
 export function normalizeArcDate(raw: string): string | undefined {
   const match = /^(\d+)([A-Za-z]*)$/.exec(raw);
   if (match === null) return undefined;
   const [digits, letters] = [match[1]!, match[2]!];
-  if (letters !== '') return digits.length === 14 ? digits : undefined;
-  if (digits.length === 10) return digits + '0000';
-  if (digits.length === 12) return digits + '00';
-  if (digits.length >= 14 && digits.length <= 18) return digits.slice(0, 14);
-  return undefined;
+  let date: string | undefined;
+  if (letters !== '') date = digits.length === 14 ? digits : undefined;
+  else if (digits.length === 10) date = digits + '0000';
+  else if (digits.length === 12) date = digits + '00';
+  else if (digits.length >= 14 && digits.length <= 18) date = digits.slice(0, 14);
+  return date === undefined ? undefined : clampDate(date);
+}
+
+/** 14 digits with each field clamped into its range (warcio's rule); unchanged when already an instant. */
+function clampDate(d: string): string {
+  const field = (at: number, length: number, min: number, max: number): number => Math.min(max, Math.max(min, Number(d.slice(at, at + length))));
+  const year = field(0, 4, 1900, 2999);
+  const month = field(4, 2, 1, 12);
+  const day = field(6, 2, 1, new Date(Date.UTC(year, month, 0)).getUTCDate());
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return String(year) + two(month) + two(day) + two(field(8, 2, 0, 23)) + two(field(10, 2, 0, 59)) + two(field(12, 2, 0, 59));
+}
+
+/** The date of a record that has none, in a file that has none either: the Unix epoch, a known "unknown". */
+export const UNKNOWN_DATE = '19700101000000';
+
+/**
+ * The instant of a record (14 digits, valid): its own date, else its file's
+ * (`fileDate`: the version block's, normalised), else UNKNOWN_DATE. Both the
+ * CDX and the WARC export take it from here, so they always agree.
+ */
+export function captureDate(raw: string, fileDate: string | undefined): string {
+  return normalizeArcDate(raw) ?? fileDate ?? UNKNOWN_DATE;
+}
+
+/**
+ * The URL of a record as every view shows it: CR dropped, as IA's CDX-Writer
+ * drops it (a CR inside an old ARC URL is line-end noise, not part of the
+ * address: cdx-writer/carriage_return_in_url).
+ */
+export function arcUrl(url: string): string {
+  return url.includes('\r') ? url.replace(/\r/g, '') : url;
 }
 
 /** A time as the 14-digit UTC archive date. */

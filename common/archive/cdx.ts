@@ -1,5 +1,5 @@
 /**
- * CDX and CDXJ index lines for ARC records (spec/arc-cdx.md §2), the lines
+ * CDX and CDXJ index lines for ARC and WARC records (spec/arc-cdx.md §2, §7), the lines
  * pywb and OpenWayback binary-search to find a capture, and reading a line
  * back (`cdxKey`, `parseCdxLine`) for the ZipNum lookup.
  *
@@ -8,7 +8,9 @@
  *   field  value for an ARC record                                   `-` when
  *   N      SURT key of the URL (`surt.ts`); the URL itself (as `a`)   never
  *          when the library refuses it, as IA does
- *   b      the archive date as 14 digits (IA's normalisation)          it is not a date
+ *   b      the capture's instant as 14 digits (`captureDate`: IA's    never
+ *          digits made valid; the file's date when the record's is
+ *          not a date)
  *   a      the URL as stored, SP LF FF BS as %20 %0A %0C %08, CR       never
  *          dropped, other bytes as stored (IA)
  *   m      the ARC content-type cut at `;`/whitespace; `unk` for       never
@@ -29,12 +31,15 @@
  * field keeps an old URL's raw bytes, and byte order is what sorting and
  * lookups compare (§2.4). Write them with `Buffer.from(line, 'latin1')`.
  * The version block (`filedesc://`) gets no line, as in pywb and IA's default.
+ * A WARC record's fields follow pywb's indexer (`cdxFieldsOfWarc`); whether a
+ * capture is a 304, which the export leaves out by default, `isNotModified`.
  */
 
 import type { ArcRecord } from './arc-read.js';
-import { normalizeArcDate } from './arc.js';
+import { arcUrl, captureDate } from './arc.js';
 import { httpPayloadOffset, httpStatus, payloadDigest, payloadOffset } from './digest.js';
 import { surt } from './surt.js';
+import { warcDateDigits, warcField, warcTargetUri, type WarcRecord } from './warc-read.js';
 
 export const CDX_LEGEND = ' CDX N b a m s k r M S V g';
 
@@ -54,7 +59,7 @@ export interface CdxFields {
 
 /** The `a` field: IA's CDX-Writer escapes SP, LF, FF and BS and drops CR, so that the URL is one field. */
 export function cdxOriginal(url: string): string {
-  return /[ \n\f\b\r]/.test(url) ? url.replace(/\r/g, '').replace(/[ \n\f\b]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')) : url;
+  return /[ \n\f\b\r]/.test(url) ? arcUrl(url).replace(/[ \n\f\b]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')) : url;
 }
 
 /** The `m` field from the ARC content-type field. */
@@ -125,8 +130,12 @@ export function cdxRobotFlags(content: Buffer, mime: string, payloadAt?: number)
   return flags === '' ? '-' : flags;
 }
 
-/** The fields of one ARC record's line; undefined for the version block, which gets none. */
-export function cdxFields(record: ArcRecord, filename: string): CdxFields | undefined {
+/**
+ * The fields of one ARC record's line; undefined for the version block, which
+ * gets none. `fileDate` (the version block's, `ArcReader#versionDate`) dates a
+ * record whose own date is not one, as the WARC export does (`captureDate`).
+ */
+export function cdxFields(record: ArcRecord, filename: string, fileDate?: string): CdxFields | undefined {
   const { header, content } = record;
   if (header.url.startsWith('filedesc:')) return undefined;
   const original = cdxOriginal(header.url);
@@ -135,7 +144,7 @@ export function cdxFields(record: ArcRecord, filename: string): CdxFields | unde
   const payloadAt = payloadOffset(content, status);
   return {
     key: surt(header.url) ?? original,
-    timestamp: normalizeArcDate(header.date) ?? '-',
+    timestamp: captureDate(header.date, fileDate),
     original,
     mime,
     status: status === undefined ? '-' : String(status),
@@ -147,6 +156,55 @@ export function cdxFields(record: ArcRecord, filename: string): CdxFields | unde
     offset: String(record.offset),
     filename,
   };
+}
+
+/**
+ * The fields of one WARC record's line, by pywb's indexer's rules (spec §7):
+ * warcinfo and request records and `application/warc-fields` blocks get no
+ * line; `a` is WARC-Target-URI (without `<>`); `b` the WARC-Date's digits
+ * (made an instant as ARC dates are); `m` the HTTP Content-Type of an HTTP
+ * block, else the record's, `warc/revisit` for a revisit; `s` the status of a
+ * response only; `k` WARC-Payload-Digest without `sha1:`, else the SHA-1 of
+ * the payload (none for a revisit: `-`). The robot flags follow the ARC rule.
+ */
+export function cdxFieldsOfWarc(record: WarcRecord, filename: string): CdxFields | undefined {
+  const type = warcField(record, 'WARC-Type') ?? '';
+  const contentType = warcField(record, 'Content-Type') ?? '';
+  if (type === 'warcinfo' || type === 'request' || contentType === 'application/warc-fields') return undefined;
+  const url = warcTargetUri(record) ?? '-';
+  const original = cdxOriginal(url);
+  const block = record.block;
+  const httpAt = type === 'response' || type === 'revisit' ? httpStatus(block) : undefined;
+  const payloadAt = httpAt === undefined ? 0 : httpPayloadOffset(block);
+  const head = httpAt === undefined ? '' : block.toString('latin1', 0, payloadAt);
+  const mime = type === 'revisit' ? 'warc/revisit' : cdxMime(httpAt === undefined ? contentType : (HTTP_CONTENT_TYPE.exec(head)?.[1] ?? ''));
+  const declared = warcField(record, 'WARC-Payload-Digest');
+  const digest = declared !== undefined ? declared.replace(/^sha1:/i, '') : type === 'revisit' ? '-' : payloadDigest(block, payloadAt);
+  return {
+    key: surt(url) ?? original,
+    timestamp: captureDate(warcDateDigits(warcField(record, 'WARC-Date') ?? '') ?? '', undefined),
+    original,
+    mime,
+    status: type === 'response' && httpAt !== undefined ? String(httpAt) : '-',
+    digest,
+    redirect: '-',
+    robots: type === 'response' && httpAt !== undefined ? cdxRobotFlags(block, mime, payloadAt) : '-',
+    length: String(record.length),
+    offset: String(record.offset),
+    filename,
+  };
+}
+
+const HTTP_CONTENT_TYPE = /^content-type:[ \t]*([^\r\n]*)/im;
+
+/**
+ * Whether a capture is a 304 Not Modified: a response (ARC or WARC) with
+ * status 304, or a WARC revisit of the server-not-modified profile. IA's
+ * CDX-Writer leaves them out by default ("impossible to playback").
+ */
+export function isNotModified(fields: CdxFields, record?: WarcRecord): boolean {
+  if (fields.status === '304') return true;
+  return record !== undefined && fields.mime === 'warc/revisit' && (warcField(record, 'WARC-Profile') ?? '').endsWith('/revisit/server-not-modified');
 }
 
 /** One 11-field CDX line, without its LF. */
@@ -165,7 +223,8 @@ export function formatCdxj(f: CdxFields): string {
   // cdxj-indexer leaves out a MIME type it does not know rather than writing `unk`.
   if (f.mime !== '-' && f.mime !== 'unk') entries.push(['mime', f.mime]);
   if (f.status !== '-') entries.push(['status', f.status]);
-  entries.push(['digest', 'sha1:' + f.digest]);
+  // No digest (a revisit without one) is left out; one of another algorithm (a WARC's `sha256:…`) keeps its own prefix.
+  if (f.digest !== '-') entries.push(['digest', f.digest.includes(':') ? f.digest : 'sha1:' + f.digest]);
   if (f.redirect !== '-') entries.push(['redirect', f.redirect]);
   if (f.robots !== '-') entries.push(['robotflags', f.robots]);
   entries.push(['length', f.length], ['offset', f.offset], ['filename', f.filename]);

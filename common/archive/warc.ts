@@ -14,11 +14,12 @@
  *   CRLF CRLF
  *
  *   field                 warcinfo                     response (HTTP content)           resource (other content, e.g. dns:)
+ *   (a 304 Not Modified is a `revisit` record instead: `revisitRecord`)
  *   WARC-Type             warcinfo                     response                          resource
  *   WARC-Record-ID        `<urn:uuid:…>`, name-based (SHA-1 of file name and record offset), so a re-export is identical
- *   WARC-Date             `YYYY-MM-DDThh:mm:ssZ` from the ARC date (14 digits after IA's normalisation)
+ *   WARC-Date             `YYYY-MM-DDThh:mm:ssZ` from the capture's instant (arc.ts `captureDate`, as the CDX `b`)
  *   WARC-Filename         the WARC file's name         –                                 –
- *   WARC-Target-URI       –                            the ARC URL, bytes outside printable ASCII as %XX
+ *   WARC-Target-URI       –                            the ARC URL without CR (`arcUrl`, as the CDX `a`), bytes outside printable ASCII as %XX
  *   WARC-IP-Address       –                            the ARC IP when it is an address
  *   WARC-Warcinfo-ID      –                            the warcinfo record's id
  *   WARC-Payload-Digest   –                            `sha1:` base32 of the HTTP payload (§4)
@@ -33,8 +34,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { escapeUrlBytes, looksLikeIp } from './arc.js';
-import { httpStatus, payloadDigest, sha1Base32 } from './digest.js';
+import { arcUrl, escapeUrlBytes, looksLikeIp } from './arc.js';
+import { EMPTY_SHA1_BASE32, httpStatus, payloadDigest, sha1Base32 } from './digest.js';
 import { compressMember } from './gzip-member.js';
 
 const CRLF = '\r\n';
@@ -54,10 +55,14 @@ export function warcRecordId(name: string): string {
   return `<urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}>`;
 }
 
-/** A 14-digit archive date as a WARC date. */
+/** A 14-digit archive date as a WARC date; it must be a real instant (`captureDate` makes them so). */
 export function warcDate(arcDate14: string): string {
   const d = arcDate14;
-  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}Z`;
+  const iso = `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}Z`;
+  // Date.parse rolls 2015-12-00 over to 11-30 instead of failing, so compare the round trip.
+  const time = /^\d{14}$/.test(d) ? Date.parse(iso) : Number.NaN;
+  if (Number.isNaN(time) || new Date(time).toISOString() !== iso.replace('Z', '.000Z')) throw new RangeError(`${arcDate14} is not an instant`);
+  return iso;
 }
 
 /** One record, uncompressed: version line, fields, Content-Length, empty line, block, CRLF CRLF. */
@@ -105,6 +110,66 @@ export interface WarcCaptureInput {
   /** The ARC content: the HTTP response as stored. */
   content: Buffer;
   warcinfoId: string;
+  /** Its payload digest when the caller has it already (`payloadDigest`). */
+  digest?: string;
+}
+
+/** The server-not-modified profile of WARC/1.0 (ISO 28500 annex): a 304 confirming an earlier capture. */
+export const NOT_MODIFIED_PROFILE = 'http://netpreserve.org/warc/1.0/revisit/server-not-modified';
+
+/** The capture a revisit confirms. */
+export interface RevisitOriginal {
+  /** Its WARC-Target-URI. */
+  uri: string;
+  /** Its 14-digit date. */
+  date: string;
+  /** Its WARC-Payload-Digest, without `sha1:`. */
+  digest: string;
+  /** Its WARC-Record-ID. */
+  id: string;
+}
+
+/**
+ * A 304 Not Modified as a `revisit` record of the server-not-modified
+ * profile, as one gzip member. With the original: WARC-Refers-To (its id),
+ * -Target-URI and -Date name it and WARC-Payload-Digest is its digest, so
+ * that pywb finds it by URL, date and digest. Without one (none in the
+ * export): WARC-Refers-To-Target-URI is the record's own URI and there is no
+ * digest, so pywb takes the closest capture of that URL in its collection.
+ * The block is empty: pywb serves a revisit's own HTTP head when it has one,
+ * which would replay the 304 (the ARC keeps the 304's headers).
+ */
+export function revisitRecord(input: Omit<WarcCaptureInput, 'mime' | 'content' | 'digest'>, original: RevisitOriginal | undefined): Buffer {
+  const uri = warcUri(input.url);
+  const fields: WarcHeaderField[] = [
+    { name: 'WARC-Type', value: 'revisit' },
+    { name: 'WARC-Record-ID', value: warcRecordId(input.name) },
+    { name: 'WARC-Date', value: warcDate(input.date) },
+    { name: 'WARC-Target-URI', value: uri },
+  ];
+  fields.push(...ipField(input.ip), { name: 'WARC-Warcinfo-ID', value: input.warcinfoId }, { name: 'WARC-Profile', value: NOT_MODIFIED_PROFILE });
+  if (original === undefined) {
+    fields.push({ name: 'WARC-Refers-To-Target-URI', value: uri });
+  } else {
+    fields.push(
+      { name: 'WARC-Refers-To', value: original.id },
+      { name: 'WARC-Refers-To-Target-URI', value: original.uri },
+      { name: 'WARC-Refers-To-Date', value: warcDate(original.date) },
+      { name: 'WARC-Payload-Digest', value: 'sha1:' + original.digest },
+    );
+  }
+  fields.push({ name: 'WARC-Block-Digest', value: 'sha1:' + EMPTY_SHA1_BASE32 });
+  return compressMember(formatWarcRecord(fields, Buffer.alloc(0)));
+}
+
+/** WARC-IP-Address when the ARC IP field holds an address (not the `-` or `None` of old writers). */
+function ipField(ip: string): WarcHeaderField[] {
+  return looksLikeIp(ip) && ip !== '-' && ip !== 'None' ? [{ name: 'WARC-IP-Address', value: ip }] : [];
+}
+
+/** The WARC-Target-URI of an ARC URL: CR dropped (`arcUrl`), bytes outside printable ASCII as %XX. */
+export function warcUri(url: string): string {
+  return escapeUrlBytes(Buffer.from(arcUrl(url), 'latin1'));
 }
 
 /** One capture as a `response` (HTTP content) or `resource` record, as one gzip member. */
@@ -114,12 +179,12 @@ export function captureRecord(input: WarcCaptureInput): Buffer {
     { name: 'WARC-Type', value: http ? 'response' : 'resource' },
     { name: 'WARC-Record-ID', value: warcRecordId(input.name) },
     { name: 'WARC-Date', value: warcDate(input.date) },
-    { name: 'WARC-Target-URI', value: escapeUrlBytes(Buffer.from(input.url, 'latin1')) },
+    { name: 'WARC-Target-URI', value: warcUri(input.url) },
   ];
-  if (looksLikeIp(input.ip) && input.ip !== '-' && input.ip !== 'None') fields.push({ name: 'WARC-IP-Address', value: input.ip });
   fields.push(
+    ...ipField(input.ip),
     { name: 'WARC-Warcinfo-ID', value: input.warcinfoId },
-    { name: 'WARC-Payload-Digest', value: 'sha1:' + payloadDigest(input.content) },
+    { name: 'WARC-Payload-Digest', value: 'sha1:' + (input.digest ?? payloadDigest(input.content)) },
     { name: 'WARC-Block-Digest', value: 'sha1:' + sha1Base32(input.content) },
     { name: 'Content-Type', value: http ? 'application/http; msgtype=response' : escapeUrlBytes(Buffer.from(input.mime, 'latin1')) || 'application/octet-stream' },
   );

@@ -9,8 +9,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { arcDir } from '../../common/archive/arc-place.js';
-import { readArc, type ArcRecord } from '../../common/archive/arc-read.js';
-import { ioError, type SherlockError } from '../../common/errors.js';
+import { sniffArchive } from '../../common/archive/archive-read.js';
+import { ArcReader } from '../../common/archive/arc-read.js';
+import { ioError, SherlockError } from '../../common/errors.js';
 
 /** The finished ARC files of the crawl in `state`, in name order. */
 export function crawlArcFiles(state: string): string[] {
@@ -36,8 +37,10 @@ export class ArcInput {
     private readonly onProblem: (problem: SherlockError) => void,
   ) {}
 
-  records(path: string): Iterable<ArcRecord> {
-    return this.lenient ? readArc(path, { onProblem: (problem) => this.report(problem) }) : readArc(path);
+  /** A reader of one ARC file, strict or lenient; the caller closes it. A WARC file is a usage error, not damage. */
+  open(path: string): ArcReader {
+    if (sniffArchive(path) === 'warc') throw new SherlockError('SHERLOCK_USAGE', 'a WARC file: export warc converts ARC files', { file: path });
+    return ArcReader.open(path, this.lenient ? { onProblem: (problem) => this.report(problem) } : {});
   }
 
   report(problem: SherlockError): void {

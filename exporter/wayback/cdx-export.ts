@@ -28,6 +28,8 @@ export interface CdxExportOptions {
   blockLines: number;
   /** Bytes of lines the sort holds before spilling runs to disk. */
   sortMemory: number;
+  /** Keep 304 Not Modified captures (left out by default, as IA's CDX-Writer does). */
+  notModified?: boolean;
 }
 
 /** Lines (byte strings) gathered into large writes, copied straight into a buffer: joining strings first cost as much again. */
@@ -60,7 +62,7 @@ class LineBatch {
 
 export async function exportCdx(files: string[], input: ArcInput, opts: CdxExportOptions): Promise<void> {
   const sorter = new ExternalSorter({ memoryBudget: opts.sortMemory });
-  const lineOptions = { format: opts.format, lenient: input.lenient, sortMemory: opts.sortMemory };
+  const lineOptions = { format: opts.format, lenient: input.lenient, notModified: opts.notModified === true, sortMemory: opts.sortMemory };
   const report = (problem: SherlockError): void => input.report(problem);
   try {
     if (opts.out !== undefined && opts.stream === undefined && opts.zipnum === undefined) {

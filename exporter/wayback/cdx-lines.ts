@@ -1,5 +1,5 @@
 /**
- * The CDX or CDXJ lines of many ARC files for `export cdx`, into an external
+ * The CDX or CDXJ lines of many ARC or WARC files for `export cdx`, into an external
  * sorter: read by as many worker threads as cores (cdx-worker.ts) when
  * there is more than one part to read, inline otherwise. Reading, inflating,
  * digesting and SURT keys are nearly all of the export's CPU time
@@ -14,8 +14,8 @@
  *
  * Work is handed out in parts, so that every thread stays busy to the end: a
  * `.arc.gz` file of twice PART or more is cut into parts of about PART bytes
- * at member boundaries (`ArcReader#recordStartAfter`), other files are one
- * part each. A boundary found by scanning is only a candidate (a record can
+ * at member boundaries (`ArcReader#recordStartAfter`), other files (plain
+ * ARC, WARC) are one part each. A boundary found by scanning is only a candidate (a record can
  * hold an archived `.arc.gz` verbatim), so a part's runs are merged only once
  * the part before it is known to end exactly where it starts; when it does
  * not, the part's runs are left out and the stretch is read again from where
@@ -40,8 +40,9 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { openArchive, sniffArchive } from '../../common/archive/archive-read.js';
 import { ArcReader } from '../../common/archive/arc-read.js';
-import { cdxFields, formatCdx, formatCdxj } from '../../common/archive/cdx.js';
+import { cdxFields, cdxFieldsOfWarc, formatCdx, formatCdxj, isNotModified } from '../../common/archive/cdx.js';
 import { fromThreadError, SherlockError, type ThreadError } from '../../common/errors.js';
 import { ExternalSorter, writeSlice, type MergeSlice } from '../../common/external-sort.js';
 import { FileWindow, hasGzipMagic } from '../../common/archive/gzip-member.js';
@@ -51,6 +52,8 @@ export type CdxFormat = 'cdx' | 'cdxj';
 export interface CdxOptions {
   format: CdxFormat;
   lenient: boolean;
+  /** Keep 304 Not Modified captures, which IA's CDX-Writer leaves out ("impossible to playback") and so do we by default. */
+  notModified: boolean;
 }
 
 /** A stretch of one ARC file to read. */
@@ -125,11 +128,14 @@ export function cdxLinesOfPart(
   const format = options.format === 'cdxj' ? formatCdxj : formatCdx;
   // Each record is indexed before the next is read, so its content need not be copied out of the inflater;
   // reading on and on, 1 MiB reads (not 64 KiB) spare system calls and buffers.
-  const reader = ArcReader.open(part.path, { ...(options.lenient ? { onProblem } : {}), borrowContent: true, readSize: READ_SIZE });
+  const reader = openArchive(part.path, { ...(options.lenient ? { onProblem } : {}), borrowContent: true, readSize: READ_SIZE });
   try {
-    const start = part.seek ? reader.recordStartAfter(part.from) : part.from;
-    const end = part.to === undefined ? reader.size : reader.recordStartAfter(part.to);
+    // Only ARC files are cut into parts (planParts): a WARC part is its whole file.
+    const arc = reader instanceof ArcReader ? reader : undefined;
+    const start = part.seek ? arc!.recordStartAfter(part.from) : part.from;
+    const end = part.to === undefined ? reader.size : arc!.recordStartAfter(part.to);
     onStart(start);
+    const fileDate = arc?.versionDate();
     const records = reader.records(start, end);
     for (let next = records.next(); ; next = records.next()) {
       if (next.done === true) return { start, stop: next.value };
@@ -137,8 +143,10 @@ export function cdxLinesOfPart(
         if (next.value.offset >= progress[LIMIT]!) return { start, stop: next.value.offset };
         progress[AT] = next.value.offset;
       }
-      const fields = cdxFields(next.value, name);
-      if (fields !== undefined) add(format(fields));
+      const record = next.value;
+      const warc = 'fields' in record ? record : undefined;
+      const fields = 'fields' in record ? cdxFieldsOfWarc(record, name) : cdxFields(record, name, fileDate);
+      if (fields !== undefined && (options.notModified || !isNotModified(fields, warc))) add(format(fields));
     }
   } finally {
     reader.close();
@@ -156,7 +164,7 @@ function planParts(files: string[], lenient: boolean, partSize: number): { parts
   for (const path of files) {
     const file = FileWindow.open(path);
     try {
-      if (!lenient && hasGzipMagic(file.read(0, 2))) cuttable.set(path, file.size);
+      if (!lenient && hasGzipMagic(file.read(0, 2)) && sniffArchive(path) === 'arc') cuttable.set(path, file.size);
     } finally {
       file.close();
     }
@@ -366,7 +374,7 @@ export async function cdxLines(
     const runDir = sorter.runDirectory();
     for (let i = 0; i < threads; i++) {
       const progress = new SharedArrayBuffer(2 * Float64Array.BYTES_PER_ELEMENT);
-      const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, runDir, sortMemory: Math.floor(options.sortMemory / threads), progress };
+      const workerData: CdxWorkerData = { format: options.format, lenient: options.lenient, notModified: options.notModified, runDir, sortMemory: Math.floor(options.sortMemory / threads), progress };
       // A small young generation: a worker's garbage is per record, and default heaps overshot the 300 MB budget.
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), { workerData, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       const state: Busy = { progress: new Float64Array(progress) };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import { ArcWriter } from '../../common/archive/arc-write.js';
@@ -141,4 +141,42 @@ test('a reader that goes away early (`| head`) ends arc ls and arc cat quietly',
     assert.equal(stderr, '', command);
     assert.equal(code, 0, command);
   }
+});
+
+const exampleWarc = testdata('arc', 'pywb', 'example.warc.gz');
+
+test('arc ls, cat and verify read WARC files too: WARC-Date, WARC-Type, status and target URI; the block; --header gives a plain WARC', (t) => {
+  const ls = sherlock(['arc', 'ls', testdata('arc', 'wget-warc', 'wget-sample.warc.gz')]);
+  assert.equal(ls.status, 0, ls.stderr);
+  const lines = ls.stdout.toString('utf8').trimEnd().split('\n');
+  assert.equal(lines.length, 9);
+  assert.equal(lines[0], '0 434 2026-11-22T09:08:18Z warcinfo - -');
+  assert.equal(lines[2], '829 545 2026-11-22T09:08:18Z response 200 http://127.0.0.1:18931/');
+  assert.equal(lines[4], '1780 656 2026-11-22T09:08:18Z response 404 http://127.0.0.1:18931/robots.txt');
+  const json = sherlock(['arc', 'ls', '--json', exampleWarc]);
+  const revisit = JSON.parse(json.stdout.toString('utf8').split('\n')[3]!) as Record<string, unknown>;
+  assert.deepEqual([revisit['offset'], revisit['length'], revisit['type'], revisit['url']], [1864, 553, 'revisit', 'http://example.com?example=1']);
+
+  const cat = sherlock(['arc', 'cat', '--offset', '333', exampleWarc]);
+  assert.equal(cat.status, 0, cat.stderr);
+  assert.match(cat.stdout.toString('latin1'), /^HTTP\/1\.1 200 OK\r\n[^]*<\/html>\n?$/);
+  const plain = join(scratchDir(t), 'example.warc');
+  writeFileSync(plain, sherlock(['arc', 'cat', '--header', exampleWarc]).stdout);
+  const again = sherlock(['arc', 'ls', plain]);
+  assert.equal(again.status, 0, again.stderr);
+  assert.deepEqual(again.stdout.toString('utf8').trimEnd().split('\n').map((l) => l.split(' ').slice(2).join(' ')), sherlock(['arc', 'ls', exampleWarc]).stdout.toString('utf8').trimEnd().split('\n').map((l) => l.split(' ').slice(2).join(' ')));
+
+  assert.equal(sherlock(['arc', 'verify', exampleWarc]).stdout.toString('utf8'), `${exampleWarc}: ok, 6 complete records\n`);
+});
+
+test('arc verify and arc ls on a damaged WARC name the file and offset, never crash', (t) => {
+  const cut = join(scratchDir(t), 'cut.warc.gz');
+  writeFileSync(cut, readFileSync(exampleWarc).subarray(0, 2000));
+  const verify = sherlock(['arc', 'verify', cut]);
+  assert.equal(verify.status, 1);
+  assert.match(verify.stdout.toString('utf8'), new RegExp(`^${cut.replace(/[.]/g, '\\.')}: offset 1864: truncated gzip member: the file ends 136 bytes after its start\n${cut.replace(/[.]/g, '\\.')}: 1 problem, 3 complete records\n$`));
+  const ls = sherlock(['arc', 'ls', cut]);
+  assert.equal(ls.status, 1);
+  assert.equal(ls.stdout.toString('utf8').trimEnd().split('\n').length, 3);
+  assert.equal(ls.stderr, `sherlock: ${cut}: offset 1864: truncated gzip member: the file ends 136 bytes after its start\n`);
 });

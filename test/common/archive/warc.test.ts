@@ -9,7 +9,7 @@ import { readArc } from '../../../common/archive/arc-read.js';
 import { normalizeArcDate } from '../../../common/archive/arc.js';
 import { cdxFields, parseCdxLine } from '../../../common/archive/cdx.js';
 import { sha1Base32 } from '../../../common/archive/digest.js';
-import { captureRecord, formatWarcRecord, warcDate, warcinfoRecord, warcRecordId } from '../../../common/archive/warc.js';
+import { captureRecord, formatWarcRecord, NOT_MODIFIED_PROFILE, revisitRecord, warcDate, warcinfoRecord, warcRecordId } from '../../../common/archive/warc.js';
 import { scratchDir } from '../../helpers/paths.js';
 import { warcioBin, writeSampleArc } from '../../helpers/sample-arc.js';
 
@@ -20,6 +20,8 @@ test('a record is the version line, fields, Content-Length, an empty line, the b
   assert.equal(bytes.toString(), 'WARC/1.0\r\nWARC-Type: resource\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n');
   assert.throws(() => formatWarcRecord([{ name: 'X', value: 'a\r\nb' }], Buffer.alloc(0)), RangeError);
   assert.equal(warcDate('20240301100005'), '2024-03-01T10:00:05Z');
+  // pywb's indexer stops at a day 00; we never write one.
+  for (const bad of ['20151200000000', '20150231000000', '20151301000000', '2015120100000', 'a0d1fdddf3165d']) assert.throws(() => warcDate(bad), RangeError, bad);
   assert.match(warcRecordId('a'), /^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}>$/);
   assert.notEqual(warcRecordId('a'), warcRecordId('b'));
 });
@@ -68,4 +70,32 @@ test('warcio reads our WARC of an ARC written by the gatherer’s writer: same U
     .map((f) => `${f.original} ${f.digest} ${f.status}`);
   assert.equal(theirs.length, 6);
   assert.deepEqual(theirs, ours);
+});
+
+test('a 304 is a server-not-modified revisit naming its original, with an empty block; without one it names its own URL only', async (t) => {
+  const input = { name: 'x:9', url: 'http://a/b\r c', ip: '10.0.0.1', date: '20240401100000', warcinfoId: '<urn:uuid:1>' };
+  const original = { uri: 'http://a/b%20c', date: '20240301100000', digest: sha1Base32(Buffer.from('hello')), id: warcRecordId('x:1') };
+  const text = gunzipSync(revisitRecord(input, original)).toString('latin1');
+  assert.match(text, /^WARC\/1\.0\r\nWARC-Type: revisit\r\n/);
+  for (const field of [
+    'WARC-Target-URI: http://a/b%20c',
+    `WARC-Profile: ${NOT_MODIFIED_PROFILE}`,
+    `WARC-Refers-To: ${original.id}`,
+    'WARC-Refers-To-Target-URI: http://a/b%20c',
+    'WARC-Refers-To-Date: 2024-03-01T10:00:00Z',
+    `WARC-Payload-Digest: sha1:${original.digest}`,
+    'Content-Length: 0',
+  ]) {
+    assert.ok(text.includes(`\r\n${field}\r\n`), field);
+  }
+  assert.ok(text.endsWith('\r\n\r\n\r\n\r\n'));
+  const orphan = gunzipSync(revisitRecord(input, undefined)).toString('latin1');
+  assert.ok(orphan.includes('\r\nWARC-Refers-To-Target-URI: http://a/b%20c\r\n'));
+  assert.doesNotMatch(orphan, /WARC-Refers-To-Date|WARC-Payload-Digest|WARC-Refers-To:/);
+  // warcio indexes it as pywb does: a warc/revisit line with the original's digest.
+  const warc = join(scratchDir(t), 'r.warc.gz');
+  writeFileSync(warc, revisitRecord(input, original));
+  const { stdout } = await run(process.execPath, [warcioBin, 'cdx-index', '--format', 'cdx', warc]);
+  const f = parseCdxLine(stdout.trim())!;
+  assert.deepEqual([f.timestamp, f.mime, f.digest], ['20240401100000', 'warc/revisit', original.digest]);
 });

@@ -39,7 +39,7 @@ function writeArc(path: string, count: number): number[] {
 async function partedLines(files: string[], partSize: number): Promise<string[]> {
   const sorter = new ExternalSorter({ memoryBudget: 1 << 20 });
   try {
-    await cdxLines(files, { format: 'cdx', lenient: false, sortMemory: 1 << 20, partSize }, sorter, (problem) => assert.fail(problem.message));
+    await cdxLines(files, { format: 'cdx', lenient: false, notModified: false, sortMemory: 1 << 20, partSize }, sorter, (problem) => assert.fail(problem.message));
     return [...sorter.sorted()];
   } finally {
     sorter.discard();
@@ -48,7 +48,7 @@ async function partedLines(files: string[], partSize: number): Promise<string[]>
 
 function wholeLines(files: string[]): string[] {
   const lines: string[] = [];
-  for (const path of files) cdxLinesOfPart({ path, from: 0, seek: false }, { format: 'cdx', lenient: false }, (line) => lines.push(line), assert.fail);
+  for (const path of files) cdxLinesOfPart({ path, from: 0, seek: false }, { format: 'cdx', lenient: false, notModified: false }, (line) => lines.push(line), assert.fail);
   return lines.sort();
 }
 
@@ -110,7 +110,7 @@ test('given an output file, the workers merge the sorted lines into it after wha
     writeFileSync(out, 'legend\n');
     const sorter = new ExternalSorter({ memoryBudget: sortMemory, tmpDir: dir });
     try {
-      await cdxLines(files, { format: 'cdx', lenient: false, sortMemory, partSize, output: { path: out, position: 7 } }, sorter, (problem) => assert.fail(problem.message));
+      await cdxLines(files, { format: 'cdx', lenient: false, notModified: false, sortMemory, partSize, output: { path: out, position: 7 } }, sorter, (problem) => assert.fail(problem.message));
       assert.deepEqual([...sorter.sorted()], [], 'nothing left to merge');
     } finally {
       sorter.discard();
