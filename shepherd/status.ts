@@ -84,12 +84,16 @@ export interface UrlRowColumns extends ResultRow {
   weight: number;
 }
 
-/** A row whose copy we hold, as the Nutch export's segment needs it. */
+/** A row whose copy we hold, or whose last fetch failed without one, as the Nutch export's segment needs it. */
 export interface DocumentRow {
   url: string;
-  oid: number;
+  /** null: no copy, the failed fetch only. */
+  oid: number | null;
   interval: number | null;
   weight: number;
+  lastFetch: number | null;
+  status: number | null;
+  error: number | null;
 }
 
 /**
@@ -123,9 +127,13 @@ export class UrlSnapshot {
     return new UrlSnapshot(file, db);
   }
 
+  /** The rows whose copy we hold, and those whose last fetch failed (a 404, robots.txt, …) without one, in URL order. */
   documents(): Generator<DocumentRow> {
-    type Raw = [string, number, number | null, number];
-    return this.read(`SELECT url, oid, interval, weight FROM urls WHERE oid IS NOT NULL ORDER BY url`, (r: Raw) => ({ url: r[0], oid: r[1], interval: r[2], weight: r[3] }));
+    type Raw = [string, number | null, number | null, number, number | null, number | null, number | null];
+    return this.read(
+      `SELECT url, oid, interval, weight, last_fetch, status, error FROM urls WHERE oid IS NOT NULL OR (error IS NOT NULL AND last_fetch IS NOT NULL) ORDER BY url`,
+      (r: Raw) => ({ url: r[0], oid: r[1], interval: r[2], weight: r[3], lastFetch: r[4], status: r[5], error: r[6] }),
+    );
   }
 
   rows(): Generator<UrlRowColumns> {

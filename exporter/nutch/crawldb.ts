@@ -8,8 +8,9 @@
  *   state         status: new, queued → db_unfetched; ok → db_fetched;
  *                 not_modified → db_notmodified; redirect → db_redir_perm
  *                 (301, 308) or db_redir_temp; error → db_unfetched (Nutch
- *                 keeps retrying, `retries` counts); gone, disallowed →
- *                 db_gone; duplicate → db_duplicate
+ *                 keeps retrying, `retries` counts), but after a 404 or 410
+ *                 db_gone (Nutch gives up on the first; we ask once more);
+ *                 gone, disallowed → db_gone; duplicate → db_duplicate
  *   next_fetch    fetchTime (ms); when NULL, the last fetch or first seen
  *   retries       retries (a byte; 127 at most)
  *   interval      fetchInterval (s); NULL → Nutch's default, 30 days
@@ -49,8 +50,14 @@ const LAST_MODIFIED_KEY = 'Last-Modified';
 
 const PERMANENT_REDIRECTS = new Set([301, 308]);
 
-/** The crawldb status of a state (status: the row's HTTP status). */
-export function nutchStatus(state: UrlState, status: number | null): number {
+/** Gatherer codes of a 404 and a 410 (gatherer/outcome.ts): Nutch's NOTFOUND and GONE. */
+const GONE_CODES: ReadonlyMap<number, number> = new Map([
+  [2404, PROTOCOL_STATUS.notfound],
+  [2410, PROTOCOL_STATUS.gone],
+]);
+
+/** The crawldb status of a state (status: the row's HTTP status; error: its gatherer code). */
+export function nutchStatus(state: UrlState, status: number | null, error: number | null): number {
   switch (state) {
     case 'ok':
       return CRAWL_STATUS.db_fetched;
@@ -63,6 +70,9 @@ export function nutchStatus(state: UrlState, status: number | null): number {
       return CRAWL_STATUS.db_gone;
     case 'duplicate':
       return CRAWL_STATUS.db_duplicate;
+    case 'error':
+      // Nutch's fetcher calls a 404 or 410 fetch_gone at once, which updatedb makes db_gone.
+      return error !== null && GONE_CODES.has(error) ? CRAWL_STATUS.db_gone : CRAWL_STATUS.db_unfetched;
     default:
       return CRAWL_STATUS.db_unfetched;
   }
@@ -86,8 +96,10 @@ function protocolStatus(row: UrlRowColumns, state: UrlState, modified: bigint): 
       return of(row.status === 404 ? PROTOCOL_STATUS.notfound : PROTOCOL_STATUS.gone);
     case 'disallowed':
       return of(PROTOCOL_STATUS.robots_denied);
-    case 'error':
-      return of(PROTOCOL_STATUS.exception, row.error === null ? null : [String(row.error)]);
+    case 'error': {
+      const gone = row.error === null ? undefined : GONE_CODES.get(row.error);
+      return gone !== undefined ? of(gone) : of(PROTOCOL_STATUS.exception, row.error === null ? null : [String(row.error)]);
+    }
     default:
       return null;
   }
@@ -120,7 +132,7 @@ export function crawlDatumOf(row: UrlRowColumns): CrawlDatum {
   put(SHERLOCK_KEY, typed.text(JSON.stringify(extra)));
   const metadata: MapWritable = { entries };
   return {
-    status: nutchStatus(state, row.status),
+    status: nutchStatus(state, row.status, row.error),
     fetchTime: BigInt(row.next_fetch ?? row.last_fetch ?? row.first_seen) * 1000n,
     retries: Math.min(row.retries, 127),
     fetchInterval: row.interval ?? NUTCH_DEFAULT_INTERVAL,
@@ -156,7 +168,7 @@ function extraOf(datum: CrawlDatum): Extra | undefined {
     Number.isFinite(extra.weight);
   if (!ok) return undefined;
   const status = Number(text(datum.metadata, PROTOCOL_CODE_KEY) ?? NaN);
-  return nutchStatus(extra.state, Number.isInteger(status) ? status : null) === datum.status ? extra : undefined;
+  return nutchStatus(extra.state, Number.isInteger(status) ? status : null, extra.error) === datum.status ? extra : undefined;
 }
 
 /** Nutch's statuses as our states, when no trustworthy `sherlock` entry says better. */

@@ -209,7 +209,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     // the crawldb's rows; this thread writes those while the threads work, a few milliseconds at a time.
     let rowsLeft = true;
     for (const doc of pool === undefined ? [] : snapshot.documents()) {
-      const wait = pool!.add([sortKey(doc.url), doc.oid, doc.interval ?? NUTCH_DEFAULT_INTERVAL, doc.weight].join(SEP));
+      const wait = pool!.add([sortKey(doc.url), doc.oid ?? '', doc.interval ?? NUTCH_DEFAULT_INTERVAL, doc.weight, doc.lastFetch ?? '', doc.status ?? '', doc.error ?? ''].join(SEP));
       if (wait === undefined) continue;
       if (rowsLeft) rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
       await wait;

@@ -9,8 +9,11 @@
  * number of threads. At most IN_FLIGHT batches a thread are out at a time:
  * memory stays a few MB however large the crawl.
  *
- * A document line is `key NUL oid NUL interval NUL weight` (key: the URL's
- * UTF-8 bytes as Latin-1, as the linkdb's sort lines hold it). An answer holds the
+ * A document line is `key NUL oid NUL interval NUL weight NUL last fetch NUL
+ * status NUL error` (key: the URL's UTF-8 bytes as Latin-1, as the linkdb's
+ * sort lines hold it; oid empty for a row whose last fetch failed without a
+ * copy, which gets its crawl_generate and crawl_fetch records only, as
+ * Nutch's fetcher writes no content for a 404). An answer holds the
  * records of its documents in order, packed in one transferred buffer:
  *
  *   u8 file (SEGMENT_FILES index), i32 key length, key (a serialised Text),
@@ -59,7 +62,7 @@ import { bulkCodec, type Compression } from '../../common/hadoop/sequence-file.j
 import { everyCore } from '../../common/threads.js';
 import { decodeContent } from '../../common/archive/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
-import { reportOf, type FetchResult } from '../../shepherd/results.js';
+import { reportOf } from '../../shepherd/results.js';
 import { LINK_SEP, linkRecords } from './linkdb.js';
 
 const log = logger('export');
@@ -196,20 +199,20 @@ function metadataValue(metadata: Metadata, name: string): string | undefined {
 
 const PERMANENT_REDIRECTS = new Set([301, 308]);
 
-/** crawl_fetch status and ProtocolStatus code of a fetch result (gatherer codes as in shepherd/urldb.ts). */
-function fetchStatus(r: FetchResult): { status: number; protocol: number } {
+/** crawl_fetch status and ProtocolStatus code of a fetch's gatherer code and HTTP status (codes as in shepherd/urldb.ts). */
+function fetchStatus(code: number, httpStatus: number | undefined): { status: number; protocol: number } {
   const S = CRAWL_STATUS;
   const P = PROTOCOL_STATUS;
-  if (r.code === 0) return { status: S.fetch_success, protocol: P.success };
-  if (r.code === 1) {
-    const permanent = r.status !== undefined && PERMANENT_REDIRECTS.has(r.status);
+  if (code === 0) return { status: S.fetch_success, protocol: P.success };
+  if (code === 1) {
+    const permanent = httpStatus !== undefined && PERMANENT_REDIRECTS.has(httpStatus);
     return permanent ? { status: S.fetch_redir_perm, protocol: P.moved } : { status: S.fetch_redir_temp, protocol: P.temp_moved };
   }
-  if (r.code === 3 || r.code === 4) return { status: S.fetch_notmodified, protocol: P.notmodified };
-  if (r.code === 2304) return { status: S.fetch_gone, protocol: P.robots_denied };
-  if (r.code === 2404) return { status: S.fetch_gone, protocol: P.notfound };
-  if (r.code === 2410) return { status: S.fetch_gone, protocol: P.gone };
-  if (r.code >= 1000 && r.code < 2000) return { status: S.fetch_retry, protocol: P.retry };
+  if (code === 3 || code === 4) return { status: S.fetch_notmodified, protocol: P.notmodified };
+  if (code === 2304) return { status: S.fetch_gone, protocol: P.robots_denied };
+  if (code === 2404) return { status: S.fetch_gone, protocol: P.notfound };
+  if (code === 2410) return { status: S.fetch_gone, protocol: P.gone };
+  if (code >= 1000 && code < 2000) return { status: S.fetch_retry, protocol: P.retry };
   return { status: S.fetch_gone, protocol: P.exception };
 }
 
@@ -309,8 +312,12 @@ export class SegmentDocuments {
   private async document(line: string): Promise<void> {
     const buckets = this.buckets;
     if (buckets === undefined) return;
-    const [key, oidText, intervalText, weightText] = line.split(SEP) as [string, string, string, string];
+    const [key, oidText, intervalText, weightText, lastFetchText, statusText, errorText] = line.split(SEP) as [string, string, string, string, string, string, string];
     const url = fromSortKey(key);
+    if (oidText === '') {
+      this.failedFetch(url, Number(lastFetchText), statusText === '' ? undefined : Number(statusText), Number(errorText), Number(intervalText), Number(weightText));
+      return;
+    }
     const oid = Number(oidText);
     let bucket: Bucket;
     try {
@@ -336,7 +343,7 @@ export class SegmentDocuments {
     const interval = Number(intervalText);
     const signature = r.checksum !== undefined && /^[0-9a-f]{32}$/i.test(r.checksum) ? Buffer.from(r.checksum, 'hex') : null;
     const mime = bucket.header.string('T') ?? '';
-    const { status, protocol } = fetchStatus(r);
+    const { status, protocol } = fetchStatus(r.code, r.status);
     const modifiedTime = r.lastModified === undefined ? 0n : BigInt(r.lastModified) * 1000n;
     const datum = (fields: Partial<CrawlDatum>): Buffer =>
       encodeWritable(CRAWL_DATUM, { status, fetchTime, retries: 0, fetchInterval: interval, score, modifiedTime: 0n, signature: null, metadata: null, ...fields });
@@ -391,6 +398,26 @@ export class SegmentDocuments {
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
       this.links.add(sortKey(link.url) + LINK_SEP + key + LINK_SEP + sortKey(anchor));
     }
+  }
+
+  /**
+   * The crawl_generate and crawl_fetch records of a fetch that failed
+   * without a copy (time: Unix seconds): what Nutch's fetcher writes for a
+   * 404, a 410, a URL robots.txt forbids or a failed connection — no content.
+   */
+  private failedFetch(url: string, time: number, httpStatus: number | undefined, code: number, interval: number, score: number): void {
+    const textKey = encodeText(url);
+    const fetchTime = BigInt(time) * 1000n;
+    const { status, protocol } = fetchStatus(code, httpStatus);
+    const datum = (fields: Partial<CrawlDatum>): Buffer =>
+      encodeWritable(CRAWL_DATUM, { status, fetchTime, retries: 0, fetchInterval: interval, score, modifiedTime: 0n, signature: null, metadata: null, ...fields });
+    this.record(GENERATE, textKey, datum({ status: CRAWL_STATUS.db_unfetched, metadata: { entries: [[typed.text('_ngt_'), this.generateTime]] } }));
+    const fetchMeta: Array<[Typed, Typed]> = [
+      [typed.text('_ngt_'), this.generateTime],
+      [typed.text('_pst_'), { className: PROTOCOL_STATUS_WRITABLE.className, value: { code: protocol, lastModified: 0n, args: null } }],
+    ];
+    if (httpStatus !== undefined) fetchMeta.push([typed.text('nutch.protocol.code'), typed.text(String(httpStatus))]);
+    this.record(FETCH, textKey, datum({ metadata: { entries: fetchMeta } }));
   }
 
   /** Closes the files; returns the sorted runs of the links (the caller's to cut into slices and remove). */

