@@ -229,6 +229,19 @@ function outlinks(doc: DocumentBody, anchors: Map<number, string>): Link[] {
   return out;
 }
 
+/**
+ * A page's parse text as Nutch's HTML parser makes it: DOMContentUtils
+ * takes the text of the whole document, <head> too, so the title's text
+ * (whitespace collapsed) comes first, then the body's. Recent Nutch breaks
+ * lines between blocks (`parser.html.line.separators`), as our text does,
+ * and after the title (the Nutch 1.21 segment of the test data); older ones
+ * joined everything with spaces.
+ */
+function parseText(title: string | undefined, text: string): string {
+  if (title === undefined || title === '') return text;
+  return text === '' ? title : `${title}\n${text}`;
+}
+
 /** Turns document lines into packed records (one per worker thread). */
 export class SegmentDocuments {
   private readonly buckets: BucketReader | undefined;
@@ -382,7 +395,7 @@ export class SegmentDocuments {
 
     const { text, anchors } = plainTextAndAnchors(doc.text);
     const outs = outlinks(doc, anchors);
-    this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text }));
+    this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text: parseText(doc.title, text) }));
     // As Nutch's ParseSegment: the page's metas as parse metadata, the fetch's facts added to the content's.
     const parseMeta: Metadata = doc.metas.filter((m) => m.type === 'meta' || m.type === 'keywords').map((m) => [m.type === 'meta' ? 'description' : 'keywords', [m.text]]);
     const dataMeta: Metadata = [...contentMeta, ['nutch.crawl.score', [String(score)]], ['nutch.fetch.time', [String(fetchTime)]]];

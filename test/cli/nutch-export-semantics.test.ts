@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ServerResponse } from 'node:http';
 import { mapGet } from '../../common/hadoop/writables.js';
-import { CRAWL_STATUS, PROTOCOL_STATUS, type CrawlDatum, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
+import { CRAWL_STATUS, PROTOCOL_STATUS, type CrawlDatum, type ParseData, type ParseText, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture, type Fixture } from '../helpers/http-fixtures.js';
 import { records } from '../helpers/nutch-data.js';
@@ -99,4 +99,12 @@ test('a 404 or 410 page is db_gone in the crawldb and fetch_gone in crawl_fetch,
   assert.equal(pstOf(denied!)?.code, PROTOCOL_STATUS.robots_denied);
   // Nutch writes no content for them (FetcherThread outputs null content).
   assert.equal(valueOf(join(crawl.segment, 'content', 'part-r-00000'), '/missing'), undefined);
+});
+
+test('parse_text starts with the title, as Nutch\'s HTML parser takes the text of the whole document', () => {
+  const parseText = join(crawl.segment, 'parse_text', 'part-r-00000');
+  // DOMContentUtils.getText walks <head> too: the title's text, whitespace collapsed, then the body's.
+  assert.equal(valueOf<ParseText>(parseText, '/')!.text, 'Home Page\nWelcome\nsome body text\nFirst Moved Temp Lost Gone Secret');
+  assert.match(valueOf<ParseText>(parseText, '/a')!.text, /^A\nalpha text/);
+  assert.equal(valueOf<ParseData>(join(crawl.segment, 'parse_data', 'part-r-00000'), '/')!.title, 'Home Page');
 });
