@@ -96,6 +96,12 @@ export interface DocumentRow {
   error: number | null;
 }
 
+/** The rows documents() gives, as SQL and as a test of a row of rows(). */
+const DOCUMENT = 'oid IS NOT NULL OR (error IS NOT NULL AND last_fetch IS NOT NULL)';
+export function isDocument(row: UrlRowColumns): boolean {
+  return row.oid !== null || (row.error !== null && row.last_fetch !== null);
+}
+
 /**
  * The URL database as the Nutch export reads it (SHERLOCK_IO when there is
  * none): one read transaction, so that the rows whose copy we hold
@@ -127,11 +133,11 @@ export class UrlSnapshot {
     return new UrlSnapshot(file, db);
   }
 
-  /** The rows whose copy we hold, and those whose last fetch failed (a 404, robots.txt, …) without one, in URL order. */
+  /** The rows whose copy we hold, and those whose last fetch failed (a 404, robots.txt, …) without one, in URL order: the rows isDocument() says. */
   documents(): Generator<DocumentRow> {
     type Raw = [string, number | null, number | null, number, number | null, number | null, number | null];
     return this.read(
-      `SELECT url, oid, interval, weight, last_fetch, status, error FROM urls WHERE oid IS NOT NULL OR (error IS NOT NULL AND last_fetch IS NOT NULL) ORDER BY url`,
+      `SELECT url, oid, interval, weight, last_fetch, status, error FROM urls WHERE ${DOCUMENT} ORDER BY url`,
       (r: Raw) => ({ url: r[0], oid: r[1], interval: r[2], weight: r[3], lastFetch: r[4], status: r[5], error: r[6] }),
     );
   }

@@ -20,6 +20,8 @@
  *   etag          `ETag` (Text): the header name, as Nutch's protocol
  *                 plugins name response metadata
  *   status        `nutch.protocol.code` (Text), as Nutch's fetcher writes it
+ *   (the copy)    `Content-Type` (Text): the MIME type the segment's
+ *                 crawl_fetch gives the copy, which updatedb carries over
  *   last result   `_pst_` ProtocolStatus: success, notmodified, moved or
  *                 temp_moved with the target as argument (how Nutch records
  *                 a redirect), notfound, gone, robots_denied, exception
@@ -47,6 +49,7 @@ const PROTOCOL_CODE_KEY = 'nutch.protocol.code';
 const PST_KEY = '_pst_';
 const ETAG_KEY = 'ETag';
 const LAST_MODIFIED_KEY = 'Last-Modified';
+const CONTENT_TYPE_KEY = 'Content-Type';
 
 const PERMANENT_REDIRECTS = new Set([301, 308]);
 
@@ -116,14 +119,16 @@ interface Extra {
   interval?: null;
 }
 
-/** The CrawlDatum of one URL row. */
-export function crawlDatumOf(row: UrlRowColumns): CrawlDatum {
+/** The CrawlDatum of one URL row; `contentType`: its copy's, as the segment's crawl_fetch has it ('' or undefined: none). */
+export function crawlDatumOf(row: UrlRowColumns, contentType?: string): CrawlDatum {
   const state = URL_STATES[row.state]!;
   const modifiedTime = row.last_modified === null ? 0n : BigInt(row.last_modified) * 1000n;
   const entries: Array<[Typed, Typed]> = [];
   const put = (key: string, value: Typed) => entries.push([typed.text(key), value]);
   const pst = protocolStatus(row, state, modifiedTime);
   if (pst !== null) put(PST_KEY, { className: PROTOCOL_STATUS_WRITABLE.className, value: pst });
+  // Nutch's fetcher puts the Content-Type in the fetch's datum, which updatedb keeps in the crawldb.
+  if (contentType !== undefined && contentType !== '') put(CONTENT_TYPE_KEY, typed.text(contentType));
   if (row.status !== null) put(PROTOCOL_CODE_KEY, typed.text(String(row.status)));
   if (row.etag !== null) put(ETAG_KEY, typed.text(row.etag));
   if (row.last_modified !== null) put(LAST_MODIFIED_KEY, typed.text(new Date(row.last_modified * 1000).toUTCString()));

@@ -55,7 +55,7 @@ import { MapFileWriter } from '../../common/hadoop/map-file.js';
 import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../../common/hadoop/nutch-writables.js';
 import { bulkCodec, SequenceFileWriter, type Compression } from '../../common/hadoop/sequence-file.js';
 import { crawlDatumOf } from './crawldb.js';
-import { UrlSnapshot } from '../../shepherd/status.js';
+import { isDocument, UrlSnapshot, type UrlRowColumns } from '../../shepherd/status.js';
 import { linkTarget } from './linkdb.js';
 import { SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './segment.js';
 
@@ -187,20 +187,45 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       map ? mapFile(join(segmentDir, name), valueClass, compression, layout) : sequenceFile(join(segmentDir, name), compression, layout),
     );
     let documents = 0;
+    // Each document line's Content-Type, in the lines' order (the rows' order too), until its crawldb row takes it.
+    const types: string[] = [];
+    let typesTaken = 0;
+    let documentsDone = false;
     pool = existsSync(bucketFilePath(state))
       ? new SegmentPool({ state, segment, time: now, linkRuns: links.runDirectory(), sortMemory: options.sortMemory }, (batch) => {
           unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
           documents += batch.count;
+          types.push(...batch.types!);
         }, options.threads)
       : undefined;
     let count = 0;
     const rows = snapshot.rows();
-    /** Writes up to `n` rows into the crawldb; false once there are none left. */
+    let held: UrlRowColumns | undefined;
+    /**
+     * Writes up to `n` rows into the crawldb; false once there are none
+     * left. A document's row waits for its Content-Type from the threads
+     * (held until the next call).
+     */
     const writeRows = (n: number): boolean => {
       for (let i = 0; i < n; i++) {
-        const next = rows.next();
-        if (next.done === true) return false;
-        crawldb.append(encodeText(next.value.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(next.value)));
+        let row = held;
+        held = undefined;
+        if (row === undefined) {
+          const next = rows.next();
+          if (next.done === true) return false;
+          row = next.value;
+        }
+        let type: string | undefined;
+        if (pool !== undefined && isDocument(row)) {
+          if (typesTaken === types.length) {
+            if (documentsDone) throw new Error(`export nutch: no document line for ${row.url}`);
+            held = row;
+            return true;
+          }
+          type = types[typesTaken++];
+          if (typesTaken === types.length) types.length = typesTaken = 0;
+        }
+        crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(row, type)));
         count++;
       }
       return true;
@@ -215,6 +240,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       await wait;
     }
     const runs = (await pool?.finish()) ?? [];
+    documentsDone = true;
     links.adoptRuns(runs);
     // The threads start on the linkdb while this one closes the segment's files and writes the crawldb's last rows,
     // letting the linkdb's slices in between.

@@ -42,7 +42,7 @@ import { parseBody, type DocumentBody } from '../../common/bucket/doc-body.js';
 import { plainTextAndAnchors } from '../../common/bucket/doc-text.js';
 import { fromThreadError, isSherlockError, type ThreadError } from '../../common/errors.js';
 import { ExternalSorter, mergedLines, type MergeSlice } from '../../common/external-sort.js';
-import { DataWriter, encodeText } from '../../common/hadoop/io.js';
+import { DataWriter, encodeText, javaFloat } from '../../common/hadoop/io.js';
 import { encodeWritable, typed, type Typed } from '../../common/hadoop/writables.js';
 import { logger } from '../../common/log.js';
 import {
@@ -131,6 +131,8 @@ export interface SegmentBatch {
   records: Uint8Array;
   /** Documents of a batch of lines, targets of a linkdb slice. */
   count: number;
+  /** A batch of lines: each line's Content-Type as crawl_fetch has it ('' for none), for the crawldb. */
+  types?: string[];
 }
 
 /** Document lines; `runs` once the lines are all sent (the thread closes its files); linkdb slices. */
@@ -197,6 +199,18 @@ function metadataValue(metadata: Metadata, name: string): string | undefined {
   return metadata.find(([n]) => n.toLowerCase() === lower)?.[1][0];
 }
 
+/**
+ * The Content-Type Nutch's fetcher puts in crawl_fetch (and updatedb in the
+ * crawldb): the MIME type without parameters — ours (the bucket's `T`), else
+ * the response's, else application/octet-stream, what Nutch's detection
+ * calls an empty redirect body without one.
+ */
+function contentType(named: string, header: Metadata): string {
+  if (named !== '') return named;
+  const sent = metadataValue(header, 'Content-Type')?.split(';')[0]!.trim().toLowerCase();
+  return sent !== undefined && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(sent) ? sent : 'application/octet-stream';
+}
+
 const PERMANENT_REDIRECTS = new Set([301, 308]);
 
 /** crawl_fetch status and ProtocolStatus code of a fetch's gatherer code and HTTP status (codes as in shepherd/urldb.ts). */
@@ -246,7 +260,8 @@ function parseText(title: string | undefined, text: string): string {
 export class SegmentDocuments {
   private readonly buckets: BucketReader | undefined;
   private readonly arcs: ArcFiles;
-  private readonly generateTime: Typed;
+  /** Generate time, ms. */
+  private readonly time: bigint;
   private readonly codec = bulkCodec();
   private readonly out = new DataWriter(1024 * 1024);
   private readonly spares: ArrayBuffer[] = [];
@@ -257,14 +272,15 @@ export class SegmentDocuments {
     const bucketFile = bucketFilePath(job.state);
     this.buckets = existsSync(bucketFile) ? BucketReader.open(bucketFile) : undefined;
     this.arcs = new ArcFiles(arcDir(job.state));
-    this.generateTime = typed.long(BigInt(job.time));
+    this.time = BigInt(job.time);
     this.links = new ExternalSorter({ memoryBudget: job.sortMemory, tmpDir: job.linkRuns });
   }
 
   /** The records of a batch of lines. */
   async batch(lines: string[]): Promise<SegmentBatch> {
-    for (const line of lines) await this.document(line);
-    return this.take(this.documents);
+    const types: string[] = [];
+    for (const line of lines) types.push(await this.document(line));
+    return { ...this.take(this.documents), types };
   }
 
   /** The linkdb's records (file byte 0, values deflated) of one slice of the links' merge; `count` is the targets. */
@@ -322,14 +338,15 @@ export class SegmentDocuments {
     this.out.bytes(stored);
   }
 
-  private async document(line: string): Promise<void> {
+  /** Writes one line's records; returns the Content-Type its crawl_fetch record has, '' for none. */
+  private async document(line: string): Promise<string> {
     const buckets = this.buckets;
-    if (buckets === undefined) return;
+    if (buckets === undefined) return '';
     const [key, oidText, intervalText, weightText, lastFetchText, statusText, errorText] = line.split(SEP) as [string, string, string, string, string, string, string];
     const url = fromSortKey(key);
     if (oidText === '') {
       this.failedFetch(url, Number(lastFetchText), statusText === '' ? undefined : Number(statusText), Number(errorText), Number(intervalText), Number(weightText));
-      return;
+      return '';
     }
     const oid = Number(oidText);
     let bucket: Bucket;
@@ -339,42 +356,39 @@ export class SegmentDocuments {
       // A copy removed since (a shake) leaves the row's oid dangling: the URL stays in the crawldb.
       if (!isSherlockError(err) || err.code !== 'SHERLOCK_NOT_FOUND') throw err;
       log.warning('copy not found, left out of the segment', { url, oid });
-      return;
+      return '';
     }
     // Oids change when the bucket file is shaken; a bucket of another URL is not this row's copy.
     if (bucket.header.string('U') !== url) {
       log.warning('bucket holds another URL, left out of the segment', { url, oid });
-      return;
+      return '';
     }
     const doc = parseBody(bucket.body);
     const report = reportOf(oid, bucket, doc);
-    if (report.kind !== 'fetch') return;
+    if (report.kind !== 'fetch') return '';
     const r = report.result;
     const textKey = encodeText(url);
     const fetchTime = BigInt(r.time) * 1000n;
     const score = Number(weightText);
     const interval = Number(intervalText);
     const signature = r.checksum !== undefined && /^[0-9a-f]{32}$/i.test(r.checksum) ? Buffer.from(r.checksum, 'hex') : null;
-    const mime = bucket.header.string('T') ?? '';
     const { status, protocol } = fetchStatus(r.code, r.status);
     const modifiedTime = r.lastModified === undefined ? 0n : BigInt(r.lastModified) * 1000n;
     const datum = (fields: Partial<CrawlDatum>): Buffer =>
       encodeWritable(CRAWL_DATUM, { status, fetchTime, retries: 0, fetchInterval: interval, score, modifiedTime: 0n, signature: null, metadata: null, ...fields });
-    const generateTime = this.generateTime;
 
-    this.record(GENERATE, textKey, datum({ status: CRAWL_STATUS.db_unfetched, metadata: { entries: [[typed.text('_ngt_'), generateTime]] } }));
-    const fetchMeta: Array<[Typed, Typed]> = [[typed.text('_ngt_'), generateTime]];
-    if (mime !== '') fetchMeta.push([typed.text('Content-Type'), typed.text(mime)]);
+    const response = this.arcs.response(bucket);
+    const payloadAt = response === undefined ? 0 : httpPayloadOffset(response);
+    let contentMeta: Metadata = response === undefined ? [] : headerMetadata(response.toString('latin1', 0, payloadAt));
+    const mime = contentType(bucket.header.string('T') ?? '', contentMeta);
+    const fetchMeta = this.generated(textKey, datum, fetchTime);
+    fetchMeta.push([typed.text('Content-Type'), typed.text(mime)]);
     const args = r.redirect === undefined ? null : [r.redirect];
     fetchMeta.push([typed.text('_pst_'), { className: PROTOCOL_STATUS_WRITABLE.className, value: { code: protocol, lastModified: modifiedTime, args } }]);
     if (r.status !== undefined) fetchMeta.push([typed.text('nutch.protocol.code'), typed.text(String(r.status))]);
     this.record(FETCH, textKey, datum({ modifiedTime, signature, metadata: { entries: fetchMeta } }));
 
-    const response = this.arcs.response(bucket);
-    let contentMeta: Metadata = [];
     if (response !== undefined) {
-      const payloadAt = httpPayloadOffset(response);
-      contentMeta = headerMetadata(response.toString('latin1', 0, payloadAt));
       const coding = metadataValue(contentMeta, 'Content-Encoding');
       const raw = response.subarray(payloadAt);
       let body = raw;
@@ -385,20 +399,23 @@ export class SegmentDocuments {
         if (!isSherlockError(err)) throw err;
         log.warning('content left encoded', { url, reason: err.message });
       }
-      contentMeta.push(['_fst_', [String(status)]], ['nutch.segment.name', [this.job.segment]]);
+      // As Nutch's fetcher: the segment's name, the score (the scoring filter's passScoreBeforeParsing), the fetch status.
+      contentMeta.push(['_fst_', [String(status)]], ['nutch.segment.name', [this.job.segment]], ['nutch.crawl.score', [javaFloat(Math.fround(score))]]);
       const ip = bucket.header.string('k');
       if (ip !== undefined) contentMeta.push(['_ip_', [ip]]);
       this.record(CONTENT_FILE, textKey, encodeWritable(CONTENT, { url, base: url, content: body, contentType: mime, metadata: contentMeta }));
+    } else {
+      contentMeta = [['nutch.crawl.score', [javaFloat(Math.fround(score))]]];
     }
     this.documents++;
-    if (r.code !== 0) return;
+    if (r.code !== 0) return mime;
 
     const { text, anchors } = plainTextAndAnchors(doc.text);
     const outs = outlinks(doc, anchors);
     this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text: parseText(doc.title, text) }));
     // As Nutch's ParseSegment: the page's metas as parse metadata, the fetch's facts added to the content's.
     const parseMeta: Metadata = doc.metas.filter((m) => m.type === 'meta' || m.type === 'keywords').map((m) => [m.type === 'meta' ? 'description' : 'keywords', [m.text]]);
-    const dataMeta: Metadata = [...contentMeta, ['nutch.crawl.score', [String(score)]], ['nutch.fetch.time', [String(fetchTime)]]];
+    const dataMeta: Metadata = [...contentMeta, ['nutch.fetch.time', [String(fetchTime)]]];
     if (signature !== null) dataMeta.push(['nutch.content.digest', [signature.toString('hex')]]);
     this.record(PARSE_DATA_FILE, textKey, encodeWritable(PARSE_DATA, { status: { majorCode: 1, minorCode: 0, args: null }, title: doc.title ?? '', outlinks: outs, contentMeta: dataMeta, parseMeta }));
     this.record(PARSE, textKey, datum({ status: CRAWL_STATUS.signature, fetchInterval: 0, score: 0, signature }));
@@ -411,6 +428,19 @@ export class SegmentDocuments {
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
       this.links.add(sortKey(link.url) + LINK_SEP + key + LINK_SEP + sortKey(anchor));
     }
+    return mime;
+  }
+
+  /**
+   * Writes the crawl_generate record; returns the crawl_fetch metadata's
+   * start. `_ngt_`, the generate time, is the export's time but never after
+   * the fetch: Nutch generates, then fetches, and our one segment holds
+   * fetches of many days (so each record has its own).
+   */
+  private generated(textKey: Buffer, datum: (fields: Partial<CrawlDatum>) => Buffer, fetchTime: bigint): Array<[Typed, Typed]> {
+    const ngt: [Typed, Typed] = [typed.text('_ngt_'), typed.long(fetchTime < this.time ? fetchTime : this.time)];
+    this.record(GENERATE, textKey, datum({ status: CRAWL_STATUS.db_unfetched, metadata: { entries: [ngt] } }));
+    return [ngt];
   }
 
   /**
@@ -424,11 +454,8 @@ export class SegmentDocuments {
     const { status, protocol } = fetchStatus(code, httpStatus);
     const datum = (fields: Partial<CrawlDatum>): Buffer =>
       encodeWritable(CRAWL_DATUM, { status, fetchTime, retries: 0, fetchInterval: interval, score, modifiedTime: 0n, signature: null, metadata: null, ...fields });
-    this.record(GENERATE, textKey, datum({ status: CRAWL_STATUS.db_unfetched, metadata: { entries: [[typed.text('_ngt_'), this.generateTime]] } }));
-    const fetchMeta: Array<[Typed, Typed]> = [
-      [typed.text('_ngt_'), this.generateTime],
-      [typed.text('_pst_'), { className: PROTOCOL_STATUS_WRITABLE.className, value: { code: protocol, lastModified: 0n, args: null } }],
-    ];
+    const fetchMeta = this.generated(textKey, datum, fetchTime);
+    fetchMeta.push([typed.text('_pst_'), { className: PROTOCOL_STATUS_WRITABLE.className, value: { code: protocol, lastModified: 0n, args: null } }]);
     if (httpStatus !== undefined) fetchMeta.push([typed.text('nutch.protocol.code'), typed.text(String(httpStatus))]);
     this.record(FETCH, textKey, datum({ metadata: { entries: fetchMeta } }));
   }

@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ServerResponse } from 'node:http';
 import { mapGet } from '../../common/hadoop/writables.js';
-import { CRAWL_STATUS, PROTOCOL_STATUS, type CrawlDatum, type ParseData, type ParseText, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
+import { javaFloat } from '../../common/hadoop/io.js';
+import { CRAWL_STATUS, PROTOCOL_STATUS, type Content, type CrawlDatum, type ParseData, type ParseText, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture, type Fixture } from '../helpers/http-fixtures.js';
 import { records } from '../helpers/nutch-data.js';
@@ -107,4 +108,46 @@ test('parse_text starts with the title, as Nutch\'s HTML parser takes the text o
   assert.equal(valueOf<ParseText>(parseText, '/')!.text, 'Home Page\nWelcome\nsome body text\nFirst Moved Temp Lost Gone Secret');
   assert.match(valueOf<ParseText>(parseText, '/a')!.text, /^A\nalpha text/);
   assert.equal(valueOf<ParseData>(join(crawl.segment, 'parse_data', 'part-r-00000'), '/')!.title, 'Home Page');
+});
+
+test('_ngt_, the generate time, is never later than the fetch time', () => {
+  const fetched = new Map(records<CrawlDatum>(join(crawl.segment, 'crawl_fetch', 'part-r-00000')).map((r) => [r.key, r.value]));
+  const generated = records<CrawlDatum>(join(crawl.segment, 'crawl_generate', 'part-r-00000'));
+  assert.equal(generated.length, fetched.size);
+  for (const { key, value } of generated) {
+    const fetch = fetched.get(key)!;
+    for (const datum of [value, fetch]) {
+      const ngt = mapGet(datum.metadata, '_ngt_')?.value as bigint;
+      assert.ok(ngt <= fetch.fetchTime, `${key}: _ngt_ ${ngt} after the fetch ${fetch.fetchTime}`);
+    }
+  }
+});
+
+test('fetched rows carry Content-Type as Nutch\'s fetcher adds it: the MIME type in crawl_fetch and, through updatedb, the crawldb', () => {
+  const crawldb = join(crawl.out, 'crawldb', 'current', 'part-r-00000');
+  const fetch = join(crawl.segment, 'crawl_fetch', 'part-r-00000');
+  const content = join(crawl.segment, 'content', 'part-r-00000');
+  const typeOf = (part: string, path: string) => mapGet(valueOf<CrawlDatum>(part, path)!.metadata, 'Content-Type')?.value;
+  for (const part of [crawldb, fetch]) {
+    assert.equal(typeOf(part, '/'), 'text/html', part);
+    // A redirect's empty body without a type: what Nutch's MIME detection calls it.
+    assert.equal(typeOf(part, '/old'), 'application/octet-stream', part);
+    assert.equal(typeOf(part, '/missing'), undefined, part);
+  }
+  assert.equal(valueOf<Content>(content, '/old')!.contentType, 'application/octet-stream');
+  // Rows never fetched have none.
+  assert.equal(typeOf(crawldb, '/private/x'), undefined);
+});
+
+test('Content and ParseData metadata carry nutch.crawl.score, the datum\'s score as Java prints a float', () => {
+  const fetch = records<CrawlDatum>(join(crawl.segment, 'crawl_fetch', 'part-r-00000'));
+  const content = new Map(records<Content>(join(crawl.segment, 'content', 'part-r-00000')).map((r) => [r.key, r.value]));
+  const parseData = new Map(records<ParseData>(join(crawl.segment, 'parse_data', 'part-r-00000')).map((r) => [r.key, r.value]));
+  assert.ok(content.size >= 4);
+  for (const [key, value] of content) {
+    const score = javaFloat(fetch.find((r) => r.key === key)!.value.score);
+    assert.deepEqual(value.metadata.find(([name]) => name === 'nutch.crawl.score')?.[1], [score], key);
+    const parsed = parseData.get(key);
+    if (parsed !== undefined) assert.deepEqual(parsed.contentMeta.find(([name]) => name === 'nutch.crawl.score')?.[1], [score], key);
+  }
 });
