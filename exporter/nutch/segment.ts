@@ -64,6 +64,7 @@ import { decodeContent } from '../../common/archive/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
 import { reportOf } from '../../shepherd/results.js';
 import { LINK_SEP, linkRecords } from './linkdb.js';
+import { representativeUrl } from './redirect.js';
 
 const log = logger('export');
 
@@ -408,6 +409,7 @@ export class SegmentDocuments {
       contentMeta = [['nutch.crawl.score', [javaFloat(Math.fround(score))]]];
     }
     this.documents++;
+    if (r.code === 1 && r.redirect !== undefined && r.redirect !== url) this.redirectTarget(url, r.redirect, status === CRAWL_STATUS.fetch_redir_temp, fetchMeta, datum);
     if (r.code !== 0) return mime;
 
     const { text, anchors } = plainTextAndAnchors(doc.text);
@@ -429,6 +431,20 @@ export class SegmentDocuments {
       this.links.add(sortKey(link.url) + LINK_SEP + key + LINK_SEP + sortKey(anchor));
     }
     return mime;
+  }
+
+  /**
+   * The `linked` datum Nutch's fetcher writes for a redirect's target when
+   * it does not follow it at once (http.redirect.max 0, the default): the
+   * source's metadata and interval, `_repr_` the representative URL
+   * (redirect.ts), score 0 (OPIC's initialScore). Nutch writes it into
+   * crawl_fetch; ours goes into crawl_parse, which updatedb reads alike:
+   * crawl_fetch is a MapFile written in URL order as the documents come,
+   * and the target sorts elsewhere (docs/nutch.md).
+   */
+  private redirectTarget(url: string, target: string, temporary: boolean, fetchMeta: Array<[Typed, Typed]>, datum: (fields: Partial<CrawlDatum>) => Buffer): void {
+    const metadata: Array<[Typed, Typed]> = [...fetchMeta, [typed.text('_repr_'), typed.text(representativeUrl(url, target, temporary))]];
+    this.record(PARSE, encodeText(target), datum({ status: CRAWL_STATUS.linked, score: 0, metadata: { entries: metadata } }));
   }
 
   /**

@@ -151,3 +151,29 @@ test('Content and ParseData metadata carry nutch.crawl.score, the datum\'s score
     if (parsed !== undefined) assert.deepEqual(parsed.contentMeta.find(([name]) => name === 'nutch.crawl.score')?.[1], [score], key);
   }
 });
+
+test('a redirect is fetch_redir_perm or fetch_redir_temp with its target, and its target a linked datum with _repr_ as Nutch\'s fetcher writes it', () => {
+  const fetch = join(crawl.segment, 'crawl_fetch', 'part-r-00000');
+  const parse = records<CrawlDatum>(join(crawl.segment, 'crawl_parse', 'part-r-00000'));
+  for (const [path, status, protocol, target, code, repr] of [
+    // Permanent, from a page that is not a site's root: the target represents both.
+    ['/old', CRAWL_STATUS.fetch_redir_perm, PROTOCOL_STATUS.moved, '/a', '301', '/a'],
+    // Temporary, to a deeper page: the source does.
+    ['/tmp', CRAWL_STATUS.fetch_redir_temp, PROTOCOL_STATUS.temp_moved, '/deep/b', '302', '/tmp'],
+  ] as const) {
+    const source = valueOf<CrawlDatum>(fetch, path)!;
+    assert.equal(source.status, status, path);
+    assert.deepEqual(pstOf(source), { code: protocol, lastModified: 0n, args: [url(target)] }, path);
+    const linked = parse.filter((r) => r.key === url(target) && mapGet(r.value.metadata, '_repr_') !== undefined);
+    assert.equal(linked.length, 1, `one linked datum for ${target}`);
+    const datum = linked[0]!.value;
+    assert.equal(datum.status, CRAWL_STATUS.linked);
+    assert.equal(datum.score, 0);
+    assert.equal(datum.fetchTime, source.fetchTime);
+    assert.equal(datum.fetchInterval, source.fetchInterval);
+    assert.equal(mapGet(datum.metadata, '_repr_')?.value, url(repr), path);
+    // The source's metadata comes along, as createRedirDatum copies it.
+    for (const key of ['_ngt_', '_pst_', 'Content-Type', 'nutch.protocol.code']) assert.deepEqual(mapGet(datum.metadata, key), mapGet(source.metadata, key), key);
+    assert.equal(mapGet(datum.metadata, 'nutch.protocol.code')?.value, code);
+  }
+});
