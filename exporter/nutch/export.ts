@@ -73,6 +73,8 @@ export interface NutchExportOptions {
   now?: number;
   /** Worker threads making the segment's records (default: one a core, 1–4); the files are the same whatever the number. */
   threads?: number;
+  /** Keep links within a host in the linkdb; by default they are left out, as Nutch's linkdb.ignore.internal.links (true) does. */
+  internalLinks?: boolean;
 }
 
 export interface NutchExportReport {
@@ -192,7 +194,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     let typesTaken = 0;
     let documentsDone = false;
     pool = existsSync(bucketFilePath(state))
-      ? new SegmentPool({ state, segment, time: now, linkRuns: links.runDirectory(), sortMemory: options.sortMemory }, (batch) => {
+      ? new SegmentPool({ state, segment, time: now, linkRuns: links.runDirectory(), sortMemory: options.sortMemory, internalLinks: options.internalLinks ?? false }, (batch) => {
           unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
           documents += batch.count;
           types.push(...batch.types!);

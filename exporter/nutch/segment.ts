@@ -63,7 +63,7 @@ import { everyCore } from '../../common/threads.js';
 import { decodeContent } from '../../common/archive/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
 import { reportOf } from '../../shepherd/results.js';
-import { LINK_SEP, linkRecords } from './linkdb.js';
+import { LINK_SEP, linkHost, linkRecords } from './linkdb.js';
 import { representativeUrl } from './redirect.js';
 
 const log = logger('export');
@@ -126,6 +126,8 @@ export interface SegmentJob {
   linkRuns: string;
   /** Bytes of link lines held before a run is spilled, shared out between the threads. */
   sortMemory: number;
+  /** Keep links within a host in the linkdb (Nutch's linkdb.ignore.internal.links false); by default they are left out, as Nutch does. */
+  internalLinks: boolean;
 }
 
 export interface SegmentBatch {
@@ -424,9 +426,13 @@ export class SegmentDocuments {
     const share = outs.length === 0 ? 0 : score / outs.length;
     // Every outlink's datum is the same bytes: made once a page.
     const linked = this.stored(PARSE, datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
+    const fromHost = this.job.internalLinks ? undefined : linkHost(url);
     for (const link of outs) {
       this.recordStoredText(PARSE, link.url, linked);
-      if (link.url === url) continue;
+      if (!this.job.internalLinks) {
+        const toHost = linkHost(link.url);
+        if (toHost === undefined || toHost === fromHost) continue;
+      }
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
       this.links.add(sortKey(link.url) + LINK_SEP + key + LINK_SEP + sortKey(anchor));
     }

@@ -3,7 +3,7 @@
  * fetches (docs/nutch.md, "What Nutch would have written"): one crawl of a
  * loopback site with a page, a permanent and a temporary redirect, a 404, a
  * 410, a page robots.txt forbids, links within the host, to another port of
- * the same host and to another host; exported, read back through our Hadoop
+ * the same host (a second server) and to another host; exported, read back through our Hadoop
  * readers, and compared with what Nutch's fetcher, parser, LinkDb and
  * scoring write (the real segments in ../shared/testdata/nutch show the same
  * records).
@@ -17,17 +17,22 @@ import { after, before, test } from 'node:test';
 import type { ServerResponse } from 'node:http';
 import { mapGet } from '../../common/hadoop/writables.js';
 import { javaFloat } from '../../common/hadoop/io.js';
-import { CRAWL_STATUS, PROTOCOL_STATUS, type Content, type CrawlDatum, type ParseData, type ParseText, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
+import { CRAWL_STATUS, PROTOCOL_STATUS, type Content, type CrawlDatum, type Link, type ParseData, type ParseText, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture, type Fixture } from '../helpers/http-fixtures.js';
 import { records } from '../helpers/nutch-data.js';
 
 const html = (body: string) => (_req: unknown, res: ServerResponse) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
 
+/** A host outside the crawl's scope, never fetched: its links are external. */
+const ELSEWHERE = 'http://127.0.0.2:9/ext';
+
 interface Crawl {
   scratch: string;
   state: string;
   site: Fixture;
+  /** The same host on another port: in scope, and for Nutch's LinkDb the same host. */
+  otherPort: Fixture;
   /** The export of the crawl. */
   out: string;
   segment: string;
@@ -38,12 +43,14 @@ let crawl: Crawl;
 before(async () => {
   const scratch = mkdtempSync(join(tmpdir(), 'sherlock-nutch-semantics-'));
   const state = join(scratch, 'state');
+  const otherPort = await startFixture({ routes: { '/x': html('<title>X</title><p>on another port</p><a href="/x">itself</a>') } });
   const site = await startFixture({
     routes: {
       '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n'),
       '/': html(
         '<html><head><title>Home  Page</title></head><body><h1>Welcome</h1><p>some body text</p>' +
           '<a href="/a">First</a> <a href="/old">Moved</a> <a href="/tmp">Temp</a> <a href="/missing">Lost</a> <a href="/gone">Gone</a> <a href="/private/x">Secret</a>' +
+          ` <a href="${otherPort.origin}/x">Next door</a> <a href="${ELSEWHERE}">Elsewhere</a>` +
           '</body></html>',
       ),
       '/a': html('<title>A</title><p>alpha text</p><a href="/">home</a>'),
@@ -62,11 +69,12 @@ before(async () => {
   const out = join(scratch, 'crawl');
   const exported = await runCli(['export', 'nutch', '--state', state, '--out', out, '--json']);
   assert.equal(exported.status, 0, exported.stderr);
-  crawl = { scratch, state, site, out, segment: join(out, 'segments', (JSON.parse(exported.stdout) as { segment: string }).segment) };
+  crawl = { scratch, state, site, otherPort, out, segment: join(out, 'segments', (JSON.parse(exported.stdout) as { segment: string }).segment) };
 });
 
 after(async () => {
   await crawl?.site.close();
+  await crawl?.otherPort.close();
   if (crawl !== undefined && process.env['SHERLOCK_KEEP_TMP'] === undefined) rmSync(crawl.scratch, { recursive: true, force: true });
 });
 
@@ -105,7 +113,7 @@ test('a 404 or 410 page is db_gone in the crawldb and fetch_gone in crawl_fetch,
 test('parse_text starts with the title, as Nutch\'s HTML parser takes the text of the whole document', () => {
   const parseText = join(crawl.segment, 'parse_text', 'part-r-00000');
   // DOMContentUtils.getText walks <head> too: the title's text, whitespace collapsed, then the body's.
-  assert.equal(valueOf<ParseText>(parseText, '/')!.text, 'Home Page\nWelcome\nsome body text\nFirst Moved Temp Lost Gone Secret');
+  assert.equal(valueOf<ParseText>(parseText, '/')!.text, 'Home Page\nWelcome\nsome body text\nFirst Moved Temp Lost Gone Secret Next door Elsewhere');
   assert.match(valueOf<ParseText>(parseText, '/a')!.text, /^A\nalpha text/);
   assert.equal(valueOf<ParseData>(join(crawl.segment, 'parse_data', 'part-r-00000'), '/')!.title, 'Home Page');
 });
@@ -176,4 +184,19 @@ test('a redirect is fetch_redir_perm or fetch_redir_temp with its target, and it
     for (const key of ['_ngt_', '_pst_', 'Content-Type', 'nutch.protocol.code']) assert.deepEqual(mapGet(datum.metadata, key), mapGet(source.metadata, key), key);
     assert.equal(mapGet(datum.metadata, 'nutch.protocol.code')?.value, code);
   }
+});
+
+test('the linkdb leaves out links within a host, as Nutch\'s LinkDb does by default; --internal-links keeps them', async () => {
+  // linkdb.ignore.internal.links (true): a link whose target has its source's host, whatever the port, is left out.
+  const inlinks = (out: string) => new Map(records<Link[]>(join(out, 'linkdb', 'current', 'part-r-00000')).map((r) => [r.key, r.value.map((l) => [l.url, l.anchor])]));
+  assert.deepEqual([...inlinks(crawl.out)], [[ELSEWHERE, [[url('/'), 'Elsewhere']]]]);
+
+  const kept = join(crawl.scratch, 'internal');
+  const exported = await runCli(['export', 'nutch', '--state', crawl.state, '--out', kept, '--internal-links']);
+  assert.equal(exported.status, 0, exported.stderr);
+  const all = inlinks(kept);
+  assert.deepEqual(all.get(ELSEWHERE), [[url('/'), 'Elsewhere']]);
+  assert.deepEqual(all.get(url('/a')), [[url('/'), 'First']]);
+  assert.deepEqual(all.get(`${crawl.otherPort.origin}/x`)?.sort(), [[`${crawl.otherPort.origin}/x`, 'itself'], [url('/'), 'Next door']].sort());
+  assert.deepEqual(all.get(url('/')), [[url('/a'), 'home']]);
 });
