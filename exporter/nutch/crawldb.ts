@@ -14,7 +14,11 @@
  *   next_fetch    fetchTime (ms); when NULL, the last fetch or first seen
  *   retries       retries (a byte; 127 at most)
  *   interval      fetchInterval (s); NULL → Nutch's default, 30 days
- *   weight        score (Java float)
+ *   weight        score (Java float): the static weight as the rank it stands
+ *                 for (common/index/cardinfo.ts: PageRank × cards, 1 on
+ *                 average), the current index version's when it has the
+ *                 URL (static-weights.ts), else the row's; a URL never
+ *                 weighed (0) scores 1.0, Nutch's db.score.injected
  *   last_modified modifiedTime (ms), and `Last-Modified` (HTTP date, Text)
  *   checksum      signature (MD5 of the body, as Nutch's MD5Signature)
  *   etag          `ETag` (Text): the header name, as Nutch's protocol
@@ -40,6 +44,7 @@
  */
 
 import { mapGet, typed, type MapWritable, type Typed } from '../../common/hadoop/writables.js';
+import { rankOfStaticWeight, staticWeight } from '../../common/index/cardinfo.js';
 import { CRAWL_STATUS, NUTCH_DEFAULT_INTERVAL, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
 import type { UrlRowColumns } from '../../shepherd/status.js';
 import { URL_STATES, type RestoredUrl, type UrlState } from '../../shepherd/urldb.js';
@@ -119,8 +124,25 @@ interface Extra {
   interval?: null;
 }
 
-/** The CrawlDatum of one URL row; `contentType`: its copy's, as the segment's crawl_fetch has it ('' or undefined: none). */
-export function crawlDatumOf(row: UrlRowColumns, contentType?: string): CrawlDatum {
+/** Nutch's db.score.injected: what a URL no index has weighed scores. */
+const INJECTED_SCORE = 1;
+
+/** The score of a static weight (0: never weighed). */
+export function nutchScore(weight: number): number {
+  return weight > 0 ? rankOfStaticWeight(weight) : INJECTED_SCORE;
+}
+
+/** The static weight a score stands for (a Nutch score, PageRank-like, back on the byte's scale). */
+function weightOfScore(score: number): number {
+  return Number.isFinite(score) ? staticWeight(score) : 0;
+}
+
+/**
+ * The CrawlDatum of one URL row. `contentType`: its copy's, as the
+ * segment's crawl_fetch has it ('' or undefined: none); `weight`: the
+ * static weight to score it by when the index has one, else the row's.
+ */
+export function crawlDatumOf(row: UrlRowColumns, { contentType, weight }: { contentType?: string | undefined; weight?: number | undefined } = {}): CrawlDatum {
   const state = URL_STATES[row.state]!;
   const modifiedTime = row.last_modified === null ? 0n : BigInt(row.last_modified) * 1000n;
   const entries: Array<[Typed, Typed]> = [];
@@ -141,7 +163,7 @@ export function crawlDatumOf(row: UrlRowColumns, contentType?: string): CrawlDat
     fetchTime: BigInt(row.next_fetch ?? row.last_fetch ?? row.first_seen) * 1000n,
     retries: Math.min(row.retries, 127),
     fetchInterval: row.interval ?? NUTCH_DEFAULT_INTERVAL,
-    score: row.weight,
+    score: nutchScore(weight ?? row.weight),
     modifiedTime,
     signature: row.checksum,
     metadata,
@@ -244,7 +266,8 @@ export function restoredOf(url: string, datum: CrawlDatum, now: number): Restore
     checksum: datum.signature !== null && datum.signature.length === 16 ? datum.signature : null,
     lastModified: datum.modifiedTime > 0n ? unixSeconds(datum.modifiedTime) : null,
     etag,
-    weight: extra !== undefined && Math.fround(extra.weight) === datum.score ? extra.weight : datum.score,
+    // Our weight while the score is the one it gave; a score Nutch set (or gave) back on the weight's scale.
+    weight: extra !== undefined && Math.fround(nutchScore(extra.weight)) === datum.score ? extra.weight : weightOfScore(datum.score),
     redirect,
   };
 }

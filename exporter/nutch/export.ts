@@ -54,7 +54,8 @@ import { logger } from '../../common/log.js';
 import { MapFileWriter } from '../../common/hadoop/map-file.js';
 import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../../common/hadoop/nutch-writables.js';
 import { bulkCodec, SequenceFileWriter, type Compression } from '../../common/hadoop/sequence-file.js';
-import { crawlDatumOf } from './crawldb.js';
+import { crawlDatumOf, nutchScore } from './crawldb.js';
+import { StaticWeights } from './static-weights.js';
 import { isDocument, UrlSnapshot, type UrlRowColumns } from '../../shepherd/status.js';
 import { linkTarget } from './linkdb.js';
 import { SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './segment.js';
@@ -180,6 +181,8 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
   const now = options.now ?? Date.now();
   const segment = segmentName(now);
   const links = new ExternalSorter({ memoryBudget: options.sortMemory });
+  // The current index version's static weights score the rows (docs/nutch.md); read before the snapshot, which must be closed.
+  const weights = StaticWeights.open(state);
   const snapshot = UrlSnapshot.open(state);
   let pool: SegmentPool | undefined;
   try {
@@ -227,7 +230,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
           type = types[typesTaken++];
           if (typesTaken === types.length) types.length = typesTaken = 0;
         }
-        crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(row, type)));
+        crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(row, { contentType: type, weight: weights?.weightOf(row.url) })));
         count++;
       }
       return true;
@@ -236,7 +239,8 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     // the crawldb's rows; this thread writes those while the threads work, a few milliseconds at a time.
     let rowsLeft = true;
     for (const doc of pool === undefined ? [] : snapshot.documents()) {
-      const wait = pool!.add([sortKey(doc.url), doc.oid ?? '', doc.interval ?? NUTCH_DEFAULT_INTERVAL, doc.weight, doc.lastFetch ?? '', doc.status ?? '', doc.error ?? ''].join(SEP));
+      const score = nutchScore(weights?.weightOf(doc.url) ?? doc.weight);
+      const wait = pool!.add([sortKey(doc.url), doc.oid ?? '', doc.interval ?? NUTCH_DEFAULT_INTERVAL, score, doc.lastFetch ?? '', doc.status ?? '', doc.error ?? ''].join(SEP));
       if (wait === undefined) continue;
       if (rowsLeft) rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
       await wait;

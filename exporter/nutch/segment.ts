@@ -9,7 +9,7 @@
  * number of threads. At most IN_FLIGHT batches a thread are out at a time:
  * memory stays a few MB however large the crawl.
  *
- * A document line is `key NUL oid NUL interval NUL weight NUL last fetch NUL
+ * A document line is `key NUL oid NUL interval NUL score NUL last fetch NUL
  * status NUL error` (key: the URL's UTF-8 bytes as Latin-1, as the linkdb's
  * sort lines hold it; oid empty for a row whose last fetch failed without a
  * copy, which gets its crawl_generate and crawl_fetch records only, as
@@ -345,10 +345,10 @@ export class SegmentDocuments {
   private async document(line: string): Promise<string> {
     const buckets = this.buckets;
     if (buckets === undefined) return '';
-    const [key, oidText, intervalText, weightText, lastFetchText, statusText, errorText] = line.split(SEP) as [string, string, string, string, string, string, string];
+    const [key, oidText, intervalText, scoreText, lastFetchText, statusText, errorText] = line.split(SEP) as [string, string, string, string, string, string, string];
     const url = fromSortKey(key);
     if (oidText === '') {
-      this.failedFetch(url, Number(lastFetchText), statusText === '' ? undefined : Number(statusText), Number(errorText), Number(intervalText), Number(weightText));
+      this.failedFetch(url, Number(lastFetchText), statusText === '' ? undefined : Number(statusText), Number(errorText), Number(intervalText), Number(scoreText));
       return '';
     }
     const oid = Number(oidText);
@@ -372,7 +372,7 @@ export class SegmentDocuments {
     const r = report.result;
     const textKey = encodeText(url);
     const fetchTime = BigInt(r.time) * 1000n;
-    const score = Number(weightText);
+    const score = Number(scoreText);
     const interval = Number(intervalText);
     const signature = r.checksum !== undefined && /^[0-9a-f]{32}$/i.test(r.checksum) ? Buffer.from(r.checksum, 'hex') : null;
     const { status, protocol } = fetchStatus(r.code, r.status);

@@ -15,7 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ServerResponse } from 'node:http';
+import Database from 'better-sqlite3';
 import { mapGet } from '../../common/hadoop/writables.js';
+import { rankOfStaticWeight } from '../../common/index/cardinfo.js';
+import { FEEDBACK_NAME, readFeedback } from '../../common/index/feedback.js';
+import { currentVersion, indexDirectory } from '../../common/index/layout.js';
+import { canonicalUrl, footprint } from '../../common/url.js';
 import { javaFloat } from '../../common/hadoop/io.js';
 import { CRAWL_STATUS, PROTOCOL_STATUS, type Content, type CrawlDatum, type Link, type ParseData, type ParseText, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
 import { runCli } from '../helpers/cli.js';
@@ -199,4 +204,42 @@ test('the linkdb leaves out links within a host, as Nutch\'s LinkDb does by defa
   assert.deepEqual(all.get(url('/a')), [[url('/'), 'First']]);
   assert.deepEqual(all.get(`${crawl.otherPort.origin}/x`)?.sort(), [[`${crawl.otherPort.origin}/x`, 'itself'], [url('/'), 'Next door']].sort());
   assert.deepEqual(all.get(url('/')), [[url('/a'), 'home']]);
+});
+
+test('scores are the index\'s static weights as the ranks they stand for; without an index version 1.0, Nutch\'s db.score.injected', async () => {
+  const scores = (out: string) => new Map(records<CrawlDatum>(join(out, 'crawldb', 'current', 'part-r-00000')).map((r) => [r.key, r.value.score]));
+  // The crawl has no index version: no URL has been weighed.
+  assert.deepEqual(new Set(scores(crawl.out).values()), new Set([1]));
+
+  const built = await runCli(['index', 'build', '--state', crawl.state]);
+  assert.equal(built.status, 0, built.stderr);
+  const indexDir = indexDirectory(crawl.state);
+  const weights = new Map([...readFeedback(join(indexDir, currentVersion(indexDir)!, FEEDBACK_NAME))].map((r) => [r.footprint.toString('hex'), r.weight]));
+  assert.ok(weights.size >= 3, `${weights.size} cards`);
+  const out = join(crawl.scratch, 'indexed');
+  const exported = await runCli(['export', 'nutch', '--state', crawl.state, '--out', out, '--json']);
+  assert.equal(exported.status, 0, exported.stderr);
+  const weighed = new Set<number>();
+  for (const [key, score] of scores(out)) {
+    const weight = weights.get(footprint(canonicalUrl(key)).toString('hex'));
+    assert.equal(score, weight === undefined ? 1 : Math.fround(rankOfStaticWeight(weight)), key);
+    if (weight !== undefined) weighed.add(weight);
+  }
+  assert.ok(weighed.size >= 2 && !weighed.has(0), `weights ${[...weighed]}`);
+  // The segment's records carry the same score.
+  const segment = join(out, 'segments', (JSON.parse(exported.stdout) as { segment: string }).segment);
+  const home = scores(out).get(url('/'))!;
+  assert.notEqual(home, 1);
+  assert.equal(valueOf<CrawlDatum>(join(segment, 'crawl_fetch', 'part-r-00000'), '/')!.score, home);
+  assert.deepEqual(valueOf<Content>(join(segment, 'content', 'part-r-00000'), '/')!.metadata.find(([name]) => name === 'nutch.crawl.score')?.[1], [javaFloat(home)]);
+
+  // Imported, a score gives the weight back (the rows' own weights are still 0: the shepherd has not applied the Feedback).
+  const fresh = join(crawl.scratch, 'fresh');
+  const imported = await runCli(['import', 'nutch', '--state', fresh, out]);
+  assert.equal(imported.status, 0, imported.stderr);
+  const db = new Database(join(fresh, 'shepherd', 'urls.sqlite'), { readonly: true });
+  const rows = db.prepare('SELECT url, weight FROM urls').all() as Array<{ url: string; weight: number }>;
+  db.close();
+  assert.equal(rows.length, scores(out).size);
+  for (const row of rows) assert.equal(row.weight, weights.get(footprint(row.url).toString('hex')) ?? 0, row.url);
 });
