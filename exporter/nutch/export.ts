@@ -23,11 +23,13 @@
  * deflate blocks, common/hadoop/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
  * Hadoop 3, each file with its `.crc` (unless `checksum` is false). Keys ascend in
  * Hadoop's Text order. The URL database is read in one transaction
- * (shepherd/status.ts UrlSnapshot; SQLite sorts by URL): the copies we hold
- * go to worker threads, which make the segment's records
- * (segment.ts), and the main thread writes those in order as they
- * come back; meanwhile it writes the crawldb from a second read of every
- * row, a thousand rows at a time, so that the threads never wait for it.
+ * (shepherd/status.ts UrlSnapshot; SQLite sorts by URL): the copies we hold,
+ * and the fetches that failed without one, go to worker threads, which make
+ * the segment's records (segment.ts), and the main thread writes those in
+ * order as they come back; meanwhile it writes the crawldb from a second
+ * read of every row, a thousand rows at a time, so that the threads never
+ * wait for it (a document's row waits for its Content-Type from them). The
+ * scores are the current index version's static weights (static-weights.ts).
  * The linkdb's lines (UTF-8 bytes read as Latin-1, NUL between fields) are
  * sorted into runs by those threads (common/external-sort.ts); their merge
  * is cut into slices between targets, the same threads make each slice's
