@@ -96,6 +96,13 @@ export interface DocumentRow {
   error: number | null;
 }
 
+/** A redirect's row: where it points, and the HTTP status that said so. */
+export interface RedirectRow {
+  target: string;
+  url: string;
+  status: number | null;
+}
+
 /** The rows documents() gives, as SQL and as a test of a row of rows(). */
 const DOCUMENT = 'oid IS NOT NULL OR (error IS NOT NULL AND last_fetch IS NOT NULL)';
 export function isDocument(row: UrlRowColumns): boolean {
@@ -106,8 +113,9 @@ export function isDocument(row: UrlRowColumns): boolean {
  * The URL database as the Nutch export reads it (SHERLOCK_IO when there is
  * none): one read transaction, so that the rows whose copy we hold
  * (documents()) and then every row (rows()) come from the same commit,
- * however long the export takes beside a shepherd writing. Each streams in
- * URL order: SQLite's BINARY collation compares the UTF-8 bytes, then the
+ * however long the export takes beside a shepherd writing (and redirects(),
+ * for the targets' representative URLs). Each streams in URL order (the
+ * redirects in their targets'): SQLite's BINARY collation compares the UTF-8 bytes, then the
  * lengths, which is Hadoop's Text order, what MapFiles need; SQLite sorts in
  * bounded memory, spilling to temporary files (about a second of CPU a
  * million rows more than table order; 0.3 s for the tenth with a copy).
@@ -139,6 +147,15 @@ export class UrlSnapshot {
     return this.read(
       `SELECT url, oid, interval, weight, last_fetch, status, error FROM urls WHERE ${DOCUMENT} ORDER BY url`,
       (r: Raw) => ({ url: r[0], oid: r[1], interval: r[2], weight: r[3], lastFetch: r[4], status: r[5], error: r[6] }),
+    );
+  }
+
+  /** The rows in state redirect that name their target, in target order (then URL order), for the targets' `_repr_`. */
+  redirects(): Generator<RedirectRow> {
+    type Raw = [string, string, number | null];
+    return this.read(
+      `SELECT redirect, url, status FROM urls WHERE state = ${URL_STATES.indexOf('redirect')} AND redirect IS NOT NULL ORDER BY redirect, url`,
+      (r: Raw) => ({ target: r[0], url: r[1], status: r[2] }),
     );
   }
 

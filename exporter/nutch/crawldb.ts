@@ -26,6 +26,8 @@
  *   status        `nutch.protocol.code` (Text), as Nutch's fetcher writes it
  *   (the copy)    `Content-Type` (Text): the MIME type the segment's
  *                 crawl_fetch gives the copy, which updatedb carries over
+ *   (redirects)   `_repr_` (Text) on a redirect's target: the
+ *                 representative URL (redirect.ts)
  *   last result   `_pst_` ProtocolStatus: success, notmodified, moved or
  *                 temp_moved with the target as argument (how Nutch records
  *                 a redirect), notfound, gone, robots_denied, exception
@@ -55,6 +57,7 @@ const PST_KEY = '_pst_';
 const ETAG_KEY = 'ETag';
 const LAST_MODIFIED_KEY = 'Last-Modified';
 const CONTENT_TYPE_KEY = 'Content-Type';
+const REPR_KEY = '_repr_';
 
 const PERMANENT_REDIRECTS = new Set([301, 308]);
 
@@ -140,9 +143,13 @@ function weightOfScore(score: number): number {
 /**
  * The CrawlDatum of one URL row. `contentType`: its copy's, as the
  * segment's crawl_fetch has it ('' or undefined: none); `weight`: the
- * static weight to score it by when the index has one, else the row's.
+ * static weight to score it by when the index has one, else the row's;
+ * `representative`: `_repr_`, when a redirect points to the row.
  */
-export function crawlDatumOf(row: UrlRowColumns, { contentType, weight }: { contentType?: string | undefined; weight?: number | undefined } = {}): CrawlDatum {
+export function crawlDatumOf(
+  row: UrlRowColumns,
+  { contentType, weight, representative }: { contentType?: string | undefined; weight?: number | undefined; representative?: string | undefined } = {},
+): CrawlDatum {
   const state = URL_STATES[row.state]!;
   const modifiedTime = row.last_modified === null ? 0n : BigInt(row.last_modified) * 1000n;
   const entries: Array<[Typed, Typed]> = [];
@@ -152,6 +159,8 @@ export function crawlDatumOf(row: UrlRowColumns, { contentType, weight }: { cont
   // Nutch's fetcher puts the Content-Type in the fetch's datum, which updatedb keeps in the crawldb.
   if (contentType !== undefined && contentType !== '') put(CONTENT_TYPE_KEY, typed.text(contentType));
   if (row.status !== null) put(PROTOCOL_CODE_KEY, typed.text(String(row.status)));
+  // Nutch's updatedb keeps the `_repr_` of the linked datum a redirect's target came in by.
+  if (representative !== undefined) put(REPR_KEY, typed.text(representative));
   if (row.etag !== null) put(ETAG_KEY, typed.text(row.etag));
   if (row.last_modified !== null) put(LAST_MODIFIED_KEY, typed.text(new Date(row.last_modified * 1000).toUTCString()));
   const extra: Extra = { state, depth: row.depth, firstSeen: row.first_seen, lastFetch: row.last_fetch, error: row.error, weight: row.weight };
@@ -251,7 +260,8 @@ export function restoredOf(url: string, datum: CrawlDatum, now: number): Restore
   const fetched = state !== 'new' && state !== 'queued';
   const lastFetch = extra !== undefined ? extra.lastFetch : fetched && fetchTime !== null ? Math.max(0, fetchTime - datum.fetchInterval) : null;
   const etag = text(datum.metadata, ETAG_KEY) ?? null;
-  const redirect = state === 'redirect' ? (pst?.args?.[0] ?? text(datum.metadata, '_repr_') ?? null) : null;
+  // Our own `_repr_` is a target's representative, never a redirect's target (a chain's middle has both).
+  const redirect = state === 'redirect' ? (pst?.args?.[0] ?? (extra === undefined ? text(datum.metadata, REPR_KEY) : undefined) ?? null) : null;
   return {
     url,
     state,

@@ -57,6 +57,7 @@ import { MapFileWriter } from '../../common/hadoop/map-file.js';
 import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../../common/hadoop/nutch-writables.js';
 import { bulkCodec, SequenceFileWriter, type Compression } from '../../common/hadoop/sequence-file.js';
 import { crawlDatumOf, nutchScore } from './crawldb.js';
+import { RedirectTargets } from './redirect.js';
 import { StaticWeights } from './static-weights.js';
 import { isDocument, UrlSnapshot, type UrlRowColumns } from '../../shepherd/status.js';
 import { linkTarget } from './linkdb.js';
@@ -207,6 +208,7 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       : undefined;
     let count = 0;
     const rows = snapshot.rows();
+    const targets = new RedirectTargets(snapshot.redirects());
     let held: UrlRowColumns | undefined;
     /**
      * Writes up to `n` rows into the crawldb; false once there are none
@@ -232,7 +234,8 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
           type = types[typesTaken++];
           if (typesTaken === types.length) types.length = typesTaken = 0;
         }
-        crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(row, { contentType: type, weight: weights?.weightOf(row.url) })));
+        const datum = crawlDatumOf(row, { contentType: type, weight: weights?.weightOf(row.url), representative: targets.representativeOf(row.url) });
+        crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, datum));
         count++;
       }
       return true;

@@ -191,6 +191,20 @@ test('a redirect is fetch_redir_perm or fetch_redir_temp with its target, and it
   }
 });
 
+test('in the crawldb, a redirect\'s target carries _repr_ as Nutch\'s updatedb keeps it from the linked datum', () => {
+  const crawldb = records<CrawlDatum>(join(crawl.out, 'crawldb', 'current', 'part-r-00000'));
+  const reprs = crawldb.flatMap((r) => {
+    const repr = mapGet(r.value.metadata, '_repr_')?.value;
+    return repr === undefined ? [] : [[r.key, repr]];
+  });
+  assert.deepEqual(reprs, [
+    [url('/a'), url('/a')],
+    [url('/deep/b'), url('/tmp')],
+  ]);
+  // The redirects themselves keep their target in _pst_.
+  assert.deepEqual(pstOf(crawldb.find((r) => r.key === url('/old'))!.value)?.args, [url('/a')]);
+});
+
 test('the linkdb leaves out links within a host, as Nutch\'s LinkDb does by default; --internal-links keeps them', async () => {
   // linkdb.ignore.internal.links (true): a link whose target has its source's host, whatever the port, is left out.
   const inlinks = (out: string) => new Map(records<Link[]>(join(out, 'linkdb', 'current', 'part-r-00000')).map((r) => [r.key, r.value.map((l) => [l.url, l.anchor])]));

@@ -2,12 +2,13 @@
  * The representative URL of a redirect (exporter/nutch/redirect.ts) as
  * Nutch's URLUtil.chooseRepr picks it: the cases its comment lists, and the
  * redirects of the real Nutch 1.21 segment in ../shared/testdata/nutch
- * (crawl_fetch's `linked` datums and their `_repr_`).
+ * (crawl_fetch's `linked` datums and their `_repr_`); and the targets'
+ * representatives found for the crawldb's rows in one pass.
  */
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { representativeUrl } from '../../../exporter/nutch/redirect.js';
+import { RedirectTargets, representativeUrl } from '../../../exporter/nutch/redirect.js';
 
 test('the representative URL of a redirect is the one Nutch chooses', () => {
   const cases: Array<[string, string, boolean, 'src' | 'dst']> = [
@@ -38,4 +39,20 @@ test('the representative URL of a redirect is the one Nutch chooses', () => {
   for (const [src, dst, temporary, want] of cases) {
     assert.equal(representativeUrl(src, dst, temporary), want === 'src' ? src : dst, `${src} → ${dst}${temporary ? ' (temporary)' : ''}`);
   }
+});
+
+test('the rows a redirect points to get their representative in one pass, the first source deciding', () => {
+  const redirects = [
+    { target: 'http://a.com/x', url: 'http://a.com/old1', status: 301 },
+    { target: 'http://a.com/x', url: 'http://a.com/old2', status: 302 },
+    { target: 'http://a.com/y', url: 'http://a.com/', status: 302 },
+    { target: 'http://a.com/zz', url: 'http://a.com/nowhere', status: 301 },
+    { target: 'http://b.com/', url: 'http://a.com/z', status: null },
+  ];
+  const targets = new RedirectTargets(redirects[Symbol.iterator]());
+  const asked = ['http://a.com/', 'http://a.com/old1', 'http://a.com/x', 'http://a.com/y', 'http://a.com/zzz', 'http://b.com/', 'http://c.com/'];
+  assert.deepEqual(
+    asked.map((url) => targets.representativeOf(url)),
+    [undefined, undefined, 'http://a.com/x', 'http://a.com/', undefined, 'http://b.com/', undefined],
+  );
 });
