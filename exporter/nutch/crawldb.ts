@@ -49,6 +49,7 @@ import { mapGet, typed, type MapWritable, type Typed } from '../../common/hadoop
 import { rankOfStaticWeight, staticWeight } from '../../common/index/cardinfo.js';
 import { CRAWL_STATUS, NUTCH_DEFAULT_INTERVAL, PROTOCOL_STATUS, PROTOCOL_STATUS_WRITABLE, type CrawlDatum, type ProtocolStatus } from '../../common/hadoop/nutch-writables.js';
 import type { UrlRowColumns } from '../../shepherd/status.js';
+import { PERMANENT_REDIRECTS } from './redirect.js';
 import { URL_STATES, type RestoredUrl, type UrlState } from '../../shepherd/urldb.js';
 
 export const SHERLOCK_KEY = 'sherlock';
@@ -58,8 +59,6 @@ const ETAG_KEY = 'ETag';
 const LAST_MODIFIED_KEY = 'Last-Modified';
 const CONTENT_TYPE_KEY = 'Content-Type';
 const REPR_KEY = '_repr_';
-
-const PERMANENT_REDIRECTS = new Set([301, 308]);
 
 /** Gatherer codes of a 404 and a 410 (gatherer/outcome.ts): Nutch's NOTFOUND and GONE. */
 const GONE_CODES: ReadonlyMap<number, number> = new Map([

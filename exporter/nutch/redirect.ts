@@ -57,7 +57,8 @@ export function representativeUrl(source: string, target: string, temporary: boo
   return javaSplitLength(dst.host, '.') < javaSplitLength(src.host, '.') ? target : source;
 }
 
-const PERMANENT_REDIRECTS = new Set([301, 308]);
+/** The HTTP statuses of a permanent redirect (Nutch's moved, db_redir_perm); every other 3xx is temporary. */
+export const PERMANENT_REDIRECTS: ReadonlySet<number> = new Set([301, 308]);
 
 const ASCII = /^[\x00-\x7f]*$/;
 

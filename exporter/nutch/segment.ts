@@ -64,7 +64,7 @@ import { decodeContent } from '../../common/archive/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
 import { reportOf } from '../../shepherd/results.js';
 import { LINK_SEP, linkHost, linkRecords } from './linkdb.js';
-import { representativeUrl } from './redirect.js';
+import { PERMANENT_REDIRECTS, representativeUrl } from './redirect.js';
 
 const log = logger('export');
 
@@ -213,8 +213,6 @@ function contentType(named: string, header: Metadata): string {
   const sent = metadataValue(header, 'Content-Type')?.split(';')[0]!.trim().toLowerCase();
   return sent !== undefined && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(sent) ? sent : 'application/octet-stream';
 }
-
-const PERMANENT_REDIRECTS = new Set([301, 308]);
 
 /** crawl_fetch status and ProtocolStatus code of a fetch's gatherer code and HTTP status (codes as in shepherd/urldb.ts). */
 function fetchStatus(code: number, httpStatus: number | undefined): { status: number; protocol: number } {
