@@ -72,10 +72,11 @@ export function registerExport(program: Command): void {
     .option('--sort-memory <size>', 'memory for sorting the linkdb\'s links before spilling runs to disk', sizeArg, 16 * 1024 * 1024)
     .option('--parts <n>', 'reduce parts per directory, keys spread by Text hash as Hadoop does', positiveInteger, 1)
     .option('--no-crc', 'leave out Hadoop’s .crc side files')
+    .option('--internal-links', 'keep links within a host in the linkdb (Nutch leaves them out: linkdb.ignore.internal.links)')
     .option('--json', 'print the counts as one JSON object')
     .action(
-      action(async (opts: { state?: string; out: string; sortMemory: number; parts: number; crc: boolean; json?: boolean }) => {
-        const report = await exportNutch(stateDir(opts), { out: opts.out, sortMemory: opts.sortMemory, checksum: opts.crc, parts: opts.parts });
+      action(async (opts: { state?: string; out: string; sortMemory: number; parts: number; crc: boolean; internalLinks?: boolean; json?: boolean }) => {
+        const report = await exportNutch(stateDir(opts), { out: opts.out, sortMemory: opts.sortMemory, checksum: opts.crc, parts: opts.parts, internalLinks: opts.internalLinks === true });
         if (opts.json === true) printJson(report);
         else print(`${report.urls} URLs, segment ${report.segment} of ${report.documents} documents, ${report.linkedUrls} URLs with inlinks: ${report.bytes} bytes in ${opts.out}`);
       }),

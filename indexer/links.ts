@@ -34,7 +34,7 @@
 
 import { join } from 'node:path';
 import { META_TYPES } from '../common/bucket/doc-body.js';
-import { CARD_FLAG } from '../common/index/cardinfo.js';
+import { CARD_FLAG, staticWeight } from '../common/index/cardinfo.js';
 import { FeedbackWriter, FOOTPRINT_SIZE } from '../common/index/feedback.js';
 import { readLinks } from '../common/index/fingerprints.js';
 import { MAX_WORD_BYTES } from '../common/index/lexicon.js';
@@ -49,11 +49,9 @@ import { NOWHERE } from './merge.js';
 import { END } from './runs.js';
 import { countedBlocks, POSTING_HEAD, POSTINGS_FORMAT, postingLength, readRefTexts, WorkFileWriter } from './work-files.js';
 
+/** 1 − DAMPING is where the static weight's scale starts (common/index/cardinfo.ts staticWeight). */
 const DAMPING = 0.85;
 const RANK_ITERATIONS = 20;
-/** r·N of a card nobody links to: what the weight's scale starts from. */
-const BASE_RANK = 1 - DAMPING;
-const WEIGHT_SCALE = 28;
 const EXT = META_TYPES.indexOf('ext');
 /** The meta weight (0–3) of an anchor text from another site: a vote, where a site's links to itself are its navigation. */
 const CROSS_SITE_WEIGHT = 1;
@@ -119,7 +117,7 @@ export function staticWeights(rank: Float64Array, merges: Uint32Array, flags: Ui
   for (let c = 0; c < cards; c++) {
     if ((flags[c]! & CARD_FLAG.dup) !== 0) classRank[merges[c]!]! += rank[c]!;
   }
-  return Uint8Array.from(classRank, (r) => Math.min(255, Math.round(WEIGHT_SCALE * Math.log2(1 + (r * cards) / BASE_RANK))));
+  return Uint8Array.from(classRank, (r) => staticWeight(r * cards));
 }
 
 export interface AnchorReport {

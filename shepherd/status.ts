@@ -84,20 +84,38 @@ export interface UrlRowColumns extends ResultRow {
   weight: number;
 }
 
-/** A row whose copy we hold, as the Nutch export's segment needs it. */
+/** A row whose copy we hold, or whose last fetch failed without one, as the Nutch export's segment needs it. */
 export interface DocumentRow {
   url: string;
-  oid: number;
+  /** null: no copy, the failed fetch only. */
+  oid: number | null;
   interval: number | null;
   weight: number;
+  lastFetch: number | null;
+  status: number | null;
+  error: number | null;
+}
+
+/** A redirect's row: where it points, and the HTTP status that said so. */
+export interface RedirectRow {
+  target: string;
+  url: string;
+  status: number | null;
+}
+
+/** The rows documents() gives, as SQL and as a test of a row of rows(). */
+const DOCUMENT = 'oid IS NOT NULL OR (error IS NOT NULL AND last_fetch IS NOT NULL)';
+export function isDocument(row: UrlRowColumns): boolean {
+  return row.oid !== null || (row.error !== null && row.last_fetch !== null);
 }
 
 /**
  * The URL database as the Nutch export reads it (SHERLOCK_IO when there is
  * none): one read transaction, so that the rows whose copy we hold
  * (documents()) and then every row (rows()) come from the same commit,
- * however long the export takes beside a shepherd writing. Each streams in
- * URL order: SQLite's BINARY collation compares the UTF-8 bytes, then the
+ * however long the export takes beside a shepherd writing (and redirects(),
+ * for the targets' representative URLs). Each streams in URL order (the
+ * redirects in their targets'): SQLite's BINARY collation compares the UTF-8 bytes, then the
  * lengths, which is Hadoop's Text order, what MapFiles need; SQLite sorts in
  * bounded memory, spilling to temporary files (about a second of CPU a
  * million rows more than table order; 0.3 s for the tenth with a copy).
@@ -123,9 +141,22 @@ export class UrlSnapshot {
     return new UrlSnapshot(file, db);
   }
 
+  /** The rows whose copy we hold, and those whose last fetch failed (a 404, robots.txt, …) without one, in URL order: the rows isDocument() says. */
   documents(): Generator<DocumentRow> {
-    type Raw = [string, number, number | null, number];
-    return this.read(`SELECT url, oid, interval, weight FROM urls WHERE oid IS NOT NULL ORDER BY url`, (r: Raw) => ({ url: r[0], oid: r[1], interval: r[2], weight: r[3] }));
+    type Raw = [string, number | null, number | null, number, number | null, number | null, number | null];
+    return this.read(
+      `SELECT url, oid, interval, weight, last_fetch, status, error FROM urls WHERE ${DOCUMENT} ORDER BY url`,
+      (r: Raw) => ({ url: r[0], oid: r[1], interval: r[2], weight: r[3], lastFetch: r[4], status: r[5], error: r[6] }),
+    );
+  }
+
+  /** The rows in state redirect that name their target, in target order (then URL order), for the targets' `_repr_`. */
+  redirects(): Generator<RedirectRow> {
+    type Raw = [string, string, number | null];
+    return this.read(
+      `SELECT redirect, url, status FROM urls WHERE state = ${URL_STATES.indexOf('redirect')} AND redirect IS NOT NULL ORDER BY redirect, url`,
+      (r: Raw) => ({ target: r[0], url: r[1], status: r[2] }),
+    );
   }
 
   rows(): Generator<UrlRowColumns> {

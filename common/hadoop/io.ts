@@ -14,6 +14,9 @@
  *     modified UTF-8 (UTF-16 units one by one, U+0000 as C0 80 or 00)
  *   writeString (`WritableUtils`): i32 byte length or −1 for null, UTF-8 bytes
  *
+ * Java's Float.toString (javaFloat) is here too: Nutch writes scores into
+ * metadata as text, and its dumps print them so.
+ *
  * Text sorts by its UTF-8 bytes compared unsigned (not by JavaScript's UTF-16
  * order), and hashes as Hadoop's `WritableComparator.hashBytes` (h = 1, then
  * h = 31·h + signed byte, 32-bit), which is what `HashPartitioner` uses to
@@ -413,4 +416,23 @@ export function textHash(payload: Uint8Array): number {
 /** The part (0 … parts−1) Hadoop's HashPartitioner gives a Text key. */
 export function hashPartition(payload: Uint8Array, parts: number): number {
   return (textHash(payload) & 0x7fffffff) % parts;
+}
+
+/** Java's Float.toString (as Java 19+ prints it: the shortest digits that read back as the same float): "1.0", "1.0E-4". */
+export function javaFloat(x: number): string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  let v = x;
+  for (let p = 1; p <= 9; p++) {
+    v = Number(x.toPrecision(p));
+    if (Math.fround(v) === x) break;
+  }
+  const abs = Math.abs(v);
+  if (abs >= 1e-3 && abs < 1e7) {
+    const s = String(v);
+    return s.includes('.') ? s : `${s}.0`;
+  }
+  const [mantissa, exponent] = v.toExponential().split('e') as [string, string];
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
 }

@@ -58,6 +58,27 @@ export function cardType(mime: string): CardType {
   return 'other';
 }
 
+/** Steps of the static weight per doubling of the rank (staticWeight). */
+const WEIGHT_STEPS = 28;
+/** r·N of a card nobody links to: 1 − the indexer's PageRank damping (0.85), where the weight's scale starts. */
+const BASE_RANK = 0.15;
+
+/**
+ * The static weight byte of a card whose rank is `rankTimesCards` (its
+ * PageRank times the number of cards: 1 on average, BASE_RANK for one
+ * nobody links to): 28·log2(1 + r·N / 0.15), rounded, at most 255. A card
+ * nobody links to weighs 28, an average one about 80; no card weighs 0 (its
+ * rank is at least the base), so 0 means "never weighed" to the readers.
+ */
+export function staticWeight(rankTimesCards: number): number {
+  return Math.min(255, Math.round(WEIGHT_STEPS * Math.log2(1 + Math.max(0, rankTimesCards) / BASE_RANK)));
+}
+
+/** The rank times cards a static weight stands for (0 for 0); staticWeight of it is the weight again. */
+export function rankOfStaticWeight(weight: number): number {
+  return BASE_RANK * (2 ** (weight / WEIGHT_STEPS) - 1);
+}
+
 /** Steps of lengthCode per doubling of the length: each step is 2^(1/16), about 4%. */
 const LENGTH_STEPS = 16;
 

@@ -13,6 +13,7 @@ import { closeSync, openSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ioError, SherlockError } from '../../common/errors.js';
 import { readAt } from '../../common/files.js';
+import { javaFloat } from '../../common/hadoop/io.js';
 import { verifyChecksums } from '../../common/hadoop/crc.js';
 import { DATA_FILE, isMapFile, MapFileReader } from '../../common/hadoop/map-file.js';
 import {
@@ -93,25 +94,6 @@ export function* dumpedRecords(file: string, onOpen: (header: { keyIsText: boole
 }
 
 // ---------------------------------------------------------------- text
-
-/** Java's Float.toString (as Java 19+ prints it: the shortest digits that read back as the same float): "1.0", "1.0E-4". */
-export function javaFloat(x: number): string {
-  if (Number.isNaN(x)) return 'NaN';
-  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
-  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
-  let v = x;
-  for (let p = 1; p <= 9; p++) {
-    v = Number(x.toPrecision(p));
-    if (Math.fround(v) === x) break;
-  }
-  const abs = Math.abs(v);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const s = String(v);
-    return s.includes('.') ? s : `${s}.0`;
-  }
-  const [mantissa, exponent] = v.toExponential().split('e') as [string, string];
-  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
-}
 
 function isoTime(ms: bigint): string {
   const n = Number(ms);

@@ -23,11 +23,13 @@
  * deflate blocks, common/hadoop/sequence-file.ts's bulkCodec), sync entries every 102,400 bytes as
  * Hadoop 3, each file with its `.crc` (unless `checksum` is false). Keys ascend in
  * Hadoop's Text order. The URL database is read in one transaction
- * (shepherd/status.ts UrlSnapshot; SQLite sorts by URL): the copies we hold
- * go to worker threads, which make the segment's records
- * (segment.ts), and the main thread writes those in order as they
- * come back; meanwhile it writes the crawldb from a second read of every
- * row, a thousand rows at a time, so that the threads never wait for it.
+ * (shepherd/status.ts UrlSnapshot; SQLite sorts by URL): the copies we hold,
+ * and the fetches that failed without one, go to worker threads, which make
+ * the segment's records (segment.ts), and the main thread writes those in
+ * order as they come back; meanwhile it writes the crawldb from a second
+ * read of every row, a thousand rows at a time, so that the threads never
+ * wait for it (a document's row waits for its Content-Type from them). The
+ * scores are the current index version's static weights (static-weights.ts).
  * The linkdb's lines (UTF-8 bytes read as Latin-1, NUL between fields) are
  * sorted into runs by those threads (common/external-sort.ts); their merge
  * is cut into slices between targets, the same threads make each slice's
@@ -54,8 +56,10 @@ import { logger } from '../../common/log.js';
 import { MapFileWriter } from '../../common/hadoop/map-file.js';
 import { CRAWL_DATUM, INLINKS, NUTCH_DEFAULT_INTERVAL } from '../../common/hadoop/nutch-writables.js';
 import { bulkCodec, SequenceFileWriter, type Compression } from '../../common/hadoop/sequence-file.js';
-import { crawlDatumOf } from './crawldb.js';
-import { UrlSnapshot } from '../../shepherd/status.js';
+import { crawlDatumOf, nutchScore } from './crawldb.js';
+import { RedirectTargets } from './redirect.js';
+import { StaticWeights } from './static-weights.js';
+import { isDocument, UrlSnapshot, type UrlRowColumns } from '../../shepherd/status.js';
 import { linkTarget } from './linkdb.js';
 import { SEGMENT_FILES, SegmentPool, SEP, sortKey, unpackRecords } from './segment.js';
 
@@ -73,6 +77,8 @@ export interface NutchExportOptions {
   now?: number;
   /** Worker threads making the segment's records (default: one a core, 1–4); the files are the same whatever the number. */
   threads?: number;
+  /** Keep links within a host in the linkdb; by default they are left out, as Nutch's linkdb.ignore.internal.links (true) does. */
+  internalLinks?: boolean;
 }
 
 export interface NutchExportReport {
@@ -178,6 +184,8 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
   const now = options.now ?? Date.now();
   const segment = segmentName(now);
   const links = new ExternalSorter({ memoryBudget: options.sortMemory });
+  // The current index version's static weights score the rows (docs/nutch.md); read before the snapshot, which must be closed.
+  const weights = StaticWeights.open(state);
   const snapshot = UrlSnapshot.open(state);
   let pool: SegmentPool | undefined;
   try {
@@ -187,20 +195,47 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
       map ? mapFile(join(segmentDir, name), valueClass, compression, layout) : sequenceFile(join(segmentDir, name), compression, layout),
     );
     let documents = 0;
+    // Each document line's Content-Type, in the lines' order (the rows' order too), until its crawldb row takes it.
+    const types: string[] = [];
+    let typesTaken = 0;
+    let documentsDone = false;
     pool = existsSync(bucketFilePath(state))
-      ? new SegmentPool({ state, segment, time: now, linkRuns: links.runDirectory(), sortMemory: options.sortMemory }, (batch) => {
+      ? new SegmentPool({ state, segment, time: now, linkRuns: links.runDirectory(), sortMemory: options.sortMemory, internalLinks: options.internalLinks ?? false }, (batch) => {
           unpackRecords(batch.records, (file, key, stored) => writers[file]!.appendStored(key, stored));
           documents += batch.count;
+          types.push(...batch.types!);
         }, options.threads)
       : undefined;
     let count = 0;
     const rows = snapshot.rows();
-    /** Writes up to `n` rows into the crawldb; false once there are none left. */
+    const targets = new RedirectTargets(snapshot.redirects());
+    let held: UrlRowColumns | undefined;
+    /**
+     * Writes up to `n` rows into the crawldb; false once there are none
+     * left. A document's row waits for its Content-Type from the threads
+     * (held until the next call).
+     */
     const writeRows = (n: number): boolean => {
       for (let i = 0; i < n; i++) {
-        const next = rows.next();
-        if (next.done === true) return false;
-        crawldb.append(encodeText(next.value.url), encodeWritable(CRAWL_DATUM, crawlDatumOf(next.value)));
+        let row = held;
+        held = undefined;
+        if (row === undefined) {
+          const next = rows.next();
+          if (next.done === true) return false;
+          row = next.value;
+        }
+        let type: string | undefined;
+        if (pool !== undefined && isDocument(row)) {
+          if (typesTaken === types.length) {
+            if (documentsDone) throw new Error(`export nutch: no document line for ${row.url}`);
+            held = row;
+            return true;
+          }
+          type = types[typesTaken++];
+          if (typesTaken === types.length) types.length = typesTaken = 0;
+        }
+        const datum = crawlDatumOf(row, { contentType: type, weight: weights?.weightOf(row.url), representative: targets.representativeOf(row.url) });
+        crawldb.append(encodeText(row.url), encodeWritable(CRAWL_DATUM, datum));
         count++;
       }
       return true;
@@ -209,12 +244,14 @@ export async function exportNutch(state: string, options: NutchExportOptions): P
     // the crawldb's rows; this thread writes those while the threads work, a few milliseconds at a time.
     let rowsLeft = true;
     for (const doc of pool === undefined ? [] : snapshot.documents()) {
-      const wait = pool!.add([sortKey(doc.url), doc.oid, doc.interval ?? NUTCH_DEFAULT_INTERVAL, doc.weight].join(SEP));
+      const score = nutchScore(weights?.weightOf(doc.url) ?? doc.weight);
+      const wait = pool!.add([sortKey(doc.url), doc.oid ?? '', doc.interval ?? NUTCH_DEFAULT_INTERVAL, score, doc.lastFetch ?? '', doc.status ?? '', doc.error ?? ''].join(SEP));
       if (wait === undefined) continue;
       if (rowsLeft) rowsLeft = writeRows(ROWS_BETWEEN_BATCHES);
       await wait;
     }
     const runs = (await pool?.finish()) ?? [];
+    documentsDone = true;
     links.adoptRuns(runs);
     // The threads start on the linkdb while this one closes the segment's files and writes the crawldb's last rows,
     // letting the linkdb's slices in between.

@@ -9,10 +9,26 @@
  */
 
 import { InlinksBuilder } from '../../common/hadoop/nutch-writables.js';
+import { urlParts } from '../../common/url.js';
 
 /** Nutch's db.max.inlinks. */
 const MAX_INLINKS = 10_000;
 export const LINK_SEP = '\0';
+
+/**
+ * The host a link is internal to, as Nutch's LinkDb compares them
+ * (`linkdb.ignore.internal.links`, true by default: a link whose target has
+ * its source's host is left out): the host without the port, so two ports
+ * of one host are one; undefined for a URL that is not canonical (Nutch
+ * leaves out a link whose host it cannot read).
+ */
+export function linkHost(url: string): string | undefined {
+  try {
+    return urlParts(url).host;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A link line's target: the group `slices` keeps whole (NUL sorts below every byte of a URL). */
 export function linkTarget(line: string): string {

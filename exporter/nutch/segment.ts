@@ -9,8 +9,11 @@
  * number of threads. At most IN_FLIGHT batches a thread are out at a time:
  * memory stays a few MB however large the crawl.
  *
- * A document line is `key NUL oid NUL interval NUL weight` (key: the URL's
- * UTF-8 bytes as Latin-1, as the linkdb's sort lines hold it). An answer holds the
+ * A document line is `key NUL oid NUL interval NUL score NUL last fetch NUL
+ * status NUL error` (key: the URL's UTF-8 bytes as Latin-1, as the linkdb's
+ * sort lines hold it; oid empty for a row whose last fetch failed without a
+ * copy, which gets its crawl_generate and crawl_fetch records only, as
+ * Nutch's fetcher writes no content for a 404). An answer holds the
  * records of its documents in order, packed in one transferred buffer:
  *
  *   u8 file (SEGMENT_FILES index), i32 key length, key (a serialised Text),
@@ -39,7 +42,7 @@ import { parseBody, type DocumentBody } from '../../common/bucket/doc-body.js';
 import { plainTextAndAnchors } from '../../common/bucket/doc-text.js';
 import { fromThreadError, isSherlockError, type ThreadError } from '../../common/errors.js';
 import { ExternalSorter, mergedLines, type MergeSlice } from '../../common/external-sort.js';
-import { DataWriter, encodeText } from '../../common/hadoop/io.js';
+import { DataWriter, encodeText, javaFloat } from '../../common/hadoop/io.js';
 import { encodeWritable, typed, type Typed } from '../../common/hadoop/writables.js';
 import { logger } from '../../common/log.js';
 import {
@@ -59,8 +62,9 @@ import { bulkCodec, type Compression } from '../../common/hadoop/sequence-file.j
 import { everyCore } from '../../common/threads.js';
 import { decodeContent } from '../../common/archive/content-decoding.js';
 import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
-import { reportOf, type FetchResult } from '../../shepherd/results.js';
-import { LINK_SEP, linkRecords } from './linkdb.js';
+import { reportOf } from '../../shepherd/results.js';
+import { LINK_SEP, linkHost, linkRecords } from './linkdb.js';
+import { PERMANENT_REDIRECTS, representativeUrl } from './redirect.js';
 
 const log = logger('export');
 
@@ -122,12 +126,16 @@ export interface SegmentJob {
   linkRuns: string;
   /** Bytes of link lines held before a run is spilled, shared out between the threads. */
   sortMemory: number;
+  /** Keep links within a host in the linkdb (Nutch's linkdb.ignore.internal.links false); by default they are left out, as Nutch does. */
+  internalLinks: boolean;
 }
 
 export interface SegmentBatch {
   records: Uint8Array;
   /** Documents of a batch of lines, targets of a linkdb slice. */
   count: number;
+  /** A batch of lines: each line's Content-Type as crawl_fetch has it ('' for none), for the crawldb. */
+  types?: string[];
 }
 
 /** Document lines; `runs` once the lines are all sent (the thread closes its files); linkdb slices. */
@@ -194,22 +202,32 @@ function metadataValue(metadata: Metadata, name: string): string | undefined {
   return metadata.find(([n]) => n.toLowerCase() === lower)?.[1][0];
 }
 
-const PERMANENT_REDIRECTS = new Set([301, 308]);
+/**
+ * The Content-Type Nutch's fetcher puts in crawl_fetch (and updatedb in the
+ * crawldb): the MIME type without parameters — ours (the bucket's `T`), else
+ * the response's, else application/octet-stream, what Nutch's detection
+ * calls an empty redirect body without one.
+ */
+function contentType(named: string, header: Metadata): string {
+  if (named !== '') return named;
+  const sent = metadataValue(header, 'Content-Type')?.split(';')[0]!.trim().toLowerCase();
+  return sent !== undefined && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(sent) ? sent : 'application/octet-stream';
+}
 
-/** crawl_fetch status and ProtocolStatus code of a fetch result (gatherer codes as in shepherd/urldb.ts). */
-function fetchStatus(r: FetchResult): { status: number; protocol: number } {
+/** crawl_fetch status and ProtocolStatus code of a fetch's gatherer code and HTTP status (codes as in shepherd/urldb.ts). */
+function fetchStatus(code: number, httpStatus: number | undefined): { status: number; protocol: number } {
   const S = CRAWL_STATUS;
   const P = PROTOCOL_STATUS;
-  if (r.code === 0) return { status: S.fetch_success, protocol: P.success };
-  if (r.code === 1) {
-    const permanent = r.status !== undefined && PERMANENT_REDIRECTS.has(r.status);
+  if (code === 0) return { status: S.fetch_success, protocol: P.success };
+  if (code === 1) {
+    const permanent = httpStatus !== undefined && PERMANENT_REDIRECTS.has(httpStatus);
     return permanent ? { status: S.fetch_redir_perm, protocol: P.moved } : { status: S.fetch_redir_temp, protocol: P.temp_moved };
   }
-  if (r.code === 3 || r.code === 4) return { status: S.fetch_notmodified, protocol: P.notmodified };
-  if (r.code === 2304) return { status: S.fetch_gone, protocol: P.robots_denied };
-  if (r.code === 2404) return { status: S.fetch_gone, protocol: P.notfound };
-  if (r.code === 2410) return { status: S.fetch_gone, protocol: P.gone };
-  if (r.code >= 1000 && r.code < 2000) return { status: S.fetch_retry, protocol: P.retry };
+  if (code === 3 || code === 4) return { status: S.fetch_notmodified, protocol: P.notmodified };
+  if (code === 2304) return { status: S.fetch_gone, protocol: P.robots_denied };
+  if (code === 2404) return { status: S.fetch_gone, protocol: P.notfound };
+  if (code === 2410) return { status: S.fetch_gone, protocol: P.gone };
+  if (code >= 1000 && code < 2000) return { status: S.fetch_retry, protocol: P.retry };
   return { status: S.fetch_gone, protocol: P.exception };
 }
 
@@ -226,11 +244,25 @@ function outlinks(doc: DocumentBody, anchors: Map<number, string>): Link[] {
   return out;
 }
 
+/**
+ * A page's parse text as Nutch's HTML parser makes it: DOMContentUtils
+ * takes the text of the whole document, <head> too, so the title's text
+ * (whitespace collapsed) comes first, then the body's. Recent Nutch breaks
+ * lines between blocks (`parser.html.line.separators`), as our text does,
+ * and after the title (the Nutch 1.21 segment of the test data); older ones
+ * joined everything with spaces.
+ */
+function parseText(title: string | undefined, text: string): string {
+  if (title === undefined || title === '') return text;
+  return text === '' ? title : `${title}\n${text}`;
+}
+
 /** Turns document lines into packed records (one per worker thread). */
 export class SegmentDocuments {
   private readonly buckets: BucketReader | undefined;
   private readonly arcs: ArcFiles;
-  private readonly generateTime: Typed;
+  /** Generate time, ms. */
+  private readonly time: bigint;
   private readonly codec = bulkCodec();
   private readonly out = new DataWriter(1024 * 1024);
   private readonly spares: ArrayBuffer[] = [];
@@ -241,14 +273,15 @@ export class SegmentDocuments {
     const bucketFile = bucketFilePath(job.state);
     this.buckets = existsSync(bucketFile) ? BucketReader.open(bucketFile) : undefined;
     this.arcs = new ArcFiles(arcDir(job.state));
-    this.generateTime = typed.long(BigInt(job.time));
+    this.time = BigInt(job.time);
     this.links = new ExternalSorter({ memoryBudget: job.sortMemory, tmpDir: job.linkRuns });
   }
 
   /** The records of a batch of lines. */
   async batch(lines: string[]): Promise<SegmentBatch> {
-    for (const line of lines) await this.document(line);
-    return this.take(this.documents);
+    const types: string[] = [];
+    for (const line of lines) types.push(await this.document(line));
+    return { ...this.take(this.documents), types };
   }
 
   /** The linkdb's records (file byte 0, values deflated) of one slice of the links' merge; `count` is the targets. */
@@ -306,11 +339,16 @@ export class SegmentDocuments {
     this.out.bytes(stored);
   }
 
-  private async document(line: string): Promise<void> {
+  /** Writes one line's records; returns the Content-Type its crawl_fetch record has, '' for none. */
+  private async document(line: string): Promise<string> {
     const buckets = this.buckets;
-    if (buckets === undefined) return;
-    const [key, oidText, intervalText, weightText] = line.split(SEP) as [string, string, string, string];
+    if (buckets === undefined) return '';
+    const [key, oidText, intervalText, scoreText, lastFetchText, statusText, errorText] = line.split(SEP) as [string, string, string, string, string, string, string];
     const url = fromSortKey(key);
+    if (oidText === '') {
+      this.failedFetch(url, Number(lastFetchText), statusText === '' ? undefined : Number(statusText), Number(errorText), Number(intervalText), Number(scoreText));
+      return '';
+    }
     const oid = Number(oidText);
     let bucket: Bucket;
     try {
@@ -319,42 +357,39 @@ export class SegmentDocuments {
       // A copy removed since (a shake) leaves the row's oid dangling: the URL stays in the crawldb.
       if (!isSherlockError(err) || err.code !== 'SHERLOCK_NOT_FOUND') throw err;
       log.warning('copy not found, left out of the segment', { url, oid });
-      return;
+      return '';
     }
     // Oids change when the bucket file is shaken; a bucket of another URL is not this row's copy.
     if (bucket.header.string('U') !== url) {
       log.warning('bucket holds another URL, left out of the segment', { url, oid });
-      return;
+      return '';
     }
     const doc = parseBody(bucket.body);
     const report = reportOf(oid, bucket, doc);
-    if (report.kind !== 'fetch') return;
+    if (report.kind !== 'fetch') return '';
     const r = report.result;
     const textKey = encodeText(url);
     const fetchTime = BigInt(r.time) * 1000n;
-    const score = Number(weightText);
+    const score = Number(scoreText);
     const interval = Number(intervalText);
     const signature = r.checksum !== undefined && /^[0-9a-f]{32}$/i.test(r.checksum) ? Buffer.from(r.checksum, 'hex') : null;
-    const mime = bucket.header.string('T') ?? '';
-    const { status, protocol } = fetchStatus(r);
+    const { status, protocol } = fetchStatus(r.code, r.status);
     const modifiedTime = r.lastModified === undefined ? 0n : BigInt(r.lastModified) * 1000n;
     const datum = (fields: Partial<CrawlDatum>): Buffer =>
       encodeWritable(CRAWL_DATUM, { status, fetchTime, retries: 0, fetchInterval: interval, score, modifiedTime: 0n, signature: null, metadata: null, ...fields });
-    const generateTime = this.generateTime;
 
-    this.record(GENERATE, textKey, datum({ status: CRAWL_STATUS.db_unfetched, metadata: { entries: [[typed.text('_ngt_'), generateTime]] } }));
-    const fetchMeta: Array<[Typed, Typed]> = [[typed.text('_ngt_'), generateTime]];
-    if (mime !== '') fetchMeta.push([typed.text('Content-Type'), typed.text(mime)]);
+    const response = this.arcs.response(bucket);
+    const payloadAt = response === undefined ? 0 : httpPayloadOffset(response);
+    let contentMeta: Metadata = response === undefined ? [] : headerMetadata(response.toString('latin1', 0, payloadAt));
+    const mime = contentType(bucket.header.string('T') ?? '', contentMeta);
+    const fetchMeta = this.generated(textKey, datum, fetchTime);
+    fetchMeta.push([typed.text('Content-Type'), typed.text(mime)]);
     const args = r.redirect === undefined ? null : [r.redirect];
     fetchMeta.push([typed.text('_pst_'), { className: PROTOCOL_STATUS_WRITABLE.className, value: { code: protocol, lastModified: modifiedTime, args } }]);
     if (r.status !== undefined) fetchMeta.push([typed.text('nutch.protocol.code'), typed.text(String(r.status))]);
     this.record(FETCH, textKey, datum({ modifiedTime, signature, metadata: { entries: fetchMeta } }));
 
-    const response = this.arcs.response(bucket);
-    let contentMeta: Metadata = [];
     if (response !== undefined) {
-      const payloadAt = httpPayloadOffset(response);
-      contentMeta = headerMetadata(response.toString('latin1', 0, payloadAt));
       const coding = metadataValue(contentMeta, 'Content-Encoding');
       const raw = response.subarray(payloadAt);
       let body = raw;
@@ -365,32 +400,84 @@ export class SegmentDocuments {
         if (!isSherlockError(err)) throw err;
         log.warning('content left encoded', { url, reason: err.message });
       }
-      contentMeta.push(['_fst_', [String(status)]], ['nutch.segment.name', [this.job.segment]]);
+      // As Nutch's fetcher: the segment's name, the score (the scoring filter's passScoreBeforeParsing), the fetch status.
+      contentMeta.push(['_fst_', [String(status)]], ['nutch.segment.name', [this.job.segment]], ['nutch.crawl.score', [javaFloat(Math.fround(score))]]);
       const ip = bucket.header.string('k');
       if (ip !== undefined) contentMeta.push(['_ip_', [ip]]);
       this.record(CONTENT_FILE, textKey, encodeWritable(CONTENT, { url, base: url, content: body, contentType: mime, metadata: contentMeta }));
+    } else {
+      contentMeta = [['nutch.crawl.score', [javaFloat(Math.fround(score))]]];
     }
     this.documents++;
-    if (r.code !== 0) return;
+    if (r.code === 1 && r.redirect !== undefined && r.redirect !== url) this.redirectTarget(url, r.redirect, status === CRAWL_STATUS.fetch_redir_temp, fetchMeta, datum);
+    if (r.code !== 0) return mime;
 
     const { text, anchors } = plainTextAndAnchors(doc.text);
     const outs = outlinks(doc, anchors);
-    this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text }));
+    this.record(PARSE_TEXT_FILE, textKey, encodeWritable(PARSE_TEXT, { text: parseText(doc.title, text) }));
     // As Nutch's ParseSegment: the page's metas as parse metadata, the fetch's facts added to the content's.
     const parseMeta: Metadata = doc.metas.filter((m) => m.type === 'meta' || m.type === 'keywords').map((m) => [m.type === 'meta' ? 'description' : 'keywords', [m.text]]);
-    const dataMeta: Metadata = [...contentMeta, ['nutch.crawl.score', [String(score)]], ['nutch.fetch.time', [String(fetchTime)]]];
+    const dataMeta: Metadata = [...contentMeta, ['nutch.fetch.time', [String(fetchTime)]]];
     if (signature !== null) dataMeta.push(['nutch.content.digest', [signature.toString('hex')]]);
     this.record(PARSE_DATA_FILE, textKey, encodeWritable(PARSE_DATA, { status: { majorCode: 1, minorCode: 0, args: null }, title: doc.title ?? '', outlinks: outs, contentMeta: dataMeta, parseMeta }));
     this.record(PARSE, textKey, datum({ status: CRAWL_STATUS.signature, fetchInterval: 0, score: 0, signature }));
     const share = outs.length === 0 ? 0 : score / outs.length;
     // Every outlink's datum is the same bytes: made once a page.
     const linked = this.stored(PARSE, datum({ status: CRAWL_STATUS.linked, fetchInterval: NUTCH_DEFAULT_INTERVAL, score: share }));
+    const fromHost = this.job.internalLinks ? undefined : linkHost(url);
     for (const link of outs) {
       this.recordStoredText(PARSE, link.url, linked);
-      if (link.url === url) continue;
+      if (!this.job.internalLinks) {
+        const toHost = linkHost(link.url);
+        if (toHost === undefined || toHost === fromHost) continue;
+      }
       const anchor = link.anchor.replace(/\0/g, '').slice(0, MAX_ANCHOR);
       this.links.add(sortKey(link.url) + LINK_SEP + key + LINK_SEP + sortKey(anchor));
     }
+    return mime;
+  }
+
+  /**
+   * The `linked` datum Nutch's fetcher writes for a redirect's target when
+   * it does not follow it at once (http.redirect.max 0, the default): the
+   * source's metadata and interval, `_repr_` the representative URL
+   * (redirect.ts), score 0 (OPIC's initialScore). Nutch writes it into
+   * crawl_fetch; ours goes into crawl_parse, which updatedb reads alike:
+   * crawl_fetch is a MapFile written in URL order as the documents come,
+   * and the target sorts elsewhere (docs/nutch.md).
+   */
+  private redirectTarget(url: string, target: string, temporary: boolean, fetchMeta: Array<[Typed, Typed]>, datum: (fields: Partial<CrawlDatum>) => Buffer): void {
+    const metadata: Array<[Typed, Typed]> = [...fetchMeta, [typed.text('_repr_'), typed.text(representativeUrl(url, target, temporary))]];
+    this.record(PARSE, encodeText(target), datum({ status: CRAWL_STATUS.linked, score: 0, metadata: { entries: metadata } }));
+  }
+
+  /**
+   * Writes the crawl_generate record; returns the crawl_fetch metadata's
+   * start. `_ngt_`, the generate time, is the export's time but never after
+   * the fetch: Nutch generates, then fetches, and our one segment holds
+   * fetches of many days (so each record has its own).
+   */
+  private generated(textKey: Buffer, datum: (fields: Partial<CrawlDatum>) => Buffer, fetchTime: bigint): Array<[Typed, Typed]> {
+    const ngt: [Typed, Typed] = [typed.text('_ngt_'), typed.long(fetchTime < this.time ? fetchTime : this.time)];
+    this.record(GENERATE, textKey, datum({ status: CRAWL_STATUS.db_unfetched, metadata: { entries: [ngt] } }));
+    return [ngt];
+  }
+
+  /**
+   * The crawl_generate and crawl_fetch records of a fetch that failed
+   * without a copy (time: Unix seconds): what Nutch's fetcher writes for a
+   * 404, a 410, a URL robots.txt forbids or a failed connection — no content.
+   */
+  private failedFetch(url: string, time: number, httpStatus: number | undefined, code: number, interval: number, score: number): void {
+    const textKey = encodeText(url);
+    const fetchTime = BigInt(time) * 1000n;
+    const { status, protocol } = fetchStatus(code, httpStatus);
+    const datum = (fields: Partial<CrawlDatum>): Buffer =>
+      encodeWritable(CRAWL_DATUM, { status, fetchTime, retries: 0, fetchInterval: interval, score, modifiedTime: 0n, signature: null, metadata: null, ...fields });
+    const fetchMeta = this.generated(textKey, datum, fetchTime);
+    fetchMeta.push([typed.text('_pst_'), { className: PROTOCOL_STATUS_WRITABLE.className, value: { code: protocol, lastModified: 0n, args: null } }]);
+    if (httpStatus !== undefined) fetchMeta.push([typed.text('nutch.protocol.code'), typed.text(String(httpStatus))]);
+    this.record(FETCH, textKey, datum({ metadata: { entries: fetchMeta } }));
   }
 
   /** Closes the files; returns the sorted runs of the links (the caller's to cut into slices and remove). */

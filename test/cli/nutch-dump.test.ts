@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
-import { javaFloat } from '../../exporter/nutch/dump.js';
+import { javaFloat } from '../../common/hadoop/io.js';
 import { runCli } from '../helpers/cli.js';
 import { nutchData } from '../helpers/nutch-data.js';
 import { scratchDir } from '../helpers/paths.js';

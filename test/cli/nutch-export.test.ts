@@ -8,7 +8,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -16,15 +16,14 @@ import { exportNutch } from '../../exporter/nutch/export.js';
 import { verifyChecksums } from '../../common/hadoop/crc.js';
 import { hashPartition } from '../../common/hadoop/io.js';
 import { mapGet } from '../../common/hadoop/writables.js';
-import { MapFileReader } from '../../common/hadoop/map-file.js';
 import { CRAWL_STATUS, type Content, type CrawlDatum, type Link, type ParseData, type ParseText } from '../../common/hadoop/nutch-writables.js';
-import { decodeRecord, recordTypes, SequenceFileReader } from '../../common/hadoop/sequence-file.js';
+import { SequenceFileReader } from '../../common/hadoop/sequence-file.js';
 import type { UrlRowColumns } from '../../shepherd/status.js';
 import { UrlDb } from '../../shepherd/urldb.js';
 import { canonicalUrl, footprint } from '../../common/url.js';
 import { runCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
-import { nutchData } from '../helpers/nutch-data.js';
+import { nutchData, records } from '../helpers/nutch-data.js';
 import { scratchDir } from '../helpers/paths.js';
 
 const LAST_MODIFIED = 'Tue, 01 Oct 2024 10:00:00 GMT';
@@ -58,36 +57,6 @@ function dbContents(state: string): { urls: Row[]; sites: Array<{ site: string; 
   } finally {
     db.close();
   }
-}
-
-/** Every record of a MapFile (or SequenceFile) decoded, keys checked to ascend for MapFiles. */
-function records<V>(path: string): Array<{ key: string; value: V }> {
-  const out: Array<{ key: string; value: V }> = [];
-  if (existsSync(join(path, 'data'))) {
-    const reader = MapFileReader.open(path);
-    try {
-      const types = recordTypes(reader.data);
-      for (const r of reader.records()) {
-        const { key, value } = decodeRecord(reader.data.file, types, r);
-        out.push({ key: key as string, value: value as V });
-        assert.ok(reader.get(r.key) !== undefined, `lookup of ${key as string}`);
-      }
-    } finally {
-      reader.close();
-    }
-  } else {
-    const reader = SequenceFileReader.open(path);
-    try {
-      const types = recordTypes(reader);
-      for (const r of reader.records()) {
-        const { key, value } = decodeRecord(reader.file, types, r);
-        out.push({ key: key as string, value: value as V });
-      }
-    } finally {
-      reader.close();
-    }
-  }
-  return out;
 }
 
 /** Paths of the files under `dir`, relative, sorted. */
@@ -188,11 +157,9 @@ test('a crawl exported to Nutch reads back as Nutch data and imports into a fres
   const fetch = records<CrawlDatum>(join(segment, 'crawl_fetch', 'part-r-00000'));
   assert.equal(fetch.find((r) => r.key === `${site.origin}/`)!.value.status, CRAWL_STATUS.fetch_success);
 
-  // The linkdb: inlinks with anchors.
-  const linkdb = records<Link[]>(join(out, 'linkdb', 'current', 'part-r-00000'));
-  const toB = linkdb.find((r) => r.key === `${site.origin}/b`)!.value;
-  assert.deepEqual(toB.map((l) => [l.url, l.anchor]).sort(), [[`${site.origin}/`, 'Second'], [`${site.origin}/a`, 'to b']]);
-  assert.equal(report.linkedUrls, linkdb.length);
+  // The linkdb: none of these links leaves the host, so Nutch's LinkDb would keep none (linkdb.ignore.internal.links).
+  assert.deepEqual(records(join(out, 'linkdb', 'current', 'part-r-00000')), []);
+  assert.equal(report.linkedUrls, 0);
 
   // Exporting again into the same directory is refused: nothing is overwritten.
   const again = await runCli(['export', 'nutch', '--state', state, '--out', out]);
@@ -210,8 +177,9 @@ test('a crawl exported to Nutch reads back as Nutch data and imports into a fres
   assert.equal(dumpAfter.stdout, dumpBefore.stdout);
 
   // --parts 2: every directory in two parts, each key where Hadoop's HashPartitioner puts it; imports the same.
+  // --internal-links: the linkdb keeps the links within the host, inlinks with anchors.
   const split = join(scratch, 'split');
-  const exportedSplit = await runCli(['export', 'nutch', '--state', state, '--out', split, '--parts', '2']);
+  const exportedSplit = await runCli(['export', 'nutch', '--state', state, '--out', split, '--parts', '2', '--internal-links']);
   assert.equal(exportedSplit.status, 0, exportedSplit.stderr);
   const keys: string[] = [];
   for (const part of [0, 1]) {
@@ -223,6 +191,8 @@ test('a crawl exported to Nutch reads back as Nutch data and imports into a fres
     }
   }
   assert.deepEqual(keys.sort(), crawldb.map((r) => r.key).sort());
+  const toB = [0, 1].flatMap((part) => records<Link[]>(join(split, 'linkdb', 'current', `part-r-0000${part}`))).find((r) => r.key === `${site.origin}/b`)!.value;
+  assert.deepEqual(toB.map((l) => [l.url, l.anchor]).sort(), [[`${site.origin}/`, 'Second'], [`${site.origin}/a`, 'to b']]);
   const fromSplit = join(scratch, 'from-split');
   const importedSplit = await runCli(['import', 'nutch', '--state', fromSplit, split]);
   assert.equal(importedSplit.status, 0, importedSplit.stderr);

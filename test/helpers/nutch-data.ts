@@ -5,13 +5,16 @@
  * stock-zlib DefaultCodec. Hadoop deflates with the system's stock zlib;
  * node:zlib is Chromium's, whose output differs for some inputs, so byte
  * identity is checked with pako (a port of stock zlib, installed with warcio).
+ * And every record of a MapFile or SequenceFile decoded, for the export's tests.
  */
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pako from 'pako';
 import { isSherlockError } from '../../common/errors.js';
-import { defaultCodec, SYNC_INTERVAL, type Compression } from '../../common/hadoop/sequence-file.js';
+import { MapFileReader } from '../../common/hadoop/map-file.js';
+import { decodeRecord, defaultCodec, recordTypes, SequenceFileReader, SYNC_INTERVAL, type Compression } from '../../common/hadoop/sequence-file.js';
 import { testdata } from './paths.js';
 
 export const nutchData = (...parts: string[]): string => testdata('nutch', ...parts);
@@ -88,4 +91,34 @@ export function assertCorruptHadoop(read: () => unknown, file: string, offset?: 
     if (message !== undefined) assert.match(err.message, message);
     return true;
   });
+}
+
+/** Every record of a MapFile (or SequenceFile) decoded, keys checked to ascend for MapFiles. */
+export function records<V>(path: string): Array<{ key: string; value: V }> {
+  const out: Array<{ key: string; value: V }> = [];
+  if (existsSync(join(path, 'data'))) {
+    const reader = MapFileReader.open(path);
+    try {
+      const types = recordTypes(reader.data);
+      for (const r of reader.records()) {
+        const { key, value } = decodeRecord(reader.data.file, types, r);
+        out.push({ key: key as string, value: value as V });
+        assert.ok(reader.get(r.key) !== undefined, `lookup of ${key as string}`);
+      }
+    } finally {
+      reader.close();
+    }
+  } else {
+    const reader = SequenceFileReader.open(path);
+    try {
+      const types = recordTypes(reader);
+      for (const r of reader.records()) {
+        const { key, value } = decodeRecord(reader.file, types, r);
+        out.push({ key: key as string, value: value as V });
+      }
+    } finally {
+      reader.close();
+    }
+  }
+  return out;
 }

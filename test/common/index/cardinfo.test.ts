@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import test from 'node:test';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
-import { CARD_FLAG, CARD_TYPES, CARDINFO_FORMAT, CardInfoReader, CardInfoWriter, codeLength, lengthCode, type CardInfo } from '../../../common/index/cardinfo.js';
+import { CARD_FLAG, CARD_TYPES, CARDINFO_FORMAT, CardInfoReader, CardInfoWriter, codeLength, lengthCode, rankOfStaticWeight, staticWeight, type CardInfo } from '../../../common/index/cardinfo.js';
 import { INDEX_HEADER_SIZE } from '../../../common/index/file.js';
 import { LANGUAGE_COUNT, languageOf } from '../../../common/language/codes.js';
 import { assertCorrupt, assertDamageRefused } from '../../helpers/index-files.js';
@@ -103,6 +103,17 @@ test('length codes: log scale, within 2% of the words below the cap, monotone, c
   }
   assert.equal(lengthCode(1e9), 255);
   assert.ok(codeLength(255) > 60_000);
+});
+
+test('static weights: 28 for a card nobody links to, about 80 for an average one, and back to the rank through a Java float', () => {
+  assert.equal(staticWeight(0.15), 28);
+  assert.equal(staticWeight(1), 82);
+  assert.equal(staticWeight(0), 0);
+  assert.equal(staticWeight(1e9), 255);
+  for (let weight = 0; weight <= 255; weight++) {
+    assert.equal(staticWeight(rankOfStaticWeight(weight)), weight);
+    assert.equal(staticWeight(Math.fround(rankOfStaticWeight(weight))), weight, 'the rank as a Nutch score');
+  }
 });
 
 test('a version 1 or 2 CardInfo (no lengths, no languages) is refused', (t) => {
