@@ -45,14 +45,17 @@ export async function prepareResponse(task: PrepareTask): Promise<PrepareResult>
   // Buffers arrive from another thread as plain Uint8Arrays.
   const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
   const result: PrepareResult = { arc: frameArcRecord(task.arc, task.framing), md5: md5Hex(body) };
-  if (task.parse === undefined) return result;
+  return task.parse === undefined ? result : { ...result, ...(await parseForBucket(body, task.parse)) };
+}
+
+/** A document's body parsed and deflated as its bucket's body part, or why it could not be (an archive's import parses so too). */
+export async function parseForBucket(body: Buffer, parse: NonNullable<PrepareTask['parse']>): Promise<Pick<PrepareResult, 'parsed' | 'problem'>> {
   try {
-    const { doc } = await parseResponseBody({ url: task.parse.url, headers: task.parse.headers, body }, task.parse.maxDecodedSize);
-    result.parsed = { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) };
+    const { doc } = await parseResponseBody({ url: parse.url, headers: parse.headers, body }, parse.maxDecodedSize);
+    return { parsed: { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) } };
   } catch (err) {
-    result.problem = err instanceof Error ? err.message : String(err);
+    return { problem: err instanceof Error ? err.message : String(err) };
   }
-  return result;
 }
 
 /**
