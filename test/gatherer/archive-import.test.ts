@@ -222,3 +222,27 @@ test('import archive: a wget --warc-file crawl of a loopback site is searchable'
     version.retire();
   }
 });
+
+test('import archive: killed while appending a bucket, a re-run imports what is missing and nothing twice', async () => {
+  const state = temp('killed');
+  const file = FILES[3]!;
+  const whole = await importFiles(state, [file]);
+  assert.ok(whole.imported >= 5, JSON.stringify(whole));
+  // What kill -9 in the middle of an append leaves: the last bucket cut short (the in-progress magic never flipped).
+  const buckets = bucketFilePath(state);
+  const reader = BucketReader.open(buckets);
+  const last = [...reader.buckets()].at(-1)!;
+  reader.close();
+  truncateSync(buckets, last.offset + 40);
+  const again = await importFiles(state, [file]);
+  assert.equal(again.imported, 1);
+  assert.equal(again.known, whole.imported - 1);
+  const after = BucketReader.open(buckets);
+  try {
+    const keys = [...after.buckets()].map((s) => after.decode(s).header).map((h) => `${h.string('a')} ${h.string('D')} ${h.string('U')}`);
+    assert.equal(keys.length, whole.imported);
+    assert.equal(new Set(keys).size, keys.length);
+  } finally {
+    after.close();
+  }
+});
