@@ -39,17 +39,21 @@ import { canonicalOrNone } from '../common/url.js';
 import { responseBucket } from './document.js';
 import type { FetchResponse } from './fetch.js';
 import { httpResult } from './outcome.js';
-import { parseForBucket } from './parse-worker.js';
+import { ParsePool } from './parse-pool.js';
 import { storedForm } from './store.js';
 
 /** Records between two syncs of the bucket file: what a power loss may make a re-run import again. */
 const SYNC_EVERY = 1000;
+/** Captures being parsed at once: enough to keep the pool's threads busy, few enough to bound memory (each holds its payload). */
+const IN_FLIGHT = 64;
 
 export interface ImportOptions {
   /** gatherer.max_body_size: a longer payload is cut there and parsed, as a fetch's would be (too_large). */
   maxBodySize: number;
   /** gatherer.max_decoded_size. */
   maxDecodedSize: number;
+  /** Threads parsing bodies (gatherer.parse_workers, parse-pool.ts); 0 parses on the calling thread. */
+  parseWorkers?: number;
   /** Each damaged record, unresolved revisit or unreadable file, as it is found. */
   onProblem?: (problem: ImportProblem) => void;
 }
@@ -96,34 +100,46 @@ export async function importArchives(state: string, files: readonly string[], op
     }
   });
   const buckets = BucketWriter.open(bucketFilePath(state));
+  const pool = new ParsePool(options.parseWorkers ?? 0);
+  // Buckets being made (parsed in the pool's threads), appended in the order of their captures.
+  const making: Promise<{ type: number; data: Buffer }>[] = [];
   try {
     const known = importedKeys(buckets);
     // WARC-Payload-Digest → the response record holding that payload (its file field, offset, length).
     const originals = new Map<string, string>();
     const revisits: Revisit[] = [];
     let unsynced = 0;
-    const store = async (capture: Capture, place: ArcPlace): Promise<void> => {
-      const url = canonicalOrNone(capture.url);
-      if (url === undefined) {
-        report.skipped += 1;
-        return;
-      }
-      const a = arcAttribute(place);
-      const key = captureKey(a, capture.time, url);
-      if (known.has(key)) {
-        report.known += 1;
-        return;
-      }
-      const { header, body } = await captureBucket(capture, url, options);
-      header.add('a', a);
-      const { type, data } = storedForm(header, body);
-      buckets.append(type, data);
-      known.add(key);
+    const append = (stored: { type: number; data: Buffer }): void => {
+      buckets.append(stored.type, stored.data);
       report.imported += 1;
       if (++unsynced >= SYNC_EVERY) {
         buckets.sync();
         unsynced = 0;
       }
+    };
+    const drain = async (keep: number): Promise<void> => {
+      while (making.length > keep) append(await making.shift()!);
+    };
+    /** Queues the capture's bucket; false when it is not imported (no canonical URL, or known). */
+    const store = async (capture: Capture, place: ArcPlace): Promise<boolean> => {
+      const url = canonicalOrNone(capture.url);
+      if (url === undefined) {
+        report.skipped += 1;
+        return false;
+      }
+      const a = arcAttribute(place);
+      const key = captureKey(a, capture.time, url);
+      if (known.has(key)) {
+        report.known += 1;
+        return false;
+      }
+      known.add(key);
+      const made = captureBucket(capture, url, options, pool).then(({ header, body }) => storedForm(header.add('a', a), body));
+      // Awaited in turn by drain(); a failure before then must not count as unhandled.
+      made.catch(() => undefined);
+      making.push(made);
+      await drain(IN_FLIGHT);
+      return true;
     };
 
     for (const path of paths) {
@@ -166,14 +182,17 @@ export async function importArchives(state: string, files: readonly string[], op
           continue;
         }
         const payload = originalPayload(readers, original);
-        await store({ ...capture, body: payload.body, ...(capture.headers.length === 0 ? { headers: payload.headers, status: payload.status, statusText: payload.statusText } : {}) }, original);
-        report.revisits += 1;
+        const whole = { ...capture, body: payload.body, ...(capture.headers.length === 0 ? { headers: payload.headers, status: payload.status, statusText: payload.statusText } : {}) };
+        if (await store(whole, original)) report.revisits += 1;
       }
     } finally {
       for (const reader of readers.values()) reader.close();
     }
+    await drain(0);
     buckets.sync();
   } finally {
+    await Promise.allSettled(making);
+    await pool.close();
     buckets.close();
   }
   return report;
@@ -215,7 +234,7 @@ function originalPayload(readers: Map<string, ArchiveReader>, place: ArcPlace): 
 }
 
 /** The bucket header and body of a capture, as the gatherer would have stored its fetch. */
-async function captureBucket(capture: Capture, url: string, options: ImportOptions): Promise<ReturnType<typeof responseBucket>> {
+async function captureBucket(capture: Capture, url: string, options: ImportOptions, pool: ParsePool): Promise<ReturnType<typeof responseBucket>> {
   const cut = capture.body.length > options.maxBodySize;
   const body = cut ? capture.body.subarray(0, options.maxBodySize) : capture.body;
   const location = capture.headers.find(([name]) => name.toLowerCase() === 'location')?.[1];
@@ -233,9 +252,9 @@ async function captureBucket(capture: Capture, url: string, options: ImportOptio
     truncated: cut,
   };
   const document = result.outcome === 'ok' || result.outcome === 'too_large';
-  const parsed = document ? await parseForBucket(body, { url, headers: capture.headers, maxDecodedSize: options.maxDecodedSize }) : {};
-  const found = parsed.parsed;
-  return responseBucket(response, md5Hex(body), found === undefined ? undefined : { ...found, body: Buffer.from(found.body.buffer, found.body.byteOffset, found.body.byteLength) });
+  // A copy of the body alone: a view would take its whole buffer to the worker.
+  const parsed = document ? await pool.parse(new Uint8Array(body), { url, headers: capture.headers, maxDecodedSize: options.maxDecodedSize }) : {};
+  return responseBucket(response, md5Hex(body), parsed.parsed);
 }
 
 function problemOf(err: SherlockError, path: string): ImportProblem {

@@ -51,7 +51,7 @@ import type { GathererStatus } from './counters.js';
 import { LiveStatus, type HostRow } from './live-status.js';
 import { GathererMetrics } from './metrics.js';
 import { CODE, givenUp, isTemporary, type Outcome } from './outcome.js';
-import { ParsePool, autoParseWorkers } from './parse-pool.js';
+import { ParsePool, parseWorkerCount } from './parse-pool.js';
 import { importPlans } from './plan-import.js';
 import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
 import { interpretRobots, isExpired, policyFromBucket, robotsBucket, robotsUrl, type RobotsPolicy } from './robots.js';
@@ -127,7 +127,7 @@ export class Gatherer {
     setMaxListeners(0, this.aborter.signal);
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
-    this.parser = new ParsePool(parseWorkers(config));
+    this.parser = new ParsePool(parseWorkerCount(config));
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
     this.metrics = new GathererMetrics(registry, () => this.status());
     this.live = new LiveStatus(state);
@@ -153,9 +153,9 @@ export class Gatherer {
   /** Takes new config values (SIGHUP); politeness and limits apply to the next requests. */
   reload(config: GathererConfig): void {
     const old = this.fetcher;
-    if (parseWorkers(config) !== parseWorkers(this.config)) {
+    if (parseWorkerCount(config) !== parseWorkerCount(this.config)) {
       const pool = this.parser;
-      this.parser = new ParsePool(parseWorkers(config));
+      this.parser = new ParsePool(parseWorkerCount(config));
       void pool.close();
     }
     this.config = config;
@@ -710,6 +710,3 @@ function hasWork(host: Host, rt: HostRuntime): boolean {
   return rt.quarantined !== true && host.queued > rt.taken && rt.taken < MAX_UNSTORED_PER_HOST;
 }
 
-function parseWorkers(config: GathererConfig): number {
-  return config.parse_workers === 'auto' ? autoParseWorkers() : config.parse_workers;
-}
