@@ -119,6 +119,11 @@ test('import archive: testdata ARCs and WARCs are searchable, hits name the orig
   assert.equal(rows.get('http://www.archive.org/index.php')?.status, 200);
   assert.equal(rows.get('http://127.0.0.1:18931/sub/page.html')?.lastFetch, 1795338498);
 
+  // The Nutch segment reads each document's response where `a` says, WARC records of imported files too.
+  const nutch = await runCli(['export', 'nutch', '--state', state, '--out', join(state, 'nutch')]);
+  assert.equal(nutch.status, 0, nutch.stderr);
+  assert.match(nutch.stdout, /segment \d+ of (\d{2,}) documents/);
+
   // The revisit's bucket names the response it revisits.
   const reader = BucketReader.open(bucketFilePath(state));
   try {
