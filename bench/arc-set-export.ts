@@ -19,11 +19,11 @@ export function arcSetSize(ctx: BenchContext): number {
   return ctx.opts.set === 'small' ? 100_000 : 1_000_000;
 }
 
-function arcSet(ctx: BenchContext): Promise<ArcSet> {
+export function arcSet(ctx: BenchContext): Promise<ArcSet> {
   return ensureArcSet(join(ctx.repoRoot, 'bench', 'work'), arcSetSize(ctx), ctx.log);
 }
 
-const cli = (ctx: BenchContext): string => join(ctx.repoRoot, 'dist', 'cli', 'sherlock.js');
+export const cli = (ctx: BenchContext): string => join(ctx.repoRoot, 'dist', 'cli', 'sherlock.js');
 
 /** Lines of a CDX file that are not the legend, counted chunk by chunk. */
 function countRecords(file: string): number {
@@ -59,7 +59,7 @@ export const sherlockArcSetCdx: ExportEntry = {
   },
 };
 
-function warcioBin(ctx: BenchContext): { cli: string; version: string } | undefined {
+export function warcioBin(ctx: BenchContext): { cli: string; version: string } | undefined {
   const pkg = join(ctx.repoRoot, 'node_modules', 'warcio', 'package.json');
   if (!existsSync(pkg)) return undefined;
   const meta = JSON.parse(readFileSync(pkg, 'utf8')) as { version: string };
@@ -67,7 +67,7 @@ function warcioBin(ctx: BenchContext): { cli: string; version: string } | undefi
 }
 
 /** The WARC export of the set, made once beside it. */
-async function warcOfSet(ctx: BenchContext, set: ArcSet): Promise<string[]> {
+export async function warcOfSet(ctx: BenchContext, set: ArcSet): Promise<string[]> {
   const dir = join(set.dir, 'warc');
   const done = join(dir, 'done');
   if (!existsSync(done)) {

@@ -32,6 +32,7 @@ import { urlDbScale } from './urldb-run.js';
 import { INJECT_BATCH, PLAN_SIZE } from './urldb-workload.js';
 import { warcioCdx } from './peers/exports.js';
 import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export.js';
+import { sherlockArchiveImport, warcioArchiveRead } from './archive-import.js';
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { loadOrGenerate } from './queries.js';
 import { relevancePackages, relevanceTables } from './relevance/relevance.js';
@@ -536,6 +537,34 @@ async function arcSetTable(ctx: BenchContext, footnotes: string[]): Promise<Tabl
   };
 }
 
+/** Issue 29's measurement: the archive import of the generated set's WARC export next to warcio.js reading it, one run each. */
+async function importTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
+  const records = arcSetSize(ctx);
+  const peerEntry = warcioArchiveRead(ctx);
+  log(`import: ${peerEntry.name}`);
+  const peer = await exportRow(ctx, peerEntry, 1);
+  footnotes.push(peerEntry.how);
+  log(`import: ${sherlockArchiveImport.name}`);
+  const sherlock = await exportRow(ctx, sherlockArchiveImport, 1);
+  footnotes.push(sherlockArchiveImport.how);
+  return {
+    id: 'import-archive',
+    title: `Import — WARC files of a generated set (${records.toLocaleString('en')} records)`,
+    subtitle: 'The WARC export of bench/arc-set.ts’s set: sherlock imports it (each capture parsed as a fetch, a bucket appended), warcio.js indexes it. One run each. Target: ≥ 2× warcio.js’s records/s, peak RSS < 300 MB.',
+    columns: [
+      { key: 'records', label: 'records', format: 'int' },
+      { key: 's', label: 'time s', format: 's' },
+      { key: 'recordsPerS', label: 'records/s', format: 'int' },
+      { key: 'mbPerS', label: 'MB/s read', format: 'dec1' },
+      { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
+    ],
+    ratios: EXPORT_RATIOS,
+    peers: [peer],
+    sherlock,
+    notes: ['warcio.js only reads, inflates and digests; the import also parses every page (HTML, charset, language), which is most of its time.'],
+  };
+}
+
 /** The Nutch export of a synthetic crawl state (bench/nutch-state.ts), one run (the state takes minutes to make). */
 async function nutchTable(ctx: BenchContext, footnotes: string[]): Promise<Table> {
   const entry = sherlockNutchExport(ctx);
@@ -654,6 +683,7 @@ async function main(): Promise<void> {
     if (selected('relevance')) tables.push(...(await relevanceTables(ctx, selected('index') || selected('search'), footnotes)));
     if (selected('export')) tables.push(await exportTable(ctx, footnotes), await arcSetTable(ctx, footnotes));
     if (selected('nutch')) tables.push(await nutchTable(ctx, footnotes));
+    if (selected('import')) tables.push(await importTable(ctx, footnotes));
   } finally {
     await ctx.server?.stop();
     ctx.server = undefined;

@@ -15,8 +15,7 @@ import { loadSettings, type GlobalOptions } from './settings.js';
 
 const log = logger('import');
 
-export function registerImport(program: Command): void {
-  const imp = program.command('import').description('bring another crawler’s URL database into sherlock’s');
+export function registerImportNutch(imp: Command): void {
   imp
     .command('nutch')
     .description('an Apache Nutch crawldb into the URL database: URLs, states, fetch times, intervals, scores, signatures')

@@ -24,7 +24,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['crawl', async () => (await import('./crawl.js')).registerCrawl],
   ['check', async () => (await import('./check.js')).registerCheck],
   ['export', async () => (await import('./export.js')).registerExport],
-  ['import', async () => (await import('./import-nutch.js')).registerImport],
+  ['import', async () => (await import('./import.js')).registerImport],
   ['index', async () => (await import('./index.js')).registerIndex],
   ['indexer', async () => (await import('./indexer.js')).registerIndexer],
   ['status', async () => (await import('./status.js')).registerStatus],

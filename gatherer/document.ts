@@ -16,7 +16,7 @@
 
 import { BucketObject } from '../common/bucket/bucket.js';
 import type { FetchResponse } from './fetch.js';
-import { errorAttribute } from './outcome.js';
+import { CODE, errorAttribute } from './outcome.js';
 
 /** The first value of a header, by case-insensitive name. */
 export function headerValue(headers: readonly (readonly [string, string])[], name: string): string | undefined {
@@ -90,4 +90,29 @@ export function responseFacts(response: FetchResponse, found: { charset?: string
   if (found.charset !== undefined) facts.charset = found.charset;
   if (response.retryAfter !== undefined) facts.retryAfter = response.retryAfter;
   return facts;
+}
+
+/** What parsing a document's body found (parse-worker.ts), its body part deflated. */
+export interface ParsedBody {
+  kind: string;
+  charset?: string;
+  body: Buffer;
+}
+
+/**
+ * The bucket of a response: its header from the fetch, its body from
+ * parsing. A 200 whose body is of no type we parse is `unsupported_type`
+ * (stored, not parsed); a redirect's body is its target as `Y`. The
+ * gatherer's fetches and an archive's import both come through here.
+ */
+export function responseBucket(response: FetchResponse, md5: string, parsed: ParsedBody | undefined): { header: BucketObject; body: BucketObject | Buffer } {
+  let body: BucketObject | Buffer = parsed?.body ?? new BucketObject();
+  let result = response;
+  if (parsed?.kind === 'other' && response.code === CODE.ok) {
+    const type = headerValue(response.headers, 'content-type') ?? 'no content type';
+    result = { ...response, outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${type}: stored, not parsed` };
+  }
+  if (result.outcome === 'redirect' && result.location !== undefined) body = new BucketObject().add('Y', result.location);
+  const found = { md5, ...(parsed?.charset === undefined ? {} : { charset: parsed.charset }) };
+  return { header: documentHeader(responseFacts(result, found)), body };
 }

@@ -68,8 +68,7 @@ import { isIP } from 'node:net';
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import type { GathererConfig } from './config.js';
 import { SherlockError } from '../common/errors.js';
-import { canonicalUrl } from '../common/url.js';
-import { CODE, httpErrorCode, httpOutcome, type Outcome } from './outcome.js';
+import { CODE, httpOutcome, httpResult, type Outcome } from './outcome.js';
 
 /**
  * Only undici's Agent: its package index also loads fetch, WebSocket, caches
@@ -384,36 +383,14 @@ class Transfer implements Dispatcher.DispatchHandler {
     const content = Buffer.concat([...head, ...this.#chunks], headLength + this.#received);
     const body = content.subarray(headLength);
     this.#chunks = [];
-    let message = `HTTP ${status}${this.#statusText === '' ? '' : ` ${this.#statusText}`}`;
-    let outcome = httpOutcome(status);
-    let code = outcome === 'ok' ? CODE.ok : outcome === 'not_modified' ? CODE.notModified : outcome === 'redirect' ? CODE.redirect : httpErrorCode(status);
-    let location: string | undefined;
-    if (outcome === 'redirect') {
-      const value = this.#header('location');
-      if (value === undefined) {
-        message += ' without Location';
-      } else {
-        try {
-          location = canonicalUrl(headerText(value).trim(), this.#req.url);
-        } catch {
-          message += ' with an unusable Location';
-        }
-      }
-    }
+    const location = httpOutcome(status) === 'redirect' ? this.#header('location') : undefined;
+    const result = httpResult(this.#req.url, status, this.#statusText, location === undefined ? undefined : headerText(location), truncated ? this.#options.maxBodySize : undefined);
     const retryAfter = status === 429 || status === 503 ? retryAfterSeconds(this.#header('retry-after')?.toString('latin1'), Date.now()) : undefined;
-    if (truncated) {
-      outcome = 'too_large';
-      code = CODE.tooLarge;
-      message += `, body cut at ${this.#options.maxBodySize} bytes`;
-    }
     return {
-      outcome,
-      code,
-      message,
+      ...result,
       ...this.#base(),
       body,
       truncated,
-      ...(location === undefined ? {} : { location }),
       ...(retryAfter === undefined ? {} : { retryAfter }),
       arcContent: content,
     };

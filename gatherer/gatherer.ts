@@ -44,14 +44,14 @@ import { listPlans } from '../common/gather/plan-file.js';
 import { GatherQueue, type Host, type QueueEntry } from '../common/gather/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/gather/host-file.js';
 import type { GathererConfig } from './config.js';
-import { documentHeader, headerValue, responseFacts } from './document.js';
+import { documentHeader, headerValue, responseBucket, type ParsedBody } from './document.js';
 import { Resolver, resolverFor } from './dns.js';
 import { Fetcher, fetcherFor, type FetchResponse } from './fetch.js';
 import type { GathererStatus } from './counters.js';
 import { LiveStatus, type HostRow } from './live-status.js';
 import { GathererMetrics } from './metrics.js';
 import { CODE, givenUp, isTemporary, type Outcome } from './outcome.js';
-import { ParsePool, autoParseWorkers } from './parse-pool.js';
+import { ParsePool, parseWorkerCount } from './parse-pool.js';
 import { importPlans } from './plan-import.js';
 import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
 import { interpretRobots, isExpired, policyFromBucket, robotsBucket, robotsUrl, type RobotsPolicy } from './robots.js';
@@ -127,7 +127,7 @@ export class Gatherer {
     setMaxListeners(0, this.aborter.signal);
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
-    this.parser = new ParsePool(parseWorkers(config));
+    this.parser = new ParsePool(parseWorkerCount(config));
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
     this.metrics = new GathererMetrics(registry, () => this.status());
     this.live = new LiveStatus(state);
@@ -153,9 +153,9 @@ export class Gatherer {
   /** Takes new config values (SIGHUP); politeness and limits apply to the next requests. */
   reload(config: GathererConfig): void {
     const old = this.fetcher;
-    if (parseWorkers(config) !== parseWorkers(this.config)) {
+    if (parseWorkerCount(config) !== parseWorkerCount(this.config)) {
       const pool = this.parser;
-      this.parser = new ParsePool(parseWorkers(config));
+      this.parser = new ParsePool(parseWorkerCount(config));
       void pool.close();
     }
     this.config = config;
@@ -515,10 +515,9 @@ export class Gatherer {
    * record framed by the store, as before parsing existed.
    */
   private async describe(response: FetchResponse, url: string): Promise<{ header: BucketObject; body: BucketObject | Buffer; arc?: ArcRecordInput | FramedArcRecord }> {
-    let body: BucketObject | Buffer = new BucketObject();
     let arc: ArcRecordInput | FramedArcRecord | undefined;
     let md5: string | undefined;
-    let charset: string | undefined;
+    let parsed: ParsedBody | undefined;
     if (response.arcContent !== undefined) {
       arc = { url, ip: response.address, date: response.startedAt, content: response.arcContent, ...mimeOf(response) };
       const document = response.outcome === 'ok' || response.outcome === 'too_large';
@@ -532,21 +531,12 @@ export class Gatherer {
         arc = prepared.arc;
         md5 = prepared.md5;
         if (prepared.problem !== undefined) log.info('body not parsed', { url: response.url, problem: prepared.problem });
-        if (prepared.parsed !== undefined) {
-          charset = prepared.parsed.charset;
-          body = prepared.parsed.body;
-          if (prepared.parsed.kind === 'other' && response.code === CODE.ok) {
-            const type = headerValue(response.headers, 'content-type') ?? 'no content type';
-            response = { ...response, outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${type}: stored, not parsed` };
-          }
-        }
+        parsed = prepared.parsed;
       } catch (err) {
         log.info('body not parsed', { url: response.url, problem: err instanceof Error ? err.message : String(err) });
       }
     }
-    if (response.outcome === 'redirect' && response.location !== undefined) body = new BucketObject().add('Y', response.location);
-    const found = { md5: md5 ?? md5Hex(response.body), ...(charset === undefined ? {} : { charset }) };
-    return { header: documentHeader(responseFacts(response, found)), body, ...(arc === undefined ? {} : { arc }) };
+    return { ...responseBucket(response, md5 ?? md5Hex(response.body), parsed), ...(arc === undefined ? {} : { arc }) };
   }
 
   /**
@@ -720,6 +710,3 @@ function hasWork(host: Host, rt: HostRuntime): boolean {
   return rt.quarantined !== true && host.queued > rt.taken && rt.taken < MAX_UNSTORED_PER_HOST;
 }
 
-function parseWorkers(config: GathererConfig): number {
-  return config.parse_workers === 'auto' ? autoParseWorkers() : config.parse_workers;
-}

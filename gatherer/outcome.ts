@@ -33,6 +33,8 @@
  * used up, so 1302 → 2302 is "timed out, gave up", as the original's 2302.
  */
 
+import { canonicalUrl } from '../common/url.js';
+
 export const OUTCOMES = [
   'ok',
   'not_modified',
@@ -95,6 +97,45 @@ export function httpOutcome(status: number): Outcome {
   if (status >= 400 && status < 500) return 'http_4xx';
   if (status >= 500) return 'http_5xx';
   return 'ok';
+}
+
+/** What an HTTP response comes to before its body is judged: outcome, code, message, and a redirect's target. */
+export interface HttpResult {
+  outcome: Outcome;
+  code: number;
+  /** "HTTP 404 Not Found", with why a redirect has no target or a body was cut. */
+  message: string;
+  /** For a 3xx other than 304: Location resolved against the URL and canonicalised. */
+  location?: string;
+}
+
+/**
+ * The result of a response received (the fetcher's) or archived (an
+ * import's): `location` the Location header as text, `cutAt` the body cap
+ * when the body was cut there.
+ */
+export function httpResult(url: string, status: number, statusText: string, location: string | undefined, cutAt?: number): HttpResult {
+  let message = `HTTP ${status}${statusText === '' ? '' : ` ${statusText}`}`;
+  let outcome = httpOutcome(status);
+  let code = outcome === 'ok' ? CODE.ok : outcome === 'not_modified' ? CODE.notModified : outcome === 'redirect' ? CODE.redirect : httpErrorCode(status);
+  let target: string | undefined;
+  if (outcome === 'redirect') {
+    if (location === undefined) {
+      message += ' without Location';
+    } else {
+      try {
+        target = canonicalUrl(location.trim(), url);
+      } catch {
+        message += ' with an unusable Location';
+      }
+    }
+  }
+  if (cutAt !== undefined) {
+    outcome = 'too_large';
+    code = CODE.tooLarge;
+    message += `, body cut at ${cutAt} bytes`;
+  }
+  return { outcome, code, message, ...(target === undefined ? {} : { location: target }) };
 }
 
 /** The `!` attribute's value: "<code> <message>". */

@@ -15,7 +15,8 @@
 
 import { Piscina } from 'piscina';
 import { coresButOne } from '../common/threads.js';
-import { prepareResponse, type PrepareResult, type PrepareTask } from './parse-worker.js';
+import type { GathererConfig } from './config.js';
+import { parseForBucket, prepareResponse, type ParseRequest, type PrepareResult, type PrepareTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */
 export function autoParseWorkers(): number {
@@ -23,6 +24,11 @@ export function autoParseWorkers(): number {
 }
 
 /** What prepare() gives: parse-worker.ts's result, the bucket body as a Buffer. */
+/** The worker threads `gatherer.parse_workers` asks for. */
+export function parseWorkerCount(config: Pick<GathererConfig, 'parse_workers'>): number {
+  return config.parse_workers === 'auto' ? autoParseWorkers() : config.parse_workers;
+}
+
 export interface Prepared extends Omit<PrepareResult, 'parsed'> {
   parsed?: Omit<NonNullable<PrepareResult['parsed']>, 'body'> & { body: Buffer };
 }
@@ -49,12 +55,23 @@ export class ParsePool {
   async prepare(task: PrepareTask): Promise<Prepared> {
     const result = this.pool === undefined ? await prepareResponse(task) : ((await this.pool.run(task)) as PrepareResult);
     const { parsed, ...rest } = result;
-    if (parsed === undefined) return rest;
-    // A Buffer again (a worker's comes back as a plain Uint8Array): store.ts tells bodies by Buffer.isBuffer.
-    return { ...rest, parsed: { ...parsed, body: Buffer.from(parsed.body.buffer, parsed.body.byteOffset, parsed.body.byteLength) } };
+    return parsed === undefined ? rest : { ...rest, parsed: bufferBody(parsed) };
+  }
+
+  /** Parses one body only (parse-worker.ts parseInWorker): for a record archived already. `body` crosses whole, so give a view of no more than it. */
+  async parse(body: Uint8Array, parse: ParseRequest): Promise<Omit<Prepared, 'arc' | 'md5'>> {
+    const result: Pick<PrepareResult, 'parsed' | 'problem'> =
+      this.pool === undefined ? await parseForBucket(Buffer.from(body.buffer, body.byteOffset, body.byteLength), parse) : await this.pool.run({ body, parse }, { name: 'parseInWorker' });
+    const { parsed, ...rest } = result;
+    return parsed === undefined ? rest : { ...rest, parsed: bufferBody(parsed) };
   }
 
   async close(): Promise<void> {
     await this.pool?.destroy();
   }
+}
+
+/** A Buffer again (a worker's comes back as a plain Uint8Array): store.ts tells bodies by Buffer.isBuffer. */
+function bufferBody(parsed: NonNullable<PrepareResult['parsed']>): NonNullable<Prepared['parsed']> {
+  return { ...parsed, body: Buffer.from(parsed.body.buffer, parsed.body.byteOffset, parsed.body.byteLength) };
 }

@@ -17,6 +17,13 @@ import { documentBody } from '../common/bucket/doc-body.js';
 import type { ParsedDocument } from './parse.js';
 import { parseResponseBody } from './response-body.js';
 
+/** What parsing a document needs besides its body. */
+export interface ParseRequest {
+  url: string;
+  headers: readonly (readonly [string, string])[];
+  maxDecodedSize: number;
+}
+
 export interface PrepareTask {
   /** The response as archived, framed with `framing` (the store's). */
   arc: ArcRecordInput;
@@ -24,7 +31,7 @@ export interface PrepareTask {
   /** The body as received: the end of `arc.content` (a view, so it crosses to a worker once). */
   body: Uint8Array;
   /** Set for a document (ok, too_large): parse the body. */
-  parse?: { url: string; headers: readonly (readonly [string, string])[]; maxDecodedSize: number };
+  parse?: ParseRequest;
 }
 
 export interface PrepareResult {
@@ -45,14 +52,17 @@ export async function prepareResponse(task: PrepareTask): Promise<PrepareResult>
   // Buffers arrive from another thread as plain Uint8Arrays.
   const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
   const result: PrepareResult = { arc: frameArcRecord(task.arc, task.framing), md5: md5Hex(body) };
-  if (task.parse === undefined) return result;
+  return task.parse === undefined ? result : { ...result, ...(await parseForBucket(body, task.parse)) };
+}
+
+/** A document's body parsed and deflated as its bucket's body part, or why it could not be (an archive's import parses so too). */
+export async function parseForBucket(body: Buffer, parse: ParseRequest): Promise<Pick<PrepareResult, 'parsed' | 'problem'>> {
   try {
-    const { doc } = await parseResponseBody({ url: task.parse.url, headers: task.parse.headers, body }, task.parse.maxDecodedSize);
-    result.parsed = { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) };
+    const { doc } = await parseResponseBody({ url: parse.url, headers: parse.headers, body }, parse.maxDecodedSize);
+    return { parsed: { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) } };
   } catch (err) {
-    result.problem = err instanceof Error ? err.message : String(err);
+    return { problem: err instanceof Error ? err.message : String(err) };
   }
-  return result;
 }
 
 /**
@@ -64,6 +74,13 @@ export async function prepareResponse(task: PrepareTask): Promise<PrepareResult>
 export default async function prepareInWorker(task: PrepareTask): Promise<PrepareResult> {
   const result = await prepareResponse(task);
   result.arc.bytes = own(result.arc.bytes);
+  if (result.parsed !== undefined) result.parsed.body = own(result.parsed.body);
+  return result;
+}
+
+/** The worker's entry for a body to parse only, its record archived already (an archive's import). */
+export async function parseInWorker(task: { body: Uint8Array; parse: ParseRequest }): Promise<Pick<PrepareResult, 'parsed' | 'problem'>> {
+  const result = await parseForBucket(Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength), task.parse);
   if (result.parsed !== undefined) result.parsed.body = own(result.parsed.body);
   return result;
 }

@@ -92,6 +92,12 @@ export function parseQueueAttribute(value: string | undefined): QueueRef | undef
   return m[3] === undefined ? { slot: Number(m[1]), seq: Number(m[2]) } : { slot: Number(m[1]), seq: Number(m[2]), retry: true };
 }
 
+/** A bucket as the store appends it: plain V3.3 when `deflate` is false and the body is not deflated already, else deflated V3.3. */
+export function storedForm(header: BucketObject, body: BucketObject | Buffer, deflate?: boolean): { type: number; data: Buffer } {
+  const type = deflate === false && !Buffer.isBuffer(body) ? BUCKET_TYPE.V33 : BUCKET_TYPE.V33_DEFLATE;
+  return { type, data: Buffer.isBuffer(body) ? encodeDeflatedBucket(header, body) : encodeBucket(type, { header, body }) };
+}
+
 export interface StoreOptions {
   arcMaxSize: number;
 }
@@ -153,9 +159,7 @@ export class GatherStore {
         this.lastArc = { file: written.file, bytes: written.offset + written.length };
       }
       if (input.from !== undefined) header.add('q', queueAttribute(input.from));
-      const { body } = input;
-      const type = input.deflate === false && !Buffer.isBuffer(body) ? BUCKET_TYPE.V33 : BUCKET_TYPE.V33_DEFLATE;
-      const data = Buffer.isBuffer(body) ? encodeDeflatedBucket(header, body) : encodeBucket(type, { header, body });
+      const { type, data } = storedForm(header, input.body, input.deflate);
       const oid = this.buckets.append(type, data);
       const stored: Stored = written === undefined ? { oid } : { oid, arc: written };
       after?.(stored);

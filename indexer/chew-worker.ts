@@ -46,6 +46,7 @@
 import { createHash } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { parseArcAttribute, type ArcPlace } from '../common/archive/arc-place.js';
 import { decodeBucketHeader, type BucketObject } from '../common/bucket/bucket.js';
 import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket/file.js';
 import { META_TYPES, parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
@@ -236,9 +237,8 @@ function flat(spelling: string): string {
 }
 
 /** The `a` attribute; a bucket without one (never written so by the gatherer) gets a place that names nothing. */
-function arcPlace(value: string | undefined): { file: string; offset: number; length: number } {
-  const m = value === undefined ? null : /^(\S+) (\d{1,15}) (\d{1,15})$/.exec(value);
-  return m === null ? { file: '-', offset: 0, length: 0 } : { file: m[1]!, offset: Number(m[2]), length: Number(m[3]) };
+function arcPlace(value: string | undefined): ArcPlace {
+  return parseArcAttribute(value) ?? { file: '-', offset: 0, length: 0 };
 }
 
 /** The words of a URL worth finding it by: host and decoded path and query. */

@@ -15,6 +15,7 @@
 
 import { basename, resolve } from 'node:path';
 import { CARD_TYPES } from '../common/index/cardinfo.js';
+import { archiveName } from '../common/archive/arc-place.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { languageCode, languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
@@ -437,6 +438,6 @@ function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
     date: new Date(card.date * 1000).toISOString(),
     lang: languageOf(version.columns.language[scored.cardId]!),
   };
-  // The indexer writes "-" for a card whose bucket named no ARC record.
-  return card.arc.file === '-' ? out : { ...out, archive: card.arc };
+  // The indexer writes "-" for a card whose bucket named no ARC record; an imported archive's path is given decoded.
+  return card.arc.file === '-' ? out : { ...out, archive: { ...card.arc, file: archiveName(card.arc.file) } };
 }

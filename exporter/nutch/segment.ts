@@ -32,9 +32,7 @@
 
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { ArcReader } from '../../common/archive/arc-read.js';
 import type { Bucket } from '../../common/bucket/bucket.js';
 import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
 import { httpPayloadOffset } from '../../common/archive/digest.js';
@@ -61,7 +59,8 @@ import {
 import { bulkCodec, type Compression } from '../../common/hadoop/sequence-file.js';
 import { everyCore } from '../../common/threads.js';
 import { decodeContent } from '../../common/archive/content-decoding.js';
-import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
+import { arcDir, archiveFile, parseArcAttribute } from '../../common/archive/arc-place.js';
+import { openArchive, type ArchiveReader } from '../../common/archive/archive-read.js';
 import { reportOf } from '../../shepherd/results.js';
 import { LINK_SEP, linkHost, linkRecords } from './linkdb.js';
 import { PERMANENT_REDIRECTS, representativeUrl } from './redirect.js';
@@ -150,7 +149,7 @@ export type SegmentReply =
 
 /** ARC files by name, a few kept open. */
 class ArcFiles {
-  private readonly open = new Map<string, ArcReader>();
+  private readonly open = new Map<string, ArchiveReader>();
 
   constructor(private readonly dir: string) {}
 
@@ -166,14 +165,16 @@ class ArcFiles {
     let reader = this.open.get(at.file);
     if (reader === undefined) {
       if (this.open.size >= ARC_READERS) {
-        const [name, oldest] = this.open.entries().next().value as [string, ArcReader];
+        const [name, oldest] = this.open.entries().next().value as [string, ArchiveReader];
         oldest.close();
         this.open.delete(name);
       }
-      reader = ArcReader.open(join(this.dir, at.file), { readSize: ARC_READ_SIZE, reuseReads: true, borrowContent: true });
+      // An imported archive's record (a WARC's too) is read where it lies.
+      reader = openArchive(archiveFile(this.dir, at.file), { readSize: ARC_READ_SIZE, reuseReads: true, borrowContent: true });
       this.open.set(at.file, reader);
     }
-    return reader.recordAt(at.offset).content;
+    const record = reader.recordAt(at.offset);
+    return 'content' in record ? record.content : record.block;
   }
 
   close(): void {
