@@ -25,6 +25,11 @@ export function arcSet(ctx: BenchContext): Promise<ArcSet> {
 
 export const cli = (ctx: BenchContext): string => join(ctx.repoRoot, 'dist', 'cli', 'sherlock.js');
 
+/** Whether the tree's CLI is built, as an entry's availability. */
+export async function cliBuilt(ctx: BenchContext): Promise<Availability> {
+  return existsSync(cli(ctx)) ? true : { status: 'not-built', reason: 'dist/cli/sherlock.js missing' };
+}
+
 /** Lines of a CDX file that are not the legend, counted chunk by chunk. */
 function countRecords(file: string): number {
   const fd = openSync(file, 'r');
@@ -46,9 +51,7 @@ export const sherlockArcSetCdx: ExportEntry = {
   name: 'sherlock export cdx --arc',
   format: 'CDX',
   how: 'sherlock: `sherlock export cdx --arc FILE… --out index.cdx` over the generated ARC set (read, digest, SURT, external sort, write).',
-  async available(ctx): Promise<Availability> {
-    return existsSync(cli(ctx)) ? true : { status: 'not-built', reason: 'dist/cli/sherlock.js missing' };
-  },
+  available: cliBuilt,
   async export(ctx, dir): Promise<ExportResult> {
     const set = await arcSet(ctx);
     rmSync(dir, { recursive: true, force: true });

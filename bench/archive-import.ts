@@ -7,8 +7,8 @@
  * `warcio cdx-index`, reads, inflates and digests the same records.
  */
 
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { arcSet, cli, warcioBin, warcOfSet } from './arc-set-export.js';
+import { mkdirSync, rmSync } from 'node:fs';
+import { arcSet, cli, cliBuilt, warcioBin, warcOfSet } from './arc-set-export.js';
 import { check, run } from './measure.js';
 import type { Availability, BenchContext, ExportEntry, ExportResult } from './parts.js';
 import { sizeOf } from './peers/engines.js';
@@ -19,9 +19,7 @@ export const sherlockArchiveImport: ExportEntry = {
   name: 'sherlock import archive',
   format: 'WARC',
   how: 'sherlock: `sherlock import archive --state EMPTY FILE…` over the WARC export of the generated set: read, inflate, parse each capture as a fetch (gatherer.parse_workers threads), append its bucket.',
-  async available(ctx): Promise<Availability> {
-    return existsSync(cli(ctx)) ? true : { status: 'not-built', reason: 'dist/cli/sherlock.js missing' };
-  },
+  available: cliBuilt,
   async export(ctx, dir): Promise<ExportResult> {
     const files = await warcOfSet(ctx, await arcSet(ctx));
     rmSync(dir, { recursive: true, force: true });
