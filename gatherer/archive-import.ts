@@ -22,8 +22,9 @@
  *
  * Revisits (identical payload) are resolved after every file is read, to the
  * response with the same WARC-Payload-Digest among the files given, wherever
- * it lies; the bucket names that response's record. A revisit whose original
- * is not among them is reported and skipped. Damaged records are reported
+ * it lies, or else among the captures imported before (their bucket's `P`);
+ * the bucket names that response's record. A revisit whose original is in
+ * neither is reported and skipped. Damaged records are reported
  * with file and offset (the readers' lenient mode) and skipped.
  */
 
@@ -134,7 +135,11 @@ export async function importArchives(state: string, files: readonly string[], op
         return false;
       }
       known.add(key);
-      const made = captureBucket(capture, url, options, pool).then(({ header, body }) => storedForm(header.add('a', a), body));
+      const made = captureBucket(capture, url, options, pool).then(({ header, body }) => {
+        header.add('a', a);
+        if (capture.digest !== undefined) header.add('P', capture.digest);
+        return storedForm(header, body);
+      });
       // Awaited in turn by drain(); a failure before then must not count as unhandled.
       made.catch(() => undefined);
       making.push(made);
@@ -173,15 +178,24 @@ export async function importArchives(state: string, files: readonly string[], op
       }
     }
 
+    const wanted = new Set(revisits.flatMap(({ capture }) => (capture.digest === undefined || originals.has(capture.digest) ? [] : [capture.digest])));
+    if (wanted.size > 0) for (const [digest, a] of importedPayloads(buckets, wanted)) originals.set(digest, a);
     const readers = new Map<string, ArchiveReader>();
     try {
       for (const { capture, place, path } of revisits) {
         const original = capture.digest === undefined ? undefined : parseArcAttribute(originals.get(capture.digest));
         if (original === undefined) {
-          problem({ file: path, offset: place.offset, message: `revisit of ${capture.digest ?? 'a record without digest'}: no response with that payload digest among the files imported` });
+          problem({ file: path, offset: place.offset, message: `revisit of ${capture.digest ?? 'a record without digest'}: no response with that payload digest among the files imported, now or before` });
           continue;
         }
-        const payload = originalPayload(readers, original);
+        let payload: Capture;
+        try {
+          payload = originalPayload(readers, original);
+        } catch (err) {
+          if (!isSherlockError(err)) throw err;
+          problem({ file: path, offset: place.offset, message: `revisit of ${capture.digest!}: its original is unreadable (${err.message})` });
+          continue;
+        }
         const whole = { ...capture, body: payload.body, ...(capture.headers.length === 0 ? { headers: payload.headers, status: payload.status, statusText: payload.statusText } : {}) };
         if (await store(whole, original)) report.revisits += 1;
       }
@@ -202,24 +216,38 @@ function captureKey(a: string, time: number, url: string): string {
   return `${a}\n${time}\n${url}`;
 }
 
-/** The keys of the captures imported before: buckets whose `a` names an archive outside the crawl. Headers only. */
+/** The headers of the buckets stored, each decodable one (one the indexer and shepherd skip holds no capture to count). */
+function* storedHeaders(buckets: BucketWriter): Generator<ReturnType<typeof decodeBucketHeader>> {
+  for (const stored of buckets.buckets()) {
+    try {
+      yield decodeBucketHeader(stored.type, stored.data, { file: buckets.path, offset: stored.offset + BUCKET_HEADER_SIZE });
+    } catch (err) {
+      if (!isSherlockError(err)) throw err;
+    }
+  }
+}
+
+/** The keys of the captures imported before: buckets whose `a` names an archive outside the crawl. */
 function importedKeys(buckets: BucketWriter): Set<string> {
   const keys = new Set<string>();
-  for (const stored of buckets.buckets()) {
-    let header;
-    try {
-      header = decodeBucketHeader(stored.type, stored.data, { file: buckets.path, offset: stored.offset + BUCKET_HEADER_SIZE });
-    } catch (err) {
-      // A bucket the indexer and shepherd skip too; it holds no capture we could count as known.
-      if (isSherlockError(err)) continue;
-      throw err;
-    }
+  for (const header of storedHeaders(buckets)) {
     const a = header.string('a');
     const place = parseArcAttribute(a);
     if (place === undefined || !isOutsideArchive(place.file)) continue;
     keys.add(captureKey(a!, Number(header.string('D')), header.string('U') ?? ''));
   }
   return keys;
+}
+
+/** The `a` of imported buckets whose payload digest (`P`) is wanted: originals of revisits imported by an earlier run. */
+function importedPayloads(buckets: BucketWriter, wanted: ReadonlySet<string>): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const header of storedHeaders(buckets)) {
+    const digest = header.string('P');
+    const a = header.string('a');
+    if (digest !== undefined && a !== undefined && wanted.has(digest)) found.set(digest, a);
+  }
+  return found;
 }
 
 /** The capture the response record at `place` holds, read through a reader kept open per file. */

@@ -14,8 +14,10 @@
  *   other codes ≥ 2000 (404, robots denied, …)    the document is gone
  *   K=robots (robots.txt)                         not a document
  *
- * Buckets are in the order they were stored, so the newest is the last.
- * Noindex pages are known only from their body: the chewer makes those
+ * Newest is by download time (D), ties going to the later stored: the
+ * gatherer stores in fetch order, but `sherlock import archive` stores
+ * captures in the order of the files given, an old one after a newer fetch
+ * or capture of the same URL perhaps. Noindex pages are known only from their body: the chewer makes those
  * empty. Cards get ids 0, 1, 2, … in the order of their buckets, which is
  * also the order the chewer reads them in.
  *
@@ -54,11 +56,17 @@ function verdict(code: number): 'document' | 'redirect' | 'gone' | undefined {
   return code >= CODE.permanent ? 'gone' : undefined;
 }
 
+/** A slot's value for a URL whose newest bucket says it is gone. */
+const GONE = -1;
+
 /** Scans the bucket file `buckets`, writes `attributesFile`; `onProgress` gets the buckets read so far. */
 export function scan(buckets: string, attributesFile: string, onProgress?: (read: number) => void): ScanReport {
   const reader = BucketReader.open(buckets);
-  // Per fingerprint (latin1 string of its 12 bytes): oid × 2, plus 1 for a redirect.
-  const newest = new Map<string, number>();
+  // Per fingerprint (latin1 string of its 12 bytes): its slot in `chosen` and `times`.
+  const slots = new Map<string, number>();
+  // Per slot: oid × 2, plus 1 for a redirect, or GONE; and the D of the bucket that decided it.
+  const chosen: number[] = [];
+  const times: number[] = [];
   let read = 0;
   let bad = 0;
   let next = 1;
@@ -73,6 +81,7 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
       if ((read & 0xfff) === 0) onProgress?.(read);
       let url: string | undefined;
       let key: string;
+      let time: number;
       let code = 0;
       try {
         const header = decodeBucketHeader(stored.type, stored.data, { file: buckets, offset: stored.offset + BUCKET_HEADER_SIZE });
@@ -80,6 +89,8 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
         url = header.string('U');
         if (url === undefined) throw new SherlockError('SHERLOCK_CORRUPT_BUCKET', 'no U (URL) attribute');
         key = fingerprint(url).toString('latin1');
+        time = Number(header.string('D'));
+        if (!Number.isSafeInteger(time)) throw new SherlockError('SHERLOCK_CORRUPT_BUCKET', `attribute D is not a time: ${JSON.stringify(header.string('D')?.slice(0, 40))}`);
         const error = header.string('!');
         if (error !== undefined) {
           const m = /^(\d{1,5})\b/.exec(error);
@@ -93,14 +104,25 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
         continue;
       }
       const what = verdict(code);
-      if (what === 'gone') newest.delete(key);
-      else if (what !== undefined) newest.set(key, stored.oid * 2 + (what === 'redirect' ? 1 : 0));
+      if (what === undefined) continue;
+      let slot = slots.get(key);
+      if (slot === undefined) {
+        slot = slots.size;
+        slots.set(key, slot);
+      } else if (time < times[slot]!) continue;
+      chosen[slot] = what === 'gone' ? GONE : stored.oid * 2 + (what === 'redirect' ? 1 : 0);
+      times[slot] = time;
     }
     onProgress?.(read);
-    const cards = newest.size;
+    const keys: string[] = [];
+    const values: number[] = [];
+    for (const [key, slot] of slots) {
+      if (chosen[slot] === GONE) continue;
+      keys.push(key);
+      values.push(chosen[slot]!);
+    }
+    const cards = keys.length;
     if (cards > MAX_CARD_ID + 1) throw new RangeError(`${cards} documents: an index version holds at most ${MAX_CARD_ID + 1}`);
-    const keys = [...newest.keys()];
-    const values = Float64Array.from(newest.values());
     const order = Uint32Array.from(keys.keys()).sort((a, b) => values[a]! - values[b]!);
     const oids = new Uint32Array(cards);
     const flags = new Uint8Array(cards);

@@ -6,12 +6,14 @@
  * transaction, so a crash re-reads at most what was not committed.
  *
  * Header attributes read (docs/buckets.md): U URL, D download time, H HTTP
- * status, ! "<code> <message>", C MD5, L Last-Modified, e ETag, K "robots".
+ * status, ! "<code> <message>", C MD5, L Last-Modified, e ETag, K "robots",
+ * a (a file outside the crawl: an imported capture, not a fetch).
  * Body: the links R (anchors), F (frames) and Y (redirects and refreshes) are
  * followed; I (images) are not, a text search engine does not fetch images.
  * A page whose robots meta says nofollow gives no links (p attribute).
  */
 
+import { isOutsideArchive, parseArcAttribute } from '../common/archive/arc-place.js';
 import type { Bucket } from '../common/bucket/bucket.js';
 import { oidAfter, type BucketReader, type Damage } from '../common/bucket/file.js';
 import { parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
@@ -35,6 +37,8 @@ export interface FetchResult {
   redirect?: string;
   /** Links to follow, canonical, each once. */
   links: string[];
+  /** A capture `sherlock import archive` took from another tool's archive (its `a` names a file outside the crawl), not a fetch. */
+  archived?: true;
 }
 
 export interface RobotsResult {
@@ -83,6 +87,8 @@ export function reportOf(oid: number, bucket: Bucket, body?: DocumentBody): Gath
   if (lastModified !== undefined) result.lastModified = lastModified;
   const etag = h.string('e');
   if (etag !== undefined) result.etag = etag;
+  const place = parseArcAttribute(h.string('a'));
+  if (place !== undefined && isOutsideArchive(place.file)) result.archived = true;
   const doc = body ?? parseBody(bucket.body);
   const redirect = doc.links.find((link) => link.type === 'Y');
   if (redirect !== undefined && result.code === 1) result.redirect = redirect.url;

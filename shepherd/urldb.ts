@@ -74,6 +74,12 @@
  * retries wait a minute), so a batch applied twice changes nothing. A
  * result for a URL not in the database (fetched by `gatherer add`) adds it at
  * depth 0, outside the site's budget: it has been fetched already.
+ * An archived result (a capture `sherlock import archive` took from another
+ * tool's archive) moves the row as any result does but plans nothing the
+ * crawl had not: on a row it adds, or one not planned before (gone,
+ * disallowed, or known only from archives), next_fetch stays empty, so an
+ * imported collection is searchable without its live sites being fetched.
+ * refetchNow (`sherlock shepherd refetch`) makes such rows due like any fetched row.
  *
  * Planning (due): two priority bands, the original's refresh band before the
  * normal one; plan priorities are band × 10^9 + rank.
@@ -195,6 +201,8 @@ export interface FetchOutcome {
   redirect?: string;
   /** Retry-After, seconds: the least wait before a temporary error is retried. */
   retryAfter?: number;
+  /** An imported capture (`sherlock import archive`), not a fetch: it plans no fetch the crawl had not planned. */
+  archived?: boolean;
 }
 
 /** A URL with everything the database knows of it, as an import restores it (times Unix seconds). */
@@ -902,10 +910,12 @@ export class UrlDb {
     const canonical = canonicalUrl(r.url);
     const fp = footprintOf(canonical);
     return this.transaction(() => {
-      const id = this.idOf(fp) ?? this.insertRow(fp, canonical, this.siteFor(canonical, now), 0, now);
+      const known = this.idOf(fp);
+      const id = known ?? this.insertRow(fp, canonical, this.siteFor(canonical, now), 0, now);
       const prev = this.s.resultGet.get(id)!;
       if (prev.last_fetch !== null && r.time <= prev.last_fetch) return undefined;
       const next = this.transition(prev, r, canonical);
+      if (r.archived === true && (known === undefined || !this.planned(prev))) next.next_fetch = null;
       this.s.resultSet.run(next);
       return URL_STATES[next.state];
     });
@@ -921,6 +931,11 @@ export class UrlDb {
       }
     });
     return counts;
+  }
+
+  /** Whether the crawl means to fetch this row: new, queued, or due some time (not gone, disallowed, or known only from an archive). */
+  private planned(row: ResultRow): boolean {
+    return row.state === NEW || row.state === QUEUED || row.next_fetch !== null;
   }
 
   private bounded(interval: number): number {

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { after } from 'node:test';
 import { openArchive } from '../../common/archive/archive-read.js';
+import { captureRecord, warcRecordId } from '../../common/archive/warc.js';
 import { parseArcAttribute } from '../../common/archive/arc-place.js';
 import { BucketReader, BucketWriter, bucketFilePath } from '../../common/bucket/file.js';
 import { currentVersion, indexDirectory } from '../../common/index/layout.js';
@@ -76,10 +77,10 @@ function recordUrl(hit: SearchHit): string | undefined {
 }
 
 /** The URL database's rows (`shepherd dump --json`) by URL. */
-async function urlRows(state: string): Promise<Map<string, { lastFetch: number; status: number }>> {
+async function urlRows(state: string): Promise<Map<string, { lastFetch: number; status: number; nextFetch: number | null }>> {
   const dump = await runCli(['shepherd', 'dump', '--json', '--state', state]);
   assert.equal(dump.status, 0, dump.stderr);
-  const rows = dump.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { url: string; lastFetch: number; status: number });
+  const rows = dump.stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { url: string; lastFetch: number; status: number; nextFetch: number | null });
   return new Map(rows.map((r) => [r.url, r]));
 }
 
@@ -119,6 +120,8 @@ test('import archive: testdata ARCs and WARCs are searchable, hits name the orig
   assert.equal(rows.get('http://www.archive.org/index.php')?.lastFetch, Date.UTC(2008, 3, 30, 20, 48, 26) / 1000);
   assert.equal(rows.get('http://www.archive.org/index.php')?.status, 200);
   assert.equal(rows.get('http://127.0.0.1:18931/sub/page.html')?.lastFetch, 1795338498);
+  // Searchable, not crawled: no imported URL is planned for a fetch of the live site.
+  assert.deepEqual([...rows].filter(([, row]) => row.nextFetch !== null).map(([url]) => url), []);
 
   // The Nutch segment reads each document's response where `a` says, WARC records of imported files too.
   const nutch = await runCli(['export', 'nutch', '--state', state, '--out', join(state, 'nutch')]);
@@ -138,6 +141,61 @@ test('import archive: testdata ARCs and WARCs are searchable, hits name the orig
   const again = await importFiles(state, [...FILES].reverse());
   assert.equal(again.imported, 0);
   assert.equal(again.known, first.imported);
+});
+
+test('import archive: a revisit whose original was imported by an earlier run takes that record; one whose original was never imported is named and skipped', async () => {
+  const state = temp('revisit-later');
+  const dir = temp('revisit-files');
+  // pywb's example.warc.gz cut at its record boundaries (gzip members): the response at 333, its revisit at 1864.
+  const whole = readFileSync(join(TESTDATA, 'pywb/example.warc.gz'));
+  const originals = join(dir, 'originals.warc.gz');
+  const revisits = join(dir, 'revisits.warc.gz');
+  writeFileSync(originals, whole.subarray(0, 1864));
+  writeFileSync(revisits, whole.subarray(1864, 2907));
+
+  // Alone, the revisit has no original.
+  const alone = await importFiles(temp('revisit-alone'), [revisits]);
+  assert.equal(alone.revisits, 0);
+  assert.deepEqual(alone.problems.map((p) => [p.file, p.offset]), [[realpathSync(revisits), 0]]);
+  assert.match(alone.problems[0]!.message, /no response with that payload digest among the files imported, now or before/);
+
+  assert.equal((await importFiles(state, [originals])).imported, 1);
+  const later = await importFiles(state, [revisits]);
+  assert.deepEqual(later.problems, []);
+  assert.equal(later.revisits, 1);
+  const reader = BucketReader.open(bucketFilePath(state));
+  try {
+    const headers = [...reader.buckets()].map((s) => reader.decode(s).header);
+    assert.deepEqual(headers.map((h) => h.string('D')), [String(Date.UTC(2014, 0, 3, 3, 3, 21) / 1000), String(Date.UTC(2014, 0, 3, 3, 3, 41) / 1000)]);
+    assert.deepEqual(headers.map((h) => parseArcAttribute(h.string('a'))), Array(2).fill({ file: realpathSync(originals), offset: 333, length: 1043 }));
+  } finally {
+    reader.close();
+  }
+  assert.equal((await importFiles(state, [revisits])).known, 1, 'imported once');
+});
+
+test('import archive: of two captures of a URL the index shows the newer, whichever file was imported last', async () => {
+  const state = temp('newest');
+  const dir = temp('newest-files');
+  const capture = (date: string, word: string): string => {
+    const file = join(dir, `${date}.warc.gz`);
+    const html = `<html><head><title>The ${word} page</title></head><body><p>This capture says ${word}.</p></body></html>`;
+    const content = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${Buffer.byteLength(html)}\r\n\r\n${html}`);
+    writeFileSync(file, captureRecord({ name: date, url: 'http://archived.example/page', ip: '192.0.2.1', date, mime: 'text/html', content, warcinfoId: warcRecordId('info') }));
+    return file;
+  };
+  const newer = capture('20200101000000', 'pomegranate');
+  const older = capture('20100101000000', 'quince');
+  await importFiles(state, [newer]);
+  await importFiles(state, [older]);
+  const version = await mergeAndIndex(state);
+  try {
+    assert.deepEqual((await search(version, 'pomegranate')).map((h) => h.url), ['http://archived.example/page']);
+    assert.deepEqual(await search(version, 'quince'), []);
+  } finally {
+    version.retire();
+  }
+  assert.equal((await urlRows(state)).get('http://archived.example/page')?.lastFetch, Date.UTC(2020, 0, 1) / 1000);
 });
 
 test('import archive: a damaged or truncated copy imports its good records and names the bad one by file and offset', async () => {

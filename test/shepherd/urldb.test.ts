@@ -488,6 +488,30 @@ test('a result for an unknown URL adds it, outside the site budget', (t) => {
   assert.throws(() => db.recordResult({ url: 'mailto:x@y', time: T0, code: 0 }, T0), (err: unknown) => isSherlockError(err, 'SHERLOCK_BAD_URL'));
 });
 
+test('an archived capture adds its URL as fetched but plans no fetch of it, nor does a newer capture; a URL the crawl planned stays planned; shepherd refetch asks them all', (t) => {
+  const { db } = openDb(t);
+  const years = 365 * DAY;
+  const old = T0 - 10 * years;
+  // Only in an archive: fetched (ten years ago), never due.
+  assert.equal(db.recordResult({ url: 'http://a.example/old', time: old, code: 0, status: 200, checksum: 'aa'.repeat(16), oid: 1, archived: true }, T0), 'ok');
+  assert.equal(db.get('http://a.example/old')?.lastFetch, old);
+  assert.equal(db.get('http://a.example/old')?.nextFetch, undefined);
+  assert.equal(db.recordResult({ url: 'http://a.example/old', time: old + years, code: 0, status: 200, checksum: 'bb'.repeat(16), oid: 2, archived: true }, T0), 'ok');
+  assert.equal(db.get('http://a.example/old')?.oid, 2, 'the newer capture is the row');
+  assert.equal(db.get('http://a.example/old')?.nextFetch, undefined);
+  // Seeded (or linked) before, the crawl wants it: an archived capture does not take that away.
+  db.inject([{ url: 'http://a.example/seeded' }], T0);
+  db.recordResult({ url: 'http://a.example/seeded', time: old, code: 0, status: 200, oid: 3, archived: true }, T0);
+  assert.equal(db.get('http://a.example/seeded')?.nextFetch, old + DAY);
+  // Crawled, then a newer archived capture: still refreshed.
+  db.recordResult({ url: 'http://a.example/crawled', time: old, code: 0, status: 200, oid: 4 }, T0);
+  db.recordResult({ url: 'http://a.example/crawled', time: old + years, code: 0, status: 200, oid: 5, archived: true }, T0);
+  assert.notEqual(db.get('http://a.example/crawled')?.nextFetch, undefined);
+  assert.deepEqual(db.due(T0 + years, 10).map((d) => d.url).sort(), ['http://a.example/crawled', 'http://a.example/seeded']);
+  assert.equal(db.refetchNow(undefined, T0), 3);
+  assert.deepEqual(db.due(T0, 10).map((d) => d.url).sort(), ['http://a.example/crawled', 'http://a.example/old', 'http://a.example/seeded']);
+});
+
 test('due: refresh-due first, then new by weight and depth; per-site and total limits; queued URLs leave the bands', (t) => {
   const { db } = openDb(t);
   db.inject(
