@@ -16,7 +16,7 @@
 import { Piscina } from 'piscina';
 import { coresButOne } from '../common/threads.js';
 import type { GathererConfig } from './config.js';
-import { parseForBucket, prepareResponse, type ParseRequest, type PrepareResult, type PrepareTask } from './parse-worker.js';
+import type { ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */
 export function autoParseWorkers(): number {
@@ -35,6 +35,12 @@ export interface Prepared extends Omit<PrepareResult, 'parsed'> {
 
 export class ParsePool {
   private readonly pool: Piscina | undefined;
+  /**
+   * The parser on this thread, loaded only when there are no workers: its
+   * language detector's tables take about 100 MiB wherever they load, and
+   * with workers the main thread never parses.
+   */
+  private inline: Promise<typeof import('./parse-worker.js')> | undefined;
 
   constructor(workers: number) {
     this.pool =
@@ -53,7 +59,7 @@ export class ParsePool {
 
   /** Frames, digests and (for a document) parses one response; see parse-worker.ts. */
   async prepare(task: PrepareTask): Promise<Prepared> {
-    const result = this.pool === undefined ? await prepareResponse(task) : ((await this.pool.run(task)) as PrepareResult);
+    const result = this.pool === undefined ? await (await this.parser()).prepareResponse(task) : ((await this.pool.run(task)) as PrepareResult);
     const { parsed, ...rest } = result;
     return parsed === undefined ? rest : { ...rest, parsed: bufferBody(parsed) };
   }
@@ -61,9 +67,15 @@ export class ParsePool {
   /** Parses one body only (parse-worker.ts parseInWorker): for a record archived already. `body` crosses whole, so give a view of no more than it. */
   async parse(body: Uint8Array, parse: ParseRequest): Promise<Omit<Prepared, 'arc' | 'md5'>> {
     const result: Pick<PrepareResult, 'parsed' | 'problem'> =
-      this.pool === undefined ? await parseForBucket(Buffer.from(body.buffer, body.byteOffset, body.byteLength), parse) : await this.pool.run({ body, parse }, { name: 'parseInWorker' });
+      this.pool === undefined
+        ? await (await this.parser()).parseForBucket(Buffer.from(body.buffer, body.byteOffset, body.byteLength), parse)
+        : await this.pool.run({ body, parse }, { name: 'parseInWorker' });
     const { parsed, ...rest } = result;
     return parsed === undefined ? rest : { ...rest, parsed: bufferBody(parsed) };
+  }
+
+  private parser(): Promise<typeof import('./parse-worker.js')> {
+    return (this.inline ??= import('./parse-worker.js'));
   }
 
   async close(): Promise<void> {
