@@ -8,6 +8,7 @@
  */
 
 import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { arcSet, cli, cliBuilt, warcioBin, warcOfSet } from './arc-set-export.js';
 import { check, run } from './measure.js';
 import type { Availability, BenchContext, ExportEntry, ExportResult } from './parts.js';
@@ -27,6 +28,20 @@ export const sherlockArchiveImport: ExportEntry = {
     const r = check('sherlock import archive', await run(process.execPath, [cli(ctx), 'import', 'archive', '--json', '--state', dir, ...files], { timeoutMs: 3_600_000 }));
     const report = JSON.parse(r.stdout) as { imported: number };
     return { wallMs: r.wallMs, records: report.imported, outBytes: inputBytes(files), peakRss: r.peakRss };
+  },
+};
+
+/** The floor (bench/peers/parse-floor.ts): the same files read and every capture parsed on one thread, nothing stored. */
+export const parseFloor: ExportEntry = {
+  name: 'floor: read + parse, one thread',
+  format: 'WARC',
+  how: 'Floor: `node dist/bench/peers/parse-floor.js FILE…` reads the same WARC files with the import’s readers and parses each capture a fetch would parse with the gatherer’s own parse (HTML, charset, language, bucket body), on one thread, storing nothing: an import on T parse threads cannot beat T × its rate.',
+  available: cliBuilt,
+  async export(ctx): Promise<ExportResult> {
+    const files = await warcOfSet(ctx, await arcSet(ctx));
+    const r = check('parse floor', await run(process.execPath, [join(ctx.distDir, 'peers', 'parse-floor.js'), ...files], { timeoutMs: 3_600_000 }));
+    const report = JSON.parse(r.stdout) as { records: number };
+    return { wallMs: r.wallMs, records: report.records, outBytes: inputBytes(files), peakRss: r.peakRss };
   },
 };
 
