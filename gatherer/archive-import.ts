@@ -28,6 +28,7 @@
  * with file and offset (the readers' lenient mode) and skipped.
  */
 
+import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { openArchive, type ArchiveReader } from '../common/archive/archive-read.js';
 import { arcAttribute, archiveName, isOutsideArchive, outsideArchiveField, parseArcAttribute, type ArcPlace } from '../common/archive/arc-place.js';
@@ -93,21 +94,24 @@ export async function importArchives(state: string, files: readonly string[], op
     report.problems.push(p);
     options.onProblem?.(p);
   };
-  const paths = files.map((file) => {
-    try {
-      return realpathSync(file);
-    } catch (err) {
-      throw ioError(err, file, 'opening');
-    }
-  });
+  // A file named twice (or by two names) is read once.
+  const paths = [
+    ...new Set(
+      files.map((file) => {
+        try {
+          return realpathSync(file);
+        } catch (err) {
+          throw ioError(err, file, 'opening');
+        }
+      }),
+    ),
+  ];
   const buckets = BucketWriter.open(bucketFilePath(state));
   const pool = new ParsePool(options.parseWorkers ?? 0);
   // Buckets being made (parsed in the pool's threads), appended in the order of their captures.
   const making: Promise<{ type: number; data: Buffer }>[] = [];
   try {
     const known = importedKeys(buckets);
-    // WARC-Payload-Digest → the response record holding that payload (its file field, offset, length).
-    const originals = new Map<string, string>();
     const revisits: Revisit[] = [];
     let unsynced = 0;
     const append = (stored: { type: number; data: Buffer }): void => {
@@ -134,7 +138,8 @@ export async function importArchives(state: string, files: readonly string[], op
         report.known += 1;
         return false;
       }
-      known.add(key);
+      // Records of one file have offsets of their own; only revisits share theirs (the original's).
+      if (capture.revisit !== undefined) known.add(key);
       const made = captureBucket(capture, url, options, pool).then(({ header, body }) => {
         header.add('a', a);
         if (capture.digest !== undefined) header.add('P', capture.digest);
@@ -168,18 +173,17 @@ export async function importArchives(state: string, files: readonly string[], op
           const capture = 'content' in record ? captureOfArc(record, fileDate) : captureOfWarc(record);
           if (capture === undefined) report.skipped += 1;
           else if (capture.revisit === 'identical') revisits.push({ capture, place, path });
-          else {
-            if (capture.digest !== undefined && capture.revisit === undefined) originals.set(capture.digest, arcAttribute(place));
-            await store(capture, place);
-          }
+          else await store(capture, place);
         }
       } finally {
         reader.close();
       }
     }
 
-    const wanted = new Set(revisits.flatMap(({ capture }) => (capture.digest === undefined || originals.has(capture.digest) ? [] : [capture.digest])));
-    if (wanted.size > 0) for (const [digest, a] of importedPayloads(buckets, wanted)) originals.set(digest, a);
+    // Every capture read is in the bucket file now, with its payload digest (`P`): the originals are found there.
+    await drain(0);
+    const wanted = new Set(revisits.flatMap(({ capture }) => (capture.digest === undefined ? [] : [capture.digest])));
+    const originals = wanted.size === 0 ? new Map<string, string>() : importedPayloads(buckets, wanted);
     const readers = new Map<string, ArchiveReader>();
     try {
       for (const { capture, place, path } of revisits) {
@@ -212,8 +216,9 @@ export async function importArchives(state: string, files: readonly string[], op
   return report;
 }
 
+/** A capture's key, hashed: 16 bytes (a latin1 string) rather than the 100 or so of its parts, for each capture of a file imported again. */
 function captureKey(a: string, time: number, url: string): string {
-  return `${a}\n${time}\n${url}`;
+  return createHash('md5').update(`${a}\n${time}\n${url}`).digest().toString('latin1');
 }
 
 /** The headers of the buckets stored, each decodable one (one the indexer and shepherd skip holds no capture to count). */
@@ -227,7 +232,7 @@ function* storedHeaders(buckets: BucketWriter): Generator<ReturnType<typeof deco
   }
 }
 
-/** The keys of the captures imported before: buckets whose `a` names an archive outside the crawl. */
+/** The keys of the captures imported before (buckets whose `a` names an archive outside the crawl): what a re-run must not import again. */
 function importedKeys(buckets: BucketWriter): Set<string> {
   const keys = new Set<string>();
   for (const header of storedHeaders(buckets)) {
@@ -239,7 +244,7 @@ function importedKeys(buckets: BucketWriter): Set<string> {
   return keys;
 }
 
-/** The `a` of imported buckets whose payload digest (`P`) is wanted: originals of revisits imported by an earlier run. */
+/** The `a` of imported buckets whose payload digest (`P`) is wanted: the originals of revisits, imported by this run or an earlier one. */
 function importedPayloads(buckets: BucketWriter, wanted: ReadonlySet<string>): Map<string, string> {
   const found = new Map<string, string>();
   for (const header of storedHeaders(buckets)) {

@@ -13,6 +13,7 @@
  * buffers.
  */
 
+import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { coresButOne } from '../common/threads.js';
 import type { GathererConfig } from './config.js';
@@ -23,12 +24,25 @@ export function autoParseWorkers(): number {
   return coresButOne(4);
 }
 
-/** What prepare() gives: parse-worker.ts's result, the bucket body as a Buffer. */
 /** The worker threads `gatherer.parse_workers` asks for. */
 export function parseWorkerCount(config: Pick<GathererConfig, 'parse_workers'>): number {
   return config.parse_workers === 'auto' ? autoParseWorkers() : config.parse_workers;
 }
 
+/**
+ * The worker threads of an archive import (`sherlock import archive`):
+ * parse_workers when set; for "auto", none on two cores or fewer. There the
+ * import has no fetch loop to keep free, and a worker bought nothing: 35,011
+ * records took 14.8 s with one, 15.0 s with none and 13.6 s with two, while
+ * each worker holds its own language detector (80 MiB and more: 360 and
+ * 580 MiB peak against 280; docs/decisions.md "Importing archives").
+ */
+export function importParseWorkers(config: Pick<GathererConfig, 'parse_workers'>): number {
+  if (config.parse_workers !== 'auto') return config.parse_workers;
+  return availableParallelism() <= 2 ? 0 : autoParseWorkers();
+}
+
+/** What prepare() gives: parse-worker.ts's result, the bucket body as a Buffer. */
 export interface Prepared extends Omit<PrepareResult, 'parsed'> {
   parsed?: Omit<NonNullable<PrepareResult['parsed']>, 'body'> & { body: Buffer };
 }
