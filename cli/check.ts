@@ -152,7 +152,7 @@ function fetchLines(f: FetchReport): Line[] {
 
 function documentLines(d: DocumentReport): Line[] {
   if ('error' in d) return [['parse', d.error]];
-  if (d.kind === 'other') return [['parse', 'other: stored, not parsed (not HTML, plain text or a sitemap)']];
+  if (d.kind === 'other') return [['parse', 'other: stored, not parsed (not HTML, plain text, a sitemap or a feed)']];
   const lines: Line[] = [
     ['parse', `${d.kind}, ${d.decodedBytes} bytes decoded${d.decodedTruncated ? ' (cut at gatherer.max_decoded_size)' : ''}`],
     ['charset', d.charset ?? '-'],

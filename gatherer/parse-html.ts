@@ -57,6 +57,8 @@ export interface HtmlFields {
 
 /** Elements whose attributes onOpen reads. */
 const READ_ATTRIBUTES = new Set(['html', 'base', 'meta', 'link', 'a', 'area', 'frame', 'iframe', 'img']);
+/** The types of `<link rel=alternate>` that name a feed. */
+const FEED_TYPES = new Set(['application/rss+xml', 'application/atom+xml']);
 /** Elements whose content is never read. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template']);
 /** Elements that may stand in <head> without ending it. */
@@ -261,10 +263,13 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
         break;
       case 'link': {
         const href = attribs.get('href');
-        if (fields.canonical === undefined && href !== undefined && tokens(attribs.get('rel') ?? '').includes('canonical')) {
+        const rel = tokens(attribs.get('rel') ?? '');
+        if (fields.canonical === undefined && href !== undefined && rel.includes('canonical')) {
           const canonical = resolve(href);
           if (canonical !== undefined) fields.canonical = canonical;
         }
+        // A page's own feed (feed autodiscovery): followed as a link, so its entries are found (feed.ts).
+        if (href !== undefined && rel.includes('alternate') && FEED_TYPES.has((attribs.get('type') ?? '').trim().toLowerCase())) addLink('R', href);
         break;
       }
       case 'a': {

@@ -9,7 +9,12 @@
  *   text/plain                         text; a blank line is a break
  *   application/xml, text/xml          a sitemap (sitemap.ts) when its root
  *                                      is <urlset> or <sitemapindex>: its URLs
- *                                      become R links; other XML is 'other'
+ *                                      become R links; a feed (feed.ts) when
+ *                                      it is <rss>, <rdf:RDF> or <feed>: its
+ *                                      entries text, their links R links;
+ *                                      other XML is 'other'
+ *   application/rss+xml, atom+xml,     the same
+ *   rdf+xml
  *   none, body sniffs as HTML          HTML (MIME Sniffing §7.1, the HTML
  *                                      patterns of "identifying a resource
  *                                      with an unknown MIME type")
@@ -29,10 +34,11 @@ import { TextBuilder } from '../common/bucket/doc-text.js';
 import { detectLanguage } from '../common/language/detect.js';
 import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
+import { parseFeed } from './feed.js';
 import { parseSitemap } from './sitemap.js';
 
 export interface ParsedDocument extends DocumentBody {
-  kind: 'html' | 'text' | 'sitemap' | 'other';
+  kind: 'html' | 'text' | 'sitemap' | 'feed' | 'other';
   /** Encoding Standard name of the encoding the body was decoded from; absent for 'other'. */
   charset?: string;
   /** What was ignored, dropped or cut, one sentence each (for the log). */
@@ -118,18 +124,24 @@ function plainTextBody(decoded: string, text: TextBuilder): void {
   }
 }
 
-const XML_TYPES = new Set(['application/xml', 'text/xml']);
+const XML_TYPES = new Set(['application/xml', 'text/xml', 'application/rss+xml', 'application/atom+xml', 'application/rdf+xml']);
 
 function unparsed(): ParsedDocument {
   return { kind: 'other', text: Buffer.alloc(0), metas: [], links: [], robots: noRobots(), problems: [] };
 }
 
-/** A sitemap, or 'other' for any other XML. XML defaults to UTF-8, as XHTML does. */
+/** A sitemap, a feed, or 'other' for any other XML. XML defaults to UTF-8, as XHTML does. */
 function parseXml(input: ParseInput): ParsedDocument {
   const charset = chooseCharset(input.body, 'xhtml', input.charsetParam);
-  const sitemap = parseSitemap(decodeText(input.body, charset.encoding), input.url);
-  if (sitemap === undefined) return unparsed();
-  return { kind: 'sitemap', charset: charset.encoding, text: Buffer.alloc(0), metas: [], links: sitemap.links, robots: noRobots(), problems: [...charset.problems, ...sitemap.problems] };
+  const decoded = decodeText(input.body, charset.encoding);
+  const sitemap = parseSitemap(decoded, input.url);
+  if (sitemap !== undefined) {
+    return { kind: 'sitemap', charset: charset.encoding, text: Buffer.alloc(0), metas: [], links: sitemap.links, robots: noRobots(), problems: [...charset.problems, ...sitemap.problems] };
+  }
+  const text = new TextBuilder(MAX_TEXT_BYTES);
+  const feed = parseFeed(decoded, input.url, text);
+  if (feed === undefined) return unparsed();
+  return withText('feed', { ...feed, metas: [], robots: noRobots() }, text, charset, input);
 }
 
 /** Parses a fetched body; never throws on bad content, which ends up in `problems`. */
@@ -147,10 +159,15 @@ export function parseDocument(input: ParseInput): ParsedDocument {
   } else {
     fields = parseHtml(decoded, input.url, text);
   }
+  return withText(kind === 'text' ? 'text' : 'html', fields, text, charset, input);
+}
+
+/** A document with text: its fields, the text finished, its language detected from the title and text. */
+function withText(kind: 'html' | 'text' | 'feed', fields: HtmlFields, text: TextBuilder, charset: { encoding: string; problems: string[] }, input: ParseInput): ParsedDocument {
   const problems = [...charset.problems, ...fields.problems];
   if (text.cut) problems.push(`text cut at ${MAX_TEXT_BYTES} bytes`);
   const samples = text.samples();
   if (fields.title !== undefined) samples[0] = `${fields.title}. ${samples[0]}`;
   const detectedLanguage = detectLanguage(samples, { declared: fields.language ?? input.contentLanguage }).lang;
-  return { ...fields, kind: kind === 'text' ? 'text' : 'html', charset: charset.encoding, text: text.finish(), detectedLanguage, problems };
+  return { ...fields, kind, charset: charset.encoding, text: text.finish(), detectedLanguage, problems };
 }

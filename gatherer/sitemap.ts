@@ -29,14 +29,14 @@ import { canonicalUrl } from '../common/url.js';
 export const MAX_SITEMAP_URLS = 50_000;
 export const MAX_DEPTH = 64;
 
-/** Thrown from the Parser's callback to stop it, caught in parseSitemap. */
-class TooDeep extends Error {}
+/** Thrown from the Parser's callback to stop it, caught in parseSitemap (and feed.ts parseFeed). */
+export class TooDeep extends Error {}
 
 const ROOTS = new Set(['urlset', 'sitemapindex']);
 const ENTRIES = new Set(['url', 'sitemap']);
 
 /** `ns:name` → `name`, lower case. */
-function localName(name: string): string {
+export function localName(name: string): string {
   return name.slice(name.indexOf(':') + 1).toLowerCase();
 }
 
