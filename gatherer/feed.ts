@@ -37,8 +37,8 @@ export interface FeedFields {
   problems: string[];
 }
 
-/** Tags of HTML escaped into a summary; entities are decoded already. */
-const TAG = /<[^>]*>/g;
+/** Tags of HTML escaped into a summary; entities are decoded already. Not `<[^>]*>`: a summary of many `<` and no `>` would make that quadratic. */
+const TAG = /<[^<>]*>/g;
 
 /** The fields of a feed, its entries written into `text`; undefined when `xml` is not a feed (nothing is written then). */
 export function parseFeed(xml: string, base: string, text: TextBuilder): FeedFields | undefined {
