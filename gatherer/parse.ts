@@ -7,12 +7,14 @@
  * What is parsed, by the Content-Type's MIME type (lower case, no parameters):
  *   text/html, application/xhtml+xml   HTML (parse-html.ts)
  *   text/plain                         text; a blank line is a break
+ *   text/csv, text/tab-separated-values text; each line (a row) a block
  *   application/xml, text/xml          a sitemap (sitemap.ts) when its root
  *                                      is <urlset> or <sitemapindex>: its URLs
  *                                      become R links; a feed (feed.ts) when
  *                                      it is <rss>, <rdf:RDF> or <feed>: its
  *                                      entries text, their links R links;
- *                                      other XML is 'other'
+ *                                      other XML: its character data as text
+ *                                      (xml-text.ts)
  *   application/rss+xml, atom+xml,     the same
  *   rdf+xml
  *   none, body sniffs as HTML          HTML (MIME Sniffing §7.1, the HTML
@@ -36,9 +38,10 @@ import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
 import { parseFeed } from './feed.js';
 import { parseSitemap } from './sitemap.js';
+import { parseXmlText } from './xml-text.js';
 
 export interface ParsedDocument extends DocumentBody {
-  kind: 'html' | 'text' | 'sitemap' | 'feed' | 'other';
+  kind: 'html' | 'text' | 'sitemap' | 'feed' | 'xml' | 'other';
   /** Encoding Standard name of the encoding the body was decoded from; absent for 'other'. */
   charset?: string;
   /** What was ignored, dropped or cut, one sentence each (for the log). */
@@ -105,6 +108,8 @@ function textKind(contentType: string | undefined, body: Buffer): TextKind | und
     case 'application/xhtml+xml':
       return 'xhtml';
     case 'text/plain':
+    case 'text/csv':
+    case 'text/tab-separated-values':
       return 'text';
     case undefined:
       return sniffsAsHtml(body) ? 'html' : undefined;
@@ -120,6 +125,15 @@ function plainTextBody(decoded: string, text: TextBuilder): void {
   for (const paragraph of decoded.split(BLANK_LINE)) {
     text.breakBlock();
     text.append(paragraph);
+    if (text.cut) return;
+  }
+}
+
+/** A table's rows (CSV, TSV): each a block, so that no phrase joins the end of one row to the start of the next. */
+function rowsBody(decoded: string, text: TextBuilder): void {
+  for (const row of decoded.split('\n')) {
+    text.breakBlock();
+    text.append(row);
     if (text.cut) return;
   }
 }
@@ -140,8 +154,9 @@ function parseXml(input: ParseInput): ParsedDocument {
   }
   const text = new TextBuilder(MAX_TEXT_BYTES);
   const feed = parseFeed(decoded, input.url, text);
-  if (feed === undefined) return unparsed();
-  return withText('feed', { ...feed, metas: [], robots: noRobots() }, text, charset, input);
+  if (feed !== undefined) return withText('feed', { ...feed, metas: [], robots: noRobots() }, text, charset, input);
+  const problems = parseXmlText(decoded, text);
+  return withText('xml', { metas: [], links: [], robots: noRobots(), problems }, text, charset, input);
 }
 
 /** Parses a fetched body; never throws on bad content, which ends up in `problems`. */
@@ -154,7 +169,8 @@ export function parseDocument(input: ParseInput): ParsedDocument {
   const text = new TextBuilder(MAX_TEXT_BYTES);
   let fields: HtmlFields;
   if (kind === 'text') {
-    plainTextBody(decoded, text);
+    if (input.contentType === 'text/plain') plainTextBody(decoded, text);
+    else rowsBody(decoded, text);
     fields = { metas: [], links: [], robots: noRobots(), problems: [] };
   } else {
     fields = parseHtml(decoded, input.url, text);
@@ -163,7 +179,7 @@ export function parseDocument(input: ParseInput): ParsedDocument {
 }
 
 /** A document with text: its fields, the text finished, its language detected from the title and text. */
-function withText(kind: 'html' | 'text' | 'feed', fields: HtmlFields, text: TextBuilder, charset: { encoding: string; problems: string[] }, input: ParseInput): ParsedDocument {
+function withText(kind: 'html' | 'text' | 'feed' | 'xml', fields: HtmlFields, text: TextBuilder, charset: { encoding: string; problems: string[] }, input: ParseInput): ParsedDocument {
   const problems = [...charset.problems, ...fields.problems];
   if (text.cut) problems.push(`text cut at ${MAX_TEXT_BYTES} bytes`);
   const samples = text.samples();

@@ -97,10 +97,12 @@ export type TermNode = Extract<QueryNode, { kind: 'word' | 'phrase' }>;
 /** Short names for type:, as a user types them. */
 const TYPE_NAMES: Record<string, string[]> = {
   html: ['text/html', 'application/xhtml+xml'],
-  text: ['text/plain'],
+  text: ['text/plain', 'text/csv', 'text/tab-separated-values'],
   txt: ['text/plain'],
+  csv: ['text/csv'],
   pdf: ['application/pdf'],
   xml: ['application/xml', 'text/xml'],
+  feed: ['application/rss+xml', 'application/atom+xml', 'application/rdf+xml'],
 };
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 

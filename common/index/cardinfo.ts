@@ -51,7 +51,7 @@ export type CardType = (typeof CARD_TYPES)[number];
 /** The coarse type of a MIME type: what the indexer records and what `type:` filters on. */
 export function cardType(mime: string): CardType {
   if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
-  if (mime === 'text/plain') return 'text';
+  if (mime === 'text/plain' || mime === 'text/csv' || mime === 'text/tab-separated-values') return 'text';
   if (mime === 'application/pdf') return 'pdf';
   if (mime.startsWith('image/')) return 'image';
   if (mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml')) return 'xml';

@@ -84,6 +84,8 @@ test('NEAR with and without a distance, chained; prefixes; fields and filters', 
   assert.equal(parsed('title:install*'), 'title:install*');
   assert.equal(parsed('site:www.Example.org backup'), 'AND(site:example.org backup)');
   assert.equal(parsed('type:pdf OR type:text/plain'), 'OR(type:application/pdf type:text/plain)');
+  assert.equal(parsed('type:csv'), 'type:text/csv');
+  assert.equal(parsed('type:feed'), 'type:application/rss+xml|application/atom+xml|application/rdf+xml');
   assert.equal(parsed('site:example.org'), 'site:example.org', 'a filter alone lists what it takes');
   assert.equal(parsed('unknown:field'), '"unknown field"', 'an unknown field is text');
 });

@@ -1,9 +1,11 @@
 /**
- * News feeds (gatherer/feed.ts through parse.ts parseDocument): RSS 2.0,
- * RSS 1.0 and Atom give the channel's title, each entry's title as a
- * heading bracketed as its link's anchor text, its summary or content as
- * text (escaped HTML's tags dropped), its link as an R link; other XML is
- * neither a feed nor a sitemap; nesting past MAX_DEPTH stops the read.
+ * What parse.ts reads besides HTML and plain text (issue 30): news feeds
+ * (gatherer/feed.ts: RSS 2.0, RSS 1.0 and Atom give the channel's title,
+ * each entry's title as a heading bracketed as its link's anchor text, its
+ * summary or content as text with escaped HTML's tags dropped, its link as
+ * an R link; pages name their feeds by <link rel=alternate>), any other XML
+ * as its character data (xml-text.ts), CSV and TSV with a block a row;
+ * nesting past MAX_DEPTH stops the read.
  */
 
 import assert from 'node:assert/strict';
@@ -116,8 +118,11 @@ test('RSS 1.0 (RDF), served as application/xml: items outside the channel, linke
   assert.match(plainText(doc.text), /Spring tides on the 10th\./);
 });
 
-test('other XML is neither a sitemap nor a feed; a sitemap is still a sitemap', () => {
-  assert.equal(feed('<catalog><book><title>X</title></book></catalog>', 'application/xml').kind, 'other');
+test('other XML is neither a sitemap nor a feed but text, its values words apart; a sitemap is still a sitemap', () => {
+  const other = feed('<?xml version="1.0"?><catalog><book id="b1"><title>Orbital mechanics</title><year>1987</year><price>12&amp;50</price></book></catalog>', 'application/xml');
+  assert.equal(other.kind, 'xml');
+  assert.equal(plainText(other.text).replace(/\s+/g, ' ').trim(), 'Orbital mechanics 1987 12&50');
+  assert.deepEqual(other.links, []);
   assert.equal(feed('<urlset><url><loc>http://news.example/a</loc></url></urlset>', 'text/xml').kind, 'sitemap');
 });
 
@@ -154,4 +159,20 @@ test('a page names its feeds with <link rel=alternate> of a feed type: they are 
 test('a summary of a million "<" and no ">" is read in linear time, as text', { timeout: 60_000 }, () => {
   const doc = feed(`<rss><channel><item><title>Brackets</title><description>${'&lt;'.repeat(1_000_000)} tail</description></item></channel></rss>`);
   assert.match(plainText(doc.text), /tail/);
+});
+
+test('CSV and TSV are text, each row a block (no phrase joins two rows)', () => {
+  for (const [contentType, body] of [
+    ['text/csv', 'name,city\r\nAda,London\r\n"Grace, Rear Admiral",Arlington\r\n'],
+    ['text/tab-separated-values', 'name\tcity\nAda\tLondon\nGrace, Rear Admiral\tArlington\n'],
+  ] as const) {
+    const doc = parseDocument({ url: 'http://news.example/people', contentType, body: Buffer.from(body) });
+    assert.equal(doc.kind, 'text', contentType);
+    const rows = [...readDocText(doc.text)]
+      .map((t) => (t.kind === 'break' ? '|' : t.kind === 'text' ? t.text : ''))
+      .join('')
+      .split('|')
+      .map((row) => row.replace(/\W+/g, ' ').trim());
+    assert.deepEqual(rows, ['name city', 'Ada London', 'Grace Rear Admiral Arlington'], contentType);
+  }
 });
