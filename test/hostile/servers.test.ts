@@ -187,7 +187,9 @@ test('hostile servers end in their outcome class within the timeouts and caps, i
   }
   for (const url of good) assert.equal(at(url).code, 0, `${url}: the good host was not served`);
   assert.equal(http.bigRobots.requests.some((r) => r.path === '/private'), false, 'a path disallowed by the big robots.txt was requested');
-  // Bounds: the timeouts cut every stall (no hang), and memory stays far below what the bombs inflate to.
+  // Bounds: the timeouts cut every stall (no hang), and memory stays far below what the bombs inflate to
+  // (768 MiB). The growth includes starting the parse worker, whose language detector alone holds some
+  // 110 MiB; it measured 368–410 MiB here, so 400 was no margin.
   assert.ok(seconds < 120, `the run took ${seconds} s: something waited past its timeout`);
-  assert.ok(growth < 400 * MiB, `peak RSS grew by ${(growth / MiB).toFixed(0)} MiB`);
+  assert.ok(growth < 450 * MiB, `peak RSS grew by ${(growth / MiB).toFixed(0)} MiB`);
 });
