@@ -21,7 +21,7 @@ import { pageUrl, pageWords, writeRandomWordsState } from '../helpers/random-wor
 
 /** docs/indexer.md "Memory": what a build holds besides its budget. */
 const BASELINE = 96 * MiB;
-const PER_WORKER = 96 * MiB;
+const PER_WORKER = 120 * MiB;
 
 test('a build of random words (a vocabulary larger than the budget) spills it, keeps its peak RSS within the budget and finds the words', async (t) => {
   const state = scratchDir(t);
