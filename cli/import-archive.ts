@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { isSherlockError, SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { importArchives, type ImportReport } from '../gatherer/archive-import.js';
-import { importParseWorkers } from '../gatherer/parse-pool.js';
+import { documentLimits, importParseWorkers } from '../gatherer/parse-pool.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { loadSettings, type GlobalOptions } from './settings.js';
 
@@ -33,6 +33,7 @@ export function registerImportArchive(imp: Command): void {
             maxBodySize: config.max_body_size,
             maxDecodedSize: config.max_decoded_size,
             parseWorkers: importParseWorkers(config),
+            documentLimits: documentLimits(config),
             onProblem: (p) => log.warning('record not imported', { file: p.file, ...(p.offset === undefined ? {} : { offset: p.offset }), problem: p.message }),
           });
         } catch (err) {

@@ -41,7 +41,7 @@ import { canonicalOrNone } from '../common/url.js';
 import { responseBucket } from './document.js';
 import type { FetchResponse } from './fetch.js';
 import { httpResult } from './outcome.js';
-import { ParsePool } from './parse-pool.js';
+import { ParsePool, type DocumentLimits } from './parse-pool.js';
 import { storedForm } from './store.js';
 
 /** Records between two syncs of the bucket file: what a power loss may make a re-run import again. */
@@ -56,6 +56,8 @@ export interface ImportOptions {
   maxDecodedSize: number;
   /** Threads parsing bodies (gatherer.parse_workers, parse-pool.ts); 0 parses on the calling thread. */
   parseWorkers?: number;
+  /** The caps on a PDF's parse (gatherer.document_parse_time, document_parse_memory). */
+  documentLimits: DocumentLimits;
   /** Each damaged record, unresolved revisit or unreadable file, as it is found. */
   onProblem?: (problem: ImportProblem) => void;
 }
@@ -107,7 +109,7 @@ export async function importArchives(state: string, files: readonly string[], op
     ),
   ];
   const buckets = BucketWriter.open(bucketFilePath(state));
-  const pool = new ParsePool(options.parseWorkers ?? 0);
+  const pool = new ParsePool(options.parseWorkers ?? 0, options.documentLimits);
   // Buckets being made (parsed in the pool's threads), appended in the order of their captures.
   const making: Promise<{ type: number; data: Buffer }>[] = [];
   try {

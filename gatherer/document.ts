@@ -17,6 +17,7 @@
 import { BucketObject } from '../common/bucket/bucket.js';
 import type { FetchResponse } from './fetch.js';
 import { CODE, errorAttribute } from './outcome.js';
+import type { Refusal } from './parse.js';
 
 /** The first value of a header, by case-insensitive name. */
 export function headerValue(headers: readonly (readonly [string, string])[], name: string): string | undefined {
@@ -97,6 +98,8 @@ export interface ParsedBody {
   kind: string;
   charset?: string;
   body: Buffer;
+  /** Why it could not be parsed (parse.ts). */
+  refused?: Refusal;
 }
 
 /**
@@ -108,7 +111,10 @@ export interface ParsedBody {
 export function responseBucket(response: FetchResponse, md5: string, parsed: ParsedBody | undefined): { header: BucketObject; body: BucketObject | Buffer } {
   let body: BucketObject | Buffer = parsed?.body ?? new BucketObject();
   let result = response;
-  if (parsed?.kind === 'other' && response.code === CODE.ok) {
+  if (parsed?.refused !== undefined && response.code === CODE.ok) {
+    const { outcome, message } = parsed.refused;
+    result = { ...response, outcome, code: outcome === 'too_large' ? CODE.tooLarge : CODE.unparseable, message: `${message}: stored, not parsed` };
+  } else if (parsed?.kind === 'other' && response.code === CODE.ok) {
     const type = headerValue(response.headers, 'content-type') ?? 'no content type';
     result = { ...response, outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${type}: stored, not parsed` };
   }

@@ -21,7 +21,7 @@
 import { Parser } from 'htmlparser2';
 import type { Link } from '../common/bucket/doc-body.js';
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder } from '../common/bucket/doc-text.js';
-import { canonicalOrNone } from '../common/url.js';
+import { LinkList } from './link-list.js';
 import { localName, MAX_DEPTH, TooDeep } from './sitemap.js';
 
 export const MAX_FEED_LINKS = 10_000;
@@ -45,9 +45,7 @@ export function parseFeed(xml: string, base: string, text: TextBuilder): FeedFie
   const stack: string[] = [];
   let root: string | undefined;
   let title: string | undefined;
-  const links: Link[] = [];
-  const seen = new Map<string, number>();
-  let dropped = 0;
+  const links = new LinkList(base, MAX_FEED_LINKS, 'feed links');
   // The element whose text is being collected, and the entry being read.
   let collecting: 'title' | 'body' | 'link' | undefined;
   let collectedAt = 0;
@@ -55,24 +53,9 @@ export function parseFeed(xml: string, base: string, text: TextBuilder): FeedFie
   // An entry's parts come in any order: it is written when it closes.
   let entry: { title?: string; link?: string; bodies: string[] } | undefined;
 
-  /** The link index of `raw`, the link added when new; undefined when unusable or past MAX_FEED_LINKS. */
-  const linkIndex = (raw: string): number | undefined => {
-    const url = canonicalOrNone(raw.trim(), base);
-    if (url === undefined) {
-      dropped += 1;
-      return undefined;
-    }
-    let n = seen.get(url);
-    if (n === undefined && links.length < MAX_FEED_LINKS) {
-      n = links.length;
-      links.push({ type: 'R', url });
-      seen.set(url, n);
-    }
-    return n;
-  };
   /** The entry's title as a heading, bracketed as its link's anchor text, then its text. */
   const writeEntry = (done: NonNullable<typeof entry>): void => {
-    const n = done.link === undefined ? undefined : linkIndex(done.link);
+    const n = done.link === undefined ? undefined : links.index(done.link);
     text.breakBlock();
     text.setType(WORD_TYPE.heading2);
     if (n !== undefined && n <= MAX_BRACKET_LINK) text.openLink(n);
@@ -148,9 +131,8 @@ export function parseFeed(xml: string, base: string, text: TextBuilder): FeedFie
     problems.push(`elements nested deeper than ${MAX_DEPTH}: the rest of the feed ignored`);
   }
   if (root === undefined || !ROOTS.has(root)) return undefined;
-  if (dropped > 0) problems.push(`${dropped} feed links without a canonical form dropped`);
-  if (links.length >= MAX_FEED_LINKS) problems.push(`feed links beyond ${MAX_FEED_LINKS} dropped`);
-  return { ...(title === undefined || title === '' ? {} : { title }), links, problems };
+  problems.push(...links.problems());
+  return { ...(title === undefined || title === '' ? {} : { title }), links: links.links, problems };
 }
 
 /** Thrown from the Parser's callback at a root that is not a feed's: nothing more is read. */

@@ -51,7 +51,7 @@ import type { GathererStatus } from './counters.js';
 import { LiveStatus, type HostRow } from './live-status.js';
 import { GathererMetrics } from './metrics.js';
 import { CODE, givenUp, isTemporary, type Outcome } from './outcome.js';
-import { ParsePool, parseWorkerCount } from './parse-pool.js';
+import { documentLimits, ParsePool, parseWorkerCount } from './parse-pool.js';
 import { importPlans } from './plan-import.js';
 import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
 import { interpretRobots, isExpired, policyFromBucket, robotsBucket, robotsUrl, type RobotsPolicy } from './robots.js';
@@ -127,7 +127,7 @@ export class Gatherer {
     setMaxListeners(0, this.aborter.signal);
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
-    this.parser = new ParsePool(parseWorkerCount(config));
+    this.parser = new ParsePool(parseWorkerCount(config), documentLimits(config));
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
     this.metrics = new GathererMetrics(registry, () => this.status());
     this.live = new LiveStatus(state);
@@ -153,9 +153,10 @@ export class Gatherer {
   /** Takes new config values (SIGHUP); politeness and limits apply to the next requests. */
   reload(config: GathererConfig): void {
     const old = this.fetcher;
-    if (parseWorkerCount(config) !== parseWorkerCount(this.config)) {
+    const was = this.config;
+    if (parseWorkerCount(config) !== parseWorkerCount(was) || config.document_parse_time !== was.document_parse_time || config.document_parse_memory !== was.document_parse_memory) {
       const pool = this.parser;
-      this.parser = new ParsePool(parseWorkerCount(config));
+      this.parser = new ParsePool(parseWorkerCount(config), documentLimits(config));
       void pool.close();
     }
     this.config = config;

@@ -24,6 +24,11 @@
  *   too_large                              2305 body cut at the cap (the part
  *                                            received is kept and parsed)
  *   unsupported_type                       2306 stored, not parsed
+ *   unparseable                            2307 of a type that is parsed
+ *                                            (PDF), but broken, encrypted,
+ *                                            or over the parse's time cap;
+ *                                            stored, not parsed. Over its
+ *                                            memory cap it is too_large.
  *   http_4xx           1000 + status for   2000 + status (2400–2499)
  *                      408, 425, 429
  *   http_5xx           1000 + status       2000 + status after the last retry
@@ -48,6 +53,7 @@ export const OUTCOMES = [
   'robots_denied',
   'too_large',
   'unsupported_type',
+  'unparseable',
 ] as const;
 
 export type Outcome = (typeof OUTCOMES)[number];
@@ -66,6 +72,7 @@ export const CODE = {
   robotsDenied: 2304,
   tooLarge: 2305,
   unsupportedType: 2306,
+  unparseable: 2307,
 } as const;
 
 /** HTTP client errors worth asking again: request timeout, too early, too many requests. */

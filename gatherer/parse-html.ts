@@ -97,7 +97,7 @@ const OTHER_SCHEME = /^(?!https?:)[a-z][a-z\d+.-]*:/i;
 const HASH = 0x23;
 
 /** Whitespace collapsed and trimmed, cut to `max` UTF-16 units without splitting a surrogate pair. */
-function collapse(text: string, max: number): string {
+export function collapse(text: string, max: number): string {
   let out = text.replace(/\s+/g, ' ').trim();
   if (out.length > max) {
     const high = out.charCodeAt(max - 1);

@@ -11,12 +11,25 @@
  * a transfer would save a memcpy of a few kilobytes per page, far less than
  * the hand-over itself costs, and would leave the caller holding detached
  * buffers.
+ *
+ * PDFs (parse.ts needsDocumentWorker) go to a second pool whatever the
+ * number of workers, one task per thread, each under the caps of
+ * DocumentLimits: a parse that runs past `time` has its worker stopped and
+ * the document is `unparseable`; one whose worker runs out of its heap
+ * (resourceLimits) or during which the process grows by more than `memory`
+ * (pdf.js keeps a decoded stream in an ArrayBuffer, which no heap limit
+ * counts) is stopped too and recorded `too_large`. A stopped worker is
+ * replaced by a fresh one; the crawl goes on. The pool's threads leave when
+ * idle, so a crawl without PDFs holds none.
  */
 
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { BucketObject, deflatedBody } from '../common/bucket/bucket.js';
 import { coresButOne } from '../common/threads.js';
 import type { GathererConfig } from './config.js';
+import { contentType, headerValue } from './document.js';
+import { needsDocumentWorker, type Refusal } from './parse.js';
 import type { ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */
@@ -42,13 +55,34 @@ export function importParseWorkers(config: Pick<GathererConfig, 'parse_workers'>
   return availableParallelism() <= 2 ? 0 : autoParseWorkers();
 }
 
+/** The caps `gatherer.document_parse_time` and `document_parse_memory` set. */
+export function documentLimits(config: Pick<GathererConfig, 'document_parse_time' | 'document_parse_memory'>): DocumentLimits {
+  return { time: config.document_parse_time, memory: config.document_parse_memory };
+}
+
 /** What prepare() gives: parse-worker.ts's result, the bucket body as a Buffer. */
 export interface Prepared extends Omit<PrepareResult, 'parsed'> {
   parsed?: Omit<NonNullable<PrepareResult['parsed']>, 'body'> & { body: Buffer };
 }
 
+/** The caps on one PDF's parse. */
+export interface DocumentLimits {
+  /** ms */
+  time: number;
+  /** bytes */
+  memory: number;
+}
+
+/** How often the process's size is looked at while a document is parsed. */
+const MEMORY_WATCH_MS = 50;
+
 export class ParsePool {
   private readonly pool: Piscina | undefined;
+  /** PDFs' pool, made on the first one, and its free threads (tasks wait here, not in piscina, so that their time starts when they do). */
+  private documents: Piscina | undefined;
+  private readonly documentThreads: number;
+  private documentsFree: number;
+  private readonly documentsWaiting: Array<() => void> = [];
   /**
    * The parser on this thread, loaded only when there are no workers: its
    * language detector's tables take about 100 MiB wherever they load, and
@@ -56,7 +90,12 @@ export class ParsePool {
    */
   private inline: Promise<typeof import('./parse-worker.js')> | undefined;
 
-  constructor(workers: number) {
+  constructor(
+    workers: number,
+    private readonly limits: DocumentLimits,
+  ) {
+    this.documentThreads = Math.max(1, workers);
+    this.documentsFree = this.documentThreads;
     this.pool =
       workers === 0
         ? undefined
@@ -73,19 +112,70 @@ export class ParsePool {
 
   /** Frames, digests and (for a document) parses one response; see parse-worker.ts. */
   async prepare(task: PrepareTask): Promise<Prepared> {
+    if (task.parse !== undefined && needsCap(task.parse, task.body)) {
+      const capped = await this.capped<PrepareResult>(task, 'default');
+      if (!isRefusal(capped)) return prepared(capped);
+      const { parse: _, ...unparsed } = task;
+      return { ...(await this.prepare(unparsed)), parsed: refusedBody(capped) };
+    }
     const result = this.pool === undefined ? await (await this.parser()).prepareResponse(task) : ((await this.pool.run(task)) as PrepareResult);
-    const { parsed, ...rest } = result;
-    return parsed === undefined ? rest : { ...rest, parsed: bufferBody(parsed) };
+    return prepared(result);
   }
 
   /** Parses one body only (parse-worker.ts parseInWorker): for a record archived already. `body` crosses whole, so give a view of no more than it. */
   async parse(body: Uint8Array, parse: ParseRequest): Promise<Omit<Prepared, 'arc' | 'md5'>> {
+    if (needsCap(parse, body)) {
+      const capped = await this.capped<Pick<PrepareResult, 'parsed' | 'problem'>>({ body, parse }, 'parseInWorker');
+      return isRefusal(capped) ? { parsed: refusedBody(capped) } : prepared(capped);
+    }
     const result: Pick<PrepareResult, 'parsed' | 'problem'> =
       this.pool === undefined
         ? await (await this.parser()).parseForBucket(Buffer.from(body.buffer, body.byteOffset, body.byteLength), parse)
         : await this.pool.run({ body, parse }, { name: 'parseInWorker' });
-    const { parsed, ...rest } = result;
-    return parsed === undefined ? rest : { ...rest, parsed: bufferBody(parsed) };
+    return prepared(result);
+  }
+
+  /** Runs a task in the documents' pool under the caps; what the worker gives, or why it was stopped. */
+  private async capped<T>(task: unknown, name: string): Promise<T | Refusal> {
+    await this.documentThread();
+    const controller = new AbortController();
+    const stop = (refusal: Refusal): void => controller.abort(refusal);
+    const timer = setTimeout(() => stop({ outcome: 'unparseable', message: `parse went over its time cap of ${this.limits.time / 1000} s` }), this.limits.time);
+    const before = process.memoryUsage.rss();
+    const watch = setInterval(() => {
+      if (process.memoryUsage.rss() - before > this.limits.memory) stop({ outcome: 'too_large', message: `parse went over its memory cap of ${mib(this.limits.memory)} MiB` });
+    }, MEMORY_WATCH_MS);
+    try {
+      return (await this.documentPool().run(task, { name, signal: controller.signal })) as T;
+    } catch (err) {
+      if (controller.signal.aborted) return controller.signal.reason as Refusal;
+      if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') return { outcome: 'too_large', message: `parse went over its memory cap of ${mib(this.limits.memory)} MiB` };
+      return { outcome: 'unparseable', message: `parse failed: ${err instanceof Error ? err.message : String(err)}` };
+    } finally {
+      clearTimeout(timer);
+      clearInterval(watch);
+      const next = this.documentsWaiting.shift();
+      if (next === undefined) this.documentsFree += 1;
+      else next();
+    }
+  }
+
+  private documentThread(): Promise<void> {
+    if (this.documentsFree > 0) {
+      this.documentsFree -= 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.documentsWaiting.push(resolve));
+  }
+
+  private documentPool(): Piscina {
+    return (this.documents ??= new Piscina({
+      filename: new URL('./parse-worker.js', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: this.documentThreads,
+      idleTimeout: 30_000,
+      resourceLimits: { maxOldGenerationSizeMb: mib(this.limits.memory) },
+    }));
   }
 
   private parser(): Promise<typeof import('./parse-worker.js')> {
@@ -93,8 +183,31 @@ export class ParsePool {
   }
 
   async close(): Promise<void> {
-    await this.pool?.destroy();
+    await Promise.all([this.pool?.destroy(), this.documents?.destroy()]);
   }
+}
+
+function mib(bytes: number): number {
+  return Math.max(1, Math.round(bytes / 2 ** 20));
+}
+
+function needsCap(parse: ParseRequest, body: Uint8Array): boolean {
+  return needsDocumentWorker(contentType(headerValue(parse.headers, 'content-type')).mime, body);
+}
+
+function isRefusal(result: object): result is Refusal {
+  return 'outcome' in result;
+}
+
+/** A worker's result with its body as a Buffer. */
+function prepared<T extends Pick<PrepareResult, 'parsed'>>(result: T): Omit<T, 'parsed'> & Pick<Prepared, 'parsed'> {
+  const { parsed, ...rest } = result;
+  return parsed === undefined ? rest : { ...rest, parsed: bufferBody(parsed) };
+}
+
+/** The parse result of a document stopped at a cap: nothing but why. */
+function refusedBody(refused: Refusal): NonNullable<Prepared['parsed']> {
+  return { kind: 'other', body: deflatedBody(new BucketObject()), refused };
 }
 
 /** A Buffer again (a worker's comes back as a plain Uint8Array): store.ts tells bodies by Buffer.isBuffer. */

@@ -14,7 +14,7 @@ import { frameArcRecord, type ArcFraming, type ArcRecordInput, type FramedArcRec
 import { deflatedBody } from '../common/bucket/bucket.js';
 import { md5Hex } from '../common/archive/digest.js';
 import { documentBody } from '../common/bucket/doc-body.js';
-import type { ParsedDocument } from './parse.js';
+import type { ParsedDocument, Refusal } from './parse.js';
 import { parseResponseBody } from './response-body.js';
 
 /** What parsing a document needs besides its body. */
@@ -43,6 +43,7 @@ export interface PrepareResult {
     charset?: string;
     /** bucket.ts deflatedBody() of the body attributes. */
     body: Uint8Array;
+    refused?: Refusal;
   };
   /** Why the body was not parsed. */
   problem?: string;
@@ -59,7 +60,14 @@ export async function prepareResponse(task: PrepareTask): Promise<PrepareResult>
 export async function parseForBucket(body: Buffer, parse: ParseRequest): Promise<Pick<PrepareResult, 'parsed' | 'problem'>> {
   try {
     const { doc } = await parseResponseBody({ url: parse.url, headers: parse.headers, body }, parse.maxDecodedSize);
-    return { parsed: { kind: doc.kind, ...(doc.charset === undefined ? {} : { charset: doc.charset }), body: deflatedBody(documentBody(doc)) } };
+    return {
+      parsed: {
+        kind: doc.kind,
+        ...(doc.charset === undefined ? {} : { charset: doc.charset }),
+        body: deflatedBody(documentBody(doc)),
+        ...(doc.refused === undefined ? {} : { refused: doc.refused }),
+      },
+    };
   } catch (err) {
     return { problem: err instanceof Error ? err.message : String(err) };
   }

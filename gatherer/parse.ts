@@ -17,11 +17,17 @@
  *                                      (xml-text.ts)
  *   application/rss+xml, atom+xml,     the same
  *   rdf+xml
+ *   application/pdf                    PDF (pdf.ts): text, title, links;
+ *                                      asynchronous, so parseDocument() only
  *   none, body sniffs as HTML          HTML (MIME Sniffing §7.1, the HTML
  *                                      patterns of "identifying a resource
  *                                      with an unknown MIME type")
+ *   none, body starts with "%PDF-"     PDF (the same section's pattern)
  *   anything else                      'other': stored, not parsed
  * The charset is chosen and the body decoded by charset.ts.
+ *
+ * A PDF that cannot be read (encrypted, broken) is `refused`: the gatherer
+ * records it with the outcome that says why (outcome.ts, unparseable).
  *
  * The document becomes bucket body attributes through common/bucket/doc-body.ts
  * (documentBody), where the attribute layout is described.
@@ -37,15 +43,24 @@ import { detectLanguage } from '../common/language/detect.js';
 import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
 import { parseFeed } from './feed.js';
+import { parsePdf, PdfRefused } from './pdf.js';
 import { parseSitemap } from './sitemap.js';
 import { parseXmlText } from './xml-text.js';
 
 export interface ParsedDocument extends DocumentBody {
-  kind: 'html' | 'text' | 'sitemap' | 'feed' | 'xml' | 'other';
-  /** Encoding Standard name of the encoding the body was decoded from; absent for 'other'. */
+  kind: 'html' | 'text' | 'sitemap' | 'feed' | 'xml' | 'pdf' | 'other';
+  /** Encoding Standard name of the encoding the body was decoded from; absent for 'other' and binary formats. */
   charset?: string;
   /** What was ignored, dropped or cut, one sentence each (for the log). */
   problems: string[];
+  /** Why a body of a type that is parsed could not be (kind 'other' then). */
+  refused?: Refusal;
+}
+
+/** A document the gatherer could not parse, and the outcome it is recorded with (outcome.ts). */
+export interface Refusal {
+  outcome: 'unparseable' | 'too_large';
+  message: string;
 }
 
 export interface ParseInput {
@@ -140,8 +155,8 @@ function rowsBody(decoded: string, text: TextBuilder): void {
 
 const XML_TYPES = new Set(['application/xml', 'text/xml', 'application/rss+xml', 'application/atom+xml', 'application/rdf+xml']);
 
-function unparsed(): ParsedDocument {
-  return { kind: 'other', text: Buffer.alloc(0), metas: [], links: [], robots: noRobots(), problems: [] };
+function unparsed(refused?: Refusal): ParsedDocument {
+  return { kind: 'other', text: Buffer.alloc(0), metas: [], links: [], robots: noRobots(), problems: [], ...(refused === undefined ? {} : { refused }) };
 }
 
 /** A sitemap, a feed, or 'other' for any other XML. XML defaults to UTF-8, as XHTML does. */
@@ -159,8 +174,37 @@ function parseXml(input: ParseInput): ParsedDocument {
   return withText('xml', { metas: [], links: [], robots: noRobots(), problems }, text, charset, input);
 }
 
-/** Parses a fetched body; never throws on bad content, which ends up in `problems`. */
-export function parseDocument(input: ParseInput): ParsedDocument {
+const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
+
+/** True when a body is a PDF: typed so, or of no type and starting as one. */
+function isPdf(mime: string | undefined, body: Uint8Array): boolean {
+  return mime === 'application/pdf' || (mime === undefined && Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, PDF_MAGIC.length)).equals(PDF_MAGIC));
+}
+
+/** True for a body parsed where its time and memory can be capped (parse-pool.ts): a PDF. */
+export function needsDocumentWorker(mime: string | undefined, body: Uint8Array): boolean {
+  return isPdf(mime, body);
+}
+
+/** Parses a fetched body of any type; never throws on bad content, which ends up in `problems` or `refused`. */
+export async function parseDocument(input: ParseInput): Promise<ParsedDocument> {
+  if (isPdf(input.contentType, input.body)) return parsePdfDocument(input);
+  return parseTextDocument(input);
+}
+
+async function parsePdfDocument(input: ParseInput): Promise<ParsedDocument> {
+  const text = new TextBuilder(MAX_TEXT_BYTES);
+  try {
+    const { pages: _, language, ...fields } = await parsePdf(input.body, input.url, text);
+    return withText('pdf', { ...fields, ...(language === undefined ? {} : { language }), robots: noRobots() }, text, undefined, input);
+  } catch (err) {
+    if (err instanceof PdfRefused) return unparsed({ outcome: 'unparseable', message: err.message });
+    throw err;
+  }
+}
+
+/** Parses a body of the types read synchronously: markup and text (all but PDF). */
+export function parseTextDocument(input: ParseInput): ParsedDocument {
   if (input.contentType !== undefined && XML_TYPES.has(input.contentType)) return parseXml(input);
   const kind = textKind(input.contentType, input.body);
   if (kind === undefined) return unparsed();
@@ -179,11 +223,11 @@ export function parseDocument(input: ParseInput): ParsedDocument {
 }
 
 /** A document with text: its fields, the text finished, its language detected from the title and text. */
-function withText(kind: 'html' | 'text' | 'feed' | 'xml', fields: HtmlFields, text: TextBuilder, charset: { encoding: string; problems: string[] }, input: ParseInput): ParsedDocument {
-  const problems = [...charset.problems, ...fields.problems];
+function withText(kind: 'html' | 'text' | 'feed' | 'xml' | 'pdf', fields: HtmlFields, text: TextBuilder, charset: { encoding: string; problems: string[] } | undefined, input: ParseInput): ParsedDocument {
+  const problems = [...(charset?.problems ?? []), ...fields.problems];
   if (text.cut) problems.push(`text cut at ${MAX_TEXT_BYTES} bytes`);
   const samples = text.samples();
   if (fields.title !== undefined) samples[0] = `${fields.title}. ${samples[0]}`;
   const detectedLanguage = detectLanguage(samples, { declared: fields.language ?? input.contentLanguage }).lang;
-  return { ...fields, kind, charset: charset.encoding, text: text.finish(), detectedLanguage, problems };
+  return { ...fields, kind, ...(charset === undefined ? {} : { charset: charset.encoding }), text: text.finish(), detectedLanguage, problems };
 }

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { documentBody, parseBody } from '../../common/bucket/doc-body.js';
 import { canonicalUrl } from '../../common/url.js';
 import { decodeContent } from '../../common/archive/content-decoding.js';
-import { parseDocument } from '../../gatherer/parse.js';
+import { parseTextDocument } from '../../gatherer/parse.js';
 import { interpretRobots, policyFromBucket, robotsBucket } from '../../gatherer/robots.js';
 import { parseSitemap } from '../../gatherer/sitemap.js';
 import { bytesNear, check, fuzzFile, parsed, parsedAsync } from './harness.js';
@@ -46,7 +46,7 @@ fuzzFile(import.meta.url, {
       check(
         fc.tuple(bytesNear(HTML_SEEDS, 8), contentType, fc.constantFrom(undefined, 'utf-8', 'x-klingon', 'utf-16le', 'iso-2022-jp')),
         ([bytes, type, charset]) => {
-          const doc = parseDocument({ url: BASE, body: bytes, ...(type === undefined ? {} : { contentType: type }), ...(charset === undefined ? {} : { charsetParam: charset }) });
+          const doc = parseTextDocument({ url: BASE, body: bytes, ...(type === undefined ? {} : { contentType: type }), ...(charset === undefined ? {} : { charsetParam: charset }) });
           const { kind: _kind, charset: _charset, problems: _problems, ...body } = doc;
           assert.deepEqual(parseBody(documentBody(body)), body);
         },

@@ -11,13 +11,13 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { plainText, readDocText, WORD_TYPE } from '../../common/bucket/doc-text.js';
-import { parseDocument, type ParsedDocument } from '../../gatherer/parse.js';
+import { parseTextDocument, type ParsedDocument } from '../../gatherer/parse.js';
 import { MAX_DEPTH } from '../../gatherer/sitemap.js';
 
 const BASE = 'http://news.example/feed';
 
 function feed(xml: string, contentType = 'application/rss+xml'): ParsedDocument {
-  return parseDocument({ url: BASE, contentType, body: Buffer.from(xml, 'utf8') });
+  return parseTextDocument({ url: BASE, contentType, body: Buffer.from(xml, 'utf8') });
 }
 
 /** The text of each bracket with its link's URL. */
@@ -138,7 +138,7 @@ test('nesting deeper than MAX_DEPTH stops the read, keeping the entries before i
 });
 
 test('a page names its feeds with <link rel=alternate> of a feed type: they are its links (autodiscovery); other alternates are not', () => {
-  const doc = parseDocument({
+  const doc = parseTextDocument({
     url: 'http://news.example/',
     contentType: 'text/html',
     body: Buffer.from(`<html><head><title>Harbour</title>
@@ -166,7 +166,7 @@ test('CSV and TSV are text, each row a block (no phrase joins two rows)', () => 
     ['text/csv', 'name,city\r\nAda,London\r\n"Grace, Rear Admiral",Arlington\r\n'],
     ['text/tab-separated-values', 'name\tcity\nAda\tLondon\nGrace, Rear Admiral\tArlington\n'],
   ] as const) {
-    const doc = parseDocument({ url: 'http://news.example/people', contentType, body: Buffer.from(body) });
+    const doc = parseTextDocument({ url: 'http://news.example/people', contentType, body: Buffer.from(body) });
     assert.equal(doc.kind, 'text', contentType);
     const rows = [...readDocText(doc.text)]
       .map((t) => (t.kind === 'break' ? '|' : t.kind === 'text' ? t.text : ''))

@@ -6,7 +6,7 @@ import { plainText, readDocText, TextBuilder, WORD_TYPE, type DocTextToken } fro
 import { SherlockError } from '../../common/errors.js';
 import { MAX_LINKS } from '../../gatherer/parse-html.js';
 import { documentBody, META_TYPES, parseBody, type DocumentBody } from '../../common/bucket/doc-body.js';
-import { MAX_TEXT_BYTES, parseDocument, type ParsedDocument } from '../../gatherer/parse.js';
+import { MAX_TEXT_BYTES, parseTextDocument, type ParsedDocument } from '../../gatherer/parse.js';
 
 const URL_ = 'http://example.com/dir/page.html';
 /** 'Příliš žluťoučký kůň' in windows-1250, byte by byte from the code page table. */
@@ -19,7 +19,7 @@ const ascii = (text: string) => Buffer.from(text, 'latin1');
 
 function html(markup: string | Buffer, charsetParam?: string): ParsedDocument {
   const body = typeof markup === 'string' ? Buffer.from(markup, 'utf8') : markup;
-  return parseDocument({ url: URL_, contentType: 'text/html', body, ...(charsetParam === undefined ? {} : { charsetParam }) });
+  return parseTextDocument({ url: URL_, contentType: 'text/html', body, ...(charsetParam === undefined ? {} : { charsetParam }) });
 }
 
 const tokens = (doc: ParsedDocument): DocTextToken[] => [...readDocText(doc.text)];
@@ -199,25 +199,25 @@ test('the text stops at MAX_TEXT_BYTES with a whole word and says so', () => {
 });
 
 test('text/plain breaks at blank lines; other types are not parsed; a missing type is sniffed', () => {
-  const text = parseDocument({ url: URL_, contentType: 'text/plain', body: Buffer.from('First  line\r\nsame paragraph\r\n \r\n\r\nSecond <b>not html</b>\n') });
+  const text = parseTextDocument({ url: URL_, contentType: 'text/plain', body: Buffer.from('First  line\r\nsame paragraph\r\n \r\n\r\nSecond <b>not html</b>\n') });
   assert.equal(text.kind, 'text');
   assert.equal(text.charset, 'utf-8');
   assert.equal(plainText(text.text), 'First line same paragraph\nSecond <b>not html</b>');
   assert.deepEqual(text.links, []);
 
-  const png = parseDocument({ url: URL_, contentType: 'image/png', body: Buffer.from('<html><a href=/x>x</a>') });
+  const png = parseTextDocument({ url: URL_, contentType: 'image/png', body: Buffer.from('<html><a href=/x>x</a>') });
   assert.deepEqual(png, { kind: 'other', text: Buffer.alloc(0), metas: [], links: [], robots: { noindex: false, nofollow: false, noarchive: false }, problems: [] });
 
-  const sniffed = parseDocument({ url: URL_, body: Buffer.from('\ufeff \n<!DOCTYPE HTML><title>t</title><p>x') });
+  const sniffed = parseTextDocument({ url: URL_, body: Buffer.from('\ufeff \n<!DOCTYPE HTML><title>t</title><p>x') });
   assert.equal(sniffed.kind, 'html');
   assert.equal(sniffed.title, 't');
   for (const start of ['<html>', '<HEAD>', '<body ', '<title>', '<p>', '<a href=x>', '<div>', '<!-- c -->']) {
-    assert.equal(parseDocument({ url: URL_, body: Buffer.from(`  ${start}x`) }).kind, 'html', start);
+    assert.equal(parseTextDocument({ url: URL_, body: Buffer.from(`  ${start}x`) }).kind, 'html', start);
   }
   for (const start of ['%PDF-1.4', '<pre>', '<abbr>', '<?xml version="1.0"?>', '']) {
-    assert.equal(parseDocument({ url: URL_, body: Buffer.from(start) }).kind, 'other', start);
+    assert.equal(parseTextDocument({ url: URL_, body: Buffer.from(start) }).kind, 'other', start);
   }
-  assert.equal(parseDocument({ url: URL_, contentType: 'application/xhtml+xml', body: Buffer.from('<html><p>x</p></html>') }).charset, 'utf-8');
+  assert.equal(parseTextDocument({ url: URL_, contentType: 'application/xhtml+xml', body: Buffer.from('<html><p>x</p></html>') }).charset, 'utf-8');
 });
 
 test('documentBody writes M, X, links, c, p, l, g as specified and parseBody reads them back', () => {
