@@ -89,7 +89,8 @@ const TYPE_PRIORITY: readonly WordType[] = [WORD_TYPE.heading1, WORD_TYPE.headin
 
 /** HTML "shared declarative refresh steps": time, separator, optional `url=`, optionally quoted URL. */
 const REFRESH = /^[\t\n\f\r ]*[\d.]+(?:[\t\n\f\r ;,][\t\n\f\r ]*[;,]?[\t\n\f\r ]*(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*))?$/is;
-const LANGUAGE_TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/;
+/** The shape of a BCP 47 tag, lower case (office.ts checks declared languages with it too). */
+export const LANGUAGE_TAG = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/;
 const NOT_BLANK = /\S/;
 const NO_ATTRIBUTES: ReadonlyMap<string, string> = new Map();
 /** A URL scheme other than http(s) right at the start (the URL parser's scheme state: letter, then letters, digits, `+-.`). */
