@@ -36,9 +36,9 @@ export const gathererConfig = z
     parse_workers: z.union([z.literal('auto'), z.number().int().min(0).max(64)]).default('auto'),
     /** Bytes decoded from a compressed body for parsing; the rest is not parsed (a gzip bomb stops here). */
     max_decoded_size: size({ min: '1KiB', max: '1GiB' }).prefault('32MiB'),
-    /** Time one PDF's parse may take; its worker is stopped there and the document recorded unparseable (2307). */
+    /** Time one PDF's or office file's parse may take; its worker is stopped there and the document recorded unparseable (2307). */
     document_parse_time: duration({ min: '100ms', max: '1h' }).prefault('30s'),
-    /** Memory one PDF's parse may take, its worker's heap and the process's growth while it runs; over it the document is recorded too_large (2305). */
+    /** Memory one PDF's or office file's parse may take, its worker's heap and the process's growth while it runs; over it the document is recorded too_large (2305). */
     document_parse_memory: size({ min: '16MiB', max: '16GiB' }).prefault('512MiB'),
     /** An ARC file is closed and a new one begun once it reaches this size. */
     arc_max_size: size({ min: '1MiB' }).prefault('100MB'),

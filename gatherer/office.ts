@@ -64,7 +64,7 @@ import { Parser } from 'htmlparser2';
 import yauzl from 'yauzl';
 import type { Link, Meta } from '../common/bucket/doc-body.js';
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/bucket/doc-text.js';
-import { canonicalOrNone } from '../common/url.js';
+import { LinkList } from './link-list.js';
 import { LANGUAGE_TAG, MAX_META, MAX_TITLE } from './parse-html.js';
 import { localName, MAX_DEPTH, TooDeep } from './sitemap.js';
 
@@ -338,34 +338,28 @@ function firstOfType(rels: Map<string, Relationship>, type: RegExp): string | un
   return undefined;
 }
 
-/** The document's text and links as the walkers write them: links numbered and deduplicated as in feed.ts. */
+/** The document's text and links as the walkers write them. */
 class Output {
-  readonly links: Link[] = [];
-  private readonly seen = new Map<string, number>();
-  private dropped = 0;
+  private readonly list: LinkList;
 
   constructor(
     readonly text: TextBuilder,
-    private readonly base: string,
+    base: string,
     readonly problems: string[],
-  ) {}
+  ) {
+    this.list = new LinkList(base, MAX_OFFICE_LINKS, 'hyperlinks');
+  }
+
+  get links(): Link[] {
+    return this.list.links;
+  }
 
   /** Opens the bracket of the link to `raw` (closing any open one), when it is kept and its index fits a bracket. */
   openLink(raw: string | undefined): void {
     this.text.closeLink();
     // A fragment alone points into the document itself (a bookmark, another slide): no link.
     if (raw === undefined || raw.trim().startsWith('#')) return;
-    const url = canonicalOrNone(raw.trim(), this.base);
-    if (url === undefined) {
-      this.dropped += 1;
-      return;
-    }
-    let n = this.seen.get(url);
-    if (n === undefined && this.links.length < MAX_OFFICE_LINKS) {
-      n = this.links.length;
-      this.links.push({ type: 'R', url });
-      this.seen.set(url, n);
-    }
+    const n = this.list.index(raw);
     if (n !== undefined && n <= MAX_BRACKET_LINK) this.text.openLink(n);
   }
 
@@ -385,8 +379,7 @@ class Output {
   }
 
   finishProblems(): void {
-    if (this.dropped > 0) this.problems.push(`${this.dropped} hyperlinks without a canonical form dropped`);
-    if (this.links.length >= MAX_OFFICE_LINKS) this.problems.push(`hyperlinks beyond ${MAX_OFFICE_LINKS} dropped`);
+    this.problems.push(...this.list.problems());
   }
 }
 

@@ -12,7 +12,7 @@
  * the hand-over itself costs, and would leave the caller holding detached
  * buffers.
  *
- * PDFs (parse.ts needsDocumentWorker) go to a second pool whatever the
+ * PDFs and office files (parse.ts needsDocumentWorker) go to a second pool whatever the
  * number of workers, one task per thread, each under the caps of
  * DocumentLimits: a parse that runs past `time` has its worker stopped and
  * the document is `unparseable`; one whose worker runs out of its heap
@@ -65,7 +65,7 @@ export interface Prepared extends Omit<PrepareResult, 'parsed'> {
   parsed?: Omit<NonNullable<PrepareResult['parsed']>, 'body'> & { body: Buffer };
 }
 
-/** The caps on one PDF's parse. */
+/** The caps on one PDF's or office file's parse. */
 export interface DocumentLimits {
   /** ms */
   time: number;

@@ -17,8 +17,11 @@
  *                                      (xml-text.ts)
  *   application/rss+xml, atom+xml,     the same
  *   rdf+xml
- *   application/pdf                    PDF (pdf.ts): text, title, links;
- *                                      asynchronous, so parseDocument() only
+ *   application/pdf                    PDF (pdf.ts): text, title, links
+ *   OOXML, OpenDocument (office.ts     docx, xlsx, pptx, odt, ods, odp: text,
+ *   OFFICE_TYPES)                      title, metas, links
+ *                                      (these two asynchronous, so in
+ *                                      parseDocument() only)
  *   none, body sniffs as HTML          HTML (MIME Sniffing §7.1, the HTML
  *                                      patterns of "identifying a resource
  *                                      with an unknown MIME type")
@@ -26,8 +29,9 @@
  *   anything else                      'other': stored, not parsed
  * The charset is chosen and the body decoded by charset.ts.
  *
- * A PDF that cannot be read (encrypted, broken) is `refused`: the gatherer
- * records it with the outcome that says why (outcome.ts, unparseable).
+ * A PDF or office file that cannot be read (encrypted, broken, a zip bomb)
+ * is `refused`: the gatherer records it with the outcome that says why
+ * (outcome.ts: unparseable, too_large).
  *
  * The document becomes bucket body attributes through common/bucket/doc-body.ts
  * (documentBody), where the attribute layout is described.
@@ -43,12 +47,13 @@ import { detectLanguage } from '../common/language/detect.js';
 import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
 import { parseFeed } from './feed.js';
+import { OFFICE_TYPES, OfficeRefused, parseOffice } from './office.js';
 import { parsePdf, PdfRefused } from './pdf.js';
 import { parseSitemap } from './sitemap.js';
 import { parseXmlText } from './xml-text.js';
 
 export interface ParsedDocument extends DocumentBody {
-  kind: 'html' | 'text' | 'sitemap' | 'feed' | 'xml' | 'pdf' | 'other';
+  kind: 'html' | 'text' | 'sitemap' | 'feed' | 'xml' | 'pdf' | 'office' | 'other';
   /** Encoding Standard name of the encoding the body was decoded from; absent for 'other' and binary formats. */
   charset?: string;
   /** What was ignored, dropped or cut, one sentence each (for the log). */
@@ -181,14 +186,19 @@ function isPdf(mime: string | undefined, body: Uint8Array): boolean {
   return mime === 'application/pdf' || (mime === undefined && Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, PDF_MAGIC.length)).equals(PDF_MAGIC));
 }
 
-/** True for a body parsed where its time and memory can be capped (parse-pool.ts): a PDF. */
+/** True for a body parsed where its time and memory can be capped (parse-pool.ts): a PDF or an office file. */
 export function needsDocumentWorker(mime: string | undefined, body: Uint8Array): boolean {
-  return isPdf(mime, body);
+  return isPdf(mime, body) || (mime !== undefined && OFFICE_TYPES.has(mime));
 }
 
-/** Parses a fetched body of any type; never throws on bad content, which ends up in `problems` or `refused`. */
-export async function parseDocument(input: ParseInput): Promise<ParsedDocument> {
+/**
+ * Parses a fetched body of any type; never throws on bad content, which ends
+ * up in `problems` or `refused`. `maxDecodedSize` (gatherer.max_decoded_size)
+ * is what an office file's parts may inflate to, all together.
+ */
+export async function parseDocument(input: ParseInput, maxDecodedSize: number): Promise<ParsedDocument> {
   if (isPdf(input.contentType, input.body)) return parsePdfDocument(input);
+  if (input.contentType !== undefined && OFFICE_TYPES.has(input.contentType)) return parseOfficeDocument(input, input.contentType, maxDecodedSize);
   return parseTextDocument(input);
 }
 
@@ -199,6 +209,17 @@ async function parsePdfDocument(input: ParseInput): Promise<ParsedDocument> {
     return withText('pdf', { ...fields, ...(language === undefined ? {} : { language }), robots: noRobots() }, text, undefined, input);
   } catch (err) {
     if (err instanceof PdfRefused) return unparsed({ outcome: 'unparseable', message: err.message });
+    throw err;
+  }
+}
+
+async function parseOfficeDocument(input: ParseInput, mime: string, maxDecodedSize: number): Promise<ParsedDocument> {
+  const text = new TextBuilder(MAX_TEXT_BYTES);
+  try {
+    const fields = await parseOffice(input.body, mime, input.url, text, maxDecodedSize);
+    return withText('office', { ...fields, robots: noRobots() }, text, undefined, input);
+  } catch (err) {
+    if (err instanceof OfficeRefused) return unparsed({ outcome: err.tooLarge ? 'too_large' : 'unparseable', message: err.message });
     throw err;
   }
 }
@@ -223,7 +244,7 @@ export function parseTextDocument(input: ParseInput): ParsedDocument {
 }
 
 /** A document with text: its fields, the text finished, its language detected from the title and text. */
-function withText(kind: 'html' | 'text' | 'feed' | 'xml' | 'pdf', fields: HtmlFields, text: TextBuilder, charset: { encoding: string; problems: string[] } | undefined, input: ParseInput): ParsedDocument {
+function withText(kind: 'html' | 'text' | 'feed' | 'xml' | 'pdf' | 'office', fields: HtmlFields, text: TextBuilder, charset: { encoding: string; problems: string[] } | undefined, input: ParseInput): ParsedDocument {
   const problems = [...(charset?.problems ?? []), ...fields.problems];
   if (text.cut) problems.push(`text cut at ${MAX_TEXT_BYTES} bytes`);
   const samples = text.samples();

@@ -31,7 +31,7 @@ import { dirname, join } from 'node:path';
 import type { Link, Meta } from '../common/bucket/doc-body.js';
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/bucket/doc-text.js';
 import { LinkList } from './link-list.js';
-import { MAX_LINKS, MAX_META, MAX_TITLE, collapse } from './parse-html.js';
+import { LANGUAGE_TAG, MAX_LINKS, MAX_META, MAX_TITLE, collapse } from './parse-html.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 type PdfPage = Awaited<ReturnType<Awaited<ReturnType<PdfJs['getDocument']>['promise']>['getPage']>>;
@@ -152,8 +152,8 @@ export async function parsePdf(body: Uint8Array, url: string, text: TextBuilder)
     if (subject !== undefined) fields.metas.push({ type: 'meta', text: subject });
     const keywords = infoText(dict['Keywords'], MAX_META);
     if (keywords !== undefined) fields.metas.push({ type: 'keywords', text: keywords });
-    const language = infoText(dict['Language'], 35);
-    if (language !== undefined && /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i.test(language)) fields.language = language.toLowerCase();
+    const language = infoText(dict['Language'], 35)?.toLowerCase();
+    if (language !== undefined && LANGUAGE_TAG.test(language)) fields.language = language;
     return fields;
   } finally {
     await doc.destroy();

@@ -20,6 +20,6 @@ export async function parseResponseBody(response: BodyInput, maxDecodedSize: num
   const type = contentType(headerValue(response.headers, 'content-type'));
   const decoded = await decodeContent(response.body, headerValue(response.headers, 'content-encoding'), maxDecodedSize, response.url);
   const contentLanguage = headerValue(response.headers, 'content-language');
-  const doc = await parseDocument({ url: response.url, contentType: type.mime, charsetParam: type.charset, body: decoded.data, ...(contentLanguage === undefined ? {} : { contentLanguage }) });
+  const doc = await parseDocument({ url: response.url, contentType: type.mime, charsetParam: type.charset, body: decoded.data, ...(contentLanguage === undefined ? {} : { contentLanguage }) }, maxDecodedSize);
   return { doc, decoded };
 }

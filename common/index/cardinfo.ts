@@ -45,7 +45,7 @@ export const CARD_FLAG = {
 const ALL_FLAGS = Object.values(CARD_FLAG).reduce((a, b) => a | b, 0);
 
 /** Coarse document types for `type:` queries and the result's type field. */
-export const CARD_TYPES = ['other', 'html', 'text', 'pdf', 'image', 'xml'] as const;
+export const CARD_TYPES = ['other', 'html', 'text', 'pdf', 'image', 'xml', 'office'] as const;
 export type CardType = (typeof CARD_TYPES)[number];
 
 /** The coarse type of a MIME type: what the indexer records and what `type:` filters on. */
@@ -53,6 +53,7 @@ export function cardType(mime: string): CardType {
   if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
   if (mime === 'text/plain' || mime === 'text/csv' || mime === 'text/tab-separated-values') return 'text';
   if (mime === 'application/pdf') return 'pdf';
+  if (mime.startsWith('application/vnd.openxmlformats-officedocument.') || mime.startsWith('application/vnd.oasis.opendocument.')) return 'office';
   if (mime.startsWith('image/')) return 'image';
   if (mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml')) return 'xml';
   return 'other';
