@@ -71,7 +71,8 @@ export const BM25_B = 0.5;
  * one saturation a title is worth most where the text says little, and
  * little where the text already says the word throughout. Measured on the
  * relevance bench (docs/decisions.md "Ranking against outside judgments"):
- * 0.3 to 0.8 all raise the English sets; 0.4 is where PostgreSQL's peaks.
+ * 0.3 to 0.8 all raise the English sets; above 0.5 the Czech one falls to
+ * its peer's figure.
  */
 export const META_TF = 0.4;
 /** A word's score ÷ its IDF for one plain occurrence in a card of average length; as its term frequency grows it tends to (k1 + 1) times this. 20 (twice the separate body part's 10) keeps a title-only match about where it was (≈ 70 against 56), so the phrase, proximity and accent bonuses weigh as before beside it. */
