@@ -89,9 +89,9 @@ export interface ScorePart {
   match?: FormMatch;
   factor?: number;
   idf?: number;
-  /** A word: the body's term frequency (occurrences weighted by word type) and the body, metas and anchor texts parts, each before × idf. */
+  /** A word: the body's term frequency (occurrences weighted by word type), the metas' and anchor texts' weights, and BM25F's score of them (rank.ts fieldScore), before × idf. */
   tf?: number;
-  body?: number;
+  bm25f?: number;
   metas?: number;
   anchors?: number;
   /** A word: its occurrences in the card by field (body, title, keywords, description, url, file, anchor). */

@@ -47,7 +47,7 @@ import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
 import { MAX_FORMS, type CardColumns, type IndexVersion, type Occurrences, type Postings, type WordForms } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, BODY_CEILING, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, TITLE_BONUS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek, TITLE_META, titleClass } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -284,7 +284,7 @@ export class Evaluation {
     const included = results.filter((r) => !r.negated).map((r) => r.hits);
     const excluded = results.filter((r) => r.negated).map((r) => r.hits);
     if (included.length === 0) return { hits: unite(excluded, false), negated: true };
-    return new AndMatch(included, excluded, tests);
+    return new AndMatch(included, excluded, tests, children.reduce((n, child) => n + wordsOf(child), 0));
   }
 
   private async or(children: readonly QueryNode[], keys: boolean): Promise<Result> {
@@ -637,10 +637,31 @@ abstract class Candidates {
   }
 }
 
+/** How many words a query node asks for in a card (AndMatch's title bonus): a phrase's, a NEAR's two terms', an OR's largest child's; none for a filter or a NOT. */
+function wordsOf(node: QueryNode): number {
+  switch (node.kind) {
+    case 'word':
+      return 1;
+    case 'phrase':
+      return node.words.length;
+    case 'near':
+      return wordsOf(node.left) + wordsOf(node.right);
+    case 'and':
+      return node.children.reduce((n, child) => n + wordsOf(child), 0);
+    case 'or':
+      return Math.max(0, ...node.children.map(wordsOf));
+    default:
+      return 0;
+  }
+}
+
 /**
  * The cards in every included set, in none excluded, of a type the tests
  * take; the bound of a card counts the largest proximity bonus between
- * each pair of neighbouring terms, its score the one their lines give.
+ * each pair of neighbouring terms and the title bonus, its score the
+ * proximity their lines give and the title bonus when every term with
+ * occurrences (a `site:` has none) has one in a title of the class of
+ * `words` words or shorter (rank.ts TITLE_BONUS).
  */
 class AndMatch extends Candidates implements Matcher {
   readonly certain = true;
@@ -649,14 +670,18 @@ class AndMatch extends Candidates implements Matcher {
   private readonly scores: ReadonlyArray<Float64Array | Float32Array>;
   private readonly starts: ReadonlyArray<Uint32Array | undefined>;
   private readonly keys: readonly Int32Array[];
+  /** The least title weight (rank.ts titleClass) that earns the title bonus. */
+  private readonly titleClass: number;
 
   constructor(
     included: readonly Hits[],
     excluded: readonly Hits[],
     tests: readonly CardTest[],
+    words: number,
   ) {
     const base = included.reduce((smallest, hits) => (hits.count < smallest.count ? hits : smallest));
     super(base.count, included.length);
+    this.titleClass = titleClass(words);
     const n = included.length;
     const b = included.indexOf(base);
     const { cards, counts, scores, starts, keys } = columnsOf(included);
@@ -691,6 +716,7 @@ class AndMatch extends Candidates implements Matcher {
         bound += scores[p]![at[p]!]!;
         if (p > 0) bound += closest;
       }
+      if (n > 1) bound += TITLE_BONUS;
       this.append(cardId, at, bound);
     }
   }
@@ -705,6 +731,9 @@ class AndMatch extends Candidates implements Matcher {
     let score = 0;
     let before = 0;
     let last = 0;
+    // Terms with occurrences in the card, and those with one in a title of the query's length class or shorter.
+    let terms = 0;
+    let titled = 0;
     for (let p = 0; p < width; p++) {
       const j = at[o + p]!;
       score += scores[p]![j]!;
@@ -713,11 +742,26 @@ class AndMatch extends Candidates implements Matcher {
       const to = list === undefined ? 0 : list[j + 1]!;
       if (p > 0) score += proximity(minGap(keys[p - 1]!, before, last, keys[p]!, from, to));
       if (out !== undefined && to > from) out.copyKeys(keys[p]!, from, to);
+      if (to > from) {
+        terms += 1;
+        if (inTitle(keys[p]!, from, to, this.titleClass)) titled += 1;
+      }
       before = from;
       last = to;
     }
+    if (terms > 1 && titled === terms) score += TITLE_BONUS;
     return score;
   }
+}
+
+/** Whether packed refs[from..to) (ascending by line, so metas last) have a title occurrence of title weight `least` or more. */
+function inTitle(refs: Int32Array, from: number, to: number, least: number): boolean {
+  for (let r = to - 1; r >= from; r--) {
+    const ref = refs[r]!;
+    if ((ref & PACKED_META) === 0) return false;
+    if (((ref >> 2) & 15) === TITLE_META) return (ref & 3) >= least;
+  }
+  return false;
 }
 
 /**
@@ -827,13 +871,13 @@ class PhraseMatch extends Candidates implements Matcher {
     // Without a meta occurrence of the lead (the last ref), the text is all there is.
     if (out !== undefined || to[lead]! === from[lead]! || leader[to[lead]! - 1]! >> PACKED_CODE_BITS < META_LINE) matched = this.scan(lead, from[lead]!, to[lead]!, out);
     else {
-      // Metas first (their refs come last): once each word has a meta match
-      // worth BODY_CEILING, the text (bodyScore, always less) cannot raise the score.
+      // Metas first (their refs come last): once each word's meta match alone
+      // is worth its score in the card (which caps what it adds), the text cannot raise the score.
       const metas = lineAt(leader, from[lead]!, to[lead]!, META_LINE);
       const textEnd = from[lead]!;
       matched = this.scan(lead, metas, to[lead]!, undefined);
       let ceiling = matched;
-      for (let w = 0; w < n && ceiling; w++) ceiling = best[w]! >= BODY_CEILING;
+      for (let w = 0; w < n && ceiling; w++) ceiling = phraseWordScore(best[w]!, 0, norm, this.idfs[w]!) >= scores[w]![at[o + w]!]!;
       if (!ceiling) {
         for (let w = 0; w < n; w++) from[w] = starts[w]![at[o + w]!]!;
         matched = this.scan(lead, textEnd, metas, undefined) || matched;

@@ -4,11 +4,11 @@
  * of the query is evaluated once (evaluate.ts, the same code and work bound
  * as the search) and looked up at each hit's card, so a part is what the
  * ranking added, not a second computation of it; only a word's breakdown
- * (term frequency, body, metas, anchor texts) is occurrenceScore's parts
+ * (term frequency, metas, anchor texts, BM25F's score of them) is occurrenceScore's parts
  * made again from its occurrences in the card.
  *
  * A node's score is what it adds: an AND's is its children's plus the
- * proximity bonus (`bonus`), an OR's the sum of the children the card
+ * proximity and title bonuses (`bonus`), an OR's the sum of the children the card
  * matches, a NEAR's both terms' plus its bonus, a phrase's its bonus plus
  * what each word adds within the phrase (the parts listed are the words'
  * scores in the whole card, which bound that). The hit's score is
@@ -122,7 +122,7 @@ class Explainer {
     const from = occurrences.starts[i]!;
     const to = occurrences.starts[i + 1]!;
     const { norms, length } = this.version.columns;
-    const parts: OccurrenceParts = { tf: 0, body: 0, metas: 0, anchors: 0 };
+    const parts: OccurrenceParts = { tf: 0, bm25f: 0, metas: 0, anchors: 0 };
     occurrenceScore(occurrences.keys, from, to, norms[length[cardId]!]!, occurrences.idf, parts);
     const fields: Record<string, number> = {};
     for (let j = from; j < to; j++) {
@@ -152,7 +152,7 @@ class Explainer {
       factor: FORM_FACTORS[closest]!,
       idf: occurrences.idf,
       tf: parts.tf,
-      body: parts.body,
+      bm25f: parts.bm25f,
       metas: parts.metas,
       anchors: parts.anchors,
       fields,
@@ -172,7 +172,7 @@ export function explanationLines(e: Explanation): string[] {
     if (part.match !== undefined) {
       const fields = Object.entries(part.fields ?? {}).map(([field, count]) => `${field} ${count}`).join(', ');
       const forms = (part.forms ?? []).map((form) => `${form.word} (${form.match})`).join(', ');
-      line += `: ${part.match} × ${n(part.factor!)}, idf ${n(part.idf!)} × (body ${n(part.body!)} [tf ${n(part.tf!)}] + metas ${n(part.metas!)} + anchors ${n(part.anchors!)}); ${fields}; forms ${forms}`;
+      line += `: ${part.match} × ${n(part.factor!)}, idf ${n(part.idf!)} × ${n(part.bm25f!)} (tf ${n(part.tf!)}, metas ${n(part.metas!)}, anchors ${n(part.anchors!)}); ${fields}; forms ${forms}`;
     }
     lines.push(line);
     for (const child of part.parts ?? []) walk(child, depth + 1);

@@ -18,7 +18,7 @@ import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-f
 import { NoIndexError } from '../../searcher/engine.js';
 import { IndexEngine, searchVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
-import { idf } from '../../searcher/rank.js';
+import { TITLE_BONUS, idf } from '../../searcher/rank.js';
 import { parseQuery } from '../../searcher/query.js';
 import { buildCli } from '../indexer/site.js';
 import { Client, type Message } from './net.js';
@@ -27,7 +27,7 @@ const SITE_A: Record<string, string> = {
   '/': `<title>Engine home</title><p>Welcome to the fixture.</p>
     <a href="/title">a</a> <a href="/body">b</a> <a href="/adjacent">c</a> <a href="/scattered">d</a> <a href="/near">e</a>
     <a href="/far">f</a> <a href="/accent">g</a> <a href="/plain">h</a> <a href="/cjk">i</a> <a href="/escape">j</a>
-    <a href="/prefix">k</a> <a href="/notes.txt">l</a>`,
+    <a href="/prefix">k</a> <a href="/notes.txt">l</a> <a href="/keeper">m</a> <a href="/keeper-short">n</a>`,
   '/title': '<title>Zebra facts</title><p>Stripes are common on this animal.</p>',
   '/body': '<title>Animal notes</title><p>The zebra lives in Africa with many friends.</p>',
   '/adjacent': '<title>One</title><p>The baker street museum is open daily.</p>',
@@ -39,6 +39,8 @@ const SITE_A: Record<string, string> = {
   '/cjk': '<title>東京</title><p>東京都に住んでいます。</p>',
   '/escape': '<title>Markup</title><p>Use &lt;b&gt;tags&lt;/b&gt; &amp; quotes: escapeword here.</p>',
   '/prefix': '<title>Code</title><p>programming programmer programs</p>',
+  '/keeper': '<title>Quokka keeper handbook</title><p>Every quokka keeper reads this. A quokka keeper feeds the quokka; the keeper counts them.</p>',
+  '/keeper-short': '<title>Quokka keeper</title><p>The quokka keeper.</p>',
 };
 const SITE_B: Record<string, string> = {
   '/': '<title>Other host</title><p>A zebra crossing on another host.</p>',
@@ -114,6 +116,13 @@ test('words, AND, OR and -exclusion find the cards they say', async (t) => {
 test('a title match ranks above a body match', async (t) => {
   const order = paths(await search(t, 'zebra'));
   assert.ok(order.indexOf('/title') < order.indexOf('/body'), order.join(' '));
+});
+
+test('the page titled by the query, no longer than it, ranks first with the title bonus', async (t) => {
+  const result = await search(t, 'quokka keeper', { explain: true });
+  assert.deepEqual(paths(result), ['/keeper-short', '/keeper']);
+  const bonus = (result['hits'] as Array<{ explain: { query: { bonus: number } } }>).map((h) => h.explain.query.bonus);
+  assert.ok(Math.abs(bonus[0]! - bonus[1]! - TITLE_BONUS) < 1e-9, bonus.join(' '));
 });
 
 test('phrases need adjacent words; loose words rank adjacent ones first', async (t) => {
