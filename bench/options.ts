@@ -9,7 +9,7 @@
  *   --passes N         timed passes over the query set per search run
  *   --warmup N         untimed passes before them, for every engine alike (default 5)
  *   --port N           the site's port on every loopback address (default 8480)
- *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch
+ *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch, import, pdf
  *   --no-install       never run apt-get; fail if a package is missing
  *   --new-queries      regenerate bench/queries/<set>.tsv
  *   --new-judgments    re-derive the relevance judgments (bench/relevance/*.tsv)
@@ -23,7 +23,7 @@ import { PART_IDS } from './parts.js';
 import type { BenchOptions, PartId } from './parts.js';
 
 export const USAGE = `usage: npm run bench -- [--quick | --large | --set small|medium|large] [--runs N] [--passes N] [--warmup N]
-       [--port N] [--only gather,urldb,index,search,relevance,export,nutch] [--no-install] [--new-queries] [--new-judgments] [--record]
+       [--port N] [--only gather,urldb,index,search,relevance,export,nutch,import,pdf] [--no-install] [--new-queries] [--new-judgments] [--record]
        [--sherlock-set key=value]…`;
 
 export class UsageError extends Error {}

@@ -34,8 +34,8 @@ export interface BenchOptions {
   sherlockSet: readonly string[];
 }
 
-export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import';
-export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import'];
+export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import' | 'pdf';
+export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import', 'pdf'];
 
 export interface BenchContext {
   readonly opts: BenchOptions;

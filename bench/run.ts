@@ -34,6 +34,7 @@ import { warcioCdx } from './peers/exports.js';
 import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export.js';
 import { parseFloor, sherlockArchiveImport, warcioArchiveRead } from './archive-import.js';
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
+import { pdfTable } from './pdf-extract.js';
 import { loadOrGenerate } from './queries.js';
 import { relevancePackages, relevanceTables } from './relevance/relevance.js';
 import { renderReport } from './report.js';
@@ -687,6 +688,7 @@ async function main(): Promise<void> {
     if (selected('export')) tables.push(await exportTable(ctx, footnotes), await arcSetTable(ctx, footnotes));
     if (selected('nutch')) tables.push(await nutchTable(ctx, footnotes));
     if (selected('import')) tables.push(await importTable(ctx, footnotes));
+    if (selected('pdf')) tables.push(await pdfTable(ctx, footnotes));
   } finally {
     await ctx.server?.stop();
     ctx.server = undefined;

@@ -70,7 +70,7 @@ let loaded: Promise<PdfJs> | undefined;
  * without its prebuilt binary), pdf.js prints a warning once and works the
  * same.
  */
-function pdfjs(): Promise<PdfJs> {
+export function pdfjs(): Promise<PdfJs> {
   return (loaded ??= (async () => {
     const require = createRequire(import.meta.url);
     const fromPdfJs = createRequire(require.resolve('pdfjs-dist/legacy/build/pdf.mjs'));
@@ -98,7 +98,7 @@ class NotRendering {
 }
 
 /** Where pdf.js's CMaps and standard fonts are (text of CJK and base-14 fonts needs them). */
-function dataUrls(): { cMapUrl: string; standardFontDataUrl: string } {
+export function dataUrls(): { cMapUrl: string; standardFontDataUrl: string } {
   const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
   return { cMapUrl: join(root, 'cmaps') + '/', standardFontDataUrl: join(root, 'standard_fonts') + '/' };
 }
