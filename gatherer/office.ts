@@ -276,8 +276,9 @@ function attribute(attributes: Record<string, string>, name: string): string | u
 }
 
 /** The `r:id` of an element, in whatever prefix: a prefixed `id` (an unprefixed one, as p:sldId's, is no relationship's). */
-function relationshipId(attributes: Record<string, string>): string | undefined {
-  for (const key in attributes) if (key.includes(':') && localName(key) === 'id') return attributes[key];
+/** The relationship an element names by its r:id (in any prefix), if `rels` has it. */
+function relationshipOf(attributes: Record<string, string>, rels: Map<string, Relationship>): Relationship | undefined {
+  for (const key in attributes) if (key.includes(':') && localName(key) === 'id') return rels.get(attributes[key]!);
   return undefined;
 }
 
@@ -539,8 +540,7 @@ async function readWordPart(pkg: Package, part: string, rels: Map<string, Relati
             out.append(' ');
             break;
           case 'hyperlink': {
-            const id = relationshipId(attributes);
-            const rel = id === undefined ? undefined : rels.get(id);
+            const rel = relationshipOf(attributes, rels);
             out.openLink(rel?.external === true ? rel.target : undefined);
             break;
           }
@@ -615,8 +615,7 @@ function sheetHyperlinks(xml: string, part: string, rels: Map<string, Relationsh
       open(name, attributes) {
         if (name !== 'hyperlink') return;
         const ref = attribute(attributes, 'ref')?.split(':')[0]?.toUpperCase();
-        const id = relationshipId(attributes);
-        const rel = id === undefined ? undefined : rels.get(id);
+        const rel = relationshipOf(attributes, rels);
         if (ref !== undefined && rel?.external === true) links.set(ref, rel.target);
       },
     },
@@ -693,8 +692,7 @@ async function readXlsx(pkg: Package, main: string, out: Output): Promise<void> 
     {
       open(name, attributes) {
         if (name !== 'sheet') return;
-        const id = relationshipId(attributes);
-        const rel = id === undefined ? undefined : rels.get(id);
+        const rel = relationshipOf(attributes, rels);
         if (rel !== undefined && !rel.external && REL.worksheet.test(rel.type)) sheets.push({ name: attribute(attributes, 'name') ?? '', part: rel.target });
       },
     },
@@ -749,8 +747,7 @@ async function readSlide(pkg: Package, part: string, out: Output): Promise<void>
             out.append(' ');
             break;
           case 'hlinkclick': {
-            const id = relationshipId(attributes);
-            const rel = id === undefined ? undefined : rels.get(id);
+            const rel = relationshipOf(attributes, rels);
             out.openLink(rel?.external === true ? rel.target : undefined);
             break;
           }
@@ -785,8 +782,7 @@ async function readPptx(pkg: Package, main: string, out: Output): Promise<void> 
     {
       open(name, attributes) {
         if (name !== 'sldid') return;
-        const id = relationshipId(attributes);
-        const rel = id === undefined ? undefined : rels.get(id);
+        const rel = relationshipOf(attributes, rels);
         if (rel !== undefined && !rel.external && REL.slide.test(rel.type)) slides.push(rel.target);
       },
     },
