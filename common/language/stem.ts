@@ -22,11 +22,16 @@
  * language without a stemmer are their own stems.
  */
 
+import { createRequire } from 'node:module';
 import { stem as porter2 } from 'porter2';
-import snowball, { type Stemmer } from 'snowball-stemmers';
+import type { Stemmer } from 'snowball-stemmers';
 import { plainForm } from '../words.js';
 import { czechStem } from './czech-stem.js';
 import { languageCode } from './codes.js';
+
+// Required, not imported: an ESM import of this 868 KB CommonJS file has Node scan all of it for
+// named exports, in every indexer and search thread (0.3 s of CPU a medium-set build; issue 28's cost).
+const snowball = createRequire(import.meta.url)('snowball-stemmers') as typeof import('snowball-stemmers');
 
 /** ISO 639-1 code → the Snowball algorithm's name in snowball-stemmers (Czech's is czech-stem.ts instead). */
 const ALGORITHMS: Readonly<Record<string, string>> = {
