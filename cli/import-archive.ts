@@ -31,6 +31,7 @@ export function registerImportArchive(imp: Command): void {
         try {
           report = await importArchives(state, files, {
             maxBodySize: config.max_body_size,
+            typeLimits: config.type_limits,
             maxDecodedSize: config.max_decoded_size,
             parseWorkers: importParseWorkers(config),
             documentLimits: documentLimits(config),

@@ -38,7 +38,8 @@ import { decodeBucketHeader } from '../common/bucket/bucket.js';
 import { BUCKET_HEADER_SIZE, BucketWriter, bucketFilePath } from '../common/bucket/file.js';
 import { ioError, isSherlockError, SherlockError } from '../common/errors.js';
 import { canonicalOrNone } from '../common/url.js';
-import { responseBucket } from './document.js';
+import { bodyCap, type TypeLimit } from './content-type.js';
+import { headerValue, responseBucket } from './document.js';
 import type { FetchResponse } from './fetch.js';
 import { httpResult } from './outcome.js';
 import { ParsePool, type DocumentLimits } from './parse-pool.js';
@@ -52,6 +53,8 @@ const IN_FLIGHT = 64;
 export interface ImportOptions {
   /** gatherer.max_body_size: a longer payload is cut there and parsed, as a fetch's would be (too_large). */
   maxBodySize: number;
+  /** gatherer.type_limits: a 2xx payload's own cap by its type (a cap of 0 does not apply: the record is archived already). */
+  typeLimits: readonly TypeLimit[];
   /** gatherer.max_decoded_size. */
   maxDecodedSize: number;
   /** Threads parsing bodies (gatherer.parse_workers, parse-pool.ts); 0 parses on the calling thread. */
@@ -270,10 +273,13 @@ function originalPayload(readers: Map<string, ArchiveReader>, place: ArcPlace): 
 
 /** The bucket header and body of a capture, as the gatherer would have stored its fetch. */
 async function captureBucket(capture: Capture, url: string, options: ImportOptions, pool: ParsePool): Promise<ReturnType<typeof responseBucket>> {
-  const cut = capture.body.length > options.maxBodySize;
-  const body = cut ? capture.body.subarray(0, options.maxBodySize) : capture.body;
-  const location = capture.headers.find(([name]) => name.toLowerCase() === 'location')?.[1];
-  const result = httpResult(url, capture.status, capture.statusText, location, cut ? options.maxBodySize : undefined);
+  // A type's own cap applies as to a fetch; a type the crawl does not fetch (0) is imported all the same, archived already.
+  const typeCap = capture.status >= 200 && capture.status < 300 ? bodyCap(options.typeLimits, headerValue(capture.headers, 'content-type'), options.maxBodySize) : 0;
+  const cap = typeCap === 0 ? options.maxBodySize : typeCap;
+  const cut = capture.body.length > cap;
+  const body = cut ? capture.body.subarray(0, cap) : capture.body;
+  const location = headerValue(capture.headers, 'location');
+  const result = httpResult(url, capture.status, capture.statusText, location, cut ? cap : undefined);
   const response: FetchResponse = {
     ...result,
     url,

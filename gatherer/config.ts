@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { isIP } from 'node:net';
 import { duration, size } from '../common/config.js';
 import { adminListen } from '../common/service/metrics-listener.js';
+import { typeLimit } from './content-type.js';
 
 /** An address or ADDRESS/PREFIX, IPv4 or IPv6. */
 const network = z.string().refine((text) => {
@@ -32,6 +33,8 @@ export const gathererConfig = z
     allow_networks: z.array(network).default([]),
     /** Bodies longer than this are cut and the object marked truncated. */
     max_body_size: size({ min: '1KiB', max: '1GiB' }).prefault('10MiB'),
+    /** Body caps by type over max_body_size, "PATTERN SIZE" each (content-type.ts); the first match decides; a size of 0: not fetched at all. */
+    type_limits: z.array(typeLimit).prefault(['application/pdf 64MiB', 'application/vnd.openxmlformats-officedocument.* 64MiB', 'application/vnd.oasis.opendocument.* 64MiB']),
     /** Worker threads parsing pages and compressing their ARC records: "auto" (the cores but one, 1 to 4) or a number; 0 does it on the main thread. */
     parse_workers: z.union([z.literal('auto'), z.number().int().min(0).max(64)]).default('auto'),
     /** Bytes decoded from a compressed body for parsing; the rest is not parsed (a gzip bomb stops here). */

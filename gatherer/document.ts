@@ -17,6 +17,7 @@
 import { BucketObject } from '../common/bucket/bucket.js';
 import type { FetchResponse } from './fetch.js';
 import { CODE, errorAttribute } from './outcome.js';
+import { contentType } from './content-type.js';
 import type { Refusal } from './parse.js';
 
 /** The first value of a header, by case-insensitive name. */
@@ -24,19 +25,6 @@ export function headerValue(headers: readonly (readonly [string, string])[], nam
   const lower = name.toLowerCase();
   for (const [n, v] of headers) if (n.toLowerCase() === lower) return v;
   return undefined;
-}
-
-/** Content-Type split into the MIME type (lower case) and its charset parameter. */
-export function contentType(value: string | undefined): { mime?: string; charset?: string } {
-  if (value === undefined) return {};
-  const [type, ...params] = value.split(';');
-  const mime = type!.trim().toLowerCase();
-  const out: { mime?: string; charset?: string } = mime === '' ? {} : { mime };
-  for (const param of params) {
-    const m = /^\s*charset\s*=\s*"?([^";\s]+)"?\s*$/i.exec(param);
-    if (m !== null) out.charset = m[1]!;
-  }
-  return out;
 }
 
 export interface HeaderFacts {

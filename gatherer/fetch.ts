@@ -68,6 +68,7 @@ import { isIP } from 'node:net';
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import type { GathererConfig } from './config.js';
 import { SherlockError } from '../common/errors.js';
+import { bodyCap, contentType, type TypeLimit } from './content-type.js';
 import { CODE, httpOutcome, httpResult, type Outcome } from './outcome.js';
 
 /**
@@ -87,6 +88,8 @@ export interface FetcherOptions {
   totalTimeoutMs: number;
   /** Bytes of body kept; a longer body is cut here. */
   maxBodySize: number;
+  /** Caps of a 2xx response's body by its type, over maxBodySize (content-type.ts); 0: not fetched. */
+  typeLimits: readonly TypeLimit[];
   /** Requests in flight over all addresses. */
   maxConnections: number;
 }
@@ -253,10 +256,13 @@ class Transfer implements Dispatcher.DispatchHandler {
   #raw: Buffer[] = [];
   #chunks: Buffer[] = [];
   #received = 0;
+  /** The body cap of this response: maxBodySize, or its type's (type_limits). */
+  #cap: number;
 
   constructor(req: FetchRequest, options: FetcherOptions, done: () => void) {
     this.#req = req;
     this.#options = options;
+    this.#cap = options.maxBodySize;
     this.#done = done;
     this.result = new Promise((resolve, reject) => {
       this.#resolve = resolve;
@@ -288,13 +294,22 @@ class Transfer implements Dispatcher.DispatchHandler {
     this.#status = statusCode;
     this.#statusText = statusMessage ?? '';
     this.#raw = rawHeaderBuffers(controller.rawHeaders);
+    if (statusCode < 300 && this.#options.typeLimits.length > 0) {
+      const type = this.#header('content-type')?.toString('latin1');
+      this.#cap = bodyCap(this.#options.typeLimits, type, this.#options.maxBodySize);
+      if (this.#cap === 0) {
+        this.#settle(this.#notFetched(contentType(type).mime ?? 'no content type'));
+        controller.abort(STOPPED);
+        return;
+      }
+    }
     this.#arm(this.#options.bodyTimeoutMs, `body stalled for ${this.#options.bodyTimeoutMs} ms`);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled) return;
     this.#phase?.refresh();
-    const room = this.#options.maxBodySize - this.#received;
+    const room = this.#cap - this.#received;
     if (chunk.length <= room) {
       this.#chunks.push(chunk);
       this.#received += chunk.length;
@@ -374,6 +389,12 @@ class Transfer implements Dispatcher.DispatchHandler {
     return { ...failure, ...this.#base(), body: Buffer.alloc(0), truncated: false };
   }
 
+  /** A response whose type type_limits does not fetch: its header archived, no body. */
+  #notFetched(mime: string): FetchResponse {
+    const arcContent = Buffer.concat(arcHead(this.#status!, this.#statusText, this.#raw, 0));
+    return { outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${mime}: not fetched (gatherer.type_limits)`, ...this.#base(), body: arcContent.subarray(arcContent.length), truncated: false, arcContent };
+  }
+
   /** The result of a response received in full or cut at the cap. */
   #response(truncated: boolean): FetchResponse {
     const status = this.#status!;
@@ -384,7 +405,7 @@ class Transfer implements Dispatcher.DispatchHandler {
     const body = content.subarray(headLength);
     this.#chunks = [];
     const location = httpOutcome(status) === 'redirect' ? this.#header('location') : undefined;
-    const result = httpResult(this.#req.url, status, this.#statusText, location === undefined ? undefined : headerText(location), truncated ? this.#options.maxBodySize : undefined);
+    const result = httpResult(this.#req.url, status, this.#statusText, location === undefined ? undefined : headerText(location), truncated ? this.#cap : undefined);
     const retryAfter = status === 429 || status === 503 ? retryAfterSeconds(this.#header('retry-after')?.toString('latin1'), Date.now()) : undefined;
     return {
       ...result,
@@ -521,6 +542,7 @@ export function fetcherFor(config: GathererConfig): Fetcher {
     bodyTimeoutMs: config.body_timeout,
     totalTimeoutMs: config.fetch_timeout,
     maxBodySize: config.max_body_size,
+    typeLimits: config.type_limits,
     maxConnections: config.max_connections,
   });
 }

@@ -28,7 +28,8 @@ import { Piscina } from 'piscina';
 import { BucketObject, deflatedBody } from '../common/bucket/bucket.js';
 import { coresButOne } from '../common/threads.js';
 import type { GathererConfig } from './config.js';
-import { contentType, headerValue } from './document.js';
+import { contentType } from './content-type.js';
+import { headerValue } from './document.js';
 import { needsDocumentWorker, type Refusal } from './parse.js';
 import type { ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
 

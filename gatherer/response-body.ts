@@ -6,7 +6,8 @@
  */
 
 import { decodeContent, type Decoded } from '../common/archive/content-decoding.js';
-import { contentType, headerValue } from './document.js';
+import { contentType } from './content-type.js';
+import { headerValue } from './document.js';
 import { parseDocument, type ParsedDocument } from './parse.js';
 
 /** What parsing needs of a response. */

@@ -8,6 +8,7 @@ import test, { type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { isSherlockError } from '../../common/errors.js';
 import { Fetcher, MAX_RETRY_AFTER_S, retryAfterSeconds, type FetcherOptions, type FetchResponse } from '../../gatherer/fetch.js';
+import { typeLimit } from '../../gatherer/content-type.js';
 import { closedPort, startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
 
@@ -22,6 +23,7 @@ function fetcher(t: TestContext, options: Partial<FetcherOptions> = {}): Fetcher
     bodyTimeoutMs: 300,
     totalTimeoutMs: 3000,
     maxBodySize: MiB,
+    typeLimits: [],
     maxConnections: 8,
     ...options,
   });
@@ -229,6 +231,36 @@ test('a 50 MB body is cut at exactly the cap, quickly, without reading the rest,
   const next = await f.fetch({ url: `${server.origin}/small`, address: server.address });
   assert.equal(next.outcome, 'ok');
   assert.equal(next.body.toString(), 'ok');
+});
+
+test('type_limits: a type gets its own body cap, a type capped at 0 is not fetched, an error page keeps max_body_size', async (t) => {
+  const big = Buffer.alloc(3 * MiB, 0x25);
+  const server = await fixture(t, '127.0.0.61', {
+    '/doc.pdf': (_req, res) => res.writeHead(200, { 'Content-Type': 'application/pdf' }).end(big),
+    '/photo.png': (_req, res) => res.writeHead(200, { 'Content-Type': 'image/png' }).end(big),
+    '/page': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(big),
+    '/missing.pdf': (_req, res) => res.writeHead(404, { 'Content-Type': 'application/pdf' }).end(big),
+  });
+  const limits = [typeLimit.parse('application/pdf 4MiB'), typeLimit.parse('image/* 0')];
+  const f = fetcher(t, { typeLimits: limits });
+  const fetch = (path: string) => f.fetch({ url: `${server.origin}${path}`, address: server.address });
+  const pdf = await fetch('/doc.pdf');
+  assert.equal(pdf.outcome, 'ok', pdf.message);
+  assert.equal(pdf.body.length, 3 * MiB);
+  const png = await fetch('/photo.png');
+  assert.equal(png.outcome, 'unsupported_type');
+  assert.equal(png.code, 2306);
+  assert.equal(png.message, 'image/png: not fetched (gatherer.type_limits)');
+  assert.equal(png.body.length, 0);
+  assert.ok(splitArc(png).head.includes('Content-Length: 0'), 'the header archived, saying no body');
+  const page = await fetch('/page');
+  assert.equal(page.outcome, 'too_large');
+  assert.equal(page.message, 'HTTP 200 OK, body cut at 1048576 bytes');
+  const missing = await fetch('/missing.pdf');
+  assert.equal(missing.body.length, MiB, 'an error page is cut at max_body_size whatever its type');
+  assert.throws(() => typeLimit.parse('application/pdf lots'), /MIME-TYPE SIZE/);
+  assert.throws(() => typeLimit.parse('pdf 1MiB'), /MIME-TYPE SIZE/);
+  assert.deepEqual(typeLimit.parse(' Application/Vnd.Oasis.Opendocument.*  64MiB '), { pattern: 'application/vnd.oasis.opendocument.*', bytes: 64 * MiB });
 });
 
 test('a body that stalls after the header times out by the body timeout', async (t) => {
