@@ -15,10 +15,16 @@
  * PDFs and office files (parse.ts needsDocumentWorker) go to a second pool whatever the
  * number of workers, one task per thread, each under the caps of
  * DocumentLimits: a parse that runs past `time` has its worker stopped and
- * the document is `unparseable`; one whose worker runs out of its heap
- * (resourceLimits) or during which the process grows by more than `memory`
- * (pdf.js keeps a decoded stream in an ArrayBuffer, which no heap limit
- * counts) is stopped too and recorded `too_large`. A stopped worker is
+ * the document is `unparseable`. Memory is watched twice, because pdf.js
+ * keeps a decoded stream in an ArrayBuffer, which no heap limit counts: the
+ * worker looks at its own isolate's heap and ArrayBuffers every
+ * MEMORY_WATCH_MS and leaves (MEMORY_EXIT) past `memory`; and since a
+ * stream inflated in one synchronous loop gives the worker no turn to look,
+ * this thread stops it when the whole process has grown by more than
+ * `memory` for each document thread plus WORKER_START since the task
+ * began (a process figure, so it cannot tell whose growth it is, only that
+ * it is too much). Its heap is capped at `memory` too (resourceLimits).
+ * Either way the document is recorded `too_large`. A stopped worker is
  * replaced by a fresh one; the crawl goes on. The pool's threads leave when
  * idle, so a crawl without PDFs holds none.
  */
@@ -66,6 +72,14 @@ export interface Prepared extends Omit<PrepareResult, 'parsed'> {
   parsed?: Omit<NonNullable<PrepareResult['parsed']>, 'body'> & { body: Buffer };
 }
 
+/** What a document worker is told (parse-worker.ts). */
+export interface DocumentWorkerData {
+  /** Bytes of its isolate's heap and ArrayBuffers past which it leaves. */
+  memoryCap: number;
+  memoryExit: number;
+  everyMs: number;
+}
+
 /** The caps on one PDF's or office file's parse. */
 export interface DocumentLimits {
   /** ms */
@@ -74,8 +88,12 @@ export interface DocumentLimits {
   memory: number;
 }
 
-/** How often the process's size is looked at while a document is parsed. */
+/** How often memory is looked at while a document is parsed. */
 const MEMORY_WATCH_MS = 50;
+/** The exit code of a document worker leaving over its memory cap (parse-worker.ts). */
+const MEMORY_EXIT = 75;
+/** What starting a document worker adds to the process (pdf.js, its CMaps, the language detector's tables). */
+const WORKER_START = 256 * 2 ** 20;
 
 export class ParsePool {
   private readonly pool: Piscina | undefined;
@@ -142,15 +160,18 @@ export class ParsePool {
     const controller = new AbortController();
     const stop = (refusal: Refusal): void => controller.abort(refusal);
     const timer = setTimeout(() => stop({ outcome: 'unparseable', message: `parse went over its time cap of ${this.limits.time / 1000} s` }), this.limits.time);
+    const overMemory: Refusal = { outcome: 'too_large', message: `parse went over its memory cap of ${mib(this.limits.memory)} MiB` };
     const before = process.memoryUsage.rss();
+    const backstop = this.limits.memory * this.documentThreads + WORKER_START;
     const watch = setInterval(() => {
-      if (process.memoryUsage.rss() - before > this.limits.memory) stop({ outcome: 'too_large', message: `parse went over its memory cap of ${mib(this.limits.memory)} MiB` });
+      if (process.memoryUsage.rss() - before > backstop) stop(overMemory);
     }, MEMORY_WATCH_MS);
     try {
       return (await this.documentPool().run(task, { name, signal: controller.signal })) as T;
     } catch (err) {
       if (controller.signal.aborted) return controller.signal.reason as Refusal;
-      if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') return { outcome: 'too_large', message: `parse went over its memory cap of ${mib(this.limits.memory)} MiB` };
+      // piscina's words for a worker that left by itself, here by parse-worker.ts's memory watch.
+      if ((err as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY' || (err instanceof Error && err.message === `worker exited with code: ${MEMORY_EXIT}`)) return overMemory;
       return { outcome: 'unparseable', message: `parse failed: ${err instanceof Error ? err.message : String(err)}` };
     } finally {
       clearTimeout(timer);
@@ -176,6 +197,7 @@ export class ParsePool {
       maxThreads: this.documentThreads,
       idleTimeout: 30_000,
       resourceLimits: { maxOldGenerationSizeMb: mib(this.limits.memory) },
+      workerData: { memoryCap: this.limits.memory, memoryExit: MEMORY_EXIT, everyMs: MEMORY_WATCH_MS } satisfies DocumentWorkerData,
     }));
   }
 

@@ -14,8 +14,21 @@ import { frameArcRecord, type ArcFraming, type ArcRecordInput, type FramedArcRec
 import { deflatedBody } from '../common/bucket/bucket.js';
 import { md5Hex } from '../common/archive/digest.js';
 import { documentBody } from '../common/bucket/doc-body.js';
+import { isMainThread, workerData } from 'node:worker_threads';
 import type { ParsedDocument, Refusal } from './parse.js';
+import type { DocumentWorkerData } from './parse-pool.js';
 import { parseResponseBody } from './response-body.js';
+
+// A worker of parse-pool.ts's documents' pool watches its own isolate's heap and ArrayBuffers (figures
+// of this thread alone, unlike the process's size) and leaves past its cap; the pool records why.
+const watch = isMainThread ? undefined : (workerData as Partial<DocumentWorkerData> | undefined);
+if (watch?.memoryCap !== undefined) {
+  const { memoryCap, memoryExit, everyMs } = watch as DocumentWorkerData;
+  setInterval(() => {
+    const { heapUsed, external } = process.memoryUsage();
+    if (heapUsed + external > memoryCap) process.exit(memoryExit);
+  }, everyMs).unref();
+}
 
 /** What parsing a document needs besides its body. */
 export interface ParseRequest {

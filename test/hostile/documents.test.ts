@@ -68,3 +68,21 @@ test('hostile PDFs and office files are stopped at the caps or refused, and the 
   assert.equal(fine.parsed?.kind, 'pdf');
   assert.equal(fine.parsed?.refused, undefined);
 });
+
+test('a worker over its memory cap leaves and the document is too_large; a second document thread is no reason to refuse', async (t) => {
+  // 64 MiB is less than a document worker holds (pdf.js and the language detector's tables): it leaves on its first look.
+  const small = new ParsePool(1, { time: 30_000, memory: 64 * MiB });
+  t.after(() => small.close());
+  const over = await small.parse(onePagePdf('too big a worker'), { url: 'http://127.0.0.1/doc', headers: PDF, maxDecodedSize: 32 * MiB });
+  assert.deepEqual(over.parsed?.refused, { outcome: 'too_large', message: 'parse went over its memory cap of 64 MiB' });
+
+  // Two threads, each starting its worker while the other parses: neither document is charged with the other's memory.
+  const two = new ParsePool(2, { time: 60_000, memory: 512 * MiB });
+  t.after(() => two.close());
+  const guide = readFileSync(GUIDE);
+  const results = await Promise.all([guide, onePagePdf('small'), guide, onePagePdf('small again')].map((body) => two.parse(body, { url: 'http://127.0.0.1/doc', headers: PDF, maxDecodedSize: 32 * MiB })));
+  assert.deepEqual(
+    results.map((r) => r.parsed?.refused),
+    [undefined, undefined, undefined, undefined],
+  );
+});
