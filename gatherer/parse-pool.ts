@@ -37,7 +37,7 @@ import type { GathererConfig } from './config.js';
 import { contentType } from './content-type.js';
 import { headerValue } from './document.js';
 import { needsDocumentWorker, type Refusal } from './parse.js';
-import type { ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
+import type { DocumentWorkerData, ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */
 export function autoParseWorkers(): number {
@@ -70,14 +70,6 @@ export function documentLimits(config: Pick<GathererConfig, 'document_parse_time
 /** What prepare() gives: parse-worker.ts's result, the bucket body as a Buffer. */
 export interface Prepared extends Omit<PrepareResult, 'parsed'> {
   parsed?: Omit<NonNullable<PrepareResult['parsed']>, 'body'> & { body: Buffer };
-}
-
-/** What a document worker is told (parse-worker.ts). */
-export interface DocumentWorkerData {
-  /** Bytes of its isolate's heap and ArrayBuffers past which it leaves. */
-  memoryCap: number;
-  memoryExit: number;
-  everyMs: number;
 }
 
 /** The caps on one PDF's or office file's parse. */

@@ -16,8 +16,15 @@ import { md5Hex } from '../common/archive/digest.js';
 import { documentBody } from '../common/bucket/doc-body.js';
 import { isMainThread, workerData } from 'node:worker_threads';
 import type { ParsedDocument, Refusal } from './parse.js';
-import type { DocumentWorkerData } from './parse-pool.js';
 import { parseResponseBody } from './response-body.js';
+
+/** What a worker of parse-pool.ts's documents' pool is told. */
+export interface DocumentWorkerData {
+  /** Bytes of its isolate's heap and ArrayBuffers past which it leaves. */
+  memoryCap: number;
+  memoryExit: number;
+  everyMs: number;
+}
 
 // A worker of parse-pool.ts's documents' pool watches its own isolate's heap and ArrayBuffers (figures
 // of this thread alone, unlike the process's size) and leaves past its cap; the pool records why.
