@@ -64,18 +64,11 @@ import { Parser } from 'htmlparser2';
 import yauzl from 'yauzl';
 import type { Link, Meta } from '../common/bucket/doc-body.js';
 import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/bucket/doc-text.js';
+import { OFFICE_TYPES } from '../common/index/cardinfo.js';
 import { LinkList } from './link-list.js';
 import { LANGUAGE_TAG, MAX_META, MAX_TITLE } from './parse-html.js';
 import { localName, MAX_DEPTH, TooDeep } from './sitemap.js';
 
-export const OFFICE_TYPES: ReadonlySet<string> = new Set([
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  'application/vnd.oasis.opendocument.text',
-  'application/vnd.oasis.opendocument.spreadsheet',
-  'application/vnd.oasis.opendocument.presentation',
-]);
 
 /** Entries a central directory may list: a big workbook or deck has a few thousand. */
 export const MAX_ZIP_ENTRIES = 20_000;

@@ -42,6 +42,7 @@
  * on (docs/api.md).
  */
 
+import { OFFICE_TYPES } from '../common/index/cardinfo.js';
 import { isLanguage } from '../common/language/codes.js';
 import { words, type Word } from '../common/words.js';
 
@@ -103,14 +104,7 @@ const TYPE_NAMES: Record<string, string[]> = {
   pdf: ['application/pdf'],
   xml: ['application/xml', 'text/xml'],
   feed: ['application/rss+xml', 'application/atom+xml', 'application/rdf+xml'],
-  office: [
-    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-    'application/vnd.oasis.opendocument.text',
-    'application/vnd.oasis.opendocument.spreadsheet',
-    'application/vnd.oasis.opendocument.presentation',
-  ],
+  office: [...OFFICE_TYPES],
 };
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 

@@ -48,12 +48,22 @@ const ALL_FLAGS = Object.values(CARD_FLAG).reduce((a, b) => a | b, 0);
 export const CARD_TYPES = ['other', 'html', 'text', 'pdf', 'image', 'xml', 'office'] as const;
 export type CardType = (typeof CARD_TYPES)[number];
 
+/** The office files the gatherer reads (gatherer/office.ts): OOXML's and OpenDocument's documents, spreadsheets and presentations. */
+export const OFFICE_TYPES: ReadonlySet<string> = new Set([
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'application/vnd.oasis.opendocument.text',
+  'application/vnd.oasis.opendocument.spreadsheet',
+  'application/vnd.oasis.opendocument.presentation',
+]);
+
 /** The coarse type of a MIME type: what the indexer records and what `type:` filters on. */
 export function cardType(mime: string): CardType {
   if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
   if (mime === 'text/plain' || mime === 'text/csv' || mime === 'text/tab-separated-values') return 'text';
   if (mime === 'application/pdf') return 'pdf';
-  if (mime.startsWith('application/vnd.openxmlformats-officedocument.') || mime.startsWith('application/vnd.oasis.opendocument.')) return 'office';
+  if (OFFICE_TYPES.has(mime)) return 'office';
   if (mime.startsWith('image/')) return 'image';
   if (mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml')) return 'xml';
   return 'other';
