@@ -16,7 +16,7 @@
 
 import { BucketObject } from '../common/bucket/bucket.js';
 import type { FetchResponse } from './fetch.js';
-import { CODE, errorAttribute } from './outcome.js';
+import { CODE, errorAttribute, type Outcome } from './outcome.js';
 import { contentType } from './content-type.js';
 import type { Refusal } from './parse.js';
 
@@ -96,7 +96,7 @@ export interface ParsedBody {
  * (stored, not parsed); a redirect's body is its target as `Y`. The
  * gatherer's fetches and an archive's import both come through here.
  */
-export function responseBucket(response: FetchResponse, md5: string, parsed: ParsedBody | undefined): { header: BucketObject; body: BucketObject | Buffer } {
+export function responseBucket(response: FetchResponse, md5: string, parsed: ParsedBody | undefined): { header: BucketObject; body: BucketObject | Buffer; outcome: Outcome } {
   let body: BucketObject | Buffer = parsed?.body ?? new BucketObject();
   let result = response;
   if (parsed?.refused !== undefined && response.code === CODE.ok) {
@@ -108,5 +108,5 @@ export function responseBucket(response: FetchResponse, md5: string, parsed: Par
   }
   if (result.outcome === 'redirect' && result.location !== undefined) body = new BucketObject().add('Y', result.location);
   const found = { md5, ...(parsed?.charset === undefined ? {} : { charset: parsed.charset }) };
-  return { header: documentHeader(responseFacts(result, found)), body };
+  return { header: documentHeader(responseFacts(result, found)), body, outcome: result.outcome };
 }

@@ -494,12 +494,13 @@ export class Gatherer {
   private async storeResponse(rt: HostRuntime, host: Host, seq: number, queued: QueuedUrl, url: string, response: FetchResponse): Promise<void> {
     this.counters.fetches += 1;
     this.counters.bytes += response.body.length;
-    this.count(response.outcome);
     this.metrics.fetched(response.elapsedMs);
     const retry = isTemporary(response.code) && queued.retries < this.config.max_retries;
     const code = retry ? response.code : givenUp(response.code);
     const message = code === response.code ? response.message : `gave up after ${queued.retries + 1} tries: ${response.message}`;
-    const { header, body, arc } = await this.describe({ ...response, code, message }, url);
+    const { header, body, arc, outcome } = await this.describe({ ...response, code, message }, url);
+    // As recorded: parsing can make an ok fetch unsupported_type, unparseable or too_large.
+    this.count(outcome);
     await this.store.put({ header, body, ...(arc === undefined ? {} : { arc }), from: { slot: host.slot, seq, ...(retry ? { retry: true } : {}) } }, () => {
       if (retry) this.queueRetry(host, seq, queued, response.retryAfter);
       this.finish(rt, host, seq);
@@ -515,7 +516,7 @@ export class Gatherer {
    * should the worker itself fail, the response is stored unparsed and its
    * record framed by the store, as before parsing existed.
    */
-  private async describe(response: FetchResponse, url: string): Promise<{ header: BucketObject; body: BucketObject | Buffer; arc?: ArcRecordInput | FramedArcRecord }> {
+  private async describe(response: FetchResponse, url: string): Promise<{ header: BucketObject; body: BucketObject | Buffer; outcome: Outcome; arc?: ArcRecordInput | FramedArcRecord }> {
     let arc: ArcRecordInput | FramedArcRecord | undefined;
     let md5: string | undefined;
     let parsed: ParsedBody | undefined;

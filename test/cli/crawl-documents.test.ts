@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { readGatherStatus } from '../../common/gather/status.js';
 import { currentVersion, indexDirectory } from '../../common/index/layout.js';
 import { CODE } from '../../gatherer/outcome.js';
 import { searchVersion } from '../../searcher/index-engine.js';
@@ -58,6 +59,8 @@ test('PDFs and office files are crawled and searchable; an encrypted PDF and a z
   writeFileSync(seeds, `${site.origin}/\n`);
   const run = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', '--set', 'gatherer.allow_private_addresses=true', '--set', 'gatherer.min_delay=0s', '--set', 'gatherer.max_decoded_size=16MiB']);
   assert.equal(run.status, 0, run.stderr);
+  // The gatherer counts them as recorded (its status and fetches_total), not as the 200s they were fetched as.
+  assert.deepEqual(readGatherStatus(state)?.errors, { unparseable: 1, too_large: 1 });
 
   const codes = new Map(storedObjects(state).map((o) => [new URL(o.url).pathname, o]));
   assert.equal(codes.get('/guide.pdf')?.code, CODE.ok);
