@@ -392,7 +392,7 @@ class Transfer implements Dispatcher.DispatchHandler {
   /** A response whose type type_limits does not fetch: its header archived, no body. */
   #notFetched(mime: string): FetchResponse {
     const arcContent = Buffer.concat(arcHead(this.#status!, this.#statusText, this.#raw, 0));
-    return { outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${mime}: not fetched (gatherer.type_limits)`, ...this.#base(), body: arcContent.subarray(arcContent.length), truncated: false, arcContent };
+    return { outcome: 'unsupported_type', code: CODE.unsupportedType, message: `${mime}: not fetched (gatherer.type_limits)`, ...this.#base(), body: Buffer.alloc(0), truncated: false, arcContent };
   }
 
   /** The result of a response received in full or cut at the cap. */

@@ -97,16 +97,20 @@ class NotRendering {
   }
 }
 
-/** Where pdf.js's CMaps and standard fonts are (text of CJK and base-14 fonts needs them). */
-export function dataUrls(): { cMapUrl: string; standardFontDataUrl: string } {
-  const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-  return { cMapUrl: join(root, 'cmaps') + '/', standardFontDataUrl: join(root, 'standard_fonts') + '/' };
+let urls: { cMapUrl: string; standardFontDataUrl: string } | undefined;
+
+/** Where pdf.js's CMaps and standard fonts are (the text of CJK and base-14 fonts needs them), found once. */
+function dataUrls(): { cMapUrl: string; standardFontDataUrl: string } {
+  if (urls === undefined) {
+    const root = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+    urls = { cMapUrl: join(root, 'cmaps') + '/', standardFontDataUrl: join(root, 'standard_fonts') + '/' };
+  }
+  return urls;
 }
 
-/** The fields of a PDF, its text written into `text`. */
-export async function parsePdf(body: Uint8Array, url: string, text: TextBuilder): Promise<PdfFields> {
-  const lib = await pdfjs();
-  const task = lib.getDocument({
+/** How sherlock opens a PDF with pdf.js (bench/peers/pdfjs-floor.ts opens the same way). */
+export function openPdf(lib: PdfJs, body: Uint8Array): ReturnType<PdfJs['getDocument']> {
+  return lib.getDocument({
     // pdf.js takes the bytes over; a copy leaves the caller's buffer whole.
     data: new Uint8Array(body),
     ...dataUrls(),
@@ -117,6 +121,12 @@ export async function parsePdf(body: Uint8Array, url: string, text: TextBuilder)
     isOffscreenCanvasSupported: false,
     verbosity: lib.VerbosityLevel.ERRORS,
   });
+}
+
+/** The fields of a PDF, its text written into `text`. */
+export async function parsePdf(body: Uint8Array, url: string, text: TextBuilder): Promise<PdfFields> {
+  const lib = await pdfjs();
+  const task = openPdf(lib, body);
   let doc;
   try {
     doc = await task.promise;

@@ -5,7 +5,7 @@
  *   node dist/bench/peers/pdfjs-floor.js THREADS FILE…
  *
  * THREADS worker threads (piscina) each open a file with pdf.js, loaded and
- * configured as gatherer/pdf.ts does, and take every page's getTextContent();
+ * opened by gatherer/pdf.ts's own pdfjs() and openPdf(), and take every page's getTextContent();
  * no layout, no language, no bucket. sherlock's PDF parse, which is this and
  * more, cannot beat its rate. Prints {"ms":…,"pages":N}.
  */
@@ -13,12 +13,11 @@
 import { readFileSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { dataUrls, pdfjs } from '../../gatherer/pdf.js';
+import { openPdf, pdfjs } from '../../gatherer/pdf.js';
 
 /** The worker's task: a file's pages, their text taken and dropped. */
 export default async function pages(file: string): Promise<number> {
-  const lib = await pdfjs();
-  const doc = await lib.getDocument({ data: new Uint8Array(readFileSync(file)), ...dataUrls(), cMapPacked: true, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: lib.VerbosityLevel.ERRORS }).promise;
+  const doc = await openPdf(await pdfjs(), readFileSync(file)).promise;
   try {
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
