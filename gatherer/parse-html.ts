@@ -16,7 +16,8 @@
  * Links, each resolved with canonicalUrl against the first <base href> seen
  * (the document URL before one is seen, or if it does not parse) and dropped
  * when that fails (not http(s), unparseable): <a href> and <area href> → R,
- * <frame src> and <iframe src> → F, <img src> → I, the first
+ * <frame src> and <iframe src> → F, <img src> → I (with the first non-blank
+ * alt text it has on the page, for the image's own card), the first
  * <meta http-equiv=refresh> with a URL → Y (HTML "shared declarative refresh
  * steps"; any delay). rel=nofollow anchors are recorded like the others. Each
  * URL is stored once per type, at its first occurrence, and at most MAX_LINKS
@@ -42,6 +43,8 @@ import type { Link, LinkType, Meta, Robots } from '../common/bucket/doc-body.js'
 export const MAX_LINKS = 1000;
 export const MAX_TITLE = 1024;
 export const MAX_META = 4096;
+/** Characters of an image's alt text kept with its `I` link. */
+export const MAX_ALT = 1024;
 
 if (MAX_LINKS > MAX_BRACKET_LINK + 1) throw new Error('MAX_LINKS exceeds what a link bracket can name');
 
@@ -128,6 +131,8 @@ function tokens(value: string): string[] {
 export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFields {
   const fields: HtmlFields = { metas: [], links: [], robots: { noindex: false, nofollow: false, noarchive: false }, problems: [] };
   const stored: Record<LinkType, Map<string, number>> = { R: new Map(), F: new Map(), I: new Map(), Y: new Map() };
+  /** The `I` links by their index, to give each its alt text. */
+  const images: Link[] = [];
   let base = url;
   let baseSeen = false;
   let refreshSeen = false;
@@ -191,7 +196,9 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
       return undefined;
     }
     seen.set(target, seen.size);
-    fields.links.push({ type, url: target });
+    const link: Link = { type, url: target };
+    fields.links.push(link);
+    if (type === 'I') images.push(link);
     return seen.size - 1;
   };
 
@@ -297,7 +304,12 @@ export function parseHtml(html: string, url: string, text: TextBuilder): HtmlFie
       case 'img': {
         const src = attribs.get('src');
         const alt = attribs.get('alt');
-        if (src !== undefined) addLink('I', src);
+        const n = src === undefined ? undefined : addLink('I', src);
+        const image = n === undefined ? undefined : images[n]!;
+        if (image !== undefined && image.text === undefined && alt !== undefined) {
+          const collapsed = alt.replace(/\s+/g, ' ').trim().slice(0, MAX_ALT).trim();
+          if (collapsed !== '') image.text = collapsed;
+        }
         if (alt !== undefined) {
           text.setType(WORD_TYPE.alt);
           text.append(` ${alt} `); // alt text is words of its own, not glued to its neighbours

@@ -29,7 +29,7 @@
 import { Module, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Link, Meta } from '../common/bucket/doc-body.js';
-import { MAX_BRACKET_LINK, WORD_TYPE, type TextBuilder, type WordType } from '../common/bucket/doc-text.js';
+import { MAX_BRACKET_LINK, MAX_PAGE, WORD_TYPE, type TextBuilder, type WordType } from '../common/bucket/doc-text.js';
 import { LinkList } from './link-list.js';
 import { LANGUAGE_TAG, MAX_LINKS, MAX_META, MAX_TITLE, collapse } from './parse-html.js';
 
@@ -144,7 +144,7 @@ export async function parsePdf(body: Uint8Array, url: string, text: TextBuilder)
     for (let n = 1; n <= doc.numPages && !text.cut; n++) {
       try {
         const page = await doc.getPage(n);
-        const heading = await writePage(page, text, links);
+        const heading = await writePage(page, n, text, links);
         if (n === 1) firstHeading = heading;
         page.cleanup();
       } catch (err) {
@@ -186,7 +186,7 @@ interface Item {
 }
 
 /** Writes one page's text; gives its largest heading-sized text (the title where the PDF names none). */
-async function writePage(page: PdfPage, text: TextBuilder, links: LinkList): Promise<string | undefined> {
+async function writePage(page: PdfPage, n: number, text: TextBuilder, links: LinkList): Promise<string | undefined> {
   const content = await page.getTextContent();
   const items: Item[] = [];
   for (const raw of content.items) {
@@ -196,7 +196,10 @@ async function writePage(page: PdfPage, text: TextBuilder, links: LinkList): Pro
   }
   const areas = await linkAreas(page, links);
   const body = bodySize(items);
-  text.breakBlock();
+  // A page break names its page (past MAX_PAGE, a plain break), so that a snippet can say where it was found.
+  if (n === 1) text.breakBlock();
+  else if (n <= MAX_PAGE) text.breakPage(n);
+  else text.breakBlock();
   let last: Item | undefined;
   let lineSize = 0;
   let newLine = true;

@@ -4,7 +4,8 @@
  * directory being built (docs/indexer.md "Build"):
  *
  *   scan      buckets → Attributes
- *   chew      Attributes, buckets → Cards, Postings, Checksums, Signatures, Links, RefTexts
+ *   chew      Attributes, buckets → Cards, Postings, Checksums, Signatures, Links, RefTexts;
+ *             then the image cards (images.ts)
  *   merge     Links (redirects), Checksums, Signatures → Merges; dup and merged flags
  *   links     Links, RefTexts, Postings → weights, AnchoredPostings, Feedback
  *   lexicon   the chewer's and the anchors' words → LexRaw, LexByFreq, LexOrder
@@ -75,6 +76,8 @@ export interface BuildReport {
   dir: string;
   buckets: number;
   cards: number;
+  /** Of the cards, those made for images from pages' alt texts (images.ts). */
+  images: number;
   /** Cards with nothing to index: redirects, noindex, undecodable. */
   emptyCards: number;
   words: number;
@@ -140,16 +143,18 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
         { hashes: config.signatures, words: config.shingle_words },
         config.memory_budget,
         words,
-        (done) => options.onProgress?.('chew', done, scanned.cards),
+        (done) => options.onProgress?.('chew', Math.min(done, scanned.cards), scanned.cards),
       ),
     );
     const { facts } = chewed;
-    const finder = new CardFinder(scanned.fingerprints);
+    const cards = facts.flags.length;
+    if (chewed.imagesDropped > 0) log.warning('images left out of the index: their alt texts passed an eighth of the memory budget', { images: chewed.images, left_out: chewed.imagesDropped });
+    const finder = new CardFinder(chewed.fingerprints);
     // What the build holds from here to its end counts in the budget; the sorts get the rest (docs/indexer.md "Memory").
-    const heldPerCard = scanned.cards * HELD_PER_CARD + chewed.strings.length;
+    const heldPerCard = cards * HELD_PER_CARD + chewed.strings.length;
     const sortBudget = (words: number): number => Math.max(Math.floor(config.memory_budget / 8), config.memory_budget - heldPerCard - words);
     if (heldPerCard > config.memory_budget / 2) {
-      log.warning('the cards take most of the memory budget', { held_mib: Math.round(heldPerCard / 1048576), budget_mib: Math.round(config.memory_budget / 1048576), cards: scanned.cards });
+      log.warning('the cards take most of the memory budget', { held_mib: Math.round(heldPerCard / 1048576), budget_mib: Math.round(config.memory_budget / 1048576), cards });
     }
     const merged = await stage('merge', () => {
       const redirects = resolveRedirects(at('Links'), finder, facts.flags);
@@ -186,7 +191,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     });
     const emptyCards = facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
     // bucket_generation and bucket_next say which buckets the version holds (indexer/backlog.ts).
-    const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards: scanned.cards, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: ranks.words, postings: wordIndex.postings, strings, links: chewed.links };
+    const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards, images: chewed.images, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: ranks.words, postings: wordIndex.postings, strings, links: chewed.links };
     const files = [...INDEX_FILES, ...(options.keepWork === true ? WORK_FILES : [])];
     const publishedVersion = await stage('publish', () => publishVersion(indexDir, version, begun.dir, { files, counts, now, graceMs: config.grace_period }));
     published = true;
@@ -194,7 +199,8 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       version,
       dir: publishedVersion.dir,
       buckets: scanned.buckets,
-      cards: scanned.cards,
+      cards,
+      images: chewed.images,
       emptyCards,
       words: ranks.words,
       postings: wordIndex.postings,

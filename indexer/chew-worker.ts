@@ -26,6 +26,14 @@
  * its card and links but no words. A bucket that does not decode becomes an
  * empty card and a problem the main thread logs.
  *
+ * Images (sherlock-original §2: image references `I`): a page's `<img>` with
+ * an alt text gives an image reference (ImageRefs records); after the
+ * buckets' cards, chew.ts hands the workers batches of image cards made from
+ * them, each chewed as a document whose title is its first alt text and
+ * whose text is all of them, one block each, in its page's language. An
+ * image card is never a duplicate of another (no checksum, no signature):
+ * two images with the same alt text are two images.
+ *
  * Words are numbered per worker: each result lists the words the worker
  * met for the first time (since it last forgot them: `epoch`), postings name
  * words by that number, and the main thread keeps one table per worker
@@ -47,12 +55,12 @@ import { createHash } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { parseArcAttribute, type ArcPlace } from '../common/archive/arc-place.js';
-import { decodeBucketHeader, type BucketObject } from '../common/bucket/bucket.js';
+import { decodeBucketHeader, MAX_BODY_LENGTH, type BucketObject } from '../common/bucket/bucket.js';
 import { BUCKET_HEADER_SIZE, BucketReader } from '../common/bucket/file.js';
-import { META_TYPES, parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
-import { linkBlocks, readDocText, type DocTextToken } from '../common/bucket/doc-text.js';
+import { META_TYPES, noRobots, parseBody, type DocumentBody } from '../common/bucket/doc-body.js';
+import { linkBlocks, readDocText, TextBuilder, type DocTextToken } from '../common/bucket/doc-text.js';
 import { isSherlockError, SherlockError } from '../common/errors.js';
-import { CARD_FLAG, CARD_TYPES, cardType, lengthCode } from '../common/index/cardinfo.js';
+import { CARD_FLAG, CARD_TYPES, cardType, IMAGE_TYPES, lengthCode } from '../common/index/cardinfo.js';
 import { CardBlocks } from '../common/index/cards.js';
 import { STRING_KINDS, stringKey, urlStrings } from '../common/index/chains.js';
 import { LINK_TYPES } from '../common/index/fingerprints.js';
@@ -67,15 +75,30 @@ import { Shingler, type SignatureSettings } from './signatures.js';
 import { ABSENT, Spellings } from './spellings.js';
 import { FINGERPRINT_SIZE, MAX_REFTEXT_BYTES, POSTING_HEAD, REFTEXT_HEAD } from './work-files.js';
 
+/** A card made from the alt texts pages give an image (chew.ts), not from a bucket. */
+export interface ImageCard {
+  url: string;
+  /** Its distinct alt texts, in the order met: the first is its title. */
+  texts: string[];
+  /** The page of its first alt text. */
+  referrer: string;
+  /** The latest date of the pages showing it, Unix seconds. */
+  date: number;
+  /** The language number of its first page (common/language/codes.ts). */
+  language: number;
+}
+
 export interface ChewTask {
   /** The bucket file, and the generation the oids belong to (a shake in between is an error). */
   buckets: string;
   generation: number;
-  /** Card id of the first oid; the others follow. */
+  /** Card id of the first oid (or image); the others follow. */
   first: number;
   oids: Uint32Array;
   /** Scan flags per card (CARD_FLAG.empty for redirects). */
   flags: Uint8Array;
+  /** A batch of image cards instead of buckets (oids and flags empty). */
+  images?: ImageCard[];
   signatures: SignatureSettings;
   /**
    * Spellings the worker may keep (its share of indexer.memory_budget): past
@@ -89,7 +112,8 @@ export interface ChewTask {
  * Per card, SUMMARY_SIZE bytes:
  *   0  4  date (Last-Modified, else download time)   8  1  CARD_FLAG bits
  *   4  4  site (first 4 bytes of the site footprint)  9  1  type (CARD_TYPES index)
- *   10 2  length of the URL (UTF-16 units)            12 4  zero
+ *   10 2  length of the URL (UTF-16 units)            12 1  1: never merged (an image card), else 0
+ *   13 3  zero
  *   16 16 MD5 of its words (zero when empty)          32 16 footprint of the URL (url.ts)
  *   48 2  the first meta position after its metas     50 1  lengthCode of its body's words
  *   51 1  language number (common/language/codes.ts)
@@ -125,6 +149,21 @@ export function titleWeight(title: string): 0 | 1 | 2 | 3 {
 export const STRING_KEYS_SIZE = STRING_KINDS.length * FINGERPRINT_SIZE;
 /** Bytes of a Links record (common/index/fingerprints.ts). */
 export const LINK_RECORD = 16;
+/**
+ * An image reference's head: 0 12 fingerprint of the image URL, 12 4 date of
+ * the page, 16 1 its language number, 17 2 bytes of the image URL, 19 2 of
+ * the alt text, 21 2 of the page's URL; then the three, UTF-8.
+ */
+export const IMAGE_REF_HEAD = 23;
+const IMAGE = CARD_TYPES.indexOf('image');
+const NEVER_MERGED = 1;
+
+/** The MIME type of an image card by its URL's extension; an image of another name is `application/octet-stream` of type image. */
+function imageType(url: string): string {
+  const path = urlParts(url).rest.replace(/[?#].*$/s, '');
+  const dot = path.lastIndexOf('.');
+  return (dot > path.lastIndexOf('/') ? IMAGE_TYPES.get(path.slice(dot + 1).toLowerCase()) : undefined) ?? 'application/octet-stream';
+}
 
 /**
  * The words of a stretch of a batch's cards, named by the worker's numbers of
@@ -160,6 +199,8 @@ export interface ChewResult {
   links: Uint8Array;
   /** RefTexts records (work-files.ts). */
   refTexts: Uint8Array;
+  /** Image references (IMAGE_REF_HEAD, then the image's URL, its alt text and the page's URL). */
+  imageRefs: Uint8Array;
   /** Per card its min-hashes (signatures.ts), u32 each; zero for an empty card. */
   signatures: Uint8Array;
   /** "oid N: message" for buckets that became empty cards because they do not decode. */
@@ -221,6 +262,8 @@ const META_BIT = 1 << 22;
 const META_TYPE = Object.fromEntries(META_TYPES.map((name, i) => [name, i])) as Record<(typeof META_TYPES)[number], number>;
 const LINK_TYPE_NUMBER = new Map(LINK_TYPES.map((type, i) => [type, i]));
 const NO_TEXT = Buffer.alloc(0);
+/** The ARC place of a card without a record (an image card). */
+const NO_RECORD: ArcPlace = { file: '-', offset: 0, length: 0 };
 
 function whole(value: string | undefined): number | undefined {
   return value !== undefined && /^\d{1,10}$/.test(value) && Number(value) <= 0xffffffff ? Number(value) : undefined;
@@ -238,7 +281,7 @@ function flat(spelling: string): string {
 
 /** The `a` attribute; a bucket without one (never written so by the gatherer) gets a place that names nothing. */
 function arcPlace(value: string | undefined): ArcPlace {
-  return parseArcAttribute(value) ?? { file: '-', offset: 0, length: 0 };
+  return parseArcAttribute(value) ?? NO_RECORD;
 }
 
 /** The words of a URL worth finding it by: host and decoded path and query. */
@@ -322,6 +365,7 @@ class Chewer {
   private readonly postings = new Bytes();
   private readonly links = new Bytes();
   private readonly refTexts = new Bytes();
+  private readonly imageRefs = new Bytes();
   private readonly signatures = new Bytes();
   private problems: string[] = [];
 
@@ -339,14 +383,16 @@ class Chewer {
         throw new SherlockError('SHERLOCK_NOT_FOUND', `the bucket file was shaken during the build (generation ${reader.generation}, the scan read ${task.generation}): build again`, { file: task.buckets });
       }
       this.blocks.restart(task.first);
-      for (let i = 0; i < task.oids.length; i++) {
+      const count = task.images?.length ?? task.oids.length;
+      for (let i = 0; i < count; i++) {
         // A card's words are known only once it is cut: the share may be passed by one card's spellings.
         if (i > 0 && this.spellings.size > task.maxSpellings) {
           segments.push(this.endSegment());
           this.forget();
           this.beginSegment();
         }
-        this.card(reader, task.oids[i]!, task.first + i, task.flags[i]!);
+        if (task.images === undefined) this.card(reader, task.oids[i]!, task.first + i, task.flags[i]!);
+        else this.imageCard(task.images[i]!, task.first + i);
       }
       this.blocks.close();
     } finally {
@@ -361,6 +407,7 @@ class Chewer {
       segments,
       links: this.links.take(),
       refTexts: this.refTexts.take(),
+      imageRefs: this.imageRefs.take(),
       signatures: this.signatures.take(),
       problems: this.problems,
     };
@@ -431,6 +478,26 @@ class Chewer {
     if (doc !== undefined && doc.text.length === 0 && doc.links.some((link) => link.type === 'F')) flags |= CARD_FLAG.frameset;
     if (doc !== undefined && !doc.robots.nofollow) this.addLinks(doc, cardId);
     const indexed = (flags & CARD_FLAG.empty) === 0 ? doc : undefined;
+    this.index({ cardId, url, mime, date, flags, arc: arcPlace(header.string('a')) }, doc, indexed, text);
+    if (indexed !== undefined) this.addImageRefs(indexed, url, date);
+  }
+
+  /** An image card: its alt texts as a document of their own. */
+  private imageCard(image: ImageCard, cardId: number): void {
+    const builder = new TextBuilder(MAX_BODY_LENGTH);
+    for (const text of image.texts) {
+      builder.append(text);
+      builder.breakBlock();
+    }
+    const doc: DocumentBody = { title: image.texts[0]!, text: builder.finish(), metas: [], links: [], robots: noRobots(), detectedLanguage: languageOf(image.language) };
+    this.index({ cardId, url: image.url, mime: imageType(image.url), date: image.date, flags: 0, arc: NO_RECORD, referrer: image.referrer }, doc, doc, readDocText(doc.text));
+  }
+
+  /** The card, words, summary, strings and signature of card `facts.cardId`; `indexed` is `doc` unless the card is empty. */
+  private index(facts: { cardId: number; url: string; mime: string; date: number; flags: number; arc: ArcPlace; referrer?: string }, doc: DocumentBody | undefined, indexed: DocumentBody | undefined, text: readonly DocTextToken[]): void {
+    const { cardId, url, mime, date } = facts;
+    const image = facts.referrer !== undefined;
+    let flags = facts.flags;
     this.cardLanguage = indexed === undefined ? 'und' : cardLanguage(indexed);
     this.stemLanguage = this.cardLanguage;
     if (indexed !== undefined && this.cardLanguage !== 'und') this.languages[languageCode(this.cardLanguage)]! += 1;
@@ -448,7 +515,8 @@ class Chewer {
     this.bodyWords = 0;
     if (indexed !== undefined) {
       if (this.words(indexed, text, url, cardId, s, summary + 16)) flags |= CARD_FLAG.accented;
-      this.shingler!.finish(this.signatures.data, signature);
+      if (image) s.fill(0, summary + 16, summary + 32);
+      else this.shingler!.finish(this.signatures.data, signature);
       const values = urlStrings(url);
       STRING_KINDS.forEach((kind, k) => stringKey(kind, values[kind]).copy(this.strings.data, strings + k * FINGERPRINT_SIZE));
     }
@@ -460,15 +528,17 @@ class Chewer {
       ...(indexed?.title === undefined ? {} : { title: indexed.title }),
       text: indexed?.text ?? NO_TEXT,
       type: mime === '' ? 'application/octet-stream' : mime,
-      size: doc?.text.length ?? 0,
+      size: image ? 0 : (doc?.text.length ?? 0),
       date,
-      arc: arcPlace(header.string('a')),
+      arc: facts.arc,
+      ...(image ? { referrer: facts.referrer! } : {}),
     });
     s.writeUInt32LE(date, summary);
     s.writeUInt32LE(siteFootprint(url).readUInt32LE(0), summary + 4);
     s[summary + 8] = flags;
-    s[summary + 9] = CARD_TYPES.indexOf(cardType(mime));
+    s[summary + 9] = image ? IMAGE : CARD_TYPES.indexOf(cardType(mime));
     s.writeUInt16LE(url.length, summary + 10);
+    s[summary + 12] = image ? NEVER_MERGED : 0;
     footprint(url).copy(s, summary + 32);
     s.writeUInt16LE(this.metaEnd, summary + 48);
     s[summary + 50] = lengthCode(this.bodyWords);
@@ -494,6 +564,31 @@ class Chewer {
       this.targets.set(url, target);
     }
     return target;
+  }
+
+  /** An image reference for each `I` link of the page with an alt text. */
+  private addImageRefs(doc: DocumentBody, page: string, date: number): void {
+    for (const link of doc.links) {
+      if (link.type !== 'I' || link.text === undefined) continue;
+      const target = this.target(link.url);
+      if (target === undefined) continue;
+      const url = Buffer.from(link.url, 'utf8');
+      const alt = Buffer.from(link.text, 'utf8');
+      const referrer = Buffer.from(page, 'utf8');
+      if (Math.max(url.length, alt.length, referrer.length) > 0xffff) continue;
+      const at = this.imageRefs.reserve(IMAGE_REF_HEAD + url.length + alt.length + referrer.length);
+      const out = this.imageRefs.data;
+      target.copy(out, at);
+      out.writeUInt32LE(date, at + 12);
+      out[at + 16] = languageCode(this.cardLanguage);
+      out.writeUInt16LE(url.length, at + 17);
+      out.writeUInt16LE(alt.length, at + 19);
+      out.writeUInt16LE(referrer.length, at + 21);
+      url.copy(out, at + IMAGE_REF_HEAD);
+      alt.copy(out, at + IMAGE_REF_HEAD + url.length);
+      referrer.copy(out, at + IMAGE_REF_HEAD + url.length + alt.length);
+      this.imageRefs.length += IMAGE_REF_HEAD + url.length + alt.length + referrer.length;
+    }
   }
 
   private addLinks(doc: DocumentBody, cardId: number): void {
@@ -733,7 +828,7 @@ const chewer = new Chewer();
 /** The piscina entry point: chews a batch, returning its buffers for transfer. */
 export default function chewBatch(task: ChewTask): unknown {
   const result = chewer.chew(task);
-  const transfer = [result.summaries, result.cards, result.strings, ...result.segments.flatMap((segment) => [segment.usage, segment.postings]), result.links, result.refTexts, result.signatures].map((a) => a.buffer);
+  const transfer = [result.summaries, result.cards, result.strings, ...result.segments.flatMap((segment) => [segment.usage, segment.postings]), result.links, result.refTexts, result.imageRefs, result.signatures].map((a) => a.buffer);
   return move({
     get [transferableSymbol]() {
       return transfer;

@@ -13,6 +13,11 @@
  *   Links      every link (anchor, redirect, frame, image) by target fingerprint
  *   RefTexts   anchor texts by target, for the link stage
  *
+ * After the buckets' cards come the image cards (images.ts): the images
+ * that pages show with an alt text and that are no bucket's card, chewed by
+ * the same workers once every page has been read, with the card ids that
+ * follow the last bucket's.
+ *
  * and keeping in memory what later stages need per card (CardFacts: about
  * 36 bytes a card), per word (the Vocabulary, within its share: segments.ts) and per card and string
  * (StringIndex keys, 48 bytes a card). Results arrive as transferred
@@ -27,7 +32,8 @@ import { LinksWriter } from '../common/index/fingerprints.js';
 import { logger } from '../common/log.js';
 import { FOOTPRINT_SIZE } from '../common/index/feedback.js';
 import type { CardFacts } from './cards.js';
-import { LINK_RECORD, SPELLING_BYTES, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask, type WordSegment } from './chew-worker.js';
+import { LINK_RECORD, SPELLING_BYTES, STRING_KEYS_SIZE, SUMMARY_SIZE, type ChewResult, type ChewTask, type ImageCard, type WordSegment } from './chew-worker.js';
+import { ImageRefs } from './images.js';
 import { rawId } from './lexicon.js';
 import { Words } from './segments.js';
 import { signaturesWriter, type SignatureSettings } from './signatures.js';
@@ -59,6 +65,11 @@ export interface ChewFiles {
 
 export interface ChewReport {
   facts: CardFacts;
+  /** The fingerprint of each card's URL key, 12 bytes a card: the scan's, then the image cards'. */
+  fingerprints: Buffer;
+  /** Image cards, after the buckets' cards; images left out at the bound of their memory. */
+  images: number;
+  imagesDropped: number;
   /** The words met, numbered (segments.ts: spilled in segments past their share of the budget). */
   words: Words;
   /** StringIndex records: key, card id (STRING_RECORD bytes each). */
@@ -93,7 +104,7 @@ function view(array: Uint8Array): Buffer {
 class Collector {
   /** Per worker thread: its word numbers → our numbers, valid for one epoch of its vocabulary; its words, to number them again in a later segment. */
   private readonly workers = new Map<number, { epoch: number; ids: Uint32Array; exact: string[]; plain: string[]; stemLanguage: number[]; stem: string[] }>();
-  readonly facts: CardFacts;
+  facts: CardFacts;
   private strings = Buffer.allocUnsafe(1 << 16);
   private stringBytes = 0;
   postings = 0;
@@ -104,8 +115,13 @@ class Collector {
     cards: number,
     readonly words: Words,
     private readonly out: { cards: CardsWriter; postings: WorkFileWriter; checksums: WorkFileWriter; links: LinksWriter; refTexts: WorkFileWriter; signatures: WorkFileWriter },
+    readonly images: ImageRefs,
   ) {
-    this.facts = {
+    this.facts = Collector.allocate(cards);
+  }
+
+  private static allocate(cards: number): CardFacts {
+    return {
       positions: new Uint32Array(cards),
       sites: new Uint32Array(cards),
       dates: new Uint32Array(cards),
@@ -118,6 +134,14 @@ class Collector {
       languages: new Uint8Array(cards),
       weights: new Uint8Array(cards),
     };
+  }
+
+  /** Makes room for `more` cards after those there are (the image cards). */
+  growBy(more: number): void {
+    const old = this.facts;
+    const grown = Collector.allocate(old.flags.length + more);
+    for (const [name, column] of Object.entries(old)) (grown[name as keyof CardFacts] as Uint8Array).set(column as Uint8Array);
+    this.facts = grown;
   }
 
   get stringRecords(): Buffer {
@@ -148,9 +172,11 @@ class Collector {
       signatureRecords.writeUInt32LE(id, i * (4 + signatureBytes));
       signatures.copy(signatureRecords, i * (4 + signatureBytes) + 4, i * signatureBytes, (i + 1) * signatureBytes);
       if ((summaries[s + 8]! & CARD_FLAG.empty) !== 0) continue;
-      summaries.copy(checksums, checksummed * CHECKSUM_RECORD, s + 16, s + 32);
-      checksums.writeUInt32LE(id, checksummed * CHECKSUM_RECORD + 16);
-      checksummed += 1;
+      if (summaries[s + 12] === 0) {
+        summaries.copy(checksums, checksummed * CHECKSUM_RECORD, s + 16, s + 32);
+        checksums.writeUInt32LE(id, checksummed * CHECKSUM_RECORD + 16);
+        checksummed += 1;
+      }
       this.addStrings(strings.subarray(i * STRING_KEYS_SIZE, (i + 1) * STRING_KEYS_SIZE), id);
     }
     this.out.checksums.write(checksums.subarray(0, checksummed * CHECKSUM_RECORD), checksummed);
@@ -163,6 +189,7 @@ class Collector {
     let records = 0;
     for (let at = 0; at < refTexts.length; at += refTextLength(refTexts, at)) records += 1;
     this.out.refTexts.write(refTexts, records);
+    this.images.add(view(result.imageRefs));
     for (const problem of result.problems) log.warning('bucket indexed as an empty card', { problem });
     this.problems += result.problems.length;
   }
@@ -248,31 +275,45 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
     refTexts: new WorkFileWriter(files.refTexts, REFTEXTS_FORMAT),
     signatures: signaturesWriter(files.signatures),
   };
-  const collector = new Collector(attributes.cards, words, out);
+  const collector = new Collector(attributes.cards, words, out, new ImageRefs(Math.floor(budget / 8)));
   const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MIB } });
+  let images: ImageCard[] = [];
+  let fingerprints = attributes.fingerprints;
   try {
-    const size = batchSize(attributes.cards, workers);
-    const batches = Math.ceil(attributes.cards / size);
     const maxSpellings = spellingsPerWorker(budget, workers);
-    const results = new Map<number, Promise<ChewResult>>();
-    const start = (b: number): void => {
-      const first = b * size;
-      const end = Math.min(attributes.cards, first + size);
-      const task: ChewTask = { buckets, generation: attributes.generation, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end), signatures, maxSpellings };
-      const result = pool.run(task) as Promise<ChewResult>;
-      // Awaited in card order later; a failure meanwhile must not count as unhandled.
-      result.catch(() => undefined);
-      results.set(b, result);
+    const base = { buckets, generation: attributes.generation, signatures, maxSpellings };
+    /** Chews cards `from` to `from + count − 1`, `task` making the batch of those from `first` to before `end`. */
+    const run = async (from: number, count: number, task: (first: number, end: number) => ChewTask): Promise<void> => {
+      const size = batchSize(count, workers);
+      const batches = Math.ceil(count / size);
+      const results = new Map<number, Promise<ChewResult>>();
+      const start = (b: number): void => {
+        const first = from + b * size;
+        const result = pool.run(task(first, Math.min(from + count, first + size))) as Promise<ChewResult>;
+        // Awaited in card order later; a failure meanwhile must not count as unhandled.
+        result.catch(() => undefined);
+        results.set(b, result);
+      };
+      let next = 0;
+      for (; next < Math.min(batches, workers * IN_FLIGHT_PER_WORKER); next++) start(next);
+      for (let b = 0; b < batches; b++) {
+        const result = await results.get(b)!;
+        results.delete(b);
+        if (next < batches) start(next++);
+        const first = from + b * size;
+        collector.take(first, Math.min(size, from + count - first), result);
+        onProgress?.(Math.min(from + count, first + size));
+      }
     };
-    let next = 0;
-    for (; next < Math.min(batches, workers * IN_FLIGHT_PER_WORKER); next++) start(next);
-    for (let b = 0; b < batches; b++) {
-      const result = await results.get(b)!;
-      results.delete(b);
-      if (next < batches) start(next++);
-      const first = b * size;
-      collector.take(first, Math.min(size, attributes.cards - first), result);
-      onProgress?.(Math.min(attributes.cards, first + size));
+    await run(0, attributes.cards, (first, end) => ({ ...base, first, oids: attributes.oids.slice(first, end), flags: attributes.flags.slice(first, end) }));
+    // Every page read: the images they show with an alt text are known.
+    const made = collector.images.cards(attributes.fingerprints);
+    images = made.cards;
+    if (images.length > 0) {
+      fingerprints = Buffer.concat([attributes.fingerprints, made.fingerprints]);
+      collector.growBy(images.length);
+      const none = { oids: new Uint32Array(0), flags: new Uint8Array(0) };
+      await run(attributes.cards, images.length, (first, end) => ({ ...base, ...none, first, images: images.slice(first - attributes.cards, end - attributes.cards) }));
     }
     out.cards.finish();
     out.postings.finish();
@@ -286,5 +327,5 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
   } finally {
     await pool.destroy();
   }
-  return { facts: collector.facts, words: collector.words, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
+  return { facts: collector.facts, fingerprints, images: images.length, imagesDropped: collector.images.dropped, words: collector.words, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
 }

@@ -61,6 +61,10 @@ export interface SearchHit {
   date: string;
   /** Its language, ISO 639-1 ("und": not told). */
   lang: string;
+  /** A PDF's hit: the page its snippet begins on. */
+  page?: number;
+  /** An image's hit (type `image`, made from pages' alt texts): the page showing it. */
+  referrer?: string;
   /** Where the raw response lies in the archive, for a "cached copy" link. */
   archive?: { file: string; offset: number; length: number };
   /** With `explain`: the parts of its score. */

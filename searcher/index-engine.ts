@@ -427,10 +427,11 @@ async function siteCards(version: IndexVersion, hosts: readonly string[], signal
 
 function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
   const card = version.card(scored.cardId);
+  const snippet = card.text.snippet(marker);
   const out: SearchHit = {
     url: card.url,
     title: card.title ?? card.url,
-    snippet: card.text.snippet(marker),
+    snippet: snippet.html,
     score: Math.round(scored.score * 10) / 10,
     site: card.host,
     type: card.type,
@@ -438,6 +439,8 @@ function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
     date: new Date(card.date * 1000).toISOString(),
     lang: languageOf(version.columns.language[scored.cardId]!),
   };
-  // The indexer writes "-" for a card whose bucket named no ARC record; an imported archive's path is given decoded.
+  if (snippet.page !== undefined) out.page = snippet.page;
+  if (card.referrer !== undefined) out.referrer = card.referrer;
+  // The indexer writes "-" for a card whose bucket named no ARC record (an image card's); an imported archive's path is given decoded.
   return card.arc.file === '-' ? out : { ...out, archive: { ...card.arc, file: archiveName(card.arc.file) } };
 }

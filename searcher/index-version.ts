@@ -257,7 +257,7 @@ export class IndexVersion {
   ) {
     this.chainCache = new Lru(caches.chains - mergedShare(caches), postingsBytes);
     this.mergedCache = new Lru(mergedShare(caches), occurrenceBytes);
-    this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0)));
+    this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0) + (card.referrer?.length ?? 0)));
   }
 
   /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */

@@ -42,7 +42,7 @@
  * on (docs/api.md).
  */
 
-import { OFFICE_TYPES } from '../common/index/cardinfo.js';
+import { IMAGE_TYPES, OFFICE_TYPES } from '../common/index/cardinfo.js';
 import { isLanguage } from '../common/language/codes.js';
 import { words, type Word } from '../common/words.js';
 
@@ -105,6 +105,7 @@ const TYPE_NAMES: Record<string, string[]> = {
   xml: ['application/xml', 'text/xml'],
   feed: ['application/rss+xml', 'application/atom+xml', 'application/rdf+xml'],
   office: [...OFFICE_TYPES],
+  image: [...new Set(IMAGE_TYPES.values())],
 };
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 

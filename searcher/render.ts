@@ -163,7 +163,11 @@ function card(hit: SearchHit): string {
   const heading = webUrl(hit.url) ? `<a href="${url}">${title}</a>` : title;
   const date = /^\d{4}-\d{2}-\d{2}/.test(hit.date) ? `<time datetime="${escapeHtml(hit.date)}">${hit.date.slice(0, 10)}</time>` : '';
   const lang = hit.lang === 'und' ? '' : `<span class="lang" lang="${escapeHtml(hit.lang)}">${escapeHtml(hit.lang)}</span>`;
-  const meta = [formatSize(hit.size), escapeHtml(hit.type), date, lang].filter((part) => part !== '').join(' · ');
+  // An image card is known from the page showing it: no size of its own, a link to that page.
+  const page = hit.referrer === undefined ? '' : webUrl(hit.referrer) ? `on <a class="referrer" href="${escapeHtml(hit.referrer)}">${escapeHtml(hit.referrer)}</a>` : `on ${escapeHtml(hit.referrer)}`;
+  // A PDF viewer opens a URL ending #page=N at that page.
+  const where = hit.page === undefined ? '' : webUrl(hit.url) ? `<a class="page" href="${escapeHtml(`${hit.url.replace(/#.*$/s, '')}#page=${hit.page}`)}">page ${hit.page}</a>` : `page ${hit.page}`;
+  const meta = [hit.referrer === undefined ? formatSize(hit.size) : '', escapeHtml(hit.type), where, date, lang, page].filter((part) => part !== '').join(' · ');
   return `<li class="hit"><h2 class="hit-title">${heading}</h2><p class="hit-url">${url}</p><p class="hit-snippet">${safeSnippet(hit.snippet)}</p><p class="hit-meta">${meta}</p></li>`;
 }
 

@@ -17,7 +17,8 @@
  * link blocks only if it has more different query words than any of the
  * content, and a window whose words another shows already is left out.
  * Without a match in the text (a title, URL or anchor text match) the
- * snippet is the start of the content.
+ * snippet is the start of the content. A text with page breaks (a PDF's)
+ * says which page the first fragment's first match is on.
  */
 
 import { linkBlocks, readDocText } from '../common/bucket/doc-text.js';
@@ -226,6 +227,8 @@ export class CardText {
     private readonly byCode: Uint32Array,
     private readonly places: Uint16Array,
     private readonly flags: Uint8Array,
+    /** Pairs: the first word of a page, its page number, ascending (a text with page breaks only). */
+    private readonly pages: Uint32Array,
   ) {}
 
   /** The words of a card's `X` (doc-text.ts), the first MAX_WORDS of them. */
@@ -238,6 +241,7 @@ export class CardText {
     let codes = new Uint32Array(256);
     let flags = new Uint8Array(256);
     let count = 0;
+    const pages: number[] = [];
     const tokens = readDocText(data);
     const linked = linkBlocks(tokens);
     let block = 0;
@@ -251,6 +255,7 @@ export class CardText {
         length += 1;
         block += 1;
         blockFirst = count;
+        if (token.page !== undefined) pages.push(count, token.page);
       } else if (token.kind !== 'text') linking = token.kind === 'link-open';
       else {
         const base = length;
@@ -280,12 +285,12 @@ export class CardText {
     const places = byCodeOrder(codes, count);
     const byCode = new Uint32Array(count);
     for (let i = 0; i < count; i++) byCode[i] = codes[places[i]!]!;
-    return new CardText(parts.join(''), starts.slice(0, count), ends.slice(0, count), byCode, places, flags.slice(0, count));
+    return new CardText(parts.join(''), starts.slice(0, count), ends.slice(0, count), byCode, places, flags.slice(0, count), Uint32Array.from(pages));
   }
 
   /** Bytes it holds, about. */
   get bytes(): number {
-    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.byCode.byteLength + this.places.byteLength + this.flags.byteLength;
+    return 2 * this.text.length + this.starts.byteLength + this.ends.byteLength + this.byCode.byteLength + this.places.byteLength + this.flags.byteLength + this.pages.byteLength;
   }
 
   /**
@@ -323,16 +328,27 @@ export class CardText {
     return { hits, words };
   }
 
-  /** The snippet for the marks of `marker` (one per query). */
-  snippet(marker: Marker): string {
+  /** The snippet for the marks of `marker` (one per query), and, for a text with page breaks, the page of the first fragment's first match (or start). */
+  snippet(marker: Marker): { html: string; page?: number } {
     const count = this.starts.length;
-    if (count === 0) return '';
+    if (count === 0) return { html: '' };
     const { hits, words } = this.matches(marker);
     const fragments = hits.length === 0 ? [this.lead()] : this.choose(hits, words);
     const parts = fragments.map(([from, to]) => this.render(hits, from, to));
     const head = fragments[0]![0] > 0 ? '… ' : '';
     const tail = fragments[fragments.length - 1]![1] < count - 1 ? ' …' : '';
-    return head + parts.join(' … ') + tail;
+    const html = head + parts.join(' … ') + tail;
+    if (this.pages.length === 0) return { html };
+    const [from, to] = fragments[0]!;
+    return { html, page: this.pageOf(hits.find((h) => h >= from && h <= to) ?? from) };
+  }
+
+  /** The page of word `i`: the last page break at or before it, page 1 before the first. */
+  private pageOf(i: number): number {
+    const { pages } = this;
+    let page = 1;
+    for (let k = 0; k < pages.length && pages[k]! <= i; k += 2) page = pages[k + 1]!;
+    return page;
   }
 
   /** The first LEAD_WORDS words of the content (the first word outside a link block), or of the text when all of it is links. */

@@ -12,7 +12,8 @@
  *   X  the text (common/bucket/doc-text.ts), left out when empty
  *   R F I Y  the links (anchor, frame, image, redirect or refresh), canonical
  *      URL strings, in document order; the n-th `R` is link n of the brackets
- *      in `X`
+ *      in `X`; an `I` may go on with a space and the image's alt text (a
+ *      canonical URL never holds a space: the URL parser encodes it)
  *   c  the canonical URL from <link rel=canonical>
  *   p  one attribute per robots directive set: "noindex", "nofollow", "noarchive"
  *   l  the language from <html lang>
@@ -31,6 +32,8 @@ export interface Link {
   type: LinkType;
   /** Canonical (common/url.ts). */
   url: string;
+  /** An image's alt text (type `I` only), whitespace collapsed, not empty. */
+  text?: string;
 }
 
 /** Meta types by their number in the type byte. */
@@ -88,7 +91,7 @@ export function documentBody(doc: DocumentBody): BucketObject {
     body.add('M', metaValue(meta));
   }
   if (doc.text.length > 0) body.add('X', doc.text);
-  for (const link of doc.links) body.add(link.type, link.url);
+  for (const link of doc.links) body.add(link.type, link.text === undefined ? link.url : `${link.url} ${link.text}`);
   if (doc.canonical !== undefined) body.add('c', doc.canonical);
   for (const directive of ROBOTS_DIRECTIVES) if (doc.robots[directive]) body.add('p', directive);
   if (doc.language !== undefined) body.add('l', doc.language);
@@ -137,10 +140,15 @@ export function parseBody(body: BucketObject): DocumentBody {
         break;
       case 'R':
       case 'F':
-      case 'I':
       case 'Y':
         doc.links.push({ type: item.name, url: value.toString('utf8') });
         break;
+      case 'I': {
+        const image = value.toString('utf8');
+        const space = image.indexOf(' ');
+        doc.links.push(space < 0 ? { type: 'I', url: image } : { type: 'I', url: image.slice(0, space), text: image.slice(space + 1) });
+        break;
+      }
       case 'c':
         doc.canonical = value.toString('utf8');
         break;

@@ -19,7 +19,11 @@
  *   0x80 | n & 0x3f       closing byte are the anchor text of the n-th `R`
  *                         attribute of the same body (n = 0…1023)
  *   0xB0            1     close the open link bracket
- *   0xB1–0xBF, C0, C1, F5–FF   never written; the reader rejects them
+ *   0xB1, 0x80 | p >> 12 & 0x3f,   4   a page break: a break, and the words
+ *   0x80 | p >> 6 & 0x3f,                that follow are on page p (2…262,143;
+ *   0x80 | p & 0x3f                      a PDF's: the text starts on page 1)
+ *                                        of the document; the word type stays
+ *   0xB2–0xBF, C0, C1, F5–FF   never written; the reader rejects them
  *
  * Word types t: 0 text, 1 emphasised, 2 small, 3 heading 1, 4 heading 2,
  * 5 alt (image alt text); 6–15 are not defined and are rejected. The type at
@@ -34,6 +38,10 @@
  *    or a block;
  *  - a type switch is written only just before a word whose type differs from
  *    the one in effect; breaks are never doubled and never begin the text;
+ *    a page break is written only before a word (a page without words
+ *    writes none: the next page's names its own number), in place of the
+ *    break there, and may begin the text (a document whose first pages are
+ *    blank);
  *  - brackets do not nest (opening one closes the previous one) and every
  *    bracket is closed by the end;
  *  - the output never exceeds the byte cap: the first word that does not fit
@@ -53,11 +61,15 @@ export type WordType = (typeof WORD_TYPE)[keyof typeof WORD_TYPE];
 
 /** Highest link index a bracket can carry (10 bits). */
 export const MAX_BRACKET_LINK = 1023;
+/** Highest page number a page break can carry (18 bits). */
+export const MAX_PAGE = (1 << 18) - 1;
 
 const SWITCH = 0x80;
 const BREAK = 0x90;
 const OPEN = 0xa0;
 const CLOSE = 0xb0;
+const PAGE = 0xb1;
+const PAGE_BYTES = 4;
 const SPACE = 0x20;
 const LAST_TYPE = WORD_TYPE.alt;
 
@@ -83,7 +95,8 @@ const HEAD_CHARS = 4 * SAMPLE_CHARS;
 
 export type DocTextToken =
   | { kind: 'text'; text: string; type: WordType }
-  | { kind: 'break' }
+  /** `page`: a page break, the words after it on that page. */
+  | { kind: 'break'; page?: number }
   | { kind: 'link-open'; n: number }
   | { kind: 'link-close' };
 
@@ -97,6 +110,8 @@ export class TextBuilder {
   private type: WordType = WORD_TYPE.text;
   private pendingSpace = false;
   private pendingBreak = false;
+  /** The page the next word begins, when it is a new one (0: none). */
+  private pendingPage = 0;
   /** No word since the start or the last break: whitespace here is dropped. */
   private blockStart = true;
   private linkOpen = false;
@@ -189,13 +204,20 @@ export class TextBuilder {
     this.blockStart = true;
   }
 
+  /** The words appended from now on are on page `n` (2…MAX_PAGE): a break, written as a page break. */
+  breakPage(n: number): void {
+    if (!Number.isInteger(n) || n < 2 || n > MAX_PAGE) throw new RangeError(`page ${n} outside 2…${MAX_PAGE}`);
+    this.breakBlock();
+    this.pendingPage = n;
+  }
+
   /** Opens the bracket of link n (closing an open one first). */
   openLink(n: number): void {
     if (!Number.isInteger(n) || n < 0 || n > MAX_BRACKET_LINK) throw new RangeError(`link index ${n} outside 0…${MAX_BRACKET_LINK}`);
     if (this.linkOpen) this.closeLink();
     if (this.cutOff) return;
     // The space and a break belong before the bracket, not inside the anchor text.
-    const before = (this.pendingBreak ? 1 : 0) + (this.pendingSpace ? 1 : 0);
+    const before = this.separatorBytes(false);
     if (this.pos + before + 3 > this.cap) {
       this.cutOff = true; // the opening pair and the closing byte it will need do not fit
       return;
@@ -238,11 +260,26 @@ export class TextBuilder {
     this.out = grown;
   }
 
-  /** Writes the pending space, then the pending break or (with `typed`) a type switch. */
+  /** The bytes flushSeparators(typed) writes. */
+  private separatorBytes(typed: boolean): number {
+    const switched = typed && this.type !== this.written ? 1 : 0;
+    const space = this.pendingSpace ? 1 : 0;
+    if (this.pendingPage > 0) return space + PAGE_BYTES + switched;
+    return space + (this.pendingBreak ? 1 : switched);
+  }
+
+  /** Writes the pending space, then the pending page break or break, or (with `typed`) a type switch. */
   private flushSeparators(typed: boolean): void {
-    if (this.pendingSpace || this.pendingBreak) this.markWordStart(this.pos);
+    if (this.pendingSpace || this.pendingBreak || this.pendingPage > 0) this.markWordStart(this.pos);
     if (this.pendingSpace) this.out[this.pos++] = SPACE;
-    if (this.pendingBreak) {
+    const page = this.pendingPage;
+    if (page > 0) {
+      this.out[this.pos++] = PAGE;
+      this.out[this.pos++] = 0x80 | ((page >> 12) & 0x3f);
+      this.out[this.pos++] = 0x80 | ((page >> 6) & 0x3f);
+      this.out[this.pos++] = 0x80 | (page & 0x3f);
+    }
+    if (this.pendingBreak && page === 0) {
       this.out[this.pos++] = BREAK | this.type;
       this.written = this.type;
     } else if (typed && this.type !== this.written) {
@@ -251,11 +288,12 @@ export class TextBuilder {
     }
     this.pendingSpace = false;
     this.pendingBreak = false;
+    this.pendingPage = 0;
   }
 
   /** Writes words without leading or trailing space; at the cap, keeps only whole words. */
   private words(text: string): void {
-    const separators = (this.pendingSpace ? 1 : 0) + (this.pendingBreak || this.type !== this.written ? 1 : 0);
+    const separators = this.separatorBytes(true);
     const room = this.cap - (this.linkOpen ? 1 : 0) - this.pos - separators;
     // A UTF-16 unit takes at most 3 UTF-8 bytes: most text is known to fit without counting.
     if (3 * text.length <= room || Buffer.byteLength(text, 'utf8') <= room) {
@@ -268,7 +306,7 @@ export class TextBuilder {
       return;
     }
     this.cutOff = true;
-    if (room <= 0 && (this.pendingSpace || this.pendingBreak)) return; // the word before is whole
+    if (room <= 0 && (this.pendingSpace || this.pendingBreak || this.pendingPage > 0)) return; // the word before is whole
     if (room > 0) {
       // Write what fits (Buffer.write never splits a character), then back off to
       // the last space, so that no half word is indexed.
@@ -327,7 +365,8 @@ function utf8Length(buf: Uint8Array, i: number, lead: number, at: ErrorPlace): n
 /** What walkDocText reports, in order: text runs as byte ranges of the buffer, breaks, link brackets. */
 export interface DocTextVisitor {
   text(start: number, end: number, type: WordType): void;
-  break(): void;
+  /** `page`: a page break, the words after it on that page. */
+  break(page?: number): void;
   open(n: number): void;
   close(): void;
 }
@@ -373,6 +412,19 @@ export function walkDocText(buf: Uint8Array, visitor: DocTextVisitor, at: ErrorP
         break;
       }
       default:
+        if (byte === PAGE) {
+          if (i + PAGE_BYTES > buf.length) throw corrupt(i, 'page break cut off at the end', at);
+          let page = 0;
+          for (let k = 1; k < PAGE_BYTES; k++) {
+            const next = buf[i + k]!;
+            if ((next & 0xc0) !== 0x80) throw corrupt(i + k, `byte ${hex(next)} of a page break is not 0x80–0xBF`, at);
+            page = (page << 6) | (next & 0x3f);
+          }
+          if (page < 2) throw corrupt(i, `page break to page ${page}`, at);
+          visitor.break(page);
+          i += PAGE_BYTES;
+          break;
+        }
         if (byte !== CLOSE) throw corrupt(i, `undefined control byte ${hex(byte)}`, at);
         if (openAt < 0) throw corrupt(i, 'link bracket closed but none is open', at);
         openAt = -1;
@@ -393,7 +445,7 @@ export function readDocText(buf: Uint8Array, at: ErrorPlace = {}): DocTextToken[
     bytes,
     {
       text: (start, end, type) => tokens.push({ kind: 'text', text: bytes.toString('utf8', start, end), type }),
-      break: () => tokens.push({ kind: 'break' }),
+      break: (page) => tokens.push(page === undefined ? { kind: 'break' } : { kind: 'break', page }),
       open: (n) => tokens.push({ kind: 'link-open', n }),
       close: () => tokens.push({ kind: 'link-close' }),
     },
@@ -461,7 +513,8 @@ export function plainTextAndAnchors(buf: Uint8Array, at: ErrorPlace = {}): { tex
         length += end - start;
       },
       break: () => {
-        out[length++] = 0x0a;
+        // Only a page break begins a text: a PDF whose first pages are blank.
+        if (length > 0) out[length++] = 0x0a;
       },
       open: (n) => {
         open = n;

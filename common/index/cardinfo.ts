@@ -58,6 +58,21 @@ export const OFFICE_TYPES: ReadonlySet<string> = new Set([
   'application/vnd.oasis.opendocument.presentation',
 ]);
 
+/** Image MIME types by file extension: what the indexer names an image card that was never fetched (indexer/images.ts). */
+export const IMAGE_TYPES: ReadonlyMap<string, string> = new Map([
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['png', 'image/png'],
+  ['gif', 'image/gif'],
+  ['webp', 'image/webp'],
+  ['svg', 'image/svg+xml'],
+  ['avif', 'image/avif'],
+  ['bmp', 'image/bmp'],
+  ['ico', 'image/vnd.microsoft.icon'],
+  ['tif', 'image/tiff'],
+  ['tiff', 'image/tiff'],
+]);
+
 /** The coarse type of a MIME type: what the indexer records and what `type:` filters on. */
 export function cardType(mime: string): CardType {
   if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';

@@ -34,6 +34,8 @@
  *   X  text with word types (doc-text.ts), possibly empty
  *   T  MIME type               z  body size in bytes, decimal
  *   D  date, Unix seconds      a  "<ARC file> <offset> <length>", as in buckets
+ *   i  an image card's referrer: the URL of the page its alt text came from
+ *      (the indexer makes image cards from pages' `<img alt>`, chew.ts)
  *
  * Format 2. Format 1 deflated each card alone (a V3.3-deflate object behind
  * a u32 length) and is refused, naming the file: rebuild the index. The
@@ -79,6 +81,8 @@ export interface Card {
   size: number;
   date: number;
   arc: ArcLocation;
+  /** An image card's page (`i`). */
+  referrer?: string;
 }
 
 function decimal(value: number, what: string): string {
@@ -91,12 +95,13 @@ function cardObject(card: Card): BucketObject {
   if (!/^\S+$/.test(file)) throw new RangeError(`ARC file name ${JSON.stringify(file)} must be non-empty without spaces`);
   const object = new BucketObject().add('O', decimal(card.cardId, 'card id')).add('U', card.url);
   if (card.title !== undefined) object.add('t', card.title);
-  return object
+  object
     .add('X', card.text)
     .add('T', card.type)
     .add('z', decimal(card.size, 'size'))
     .add('D', decimal(card.date, 'date'))
     .add('a', `${file} ${decimal(offset, 'ARC offset')} ${decimal(length, 'ARC length')}`);
+  return card.referrer === undefined ? object : object.add('i', card.referrer);
 }
 
 /**
@@ -321,7 +326,10 @@ export class CardsReader {
       arc: { file: arc[1]!, offset: number(arc[2]!, 'ARC offset'), length: number(arc[3]!, 'ARC length') },
     };
     const title = object.string('t');
-    return title === undefined ? card : { ...card, title };
+    if (title !== undefined) card.title = title;
+    const referrer = object.string('i');
+    if (referrer !== undefined) card.referrer = referrer;
+    return card;
   }
 
   close(): void {

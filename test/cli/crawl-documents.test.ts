@@ -20,6 +20,7 @@ import { CODE } from '../../gatherer/outcome.js';
 import { searchVersion } from '../../searcher/index-engine.js';
 import { IndexVersion } from '../../searcher/index-version.js';
 import { parseQuery } from '../../searcher/query.js';
+import { renderBody } from '../../searcher/render.js';
 import { runCli } from '../helpers/cli.js';
 import { storedObjects } from '../helpers/gather-state.js';
 import { startFixture } from '../helpers/http-fixtures.js';
@@ -83,6 +84,15 @@ test('PDFs and office files are crawled and searchable; an encrypted PDF and a z
     assert.deepEqual(await search('desiccated coconut'), ['/report.docx'], 'a footnote');
     assert.deepEqual(await search('type:office marigold'), (await search('marigold')).filter((p) => p !== '/'));
     assert.ok((await search('supplies')).includes('/census.xlsx'), JSON.stringify(await search('supplies')));
+    // A PDF's hit names the page of its snippet's match: pdftotext finds each of these words on that page of the guide only.
+    const page = async (q: string) => (await searchVersion(version, { query: parseQuery(q), offset: 0, limit: 1, filters: {}, sort: 'relevance' }, new AbortController().signal)).hits[0]?.page;
+    for (const [word, n] of [['digitally', 9], ['annoyance', 41], ['unpatched', 42]] as const) {
+      assert.match(execFileSync('pdftotext', ['-f', String(n), '-l', String(n), GUIDE, '-'], { encoding: 'utf8' }).toLowerCase(), new RegExp(word));
+      assert.equal(await page(word), n, word);
+    }
+    assert.equal(await page('zeppelin'), undefined, 'an office file has no pages');
+    const shown = renderBody({ q: 'annoyance', page: 1, site: [], type: [], lang: [], byDate: false }, { ...(await searchVersion(version, { query: parseQuery('annoyance'), offset: 0, limit: 1, filters: {}, sort: 'relevance' }, new AbortController().signal)), took_ms: 1 });
+    assert.match(shown, new RegExp(`<a class="page" href="${site.origin.replace(/\./g, '\\.')}/guide\\.pdf#page=41">page 41</a>`));
   } finally {
     version.retire();
   }

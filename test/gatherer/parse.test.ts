@@ -223,7 +223,7 @@ test('text/plain breaks at blank lines; other types are not parsed; a missing ty
 test('documentBody writes M, X, links, c, p, l, g as specified and parseBody reads them back', () => {
   const doc = html(
     '<html lang=en><title>Title</title><meta name=keywords content="k1 k2"><meta name=robots content="noindex,noarchive">' +
-      '<link rel=canonical href=/c><p><a href=/a>A</a><img src=/i.png>',
+      '<link rel=canonical href=/c><p><a href=/a>A</a><img src=/i.png><img src="/j%20k.png" alt=" The  lake\n at dawn "><img src=/j%20k.png alt=second>',
   );
   const body = documentBody(doc);
   assert.deepEqual(
@@ -234,6 +234,8 @@ test('documentBody writes M, X, links, c, p, l, g as specified and parseBody rea
       ['X', doc.text.toString('latin1')],
       ['R', 'http://example.com/a'],
       ['I', 'http://example.com/i.png'],
+      // An image keeps the page's first alt text after its URL, whitespace collapsed (a canonical URL has no space).
+      ['I', 'http://example.com/j%20k.png The lake at dawn'],
       ['c', 'http://example.com/c'],
       ['p', 'noindex'],
       ['p', 'noarchive'],

@@ -90,7 +90,7 @@ test('index build makes a version whose every file the common readers accept and
     byPath.set(card.url.slice(origin.length), card);
     assert.equal(fingerprints.lookup(fingerprint(card.url)), id, `Fingerprints find ${card.url}`);
   }
-  assert.deepEqual([...byPath.keys()].sort(), ['/', '/accents', '/cjk', '/hidden', '/moved', '/twin-a', '/twin-b', '/long', '/long-edit', '/popular', '/lonely', '/menu-a', '/menu-b'].sort());
+  assert.deepEqual([...byPath.keys()].sort(), ['/', '/accents', '/cjk', '/hidden', '/moved', '/twin-a', '/twin-b', '/long', '/long-edit', '/popular', '/lonely', '/menu-a', '/menu-b', '/pipe.png'].sort());
 
   // Cards give back what the pages said; CardInfo flags the empty ones.
   const home = byPath.get('/')!;
@@ -116,6 +116,22 @@ test('index build makes a version whose every file the common readers accept and
     assert.equal(card.text.length, 0);
   }
   assert.equal(lexicon.lookup('secretword'), undefined, 'a noindex page gives no words');
+
+  // The home page's <img alt="curved pipe"> is an image card after the buckets' cards: never fetched, found by its alt text.
+  const pipe = byPath.get('/pipe.png')!;
+  assert.equal(manifest.counts['images'], 1);
+  assert.equal(pipe.cardId, info.count - 1, 'image cards follow the buckets\' cards');
+  assert.deepEqual([pipe.title, pipe.type, pipe.referrer, plain(pipe), pipe.arc.file], ['curved pipe', 'image/png', `${origin}/`, 'curved pipe', '-']);
+  assert.equal(info.get(pipe.cardId).type, 'image');
+  assert.equal(info.get(pipe.cardId).flags & (CARD_FLAG.empty | CARD_FLAG.dup), 0);
+  assert.equal(info.get(pipe.cardId).date, info.get(home.cardId).date, 'its page\'s date');
+  const curved = lexicon.lookup('curved')!;
+  assert.deepEqual(
+    wordIndex.chains(curved.id, curved.refPos).map((chain) => chain.cardId).sort((a, b) => a - b),
+    [home.cardId, pipe.cardId],
+    'the alt text is the page\'s words and the image card\'s',
+  );
+  assert.deepEqual(strings.chains(stringKey('url', pipe.url)).map((c) => c.cardId), [pipe.cardId]);
 
   // Every word of every page: in the Lexicon, its chain holds the card at the word's positions and types.
   for (const path of ['/', '/accents', '/cjk']) {

@@ -30,7 +30,7 @@ function card(...blocks: Array<string | [string]>): CardText {
 
 const menu = (...items: string[]): Array<[string]> => items.map((item) => [item]);
 
-const snippet = (text: CardText, q: string) => text.snippet(new Marker(highlight(parseQuery(q))));
+const snippet = (text: CardText, q: string) => text.snippet(new Marker(highlight(parseQuery(q)))).html;
 
 test('a snippet marks the query\'s words, escapes the rest and shows the windows around matches in text order', () => {
   const text = card('One zebra here.', `${'filler '.repeat(40)}`, 'A <zebra> & a zebra with stripes.');
@@ -48,6 +48,23 @@ test('a card matching everywhere shows windows among its first matches only', ()
   assert.match(out, /line0 /);
   // Windows are chosen among the first 64 matches: none past line 63 is seen.
   for (const n of out.matchAll(/line(\d+)/g)) assert.ok(Number(n[1]) < 64, out);
+});
+
+test('a text with page breaks (a PDF\'s) says the page of the first fragment\'s first match; one without says none', () => {
+  const builder = new TextBuilder(1 << 20);
+  builder.append('Preface words on the first page.');
+  builder.breakPage(2);
+  builder.append(`The quokka appears here. ${'filler '.repeat(40)}`);
+  builder.breakPage(4);
+  builder.append('A wombat lives on page four.');
+  const text = CardText.of(builder.finish());
+  const at = (q: string) => text.snippet(new Marker(highlight(parseQuery(q))));
+  assert.equal(at('quokka').page, 2);
+  assert.equal(at('wombat').page, 4);
+  assert.equal(at('wombat quokka').page, 2, 'the first fragment in text order');
+  assert.equal(at('preface').page, 1);
+  assert.equal(at('nothing').page, 1, 'the lead: the start of the text');
+  assert.equal(card('No pages here.').snippet(new Marker(highlight(parseQuery('pages')))).page, undefined);
 });
 
 test('a match in the content is shown rather than the menu, and its window stays out of the menu', () => {

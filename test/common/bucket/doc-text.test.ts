@@ -8,6 +8,7 @@ type Op =
   | { op: 'append'; text: string }
   | { op: 'type'; type: WordType }
   | { op: 'break' }
+  | { op: 'page'; n: number }
   | { op: 'open'; n: number }
   | { op: 'close' };
 
@@ -17,6 +18,7 @@ function build(ops: Op[], cap = 1 << 20): TextBuilder {
     if (op.op === 'append') builder.append(op.text);
     else if (op.op === 'type') builder.setType(op.type);
     else if (op.op === 'break') builder.breakBlock();
+    else if (op.op === 'page') builder.breakPage(op.n);
     else if (op.op === 'open') builder.openLink(op.n);
     else builder.closeLink();
   }
@@ -32,8 +34,10 @@ function rewrite(list: DocTextToken[]): Buffer {
     if (token.kind === 'text') {
       builder.setType(token.type);
       builder.append(token.text);
-    } else if (token.kind === 'break') builder.breakBlock();
-    else if (token.kind === 'link-open') builder.openLink(token.n);
+    } else if (token.kind === 'break') {
+      if (token.page === undefined) builder.breakBlock();
+      else builder.breakPage(token.page);
+    } else if (token.kind === 'link-open') builder.openLink(token.n);
     else builder.closeLink();
   }
   return builder.finish();
@@ -41,7 +45,7 @@ function rewrite(list: DocTextToken[]): Buffer {
 
 /** What plainText must give for links-free ops: whitespace runs one space, break runs one line feed, nothing at the ends. */
 function modelPlain(ops: Op[]): string {
-  const joined = ops.map((op) => (op.op === 'append' ? op.text : op.op === 'break' ? '\uE000' : '')).join('');
+  const joined = ops.map((op) => (op.op === 'append' ? op.text : op.op === 'break' || op.op === 'page' ? '\uE000' : '')).join('');
   return joined
     .replace(/[\s\x00-\x1f\x7f]+/g, ' ')
     .replace(/ ?(?:\uE000 ?)+/g, '\n')
@@ -186,6 +190,41 @@ test('the reader rejects malformed text naming the offset', () => {
   expectCorrupt([0xa0, 0x80, 0xa0, 0x81], 2, /inside the bracket opened at 0/);
   expectCorrupt([0x41, 0xb0], 1, /none is open/);
   expectCorrupt([0x41, 0xa0, 0x80, 0x41], 1, /never closed/);
+  expectCorrupt([0x41, 0xb1, 0x80, 0x80], 1, /page break cut off/);
+  expectCorrupt([0x41, 0xb1, 0x80, 0x41, 0x80], 3, /byte 0x41 of a page break/);
+  expectCorrupt([0x41, 0xb1, 0x80, 0x80, 0x81], 1, /page break to page 1/);
+  expectCorrupt([0x41, 0xb2], 1, /undefined control byte 0xb2/);
+});
+
+test('a page break is written before the next word only, in place of the break, carrying its page and keeping the type', () => {
+  const builder = new TextBuilder(1 << 10);
+  builder.breakPage(3); // blank first pages: the text begins on page 3
+  builder.setType(WORD_TYPE.heading1);
+  builder.append('Title');
+  builder.setType(WORD_TYPE.text);
+  builder.append(' words ');
+  builder.breakPage(4); // a page without words
+  builder.breakPage(5);
+  builder.append('more');
+  builder.breakBlock();
+  builder.breakPage(262143);
+  builder.append('last');
+  const out = builder.finish();
+  assert.deepEqual([...out], [
+    0xb1, 0x80, 0x80, 0x83, 0x83, ...Buffer.from('Title '), 0x80, ...Buffer.from('words'),
+    0xb1, 0x80, 0x80, 0x85, ...Buffer.from('more'), 0xb1, 0xbf, 0xbf, 0xbf, ...Buffer.from('last'),
+  ]);
+  assert.deepEqual(tokens(out), [
+    { kind: 'break', page: 3 },
+    { kind: 'text', text: 'Title ', type: WORD_TYPE.heading1 },
+    { kind: 'text', text: 'words', type: WORD_TYPE.text },
+    { kind: 'break', page: 5 },
+    { kind: 'text', text: 'more', type: WORD_TYPE.text },
+    { kind: 'break', page: 262143 },
+    { kind: 'text', text: 'last', type: WORD_TYPE.text },
+  ]);
+  assert.equal(plainText(out), 'Title words\nmore\nlast');
+  assert.throws(() => builder.breakPage(1), RangeError);
 });
 
 test('the reader yields text runs with their type between the controls', () => {
@@ -207,6 +246,7 @@ const plainOp: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: textArb.map((text) => ({ op: 'append' as const, text })) },
   typeArb.map((type) => ({ op: 'type' as const, type })),
   fc.constant({ op: 'break' as const }),
+  fc.integer({ min: 2, max: (1 << 18) - 1 }).map((n) => ({ op: 'page' as const, n })),
 );
 const anyOp: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: plainOp },
