@@ -206,7 +206,7 @@ export async function parseDocument(input: ParseInput, maxDecodedSize: number): 
 async function parsePdfDocument(input: ParseInput): Promise<ParsedDocument> {
   const text = new TextBuilder(MAX_TEXT_BYTES);
   try {
-    const { pages: _, language, ...fields } = await parsePdf(input.body, input.url, text);
+    const { language, ...fields } = await parsePdf(input.body, input.url, text);
     return withText('pdf', { ...fields, ...(language === undefined ? {} : { language }), robots: noRobots() }, text, undefined, input);
   } catch (err) {
     if (err instanceof PdfRefused) return unparsed({ outcome: 'unparseable', message: err.message });

@@ -531,6 +531,7 @@ class Chewer {
       size: image ? 0 : (doc?.text.length ?? 0),
       date,
       arc: facts.arc,
+      ...(indexed?.pages === undefined ? {} : { pages: indexed.pages }),
       ...(image ? { referrer: facts.referrer! } : {}),
     });
     s.writeUInt32LE(date, summary);

@@ -61,8 +61,9 @@ export interface SearchHit {
   date: string;
   /** Its language, ISO 639-1 ("und": not told). */
   lang: string;
-  /** A PDF's hit: the page its snippet begins on. */
+  /** A PDF's hit: the page of its snippet's first match, and its page count. */
   page?: number;
+  pages?: number;
   /** An image's hit (type `image`, made from pages' alt texts): the page showing it. */
   referrer?: string;
   /** Where the raw response lies in the archive, for a "cached copy" link. */

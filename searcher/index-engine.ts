@@ -440,6 +440,7 @@ function hit(version: IndexVersion, scored: Scored, marker: Marker): SearchHit {
     lang: languageOf(version.columns.language[scored.cardId]!),
   };
   if (snippet.page !== undefined) out.page = snippet.page;
+  if (card.pages !== undefined) out.pages = card.pages;
   if (card.referrer !== undefined) out.referrer = card.referrer;
   // The indexer writes "-" for a card whose bucket named no ARC record (an image card's); an imported archive's path is given decoded.
   return card.arc.file === '-' ? out : { ...out, archive: { ...card.arc, file: archiveName(card.arc.file) } };

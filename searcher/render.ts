@@ -167,7 +167,8 @@ function card(hit: SearchHit): string {
   const page = hit.referrer === undefined ? '' : webUrl(hit.referrer) ? `on <a class="referrer" href="${escapeHtml(hit.referrer)}">${escapeHtml(hit.referrer)}</a>` : `on ${escapeHtml(hit.referrer)}`;
   // A PDF viewer opens a URL ending #page=N at that page.
   const where = hit.page === undefined ? '' : webUrl(hit.url) ? `<a class="page" href="${escapeHtml(`${hit.url.replace(/#.*$/s, '')}#page=${hit.page}`)}">page ${hit.page}</a>` : `page ${hit.page}`;
-  const meta = [hit.referrer === undefined ? formatSize(hit.size) : '', escapeHtml(hit.type), where, date, lang, page].filter((part) => part !== '').join(' · ');
+  const pages = hit.pages === undefined ? '' : `${hit.pages} page${hit.pages === 1 ? '' : 's'}`;
+  const meta = [hit.referrer === undefined ? formatSize(hit.size) : '', escapeHtml(hit.type), pages, where, date, lang, page].filter((part) => part !== '').join(' · ');
   return `<li class="hit"><h2 class="hit-title">${heading}</h2><p class="hit-url">${url}</p><p class="hit-snippet">${safeSnippet(hit.snippet)}</p><p class="hit-meta">${meta}</p></li>`;
 }
 

@@ -19,6 +19,7 @@
  *   l  the language from <html lang>
  *   g  the document's language as decided from its text, the declared one
  *      a hint (common/language/detect.ts): an ISO 639-1 code or "und"
+ *   n  a PDF's page count, decimal
  * parseBody reads them back: documentBody ∘ parseBody is the identity on a
  * DocumentBody whose metas hold no title (the title has its own field).
  */
@@ -66,6 +67,8 @@ export interface DocumentBody {
   language?: string;
   /** ISO 639-1 code or "und": the language decided from the text (`g`). */
   detectedLanguage?: string;
+  /** A PDF's pages (`n`). */
+  pages?: number;
 }
 
 export const ROBOTS_DIRECTIVES = ['noindex', 'nofollow', 'noarchive'] as const;
@@ -96,6 +99,7 @@ export function documentBody(doc: DocumentBody): BucketObject {
   for (const directive of ROBOTS_DIRECTIVES) if (doc.robots[directive]) body.add('p', directive);
   if (doc.language !== undefined) body.add('l', doc.language);
   if (doc.detectedLanguage !== undefined) body.add('g', doc.detectedLanguage);
+  if (doc.pages !== undefined) body.add('n', String(doc.pages));
   return body;
 }
 
@@ -121,7 +125,7 @@ function parseMeta(value: Buffer): Meta {
 /**
  * The document fields of a bucket body, as documentBody wrote them; other
  * attributes are skipped. The first unweighted title meta is the title.
- * Throws SHERLOCK_CORRUPT_BUCKET for a malformed `M` or `p`.
+ * Throws SHERLOCK_CORRUPT_BUCKET for a malformed `M`, `p` or `n`.
  */
 export function parseBody(body: BucketObject): DocumentBody {
   const doc: DocumentBody = { text: Buffer.alloc(0), metas: [], links: [], robots: noRobots() };
@@ -164,6 +168,12 @@ export function parseBody(body: BucketObject): DocumentBody {
       case 'g':
         doc.detectedLanguage = value.toString('utf8');
         break;
+      case 'n': {
+        const pages = value.toString('latin1');
+        if (!/^\d{1,9}$/.test(pages)) throw corruptBody(`page count n is not a whole number: ${JSON.stringify(pages.slice(0, 20))}`);
+        doc.pages = Number(pages);
+        break;
+      }
     }
   }
   return doc;

@@ -34,6 +34,7 @@
  *   X  text with word types (doc-text.ts), possibly empty
  *   T  MIME type               z  body size in bytes, decimal
  *   D  date, Unix seconds      a  "<ARC file> <offset> <length>", as in buckets
+ *   n  a PDF's page count
  *   i  an image card's referrer: the URL of the page its alt text came from
  *      (the indexer makes image cards from pages' `<img alt>`, chew.ts)
  *
@@ -81,6 +82,8 @@ export interface Card {
   size: number;
   date: number;
   arc: ArcLocation;
+  /** A PDF's pages (`n`). */
+  pages?: number;
   /** An image card's page (`i`). */
   referrer?: string;
 }
@@ -101,6 +104,7 @@ function cardObject(card: Card): BucketObject {
     .add('z', decimal(card.size, 'size'))
     .add('D', decimal(card.date, 'date'))
     .add('a', `${file} ${decimal(offset, 'ARC offset')} ${decimal(length, 'ARC length')}`);
+  if (card.pages !== undefined) object.add('n', decimal(card.pages, 'page count'));
   return card.referrer === undefined ? object : object.add('i', card.referrer);
 }
 
@@ -327,6 +331,8 @@ export class CardsReader {
     };
     const title = object.string('t');
     if (title !== undefined) card.title = title;
+    const pages = object.string('n');
+    if (pages !== undefined) card.pages = number(pages, 'page count');
     const referrer = object.string('i');
     if (referrer !== undefined) card.referrer = referrer;
     return card;

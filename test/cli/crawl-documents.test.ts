@@ -92,6 +92,8 @@ test('PDFs and office files are crawled and searchable; an encrypted PDF and a z
     }
     assert.equal(await page('zeppelin'), undefined, 'an office file has no pages');
     const shown = renderBody({ q: 'annoyance', page: 1, site: [], type: [], lang: [], byDate: false }, { ...(await searchVersion(version, { query: parseQuery('annoyance'), offset: 0, limit: 1, filters: {}, sort: 'relevance' }, new AbortController().signal)), took_ms: 1 });
+    const pages = Number(/^Pages:\s+(\d+)$/m.exec(execFileSync('pdfinfo', [GUIDE], { encoding: 'utf8' }))![1]);
+    assert.match(shown, new RegExp(`${pages} pages · <a class="page"`), 'the page count pdfinfo gives');
     assert.match(shown, new RegExp(`<a class="page" href="${site.origin.replace(/\./g, '\\.')}/guide\\.pdf#page=41">page 41</a>`));
   } finally {
     version.retire();

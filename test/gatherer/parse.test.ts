@@ -247,6 +247,11 @@ test('documentBody writes M, X, links, c, p, l, g as specified and parseBody rea
   const { kind: _kind, charset: _charset, problems: _problems, ...fields } = doc;
   const bucket = decodeBucket(BUCKET_TYPE.V33_DEFLATE, encodeBucket(BUCKET_TYPE.V33_DEFLATE, { header: new BucketObject(), body }));
   assert.deepEqual(parseBody(bucket.body), fields);
+  // A PDF's page count is `n`; one that is not a whole number, like a bad meta or robots value, is a corrupt bucket.
+  assert.equal(parseBody(documentBody({ ...fields, pages: 12 })).pages, 12);
+  for (const [name, value, message] of [['n', '12a', /page count n is not a whole number: "12a"/], ['M', 'x', /has no meta type byte/], ['p', 'noodle', /unknown robots directive "noodle"/]] as const) {
+    assert.throws(() => parseBody(new BucketObject().add(name, value)), (err: unknown) => err instanceof SherlockError && err.code === 'SHERLOCK_CORRUPT_BUCKET' && message.test(err.message));
+  }
   // An empty document writes nothing but what is set: no language declared, none told.
   assert.deepEqual(documentBody(html('')).items.map((item) => [item.name, item.value?.toString('latin1')]), [['g', 'und']]);
 });
