@@ -9,7 +9,9 @@
  *   --passes N         timed passes over the query set per search run
  *   --warmup N         untimed passes before them, for every engine alike (default 5)
  *   --port N           the site's port on every loopback address (default 8480)
- *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch, import, pdf
+ *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch, import, pdf, scale
+ *   --scale N[,N…]     the scale part with N generated documents each (10k, 100k, 1M, or a
+ *                      number); alone, it is the only part run
  *   --no-install       never run apt-get; fail if a package is missing
  *   --new-queries      regenerate bench/queries/<set>.tsv
  *   --new-judgments    re-derive the relevance judgments (bench/relevance/*.tsv)
@@ -23,7 +25,7 @@ import { PART_IDS } from './parts.js';
 import type { BenchOptions, PartId } from './parts.js';
 
 export const USAGE = `usage: npm run bench -- [--quick | --large | --set small|medium|large] [--runs N] [--passes N] [--warmup N]
-       [--port N] [--only gather,urldb,index,search,relevance,export,nutch,import,pdf] [--no-install] [--new-queries] [--new-judgments] [--record]
+       [--port N] [--only gather,urldb,index,search,relevance,export,nutch,import,pdf,scale] [--scale N[,N…]] [--no-install] [--new-queries] [--new-judgments] [--record]
        [--sherlock-set key=value]…`;
 
 export class UsageError extends Error {}
@@ -31,6 +33,14 @@ export class UsageError extends Error {}
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
   if (value === undefined || !Number.isInteger(n) || n < 1) throw new UsageError(`${flag} needs a positive integer, got ${value ?? 'nothing'}`);
+  return n;
+}
+
+/** "10k", "1M" or a plain number of documents, at least 100. */
+function scaleSize(text: string): number {
+  const m = /^(\d+)([kKmM]?)$/.exec(text);
+  const n = m === null ? Number.NaN : Number(m[1]) * (m[2] === '' ? 1 : m[2]!.toLowerCase() === 'k' ? 1_000 : 1_000_000);
+  if (!Number.isSafeInteger(n) || n < 100 || n > 100_000_000) throw new UsageError(`--scale: ${JSON.stringify(text)} is not a size of 100 to 100M documents (10k, 1M, 250000)`);
   return n;
 }
 
@@ -45,6 +55,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   let newJudgments = false;
   let record = false;
   let only: PartId[] = [];
+  let scale: number[] = [];
   const sherlockSet: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -86,6 +97,12 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         only = parts as PartId[];
         break;
       }
+      case '--scale': {
+        const v = value() ?? '';
+        scale = v.split(',').filter((n) => n !== '').map((n) => scaleSize(n));
+        if (scale.length === 0) throw new UsageError('--scale needs a list of sizes such as 10k,100k,1M');
+        break;
+      }
       case '--no-install':
         noInstall = true;
         break;
@@ -117,7 +134,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     noInstall,
     newQueries,
     newJudgments,
-    only,
+    only: scale.length > 0 && only.length === 0 ? ['scale'] : only,
+    scale: scale.length === 0 && only.includes('scale') ? [10_000] : scale,
     record,
     sherlockSet,
   };

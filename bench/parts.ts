@@ -28,14 +28,16 @@ export interface BenchOptions {
   newJudgments: boolean;
   /** Parts to run (all when empty). */
   only: readonly PartId[];
+  /** Documents of each run of the scale part (`--scale`). */
+  scale: readonly number[];
   /** Replace the numbers in docs/benchmarks.md. */
   record: boolean;
   /** Extra `--set key=value` for sherlock's commands. */
   sherlockSet: readonly string[];
 }
 
-export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import' | 'pdf';
-export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import', 'pdf'];
+export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import' | 'pdf' | 'scale';
+export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import', 'pdf', 'scale'];
 
 export interface BenchContext {
   readonly opts: BenchOptions;

@@ -17,7 +17,7 @@
 
 import { cpus, release, totalmem, type as osType } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyse, logSize, readLogRange } from './access-log.js';
 import { buildLayout, ensurePackages, isInstalled, OPTIONAL_TOOL_PACKAGES, packagesOf, packageVersion, TOOL_PACKAGES } from './corpus.js';
@@ -35,6 +35,7 @@ import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export
 import { parseFloor, sherlockArchiveImport, warcioArchiveRead } from './archive-import.js';
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { pdfTable } from './pdf-extract.js';
+import { ensureScaleCorpus } from './scale-corpus.js';
 import { loadOrGenerate } from './queries.js';
 import { relevancePackages, relevanceTables } from './relevance/relevance.js';
 import { renderReport } from './report.js';
@@ -340,9 +341,29 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
   return { index, search, ...(top === undefined ? {} : { top }) };
 }
 
-async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boolean, footnotes: string[]): Promise<Table[]> {
-  const luceneEntry = lucene();
-  const peers = [fts5(), luceneEntry, xapian(), bareIndexer()];
+/** Which peers an engine table has and what it is of: the site's text, or a scale run's documents. */
+interface EngineScope {
+  peers: EngineEntry[];
+  /** What the tables are of, in their titles. */
+  of: string;
+  /** Appended to the tables' ids. */
+  id: string;
+  /** The bare ws server's row under the searching table. */
+  bareWs: boolean;
+}
+
+function siteScope(): EngineScope {
+  return { peers: [fts5(), lucene(), xapian(), bareIndexer()], of: 'the extracted text of the site', id: '', bareWs: true };
+}
+
+/** Footnotes are said once, however many tables they are under. */
+function footnote(footnotes: string[], line: string): void {
+  if (!footnotes.includes(line)) footnotes.push(line);
+}
+
+async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boolean, footnotes: string[], scope: EngineScope = siteScope()): Promise<Table[]> {
+  const { peers } = scope;
+  const luceneEntry = peers.find((entry) => entry.name.startsWith('Lucene'));
   const indexRows: Row[] = [];
   const searchRows: Row[] = [];
   let luceneTop: string[][] | undefined;
@@ -352,12 +373,12 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
     indexRows.push(r.index);
     searchRows.push(r.search);
     if (entry === luceneEntry) luceneTop = r.top;
-    footnotes.push(entry.how);
+    footnote(footnotes, entry.how);
   }
   log(`indexing/searching: ${sherlockEngine.name}`);
   const s = await engineRows(ctx, sherlockEngine, doIndex, doSearch);
-  footnotes.push(sherlockEngine.how);
-  if (s.search.status === 'ok') {
+  footnote(footnotes, sherlockEngine.how);
+  if (s.search.status === 'ok' && scope.bareWs) {
     log(`searching: ${bareWs.name}`);
     try {
       searchRows.push(searchRow(bareWs.name, await bareWs.search(ctx)));
@@ -365,7 +386,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
       log(`  ${bareWs.name} failed: ${err instanceof Error ? err.message : String(err)}`);
       searchRows.push({ name: bareWs.name, status: 'failed', message: firstLine(err) });
     }
-    footnotes.push(bareWs.how);
+    footnote(footnotes, bareWs.how);
   }
   let overlapNote = 'Top-10 overlap with Lucene: not measured (Lucene or sherlock gave no hit lists).';
   if (luceneTop !== undefined && s.top !== undefined && s.search.status === 'ok') {
@@ -386,8 +407,8 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
   const tables: Table[] = [];
   if (doIndex) {
     tables.push({
-      id: 'index',
-      title: 'Indexing — the extracted text of the site',
+      id: `index${scope.id}`,
+      title: `Indexing — ${scope.of}`,
       subtitle: `${ctx.corpus.pages.toLocaleString('en')} pages, ${textMiB} MiB of extracted text (title and body); medians of ${ctx.opts.runs} build(s), each a fresh process (wall time, start-up included).`,
       columns: [
         { key: 'docs', label: 'docs', format: 'int' },
@@ -411,10 +432,10 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
     const kinds = new Map<string, number>();
     for (const q of ctx.queries) kinds.set(q.kind, (kinds.get(q.kind) ?? 0) + 1);
     tables.push({
-      id: 'search',
-      title: 'Searching — the query set, top 10 hits',
+      id: `search${scope.id}`,
+      title: `Searching — ${scope.of}: the query set, top 10 hits`,
       subtitle:
-        `${ctx.queries.length} queries (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}; bench/queries/${ctx.opts.set}.tsv), ` +
+        `${ctx.queries.length} queries (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')}; ${relative(repoRoot, ctx.queryFile)}), ` +
         `one at a time, ${ctx.opts.warmup} untimed warm-up pass(es) then ${ctx.opts.passes} timed pass(es); latency of each query inside the engine's process.`,
       columns: [
         { key: 'queries', label: 'timed queries', format: 'int' },
@@ -451,6 +472,91 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
     });
   }
   return tables;
+}
+
+// -------------------------------------------------------------------- scale
+
+/**
+ * The scale part (issue 31): for each size of `--scale`, the generated
+ * documents (scale-corpus.ts) indexed and searched by sherlock and Lucene,
+ * the query set drawn from them as the site's is; then how build time,
+ * index size and the in-process p99 grow between two sizes.
+ */
+async function scaleTables(ctx: BenchContext, footnotes: string[]): Promise<Table[]> {
+  const tables: Table[] = [];
+  const measured: Array<{ docs: number; rows: Row[] }> = [];
+  for (const docs of ctx.opts.scale) {
+    const corpus = ensureScaleCorpus(join(repoRoot, 'bench', 'work'), ctx.corpus.textFile, docs, log);
+    const queryFile = join(corpus.dir, 'queries.tsv');
+    const queries = loadOrGenerate(queryFile, corpus.textFile, `scale-${docs}`, false, log);
+    const scaled: BenchContext = {
+      ...ctx,
+      workDir: corpus.dir,
+      corpus: { ...ctx.corpus, dir: dirname(corpus.textFile), textFile: corpus.textFile, pages: docs, textBytes: corpus.textBytes },
+      queries,
+      queryFile,
+    };
+    const label = docs.toLocaleString('en');
+    const made = await engineTables(scaled, true, true, footnotes, { peers: [lucene()], of: `${label} generated documents on ${corpus.hosts.toLocaleString('en')} hosts`, id: `-scale-${docs}`, bareWs: false });
+    tables.push(...made);
+    const [index, search] = made;
+    measured.push({ docs, rows: [...index!.peers, index!.sherlock].map((row, k) => ({ ...row, values: { ...row.values, ...prefixed(k < index!.peers.length ? search!.peers[k]!.values : search!.sherlock.values) } })) });
+  }
+  footnote(footnotes, `Scale: ${SCALE_HOW}`);
+  if (measured.length > 1) tables.push(growthTable(measured));
+  return tables;
+}
+
+const SCALE_HOW =
+  'bench/scale-corpus.ts makes N documents from the set\'s extracted pages (passages of 40–160 words cut at sentence ends, 2–14 a document; ' +
+  'titles from the pages\' titles; N/100 hosts drawn by a power law; 3 % exact and 3 % near copies; 4–24 links a document to targets drawn by a power law, ' +
+  "their titles' first words as anchor text), written as the gatherer's buckets for sherlock and as text.tsv for Lucene; sherlock indexes the buckets without a crawl.";
+
+/** A search row's values under keys of their own ("search." + key). */
+function prefixed(values: Readonly<Record<string, number>> | undefined): Record<string, number> {
+  return Object.fromEntries(Object.entries(values ?? {}).map(([key, value]) => [`search.${key}`, value]));
+}
+
+/** k of time ∝ N^k between each two sizes, per engine, for build time, index size and in-process p99. */
+function growthTable(measured: Array<{ docs: number; rows: Row[] }>): Table {
+  const metrics = [
+    ['s', 'build time'],
+    ['size', 'index size'],
+    ['rss', 'build peak RSS'],
+    ['search.rankP99', 'ranked p99'],
+  ] as const;
+  const columns: Column[] = [];
+  for (let k = 1; k < measured.length; k++) {
+    for (const [key, label] of metrics) columns.push({ key: `${key}@${k}`, label: `${label}, ${measured[k - 1]!.docs.toLocaleString('en')}→${measured[k]!.docs.toLocaleString('en')}`, format: 'dec2' });
+  }
+  const rowOf = (r: number): Row => {
+    const values: Record<string, number> = {};
+    for (let k = 1; k < measured.length; k++) {
+      const before = measured[k - 1]!;
+      const after = measured[k]!;
+      for (const [key] of metrics) {
+        const a = before.rows[r]?.values?.[key];
+        const b = after.rows[r]?.values?.[key];
+        // Lucene's in-process p99 is its own latency column.
+        const from = key === 'search.rankP99' && a === undefined ? before.rows[r]?.values?.['search.p99'] : a;
+        const to = key === 'search.rankP99' && b === undefined ? after.rows[r]?.values?.['search.p99'] : b;
+        if (from !== undefined && to !== undefined && from > 0 && to > 0) values[`${key}@${k}`] = Math.log(to / from) / Math.log(after.docs / before.docs);
+      }
+    }
+    const name = measured[0]!.rows[r]!.name;
+    return Object.keys(values).length === 0 ? { name, status: 'failed', message: 'a size without figures' } : { name, status: 'ok', values };
+  };
+  const last = measured[0]!.rows.length - 1;
+  return {
+    id: 'scale-growth',
+    title: 'Scale — growth between sizes',
+    subtitle: 'k of figure ∝ N^k between two sizes: 1 is linear; the issue asks ≤ 1.1 for the build from 100k to 1M.',
+    columns,
+    ratios: [],
+    peers: Array.from({ length: last }, (_, r) => rowOf(r)),
+    sherlock: rowOf(last),
+    notes: [],
+  };
 }
 
 // ------------------------------------------------------------------ exports
@@ -689,6 +795,7 @@ async function main(): Promise<void> {
     if (selected('nutch')) tables.push(await nutchTable(ctx, footnotes));
     if (selected('import')) tables.push(await importTable(ctx, footnotes));
     if (selected('pdf')) tables.push(await pdfTable(ctx, footnotes));
+    if (selected('scale') && opts.scale.length > 0) tables.push(...(await scaleTables(ctx, footnotes)));
   } finally {
     await ctx.server?.stop();
     ctx.server = undefined;

@@ -117,4 +117,11 @@ test('bench flags pick the set, runs and parts', () => {
   assert.throws(() => parseOptions(['--only', 'bogus']), UsageError);
   assert.throws(() => parseOptions(['--runs', '0']), UsageError);
   assert.throws(() => parseOptions(['--whatever']), UsageError);
+  // --scale alone runs the scale part only, at the sizes given; --only scale alone at 10k.
+  const scale = parseOptions(['--scale', '10k,100k,1M,2500']);
+  if (scale === 'help') throw new Error('help');
+  assert.deepEqual([scale.only, scale.scale], [['scale'], [10_000, 100_000, 1_000_000, 2500]]);
+  assert.deepEqual((parseOptions(['--only', 'scale']) as { scale: readonly number[] }).scale, [10_000]);
+  assert.deepEqual((parseOptions([]) as { scale: readonly number[] }).scale, []);
+  for (const bad of ['', '10x', '50', '1G']) assert.throws(() => parseOptions(['--scale', bad]), UsageError, bad);
 });

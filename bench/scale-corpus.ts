@@ -1,0 +1,215 @@
+/**
+ * The scale corpus (issue 31): N documents with the statistics of real text,
+ * made from the set's extracted pages (`text.tsv`), so that a build of a
+ * million documents needs no crawl of a million pages.
+ *
+ * Sources: each page's text is cut at sentence ends into passages of 40–160
+ * words, the paragraphs the documents are made of; the pages' titles are the
+ * titles' stems. Document i is a pure function of (seed, i), so any
+ * document's title (a link's anchor text) is known without storing it:
+ *   - its host: one of N/100 hosts, drawn by a power law (a few hosts hold
+ *     most pages, as on the web); its URL http://hK.scale.example/…/i.html;
+ *   - its title: a source title and two words of its first passage;
+ *   - its text: 2–14 passages, the source passages drawn with a bias to the
+ *     first (boilerplate repeats), each a paragraph;
+ *   - 3 % are exact copies of an earlier document and 3 % near copies (one
+ *     passage replaced), under their own URLs, as on the web;
+ *   - 4–24 links to earlier or later documents, targets drawn by a power law
+ *     (a few are linked from everywhere), each with the first words of its
+ *     target's title as anchor text.
+ *
+ * Written once per (source, N) into bench/work/scale-N/ (a `done` file holds
+ * what was made):
+ *   corpus/text.tsv               id TAB url TAB title TAB text, for the peers
+ *   sherlock/state/gather/buckets the same documents as the gatherer's buckets
+ *                                 (header as a 200 fetch's, body by
+ *                                 documentBody: title, paragraphs, links with
+ *                                 their anchor brackets), through BucketWriter
+ */
+
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUCKET_TYPE, BucketObject, encodeBucket } from '../common/bucket/bucket.js';
+import { documentBody, noRobots, type Link } from '../common/bucket/doc-body.js';
+import { TextBuilder } from '../common/bucket/doc-text.js';
+import { BucketWriter, bucketFilePath } from '../common/bucket/file.js';
+import { readTextFile } from './extract.js';
+import { mulberry32 } from './queries.js';
+
+/** Bumped when the documents made change: a cached corpus of another version is made again. */
+const GENERATOR_VERSION = 1;
+const MIN_PASSAGE = 40;
+const MAX_PASSAGE = 160;
+const EXACT_COPIES = 0.03;
+const NEAR_COPIES = 0.03;
+/** Documents written between two bucket file syncs and two progress lines. */
+const BATCH = 50_000;
+
+export interface ScaleCorpus {
+  dir: string;
+  /** The text file the peers index (extract.ts's format). */
+  textFile: string;
+  state: string;
+  docs: number;
+  hosts: number;
+  textBytes: number;
+}
+
+interface Sources {
+  titles: string[];
+  passages: string[];
+}
+
+/** The source pages' titles and passages, in file order. */
+function readSources(textFile: string): Sources {
+  const titles: string[] = [];
+  const passages: string[] = [];
+  for (const page of readTextFile(textFile)) {
+    if (page.title.trim() !== '') titles.push(page.title.trim());
+    const words = page.text.split(' ').filter((w) => w !== '');
+    for (let at = 0; at < words.length; ) {
+      let end = Math.min(words.length, at + MIN_PASSAGE);
+      while (end < words.length && end - at < MAX_PASSAGE && !/[.!?]$/.test(words[end - 1]!)) end++;
+      if (end - at >= MIN_PASSAGE / 2) passages.push(words.slice(at, end).join(' '));
+      at = end;
+    }
+  }
+  if (titles.length === 0 || passages.length === 0) throw new Error(`${textFile}: no titles or passages to make documents of`);
+  return { titles, passages };
+}
+
+/** A number in [0, n) drawn by a power law: low numbers far more often (u^power). */
+function skewed(random: () => number, n: number, power: number): number {
+  return Math.min(n - 1, Math.floor(n * random() ** power));
+}
+
+interface Doc {
+  url: string;
+  title: string;
+  passages: string[];
+  links: number[];
+}
+
+class Generator {
+  readonly hosts: number;
+
+  constructor(
+    private readonly sources: Sources,
+    private readonly n: number,
+    private readonly seed: number,
+  ) {
+    this.hosts = Math.max(10, Math.floor(n / 100));
+  }
+
+  private random(i: number, stream: number): () => number {
+    return mulberry32((this.seed ^ Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(stream, 0x85ebca6b)) >>> 0);
+  }
+
+  url(i: number): string {
+    const host = skewed(this.random(i, 1), this.hosts, 3);
+    return `http://h${host}.scale.example/${(i % 97).toString(36)}/page-${i}.html`;
+  }
+
+  /** The document whose words document i has: itself, or the earlier one it copies. */
+  private original(i: number): { of: number; near: boolean } {
+    const random = this.random(i, 2);
+    const u = random();
+    if (i === 0 || u >= EXACT_COPIES + NEAR_COPIES) return { of: i, near: false };
+    return { of: Math.floor(random() * i), near: u >= EXACT_COPIES };
+  }
+
+  private own(i: number): { title: string; passages: string[] } {
+    const random = this.random(i, 3);
+    const { titles, passages } = this.sources;
+    const count = 2 + Math.floor(12 * random() ** 2);
+    const chosen = Array.from({ length: count }, () => passages[skewed(random, passages.length, 1.5)]!);
+    const words = chosen[0]!.split(' ');
+    const pick = () => words[Math.floor(random() * words.length)]!.replace(/[^\p{L}\p{N}-]/gu, '');
+    return { title: `${titles[Math.floor(random() * titles.length)]!}: ${pick()} ${pick()}`.trim(), passages: chosen };
+  }
+
+  title(i: number): string {
+    return this.own(this.original(i).of).title;
+  }
+
+  doc(i: number): Doc {
+    const { of, near } = this.original(i);
+    const { title, passages } = this.own(of);
+    const random = this.random(i, 4);
+    if (near) passages[Math.floor(random() * passages.length)] = this.sources.passages[Math.floor(random() * this.sources.passages.length)]!;
+    const links = Array.from({ length: 4 + Math.floor(20 * random()) }, () => skewed(random, this.n, 2.5)).filter((t) => t !== i);
+    return { url: this.url(i), title, passages, links };
+  }
+}
+
+/** The anchor text of a link to a document of this title: its first three words. */
+function anchorOf(title: string): string {
+  return title.split(/\s+/).slice(0, 3).join(' ');
+}
+
+/** The corpus of `docs` documents from `sourceText`, made under `workRoot` unless made already. */
+export function ensureScaleCorpus(workRoot: string, sourceText: string, docs: number, log: (line: string) => void): ScaleCorpus {
+  const dir = join(workRoot, `scale-${docs}`);
+  const textFile = join(dir, 'corpus', 'text.tsv');
+  const state = join(dir, 'sherlock', 'state');
+  const seed = 0x5ca1e + docs;
+  const stamp = JSON.stringify({ version: GENERATOR_VERSION, docs, seed, source: sourceText, sourceBytes: readFileSync(sourceText).length });
+  const done = join(dir, 'done');
+  if (existsSync(done)) {
+    const made = JSON.parse(readFileSync(done, 'utf8')) as { stamp: string; hosts: number; textBytes: number };
+    if (made.stamp === stamp) return { dir, textFile, state, docs, hosts: made.hosts, textBytes: made.textBytes };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'corpus'), { recursive: true });
+  log(`scale: making ${docs.toLocaleString('en')} documents from ${sourceText} in ${dir} (cached)`);
+  const generator = new Generator(readSources(sourceText), docs, seed);
+  const start = Date.UTC(2026, 0, 1) / 1000;
+  const tsv = openSync(textFile, 'w');
+  const buckets = BucketWriter.open(bucketFilePath(state));
+  let textBytes = 0;
+  const lines: string[] = [];
+  try {
+    for (let i = 0; i < docs; i++) {
+      const doc = generator.doc(i);
+      const text = new TextBuilder(1 << 20);
+      for (const passage of doc.passages) {
+        text.append(passage);
+        text.breakBlock();
+      }
+      const links: Link[] = [];
+      const anchors: string[] = [];
+      for (const target of doc.links) {
+        const anchor = anchorOf(generator.title(target));
+        text.openLink(links.length);
+        text.append(anchor);
+        text.closeLink();
+        text.append(' ');
+        links.push({ type: 'R', url: generator.url(target) });
+        anchors.push(anchor);
+      }
+      const plain = `${doc.passages.join(' ')} ${anchors.join(' ')}`;
+      textBytes += Buffer.byteLength(plain);
+      lines.push(`${i}\t${doc.url}\t${doc.title}\t${plain}\n`);
+      const time = start + (i % 86_400);
+      const header = new BucketObject();
+      for (const [name, value] of [['U', doc.url], ['D', String(time)], ['H', '200'], ['T', 'text/html'], ['E', 'utf-8'], ['C', createHash('md5').update(plain).digest('hex')], ['k', '127.0.0.1']] as const) {
+        header.add(name, value);
+      }
+      const body = documentBody({ title: doc.title, text: text.finish(), metas: [], links, robots: noRobots(), detectedLanguage: 'en' });
+      buckets.append(BUCKET_TYPE.V33_DEFLATE, encodeBucket(BUCKET_TYPE.V33_DEFLATE, { header, body }));
+      if ((i + 1) % BATCH === 0) {
+        writeSync(tsv, lines.splice(0).join(''));
+        buckets.sync();
+        log(`scale: ${(i + 1).toLocaleString('en')} documents`);
+      }
+    }
+    writeSync(tsv, lines.join(''));
+    buckets.sync();
+  } finally {
+    buckets.close();
+    closeSync(tsv);
+  }
+  writeFileSync(done, JSON.stringify({ stamp, hosts: generator.hosts, textBytes }));
+  return { dir, textFile, state, docs, hosts: generator.hosts, textBytes };
+}
