@@ -12,8 +12,8 @@
  *   - its title: a source title and two words of its first passage;
  *   - its text: 2–14 passages, the source passages drawn with a bias to the
  *     first (boilerplate repeats), each a paragraph;
- *   - 3 % are exact copies of an earlier document and 3 % near copies (one
- *     passage replaced), under their own URLs, as on the web;
+ *   - 3 % are exact copies of an earlier document (its links too) and 3 %
+ *     near copies (one passage replaced), under their own URLs, as on the web;
  *   - 4–24 links to earlier or later documents, targets drawn by a power law
  *     (a few are linked from everywhere), each with the first words of its
  *     target's title as anchor text.
@@ -38,7 +38,7 @@ import { readTextFile } from './extract.js';
 import { mulberry32 } from './queries.js';
 
 /** Bumped when the documents made change: a cached corpus of another version is made again. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 const MIN_PASSAGE = 40;
 const MAX_PASSAGE = 160;
 const EXACT_COPIES = 0.03;
@@ -136,9 +136,10 @@ class Generator {
   doc(i: number): Doc {
     const { of, near } = this.original(i);
     const { title, passages } = this.own(of);
-    const random = this.random(i, 4);
+    // An exact copy has its original's links too; a near copy one passage and links of its own.
+    const random = this.random(near ? i : of, 4);
     if (near) passages[Math.floor(random() * passages.length)] = this.sources.passages[Math.floor(random() * this.sources.passages.length)]!;
-    const links = Array.from({ length: 4 + Math.floor(20 * random()) }, () => skewed(random, this.n, 2.5)).filter((t) => t !== i);
+    const links = Array.from({ length: 4 + Math.floor(20 * random()) }, () => skewed(random, this.n, 2.5)).filter((t) => t !== of);
     return { url: this.url(i), title, passages, links };
   }
 }

@@ -1,0 +1,85 @@
+/**
+ * The scale part's documents (bench/scale-corpus.ts): made the same from the
+ * same source, cached, written as buckets the indexer reads as a crawl's and
+ * as the peers' text file, with the copies and links the module promises.
+ */
+
+import assert from 'node:assert/strict';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parseBody } from '../../common/bucket/doc-body.js';
+import { plainText, readDocText } from '../../common/bucket/doc-text.js';
+import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
+import { readTextFile } from '../../bench/extract.js';
+import { mulberry32 } from '../../bench/queries.js';
+import { ensureScaleCorpus } from '../../bench/scale-corpus.js';
+import { runCli } from '../helpers/cli.js';
+import { scratchDir } from '../helpers/paths.js';
+import { buildCli } from '../indexer/site.js';
+
+const WORDS = ['river', 'stone', 'lantern', 'harbour', 'meadow', 'copper', 'violet', 'engine', 'thimble', 'orchard', 'glacier', 'pebble', 'saddle', 'quartz', 'falcon', 'willow'];
+
+/** A text.tsv of 30 pages of sentences, as extract.ts writes one. */
+function sourceText(dir: string): string {
+  const random = mulberry32(7);
+  const word = () => WORDS[Math.floor(random() * WORDS.length)]!;
+  const lines = Array.from({ length: 30 }, (_, i) => {
+    const sentences = Array.from({ length: 40 }, () => `${Array.from({ length: 6 + Math.floor(random() * 10) }, word).join(' ')}.`);
+    return `${i}\thttp://127.0.0.2:8480/p${i}.html\tPage ${word()} ${i}\t${sentences.join(' ')}`;
+  });
+  const file = join(dir, 'text.tsv');
+  writeFileSync(file, lines.join('\n') + '\n');
+  return file;
+}
+
+test('the scale corpus is the same from the same source, cached, and indexed as a crawl would be', async (t) => {
+  const root = scratchDir(t);
+  const source = sourceText(root);
+  const docs = 600;
+  const corpus = ensureScaleCorpus(join(root, 'a'), source, docs, () => undefined);
+  const again = ensureScaleCorpus(join(root, 'b'), source, docs, () => undefined);
+  assert.equal(readFileSync(corpus.textFile, 'utf8'), readFileSync(again.textFile, 'utf8'), 'deterministic');
+  const made = statSync(corpus.textFile).mtimeMs;
+  assert.deepEqual(ensureScaleCorpus(join(root, 'a'), source, docs, () => undefined), corpus);
+  assert.equal(statSync(corpus.textFile).mtimeMs, made, 'made once, then cached');
+  assert.equal(corpus.hosts, 10);
+
+  const pages = [...readTextFile(corpus.textFile)];
+  assert.equal(pages.length, docs);
+  const urls = new Set(pages.map((p) => p.url));
+  assert.equal(urls.size, docs, 'every document has a URL of its own');
+  // About 3 % are exact copies of an earlier document: same title and text, another URL.
+  const byText = new Map<string, number>();
+  for (const page of pages) byText.set(`${page.title}\t${page.text}`, (byText.get(`${page.title}\t${page.text}`) ?? 0) + 1);
+  const copies = docs - byText.size;
+  assert.ok(copies >= 5 && copies <= 40, `${copies} exact copies`);
+  const hosts = new Map<string, number>();
+  for (const url of urls) hosts.set(new URL(url).host, (hosts.get(new URL(url).host) ?? 0) + 1);
+  assert.ok(Math.max(...hosts.values()) > (3 * docs) / corpus.hosts, 'a few hosts hold most pages');
+
+  // The buckets: one per document, in order, each link a document of the corpus with its anchor bracket.
+  const reader = BucketReader.open(bucketFilePath(corpus.state));
+  t.after(() => reader.close());
+  let n = 0;
+  for (const stored of reader.buckets()) {
+    const bucket = reader.decode(stored);
+    const page = pages[n++]!;
+    assert.equal(bucket.header.string('U'), page.url);
+    const doc = parseBody(bucket.body);
+    assert.equal(doc.title, page.title);
+    const links = doc.links.filter((l) => l.type === 'R');
+    assert.ok(links.length >= 3 && links.every((l) => urls.has(l.url)));
+    assert.equal(readDocText(doc.text).filter((token) => token.kind === 'link-open').length, links.length);
+    assert.equal(plainText(doc.text).replace(/\s+/g, ' '), page.text);
+  }
+  assert.equal(n, docs);
+
+  // sherlock indexes the state without a crawl; a document is found by its title.
+  const { report } = await buildCli(corpus.state);
+  assert.ok(report.cards > docs - copies - 40 && report.cards <= docs, `${report.cards} cards`);
+  const probe = pages[100]!;
+  const search = await runCli(['search', '--state', corpus.state, '--json', `"${probe.title.split(':')[0]!}"`]);
+  assert.equal(search.status, 0, search.stderr);
+  assert.ok((JSON.parse(search.stdout) as { total: { value: number } }).total.value > 0);
+});
