@@ -163,9 +163,10 @@ export const sherlockEngine: EngineEntry = {
     const state = await ensureState(ctx);
     const r = check(
       'sherlock index build',
-      await run(process.execPath, [cliPath(ctx), 'index', 'build', '--state', state, ...sets(ctx)], { timeoutMs: 3_600_000 }),
+      await run(process.execPath, [cliPath(ctx), 'index', 'build', '--state', state, '--json', ...sets(ctx)], { timeoutMs: 3_600_000 }),
     );
-    return { wallMs: r.wallMs, peakRss: r.peakRss, docs: Number.NaN, sizeBytes: indexSize(state) };
+    const report = JSON.parse(r.stdout) as { cards: number };
+    return { wallMs: r.wallMs, peakRss: r.peakRss, docs: report.cards, sizeBytes: indexSize(state) };
   },
   async search(ctx): Promise<SearchResult> {
     if (!hasCommand(ctx, ['searcher', 'run'])) throw new NotBuiltError(notBuilt('searcher run'));
