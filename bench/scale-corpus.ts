@@ -25,6 +25,10 @@
  *                                 (header as a 200 fetch's, body by
  *                                 documentBody: title, paragraphs, links with
  *                                 their anchor brackets), through BucketWriter
+ *   sherlock/state/shepherd/      the URL database: a fetched row per document
+ *                                 (its bucket's oid), and UNFETCHED_PER_DOC
+ *                                 known but unfetched URLs per document on the
+ *                                 same hosts, as a crawl of that size knows
  */
 
 import { createHash } from 'node:crypto';
@@ -34,17 +38,20 @@ import { BUCKET_TYPE, BucketObject, encodeBucket } from '../common/bucket/bucket
 import { documentBody, noRobots, type Link } from '../common/bucket/doc-body.js';
 import { TextBuilder } from '../common/bucket/doc-text.js';
 import { BucketWriter, bucketFilePath } from '../common/bucket/file.js';
+import { UrlDb, type FetchOutcome } from '../shepherd/urldb.js';
 import { readTextFile } from './extract.js';
 import { mulberry32 } from './queries.js';
 
 /** Bumped when the documents made change: a cached corpus of another version is made again. */
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 const MIN_PASSAGE = 40;
 const MAX_PASSAGE = 160;
 const EXACT_COPIES = 0.03;
 const NEAR_COPIES = 0.03;
-/** Documents written between two bucket file syncs and two progress lines. */
+/** Documents written between two bucket file syncs and two progress lines; URLs per database transaction. */
 const BATCH = 50_000;
+/** Known URLs not fetched yet per document fetched: a crawl's frontier is mostly unfetched. */
+export const UNFETCHED_PER_DOC = 10;
 
 export interface ScaleCorpus {
   dir: string;
@@ -104,6 +111,12 @@ class Generator {
 
   private random(i: number, stream: number): () => number {
     return mulberry32((this.seed ^ Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(stream, 0x85ebca6b)) >>> 0);
+  }
+
+  /** The k-th URL known but not fetched: on a host drawn as documents' are. */
+  unfetched(k: number): string {
+    const host = skewed(this.random(this.n + k, 1), this.hosts, 3);
+    return `http://h${host}.scale.example/new/${(k % 89).toString(36)}/link-${k}.html`;
   }
 
   url(i: number): string {
@@ -168,8 +181,15 @@ export function ensureScaleCorpus(workRoot: string, sourceText: string, docs: nu
   const start = Date.UTC(2026, 0, 1) / 1000;
   const tsv = openSync(textFile, 'w');
   const buckets = BucketWriter.open(bucketFilePath(state));
+  const db = UrlDb.open(state, { max_urls_per_site: Number.MAX_SAFE_INTEGER, max_depth: 1000 });
   let textBytes = 0;
   const lines: string[] = [];
+  const fetched: FetchOutcome[] = [];
+  /** The batch's documents into the database: known, then fetched. */
+  const record = (): void => {
+    db.inject(fetched.map((f) => ({ url: f.url, depth: 1 })), start);
+    db.recordResults(fetched.splice(0), start + 86_400);
+  };
   try {
     for (let i = 0; i < docs; i++) {
       const doc = generator.doc(i);
@@ -198,16 +218,25 @@ export function ensureScaleCorpus(workRoot: string, sourceText: string, docs: nu
         header.add(name, value);
       }
       const body = documentBody({ title: doc.title, text: text.finish(), metas: [], links, robots: noRobots(), detectedLanguage: 'en' });
-      buckets.append(BUCKET_TYPE.V33_DEFLATE, encodeBucket(BUCKET_TYPE.V33_DEFLATE, { header, body }));
+      const oid = buckets.append(BUCKET_TYPE.V33_DEFLATE, encodeBucket(BUCKET_TYPE.V33_DEFLATE, { header, body }));
+      fetched.push({ url: doc.url, time, code: 0, status: 200, checksum: header.string('C')!, oid });
       if ((i + 1) % BATCH === 0) {
         writeSync(tsv, lines.splice(0).join(''));
         buckets.sync();
+        record();
         log(`scale: ${(i + 1).toLocaleString('en')} documents`);
       }
     }
     writeSync(tsv, lines.join(''));
     buckets.sync();
+    record();
+    const unfetched = docs * UNFETCHED_PER_DOC;
+    for (let from = 0; from < unfetched; from += BATCH) {
+      db.inject(Array.from({ length: Math.min(BATCH, unfetched - from) }, (_, k) => ({ url: generator.unfetched(from + k), depth: 2 })), start);
+    }
+    log(`scale: ${docs.toLocaleString('en')} URLs fetched and ${unfetched.toLocaleString('en')} known in the URL database`);
   } finally {
+    db.close();
     buckets.close();
     closeSync(tsv);
   }

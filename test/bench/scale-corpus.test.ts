@@ -1,7 +1,8 @@
 /**
  * The scale part's documents (bench/scale-corpus.ts): made the same from the
  * same source, cached, written as buckets the indexer reads as a crawl's and
- * as the peers' text file, with the copies and links the module promises.
+ * as the peers' text file, with the copies and links the module promises,
+ * and the URL database a crawl of that size would have.
  */
 
 import assert from 'node:assert/strict';
@@ -13,7 +14,8 @@ import { plainText, readDocText } from '../../common/bucket/doc-text.js';
 import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
 import { readTextFile } from '../../bench/extract.js';
 import { mulberry32 } from '../../bench/queries.js';
-import { ensureScaleCorpus } from '../../bench/scale-corpus.js';
+import { ensureScaleCorpus, UNFETCHED_PER_DOC } from '../../bench/scale-corpus.js';
+import { readShepherdStatus } from '../../shepherd/status.js';
 import { runCli } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
 import { buildCli } from '../indexer/site.js';
@@ -74,6 +76,13 @@ test('the scale corpus is the same from the same source, cached, and indexed as 
     assert.equal(plainText(doc.text).replace(/\s+/g, ' '), page.text);
   }
   assert.equal(n, docs);
+
+  // The URL database: a fetched row per document, ten known but unfetched URLs per document, on the corpus's hosts.
+  const status = readShepherdStatus(corpus.state)!;
+  assert.equal(status.total, docs * (1 + UNFETCHED_PER_DOC));
+  assert.equal(status.urls.new, docs * UNFETCHED_PER_DOC);
+  assert.equal(status.total - status.urls.new, docs, JSON.stringify(status.urls));
+  assert.ok(status.sites <= corpus.hosts);
 
   // sherlock indexes the state without a crawl; a document is found by its title.
   const { report } = await buildCli(corpus.state);
