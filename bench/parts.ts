@@ -88,6 +88,8 @@ export interface SearchResult {
   latenciesMs: number[];
   zeroHits: number;
   peakRss: number | undefined;
+  /** A server's start: spawned to ready (its index loaded), ms. */
+  startupMs?: number;
   /**
    * Latencies in the engine's own process, when they differ from latenciesMs
    * (sherlock, measured over WebSocket): ranked only (matching, totals, top

@@ -283,6 +283,7 @@ function searchRow(name: string, r: SearchResult): Row {
       ...(rank === undefined ? {} : { rankMedian: median(rank), rankP99: percentile(rank, 99) }),
       ...(whole === undefined ? {} : { wholeMedian: median(whole), wholeP99: percentile(whole, 99) }),
       zero: r.zeroHits,
+      ...(r.startupMs === undefined ? {} : { startup: r.startupMs / 1000 }),
       ...(r.peakRss === undefined ? {} : { rss: r.peakRss }),
     },
   };
@@ -450,6 +451,7 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
         { key: 'wholeP99', label: 'in-process p99 ms, with snippets', format: 'ms' },
         { key: 'zero', label: 'queries without hits', format: 'int' },
         { key: 'overlap', label: 'top-10 overlap with Lucene', format: 'dec2' },
+        { key: 'startup', label: 'server start-up s', format: 'dec2' },
         { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
       ],
       ratios: [

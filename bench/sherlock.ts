@@ -172,7 +172,7 @@ export const sherlockEngine: EngineEntry = {
     if (!hasCommand(ctx, ['searcher', 'run'])) throw new NotBuiltError(notBuilt('searcher run'));
     const state = await ensureState(ctx);
     const port = ctx.opts.port + SEARCHER_PORT_OFFSET;
-    const { out, peakRss } = await queriesOverWebSocket(ctx, 'sherlock searcher', searcherArgs(ctx, state, port), port, answersFile(ctx));
+    const { out, peakRss, startupMs } = await queriesOverWebSocket(ctx, 'sherlock searcher', searcherArgs(ctx, state, port), port, answersFile(ctx));
     const local = check(
       'sherlock search --bench-queries',
       await run(
@@ -182,7 +182,7 @@ export const sherlockEngine: EngineEntry = {
       ),
     );
     const inProcess = JSON.parse(local.stdout.trim().split('\n').pop() ?? '{}') as { rankMs: number[]; searchMs: number[] };
-    return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, inProcess, top: out.top, concurrent: out.concurrent };
+    return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, startupMs, inProcess, top: out.top, concurrent: out.concurrent };
   },
 };
 

@@ -45,7 +45,7 @@ function waitHealthy(url: string, timeoutMs: number): Promise<void> {
     };
     const retry = (): void => {
       if (Date.now() > deadline) reject(new Error(`server not healthy at ${url} within ${timeoutMs / 1000} s`));
-      else setTimeout(attempt, 200);
+      else setTimeout(attempt, 50);
     };
     attempt();
   });
@@ -75,7 +75,8 @@ export async function queriesOverWebSocket(
   port: number,
   record?: string,
   allowRefused = false,
-): Promise<{ out: WsOut; peakRss: number | undefined }> {
+): Promise<{ out: WsOut; peakRss: number | undefined; startupMs: number }> {
+  const spawned = performance.now();
   const child = spawn(process.execPath, serverArgs, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   if (child.pid === undefined) throw new Error(`${what} did not start`);
   const pid = child.pid;
@@ -84,6 +85,8 @@ export async function queriesOverWebSocket(
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   try {
     await waitHealthy(`http://127.0.0.1:${port}/healthz`, 60_000);
+    // Spawn to the first 200 of /healthz, which answers 200 once an index is loaded (50 ms polls).
+    const startupMs = performance.now() - spawned;
     const r = check(
       `WebSocket client of ${what}`,
       await run(
@@ -107,7 +110,7 @@ export async function queriesOverWebSocket(
     if (out.errors > 0 && !(allowRefused && out.errors === out.refused.length)) {
       throw new Error(`${out.errors} queries answered with an error${out.refused.length > 0 ? `, e.g. ${JSON.stringify(out.refused[0])}` : ''}`);
     }
-    return { out, peakRss: vmHwm(pid) };
+    return { out, peakRss: vmHwm(pid), startupMs };
   } catch (err) {
     throw new Error(`${String(err)}${stderr === '' ? '' : `\n${what} stderr: ` + stderr.trim().split('\n').slice(-3).join(' / ')}`);
   } finally {
