@@ -488,7 +488,7 @@ async function scaleTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
   const tables: Table[] = [];
   const measured: Array<{ docs: number; rows: Row[] }> = [];
   for (const docs of ctx.opts.scale) {
-    const corpus = ensureScaleCorpus(join(repoRoot, 'bench', 'work'), ctx.corpus.textFile, docs, log);
+    const corpus = await ensureScaleCorpus(join(repoRoot, 'bench', 'work'), ctx.corpus.textFile, docs, log);
     const queryFile = join(corpus.dir, 'queries.tsv');
     const queries = loadOrGenerate(queryFile, corpus.textFile, `scale-${docs}`, false, log);
     const scaled: BenchContext = {
@@ -512,7 +512,7 @@ async function scaleTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
 const SCALE_HOW =
   'bench/scale-corpus.ts makes N documents from the set\'s extracted pages (passages of 40–160 words cut at sentence ends, 2–14 a document; ' +
   'titles from the pages\' titles; N/100 hosts drawn by a power law; 3 % exact and 3 % near copies; 4–24 links a document to targets drawn by a power law, ' +
-  "their titles' first words as anchor text), written as the gatherer's buckets for sherlock and as text.tsv for Lucene, with the URL database a crawl of that size has (a fetched row per document, ten unfetched URLs per document); sherlock indexes the buckets without a crawl.";
+  "their titles' first words as anchor text), written as ARC records of their HTML pages and the gatherer's buckets for sherlock and as text.tsv for Lucene, with the URL database a crawl of that size has (a fetched row per document, ten unfetched URLs per document); sherlock indexes the buckets without a crawl.";
 
 /** A search row's values under keys of their own ("search." + key). */
 function prefixed(values: Readonly<Record<string, number>> | undefined): Record<string, number> {

@@ -21,10 +21,14 @@
  * Written once per (source, N) into bench/work/scale-N/ (a `done` file holds
  * what was made):
  *   corpus/text.tsv               id TAB url TAB title TAB text, for the peers
+ *   sherlock/state/gather/arc/    each document as an HTML page in an ARC
+ *                                 record of a 200 response, through ArcWriter
+ *                                 (gzip level 1, as the gatherer writes)
  *   sherlock/state/gather/buckets the same documents as the gatherer's buckets
- *                                 (header as a 200 fetch's, body by
- *                                 documentBody: title, paragraphs, links with
- *                                 their anchor brackets), through BucketWriter
+ *                                 (header as a 200 fetch's with `a` naming its
+ *                                 record, body by documentBody: title,
+ *                                 paragraphs, links with their anchor
+ *                                 brackets), through BucketWriter
  *   sherlock/state/shepherd/      the URL database: a fetched row per document
  *                                 (its bucket's oid), and UNFETCHED_PER_DOC
  *                                 known but unfetched URLs per document on the
@@ -39,11 +43,14 @@ import { documentBody, noRobots, type Link } from '../common/bucket/doc-body.js'
 import { TextBuilder } from '../common/bucket/doc-text.js';
 import { BucketWriter, bucketFilePath } from '../common/bucket/file.js';
 import { UrlDb, type FetchOutcome } from '../shepherd/urldb.js';
+import { ArcWriter } from '../common/archive/arc-write.js';
+import { arcAttribute, arcDir } from '../common/archive/arc-place.js';
+import { escapeHtml } from '../searcher/render.js';
 import { readTextFile } from './extract.js';
 import { mulberry32 } from './queries.js';
 
 /** Bumped when the documents made change: a cached corpus of another version is made again. */
-const GENERATOR_VERSION = 3;
+const GENERATOR_VERSION = 4;
 const MIN_PASSAGE = 40;
 const MAX_PASSAGE = 160;
 const EXACT_COPIES = 0.03;
@@ -162,8 +169,15 @@ function anchorOf(title: string): string {
   return title.split(/\s+/).slice(0, 3).join(' ');
 }
 
+/** The page a document is served as: its title, its passages as paragraphs, its links with their anchor texts. */
+function pageOf(doc: Doc, targets: readonly string[], anchors: readonly string[]): Buffer {
+  const paragraphs = doc.passages.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
+  const links = targets.map((url, n) => `<a href="${escapeHtml(url)}">${escapeHtml(anchors[n]!)}</a>`).join(' ');
+  return Buffer.from(`<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(doc.title)}</title></head><body>\n${paragraphs}\n<p>${links}</p>\n</body></html>\n`);
+}
+
 /** The corpus of `docs` documents from `sourceText`, made under `workRoot` unless made already. */
-export function ensureScaleCorpus(workRoot: string, sourceText: string, docs: number, log: (line: string) => void): ScaleCorpus {
+export async function ensureScaleCorpus(workRoot: string, sourceText: string, docs: number, log: (line: string) => void): Promise<ScaleCorpus> {
   const dir = join(workRoot, `scale-${docs}`);
   const textFile = join(dir, 'corpus', 'text.tsv');
   const state = join(dir, 'sherlock', 'state');
@@ -181,6 +195,7 @@ export function ensureScaleCorpus(workRoot: string, sourceText: string, docs: nu
   const start = Date.UTC(2026, 0, 1) / 1000;
   const tsv = openSync(textFile, 'w');
   const buckets = BucketWriter.open(bucketFilePath(state));
+  const arc = await ArcWriter.open({ dir: arcDir(state), prefix: 'sherlock', level: 1, clock: () => new Date(start * 1000) });
   const db = UrlDb.open(state, { max_urls_per_site: Number.MAX_SAFE_INTEGER, max_depth: 1000 });
   let textBytes = 0;
   const lines: string[] = [];
@@ -213,8 +228,12 @@ export function ensureScaleCorpus(workRoot: string, sourceText: string, docs: nu
       textBytes += Buffer.byteLength(plain);
       lines.push(`${i}\t${doc.url}\t${doc.title}\t${plain}\n`);
       const time = start + (i % 86_400);
+      const page = pageOf(doc, links.map((l) => l.url), anchors);
+      const md5 = createHash('md5').update(page).digest('hex');
+      const response = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${page.length}\r\n\r\n`), page]);
+      const written = await arc.write({ url: doc.url, ip: '127.0.0.1', date: new Date(time * 1000), contentType: 'text/html; charset=utf-8', content: response });
       const header = new BucketObject();
-      for (const [name, value] of [['U', doc.url], ['D', String(time)], ['H', '200'], ['T', 'text/html'], ['E', 'utf-8'], ['C', createHash('md5').update(plain).digest('hex')], ['k', '127.0.0.1']] as const) {
+      for (const [name, value] of [['U', doc.url], ['D', String(time)], ['H', '200'], ['T', 'text/html'], ['E', 'utf-8'], ['C', md5], ['k', '127.0.0.1'], ['a', arcAttribute(written)]] as const) {
         header.add(name, value);
       }
       const body = documentBody({ title: doc.title, text: text.finish(), metas: [], links, robots: noRobots(), detectedLanguage: 'en' });
@@ -236,6 +255,7 @@ export function ensureScaleCorpus(workRoot: string, sourceText: string, docs: nu
     }
     log(`scale: ${docs.toLocaleString('en')} URLs fetched and ${unfetched.toLocaleString('en')} known in the URL database`);
   } finally {
+    await arc.close();
     db.close();
     buckets.close();
     closeSync(tsv);

@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
+import { readArc } from '../../common/archive/arc-read.js';
 import { parseBody } from '../../common/bucket/doc-body.js';
+import { parseTextDocument } from '../../gatherer/parse.js';
 import { plainText, readDocText } from '../../common/bucket/doc-text.js';
 import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
 import { readTextFile } from '../../bench/extract.js';
@@ -39,11 +42,11 @@ test('the scale corpus is the same from the same source, cached, and indexed as 
   const root = scratchDir(t);
   const source = sourceText(root);
   const docs = 600;
-  const corpus = ensureScaleCorpus(join(root, 'a'), source, docs, () => undefined);
-  const again = ensureScaleCorpus(join(root, 'b'), source, docs, () => undefined);
+  const corpus = await ensureScaleCorpus(join(root, 'a'), source, docs, () => undefined);
+  const again = await ensureScaleCorpus(join(root, 'b'), source, docs, () => undefined);
   assert.equal(readFileSync(corpus.textFile, 'utf8'), readFileSync(again.textFile, 'utf8'), 'deterministic');
   const made = statSync(corpus.textFile).mtimeMs;
-  assert.deepEqual(ensureScaleCorpus(join(root, 'a'), source, docs, () => undefined), corpus);
+  assert.deepEqual(await ensureScaleCorpus(join(root, 'a'), source, docs, () => undefined), corpus);
   assert.equal(statSync(corpus.textFile).mtimeMs, made, 'made once, then cached');
   assert.equal(corpus.hosts, 10);
 
@@ -83,6 +86,24 @@ test('the scale corpus is the same from the same source, cached, and indexed as 
   assert.equal(status.urls.new, docs * UNFETCHED_PER_DOC);
   assert.equal(status.total - status.urls.new, docs, JSON.stringify(status.urls));
   assert.ok(status.sites <= corpus.hosts);
+
+  // Each document is an ARC record too, named by its bucket's `a`: `sherlock export cdx` lists one 200 per document,
+  // and the page in the record parses (as the gatherer parses a fetch) to the bucket's title and links.
+  const cdx = join(root, 'index.cdx');
+  const exported = await runCli(['export', 'cdx', '--state', corpus.state, '--out', cdx]);
+  assert.equal(exported.status, 0, exported.stderr);
+  const lines = readFileSync(cdx, 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith(' CDX'));
+  assert.equal(lines.length, docs);
+  assert.ok(lines.every((l) => l.split(' ')[4] === '200'));
+  const first = [...reader.buckets()][0]!;
+  const bucket = reader.decode(first);
+  const place = parseArcAttribute(bucket.header.string('a'))!;
+  const record = [...readArc(join(arcDir(corpus.state), place.file))].find((r) => r.offset === place.offset)!;
+  const body = record.content.subarray(record.content.indexOf('\r\n\r\n') + 4);
+  const parsed = parseTextDocument({ url: pages[0]!.url, contentType: 'text/html', body });
+  const stored = parseBody(bucket.body);
+  assert.deepEqual([parsed.title, parsed.links], [stored.title, stored.links]);
+  assert.equal(plainText(parsed.text), plainText(stored.text));
 
   // sherlock indexes the state without a crawl; a document is found by its title.
   const { report } = await buildCli(corpus.state);
