@@ -35,7 +35,7 @@ import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export
 import { parseFloor, sherlockArchiveImport, warcioArchiveRead } from './archive-import.js';
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { pdfTable } from './pdf-extract.js';
-import { ensureScaleCorpus } from './scale-corpus.js';
+import { ensureScaleCorpus, UNFETCHED_PER_DOC } from './scale-corpus.js';
 import { loadOrGenerate } from './queries.js';
 import { relevancePackages, relevanceTables } from './relevance/relevance.js';
 import { renderReport } from './report.js';
@@ -502,10 +502,37 @@ async function scaleTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
     const made = await engineTables(scaled, true, true, footnotes, { peers: [lucene()], of: `${label} generated documents on ${corpus.hosts.toLocaleString('en')} hosts`, id: `-scale-${docs}`, bareWs: false });
     tables.push(...made);
     const [index, search] = made;
+    tables.push(...(await scaleExportTables(scaled, docs, footnotes)));
     measured.push({ docs, rows: [...index!.peers, index!.sherlock].map((row, k) => ({ ...row, values: { ...row.values, ...prefixed(k < index!.peers.length ? search!.peers[k]!.values : search!.sherlock.values) } })) });
   }
   footnote(footnotes, `Scale: ${SCALE_HOW}`);
   if (measured.length > 1) tables.push(growthTable(measured));
+  return tables;
+}
+
+/** `sherlock export cdx` and `export nutch` of a scale state, one run each: no peer reads our ARC files and URL database. */
+async function scaleExportTables(ctx: BenchContext, docs: number, footnotes: string[]): Promise<Table[]> {
+  const tables: Table[] = [];
+  const what = {
+    cdx: 'CDX of its ARC records',
+    nutch: `Nutch crawl directory: the crawldb of its ${(docs * (1 + UNFETCHED_PER_DOC)).toLocaleString('en')} URLs, a segment and the linkdb of the fetched documents`,
+  };
+  for (const format of ['cdx', 'nutch'] as const) {
+    const entry = sherlockExport(format);
+    log(`scale exports: ${entry.name}`);
+    const sherlock = await exportRow(ctx, entry, 1);
+    footnote(footnotes, entry.how);
+    tables.push({
+      id: `export-${format}-scale-${docs}`,
+      title: `Exports — ${format === 'cdx' ? 'CDX' : 'Nutch'} of the scale state of ${docs.toLocaleString('en')} documents`,
+      subtitle: `${what[format]}; one run.`,
+      columns: EXPORT_COLUMNS,
+      ratios: [],
+      peers: [],
+      sherlock,
+      notes: [],
+    });
+  }
   return tables;
 }
 
