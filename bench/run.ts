@@ -480,7 +480,9 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
 
 /**
  * The scale part (issue 31): for each size of `--scale`, the generated
- * documents (scale-corpus.ts) indexed and searched by sherlock and Lucene,
+ * documents (scale-corpus.ts) indexed and searched by sherlock, Lucene and
+ * SQLite FTS5 (within the peers' time box: an hour's build, half an hour's
+ * searches; past it, its row says it failed),
  * the query set drawn from them as the site's is; then how build time,
  * index size and the in-process p99 grow between two sizes.
  */
@@ -499,7 +501,7 @@ async function scaleTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
       queryFile,
     };
     const label = docs.toLocaleString('en');
-    const made = await engineTables(scaled, true, true, footnotes, { peers: [lucene()], of: `${label} generated documents on ${corpus.hosts.toLocaleString('en')} hosts`, id: `-scale-${docs}`, bareWs: false });
+    const made = await engineTables(scaled, true, true, footnotes, { peers: [fts5(), lucene()], of: `${label} generated documents on ${corpus.hosts.toLocaleString('en')} hosts`, id: `-scale-${docs}`, bareWs: false });
     tables.push(...made);
     const [index, search] = made;
     tables.push(...(await scaleExportTables(scaled, docs, footnotes)));
