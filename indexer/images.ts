@@ -18,7 +18,7 @@ import { FINGERPRINT_SIZE } from './work-files.js';
 import { IMAGE_REF_HEAD, type ImageCard } from './chew-worker.js';
 
 /** Distinct alt texts an image card keeps: its title and what its pages say of it. */
-export const MAX_TEXTS = 8;
+const MAX_TEXTS = 8;
 /** What an image held costs besides its strings (the map's entry, the object, the array). */
 const IMAGE_OVERHEAD = 160;
 
@@ -29,10 +29,6 @@ export class ImageRefs {
   dropped = 0;
 
   constructor(private readonly budget: number) {}
-
-  get size(): number {
-    return this.images.size;
-  }
 
   /** Takes a batch's image references (records of IMAGE_REF_HEAD and three strings). */
   add(records: Buffer): void {
