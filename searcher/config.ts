@@ -84,7 +84,7 @@ export const searcherConfig = z
     heartbeat_interval: duration({ min: '100ms' }).prefault('30s'),
     /** How often subscribers of the status topic get an event. */
     status_interval: duration({ min: '100ms' }).prefault('1s'),
-    /** Bytes of decoded chains (typed columns) kept per index version, a quarter of it for words of several forms merged (docs/search.md "In memory"). */
+    /** Bytes of decoded chains (typed columns) kept per index version, and of words of several forms merged, in one budget (docs/search.md "In memory"). */
     chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('128MiB'),
     /** Bytes of cards (title, URL, text cut into words for snippets) kept per index version. */
     card_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),

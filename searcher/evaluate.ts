@@ -47,7 +47,7 @@ import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
 import { MAX_FORMS, type CardColumns, type IndexVersion, type Occurrences, type Postings, type WordForms } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, TITLE_BONUS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek, TITLE_META, titleClass } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, TITLE_BONUS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek, sortKeys, TITLE_META, titleClass } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -133,7 +133,7 @@ class HitsBuilder {
     this.exact[count] = exact;
     if (this.starts !== undefined) {
       const from = this.starts[count]!;
-      if (sort && this.used - from > 1) this.keys!.subarray(from, this.used).sort();
+      if (sort && this.used - from > 1) sortKeys(this.keys!, from, this.used);
       this.starts[count + 1] = this.used;
     }
     this.count += 1;
@@ -374,8 +374,7 @@ export class Evaluation {
     const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
     // A word of several forms is a k-way merge: kept, as its chains are, for the next query with the word as typed (in the same languages, with the same synonyms).
     const mergeKey = metas < 0 && !(node.kind === 'word' && node.prefix) && node.exact !== true ? formsKey(node, exact, this.languages) : undefined;
-    const merged = this.version.mergedCache;
-    const cached = mergeKey === undefined ? undefined : merged.get(mergeKey);
+    const cached = mergeKey === undefined ? undefined : this.version.merged(mergeKey);
     if (cached !== undefined) return cached;
     const truncatedBefore = this.truncated;
     const { entries, kinds } = this.entries(node, at);
@@ -400,32 +399,38 @@ export class Evaluation {
       const first = out.used;
       let exactHere = 0;
       let closest: number = FORM.synonymStem;
+      let parts = 0;
       for (let l = 0; l < lists.length; l++) {
         const i = take(lists, cursor, l, cardId);
         if (i < 0) continue;
         const list = lists[l]!;
         const before = out.used;
-        for (let j = list.starts[i]!; j < list.starts[i + 1]!; j++) {
-          const ref = list.refs[j]!;
-          if (metas >= 0 && ((ref & PACKED_META) === 0 || ((metas >> ((ref >> 2) & 15)) & 1) === 0)) continue;
-          out.key(ref);
+        if (metas < 0) out.copyKeys(list.refs, list.starts[i]!, list.starts[i + 1]!);
+        else
+          for (let j = list.starts[i]!; j < list.starts[i + 1]!; j++) {
+            const ref = list.refs[j]!;
+            if ((ref & PACKED_META) !== 0 && ((metas >> ((ref >> 2) & 15)) & 1) !== 0) out.key(ref);
+          }
+        if (out.used > before) {
           exactHere |= isExact[l]!;
+          parts += 1;
+          if (kinds[l]! < closest) closest = kinds[l]!;
         }
-        if (out.used > before && kinds[l]! < closest) closest = kinds[l]!;
       }
-      // The form's factor for now; × the card's score below.
-      if (out.used > first) out.add(cardId, FORM_FACTORS[closest]!, exactHere, true);
+      // The form's factor for now; × the card's score below. One list's keys are in order already.
+      if (out.used > first) out.add(cardId, FORM_FACTORS[closest]!, exactHere, parts > 1);
     }
     const hits = out.hits();
     // A list cut by the work bound estimates its whole count (`total`); the union has at least the largest.
     const wordIdf = idf(Math.max(union, ...lists.map((l) => l.total)), length.length);
     const { cards, starts, keys } = hits;
     // Scores as a chain's are (Float32Array): the loops that read several words' scores then see one array type.
-    const scores = Float32Array.from(hits.scores.subarray(0, hits.count), (factor, i) => factor * occurrenceScore(keys!, starts![i]!, starts![i + 1]!, norms[length[cards[i]!]!]!, wordIdf));
+    // A loop: Float32Array.from with a map function takes V8's slow generic path, the bulk of a merge once.
+    const scores = new Float32Array(hits.count);
+    for (let i = 0; i < hits.count; i++) scores[i] = hits.scores[i]! * occurrenceScore(keys!, starts![i]!, starts![i + 1]!, norms[length[cards[i]!]!]!, wordIdf);
     const occurrences = { ...hits, scores, starts: hits.starts!, keys: hits.keys!, exact: out.exact.subarray(0, hits.count), idf: wordIdf, shapes: undefined };
     // Cut by the work bound, it is this query's share only.
-    if (mergeKey !== undefined && this.truncated === truncatedBefore) merged.set(mergeKey, occurrences);
-    return occurrences;
+    return mergeKey !== undefined && this.truncated === truncatedBefore ? this.version.keepMerged(mergeKey, occurrences) : occurrences;
   }
 
   private async term(node: TermNode, keys: boolean): Promise<Hits> {
@@ -435,7 +440,8 @@ export class Evaluation {
   private async word(node: Extract<TermNode, { kind: 'word' }>): Promise<Hits> {
     const occ = await this.occurrences(node, 0);
     if (node.prefix || !hasAccents(node.word)) return occ;
-    const scores = Float32Array.from(occ.scores.subarray(0, occ.count), (score, i) => score + (occ.exact[i] === 1 ? ACCENT_BONUS : 0));
+    const scores = new Float32Array(occ.count);
+    for (let i = 0; i < occ.count; i++) scores[i] = occ.scores[i]! + (occ.exact[i] === 1 ? ACCENT_BONUS : 0);
     return { ...occ, scores };
   }
 
@@ -836,7 +842,7 @@ class PhraseMatch extends Candidates implements Matcher {
 
   closer(i: number): number {
     const { words, width: n, at } = this;
-    // Kept on the word: a several-form word's occurrences are cached (IndexVersion#mergedCache), and so are its shapes then.
+    // Kept on the word: a several-form word's occurrences are cached (IndexVersion#merged), and so are its shapes then.
     const shapes = (this.shapes ??= words.map((word) => (word.shapes ??= chainShapes(word.starts, word.keys, word.count))));
     const o = i * n;
     let matches = Infinity;

@@ -33,7 +33,7 @@ import type { PackedChains } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
-import { FORM, chainScores, chainShapes, idf, lengthNorms } from './rank.js';
+import { FORM, chainScores, chainShapes, idf, lengthNorms, sortKeys } from './rank.js';
 import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
 
@@ -120,7 +120,7 @@ export interface WordForms {
  * its cards ascending, its score in each, card i's refs keys[starts[i]] to
  * keys[starts[i + 1]], which cards have the query word's exact form, its
  * IDF, and its phrase shapes (rank.ts chainShapes) when known. A word of
- * several forms is its chains merged, kept in mergedCache.
+ * several forms is its chains merged, kept beside them (merged()).
  */
 export interface Occurrences {
   count: number;
@@ -142,10 +142,10 @@ export interface Postings extends PackedChains {
   idf: number;
 }
 
-/** The share of searcher.chain_cache that merged occurrences may take: a word of several forms is kept merged, as its chains are. */
-const mergedShare = (caches: CacheSizes): number => Math.floor(caches.chains / 4);
-const occurrenceBytes = (o: Occurrences): number => o.cards.byteLength + o.scores.byteLength + o.starts.byteLength + o.keys.byteLength + o.exact.byteLength;
-const postingsBytes = (p: Postings): number => p.cards.byteLength + p.starts.byteLength + p.refs.byteLength + p.scores.byteLength + p.shapes.byteLength;
+/** What a chain-cache entry holds: an entry's decoded chains, or a several-form word's merged occurrences. */
+type Decoded = Postings | Occurrences;
+const decodedBytes = (d: Decoded): number =>
+  'refs' in d ? d.cards.byteLength + d.starts.byteLength + d.refs.byteLength + d.scores.byteLength + d.shapes.byteLength : d.cards.byteLength + d.scores.byteLength + d.starts.byteLength + d.keys.byteLength + d.exact.byteLength;
 
 /** Sorts each chain's refs by line (the decoder gives them as stored: metas first, then words) and scores them. */
 function postingsOf(p: PackedChains, columns: CardColumns): Postings {
@@ -155,7 +155,7 @@ function postingsOf(p: PackedChains, columns: CardColumns): Postings {
     const to = starts[i + 1]!;
     for (let j = from + 1; j < to; j++) {
       if (refs[j - 1]! > refs[j]!) {
-        refs.subarray(from, to).sort();
+        sortKeys(refs, from, to);
         break;
       }
     }
@@ -228,9 +228,12 @@ function cardColumns(info: CardInfoReader): CardColumns {
 export const HIDDEN = CARD_FLAG.dup | CARD_FLAG.empty;
 
 export class IndexVersion {
-  private readonly chainCache: Lru<number, Postings>;
-  /** A several-form word's merged occurrences (evaluate.ts), by what they depend on (its forms key). */
-  readonly mergedCache: Lru<string, Occurrences>;
+  /**
+   * Decoded chains by Lexicon entry id, and a several-form word's merged
+   * occurrences (evaluate.ts) by what they depend on (its forms key), in one
+   * budget: which of the two a query mix needs more of is its own affair.
+   */
+  private readonly chainCache: Lru<number | string, Decoded>;
   /** A query word's forms by its exact form and the languages it is stemmed in (wordForms): stemming takes longer than reading a cached chain. */
   private readonly formsCache = new Lru<string, WordForms>(FORMS_CACHE_WORDS, () => 1);
   private main: readonly number[] | undefined;
@@ -255,16 +258,14 @@ export class IndexVersion {
     private readonly cards: CardsReader,
     caches: CacheSizes,
   ) {
-    this.chainCache = new Lru(caches.chains - mergedShare(caches), postingsBytes);
-    this.mergedCache = new Lru(mergedShare(caches), occurrenceBytes);
+    this.chainCache = new Lru(caches.chains, decodedBytes);
     this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0) + (card.referrer?.length ?? 0)));
   }
 
   /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */
   /** New cache budgets (a reloaded config); what no longer fits goes. */
   resize(caches: CacheSizes): void {
-    this.chainCache.resize(caches.chains - mergedShare(caches));
-    this.mergedCache.resize(mergedShare(caches));
+    this.chainCache.resize(caches.chains);
     this.cardCache.resize(caches.cards);
   }
 
@@ -297,11 +298,24 @@ export class IndexVersion {
    * cuts it). The arrays are shared with the cache: read, never write.
    */
   postings(entry: LexiconEntry, max = Infinity): Postings {
-    const cached = this.chainCache.get(entry.id);
+    const cached = this.chainCache.get(entry.id) as Postings | undefined;
     if (cached !== undefined) return firstChains(cached, max);
     const packed = postingsOf(this.words.packed(entry.id, entry.refPos, max), this.columns);
     if (packed.count < max) this.chainCache.set(entry.id, packed);
     return packed;
+  }
+
+  /** A several-form word's merged occurrences kept by merged(), if still cached. */
+  merged(formsKey: string): Occurrences | undefined {
+    return this.chainCache.get(formsKey) as Occurrences | undefined;
+  }
+
+  /** Keeps a several-form word's merged occurrences (their arrays cut to size) beside the chains; returns what it keeps. */
+  keepMerged(formsKey: string, occurrences: Occurrences): Occurrences {
+    const { count, starts } = occurrences;
+    const kept = { ...occurrences, cards: occurrences.cards.slice(0, count), scores: occurrences.scores.slice(0, count), starts: starts.slice(0, count + 1), keys: occurrences.keys.slice(0, starts[count]!), exact: occurrences.exact.slice(0, count) };
+    this.chainCache.set(formsKey, kept);
+    return kept;
   }
 
   /**

@@ -515,3 +515,20 @@ export function collapse<T>(ranked: readonly T[], site: (item: T) => number, sco
   }
   return order;
 }
+
+/** Runs this short are sorted by insertion: a subarray per card to sort would cost more than the sorting. */
+const INSERTION_SORT = 48;
+
+/** Sorts keys[from..to) in place: a card's keys from a few lists, each run already sorted. */
+export function sortKeys(keys: Int32Array, from: number, to: number): void {
+  if (to - from > INSERTION_SORT) {
+    keys.subarray(from, to).sort();
+    return;
+  }
+  for (let i = from + 1; i < to; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= from && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+}
