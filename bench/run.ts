@@ -35,7 +35,8 @@ import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export
 import { parseFloor, sherlockArchiveImport, warcioArchiveRead } from './archive-import.js';
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { pdfTable } from './pdf-extract.js';
-import { ensureScaleCorpus, UNFETCHED_PER_DOC } from './scale-corpus.js';
+import { ensureScaleCorpus, UNFETCHED_PER_DOC, type ScaleCorpus } from './scale-corpus.js';
+import { rebuildUnderLoad } from './scale-swap.js';
 import { loadOrGenerate } from './queries.js';
 import { relevancePackages, relevanceTables } from './relevance/relevance.js';
 import { renderReport } from './report.js';
@@ -505,6 +506,7 @@ async function scaleTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
     tables.push(...made);
     const [index, search] = made;
     tables.push(...(await scaleExportTables(scaled, docs, footnotes)));
+    tables.push(await swapTable(scaled, corpus, index!.sherlock.values?.['s'], footnotes));
     measured.push({ docs, rows: [...index!.peers, index!.sherlock].map((row, k) => ({ ...row, values: { ...row.values, ...prefixed(k < index!.peers.length ? search!.peers[k]!.values : search!.sherlock.values) } })) });
   }
   footnote(footnotes, `Scale: ${SCALE_HOW}`);
@@ -537,6 +539,50 @@ async function scaleExportTables(ctx: BenchContext, docs: number, footnotes: str
   }
   return tables;
 }
+
+const SWAP_COLUMNS: Column[] = [
+  { key: 'added', label: 'documents added', format: 'int' },
+  { key: 'rebuildS', label: 'daemon rebuild s', format: 's' },
+  { key: 'ofFull', label: 'rebuild ÷ full build', format: 'dec2' },
+  { key: 'loadMs', label: 'searcher load ms', format: 'ms' },
+  { key: 'visibleS', label: 'published → served s', format: 's' },
+  { key: 'answered', label: 'queries during', format: 'int' },
+  { key: 'failed', label: 'failed', format: 'int' },
+  { key: 'p99Before', label: 'p99 before ms', format: 'ms' },
+  { key: 'p99During', label: 'p99 during ms', format: 'ms' },
+];
+
+/** The daemon's rebuild with 1 % new documents and the searcher's swap, under load (scale-swap.ts); `fullS`: the full build's time in the same run. */
+async function swapTable(ctx: BenchContext, corpus: ScaleCorpus, fullS: number | undefined, footnotes: string[]): Promise<Table> {
+  const label = corpus.docs.toLocaleString('en');
+  footnote(footnotes, `Rebuild and swap: ${SWAP_HOW}`);
+  let sherlock: Row;
+  try {
+    const r = await rebuildUnderLoad(ctx, corpus, log);
+    const values: Record<string, number> = { added: r.added, rebuildS: r.rebuildS, visibleS: r.visibleS, answered: r.during.answered, failed: r.during.failed, p99Before: r.before.p99, p99During: r.during.p99 };
+    if (fullS !== undefined) values['ofFull'] = r.rebuildS / fullS;
+    if (r.loadMs !== undefined) values['loadMs'] = r.loadMs;
+    sherlock = { name: 'sherlock indexer run + searcher', status: 'ok', values, message: `cards ${r.cardsBefore.toLocaleString('en')} → ${r.cardsAfter.toLocaleString('en')}; ${r.before.answered} queries in the 2 s before the daemon started (after 2 s of warm-up)` };
+  } catch (err) {
+    sherlock = { name: 'sherlock indexer run + searcher', status: 'failed', message: String(err instanceof Error ? err.message : err) };
+  }
+  return {
+    id: `swap-scale-${corpus.docs}`,
+    title: `Scale — rebuild with 1 % new documents and the swap under load, ${label} documents`,
+    subtitle: 'The indexer daemon builds the whole index again (no incremental path yet); the searcher keeps answering and swaps when it sees the new version.',
+    columns: SWAP_COLUMNS,
+    ratios: [],
+    peers: [],
+    sherlock,
+    notes: [],
+  };
+}
+
+const SWAP_HOW =
+  'on a copy of the scale state (files hard-linked, the bucket file copied), `sherlock searcher run` answers the query set from 4 WebSockets, one query at a time each, without pause; ' +
+  'N ÷ 100 new documents (made as the corpus\'s are) are appended to the bucket file, then `sherlock indexer run` (poll 100 ms, rebuild_documents = their number) is started: ' +
+  '"daemon rebuild" is its spawn to its "index version published" line, "searcher load" the searcher\'s own log of opening and checking the new version, ' +
+  '"published → served" the time to the first status event naming it (the searcher looks at `current` every 5 s), and every query answered from the daemon\'s start to 2 s after the swap counts; none may fail.';
 
 const SCALE_HOW =
   'bench/scale-corpus.ts makes N documents from the set\'s extracted pages (passages of 40–160 words cut at sentence ends, 2–14 a document; ' +
@@ -826,7 +872,16 @@ async function main(): Promise<void> {
     if (selected('nutch')) tables.push(await nutchTable(ctx, footnotes));
     if (selected('import')) tables.push(await importTable(ctx, footnotes));
     if (selected('pdf')) tables.push(await pdfTable(ctx, footnotes));
-    if (selected('scale') && opts.scale.length > 0) tables.push(...(await scaleTables(ctx, footnotes)));
+    if (selected('scale') && opts.scale.length > 0) {
+      const scale = await scaleTables(ctx, footnotes);
+      tables.push(...scale);
+      // The scale part is CI's smoke test of its harness: a sherlock row that failed fails the run (after the report).
+      const broken = scale.filter((t) => t.sherlock.status === 'failed').map((t) => `${t.title}: ${t.sherlock.message ?? ''}`);
+      if (broken.length > 0) {
+        log(`scale: sherlock failed in ${broken.join('; ')}`);
+        process.exitCode = 1;
+      }
+    }
   } finally {
     await ctx.server?.stop();
     ctx.server = undefined;

@@ -57,6 +57,8 @@ const EXACT_COPIES = 0.03;
 const NEAR_COPIES = 0.03;
 /** Documents written between two bucket file syncs and two progress lines; URLs per database transaction. */
 const BATCH = 50_000;
+/** The documents' fetch times start here (2026-01-01), one a second. */
+const START = Date.UTC(2026, 0, 1) / 1000;
 /** Known URLs not fetched yet per document fetched: a crawl's frontier is mostly unfetched. */
 export const UNFETCHED_PER_DOC = 10;
 
@@ -176,12 +178,80 @@ function pageOf(doc: Doc, targets: readonly string[], anchors: readonly string[]
   return Buffer.from(`<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(doc.title)}</title></head><body>\n${paragraphs}\n<p>${links}</p>\n</body></html>\n`);
 }
 
+/** Where documents go: the state's bucket file and ARC files, and the peers' text lines. */
+class DocumentWriter {
+  private constructor(
+    private readonly generator: Generator,
+    private readonly buckets: BucketWriter,
+    private readonly arc: ArcWriter,
+  ) {}
+
+  static async open(generator: Generator, state: string, arcPrefix: string): Promise<DocumentWriter> {
+    const buckets = BucketWriter.open(bucketFilePath(state));
+    try {
+      return new DocumentWriter(generator, buckets, await ArcWriter.open({ dir: arcDir(state), prefix: arcPrefix, level: 1, clock: () => new Date(START * 1000) }));
+    } catch (err) {
+      buckets.close();
+      throw err;
+    }
+  }
+
+  /** Writes document i as an ARC record and a bucket; its fetch as the URL database records it, its text line for the peers and the bytes of that text. */
+  async write(i: number): Promise<{ fetched: FetchOutcome; line: string; textBytes: number }> {
+    const { generator } = this;
+    const doc = generator.doc(i);
+    const text = new TextBuilder(1 << 20);
+    for (const passage of doc.passages) {
+      text.append(passage);
+      text.breakBlock();
+    }
+    const links: Link[] = [];
+    const anchors: string[] = [];
+    for (const target of doc.links) {
+      const anchor = anchorOf(generator.title(target));
+      text.openLink(links.length);
+      text.append(anchor);
+      text.closeLink();
+      text.append(' ');
+      links.push({ type: 'R', url: generator.url(target) });
+      anchors.push(anchor);
+    }
+    const plain = `${doc.passages.join(' ')} ${anchors.join(' ')}`;
+    const time = START + (i % 86_400);
+    const page = pageOf(doc, links.map((l) => l.url), anchors);
+    const md5 = createHash('md5').update(page).digest('hex');
+    const response = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${page.length}\r\n\r\n`), page]);
+    const written = await this.arc.write({ url: doc.url, ip: '127.0.0.1', date: new Date(time * 1000), contentType: 'text/html; charset=utf-8', content: response });
+    const header = new BucketObject();
+    for (const [name, value] of [['U', doc.url], ['D', String(time)], ['H', '200'], ['T', 'text/html'], ['E', 'utf-8'], ['C', md5], ['k', '127.0.0.1'], ['a', arcAttribute(written)]] as const) {
+      header.add(name, value);
+    }
+    const body = documentBody({ title: doc.title, text: text.finish(), metas: [], links, robots: noRobots(), detectedLanguage: 'en' });
+    const oid = this.buckets.append(BUCKET_TYPE.V33_DEFLATE, encodeBucket(BUCKET_TYPE.V33_DEFLATE, { header, body }));
+    return { fetched: { url: doc.url, time, code: 0, status: 200, checksum: md5, oid }, line: `${i}\t${doc.url}\t${doc.title}\t${plain}\n`, textBytes: Buffer.byteLength(plain) };
+  }
+
+  sync(): void {
+    this.buckets.sync();
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.arc.close();
+    } finally {
+      this.buckets.close();
+    }
+  }
+}
+
+const seedOf = (docs: number): number => 0x5ca1e + docs;
+
 /** The corpus of `docs` documents from `sourceText`, made under `workRoot` unless made already. */
 export async function ensureScaleCorpus(workRoot: string, sourceText: string, docs: number, log: (line: string) => void): Promise<ScaleCorpus> {
   const dir = join(workRoot, `scale-${docs}`);
   const textFile = join(dir, 'corpus', 'text.tsv');
   const state = join(dir, 'sherlock', 'state');
-  const seed = 0x5ca1e + docs;
+  const seed = seedOf(docs);
   const stamp = JSON.stringify({ version: GENERATOR_VERSION, docs, seed, source: sourceText, sourceBytes: readFileSync(sourceText).length });
   const done = join(dir, 'done');
   if (existsSync(done)) {
@@ -192,74 +262,63 @@ export async function ensureScaleCorpus(workRoot: string, sourceText: string, do
   mkdirSync(join(dir, 'corpus'), { recursive: true });
   log(`scale: making ${docs.toLocaleString('en')} documents from ${sourceText} in ${dir} (cached)`);
   const generator = new Generator(readSources(sourceText), docs, seed);
-  const start = Date.UTC(2026, 0, 1) / 1000;
   const tsv = openSync(textFile, 'w');
-  const buckets = BucketWriter.open(bucketFilePath(state));
-  const arc = await ArcWriter.open({ dir: arcDir(state), prefix: 'sherlock', level: 1, clock: () => new Date(start * 1000) });
   const db = UrlDb.open(state, { max_urls_per_site: Number.MAX_SAFE_INTEGER, max_depth: 1000 });
+  let writer: DocumentWriter | undefined;
   let textBytes = 0;
   const lines: string[] = [];
   const fetched: FetchOutcome[] = [];
   /** The batch's documents into the database: known, then fetched. */
   const record = (): void => {
-    db.inject(fetched.map((f) => ({ url: f.url, depth: 1 })), start);
-    db.recordResults(fetched.splice(0), start + 86_400);
+    db.inject(fetched.map((f) => ({ url: f.url, depth: 1 })), START);
+    db.recordResults(fetched.splice(0), START + 86_400);
   };
   try {
+    writer = await DocumentWriter.open(generator, state, 'sherlock');
     for (let i = 0; i < docs; i++) {
-      const doc = generator.doc(i);
-      const text = new TextBuilder(1 << 20);
-      for (const passage of doc.passages) {
-        text.append(passage);
-        text.breakBlock();
-      }
-      const links: Link[] = [];
-      const anchors: string[] = [];
-      for (const target of doc.links) {
-        const anchor = anchorOf(generator.title(target));
-        text.openLink(links.length);
-        text.append(anchor);
-        text.closeLink();
-        text.append(' ');
-        links.push({ type: 'R', url: generator.url(target) });
-        anchors.push(anchor);
-      }
-      const plain = `${doc.passages.join(' ')} ${anchors.join(' ')}`;
-      textBytes += Buffer.byteLength(plain);
-      lines.push(`${i}\t${doc.url}\t${doc.title}\t${plain}\n`);
-      const time = start + (i % 86_400);
-      const page = pageOf(doc, links.map((l) => l.url), anchors);
-      const md5 = createHash('md5').update(page).digest('hex');
-      const response = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${page.length}\r\n\r\n`), page]);
-      const written = await arc.write({ url: doc.url, ip: '127.0.0.1', date: new Date(time * 1000), contentType: 'text/html; charset=utf-8', content: response });
-      const header = new BucketObject();
-      for (const [name, value] of [['U', doc.url], ['D', String(time)], ['H', '200'], ['T', 'text/html'], ['E', 'utf-8'], ['C', md5], ['k', '127.0.0.1'], ['a', arcAttribute(written)]] as const) {
-        header.add(name, value);
-      }
-      const body = documentBody({ title: doc.title, text: text.finish(), metas: [], links, robots: noRobots(), detectedLanguage: 'en' });
-      const oid = buckets.append(BUCKET_TYPE.V33_DEFLATE, encodeBucket(BUCKET_TYPE.V33_DEFLATE, { header, body }));
-      fetched.push({ url: doc.url, time, code: 0, status: 200, checksum: header.string('C')!, oid });
+      const made = await writer.write(i);
+      fetched.push(made.fetched);
+      lines.push(made.line);
+      textBytes += made.textBytes;
       if ((i + 1) % BATCH === 0) {
         writeSync(tsv, lines.splice(0).join(''));
-        buckets.sync();
+        writer.sync();
         record();
         log(`scale: ${(i + 1).toLocaleString('en')} documents`);
       }
     }
     writeSync(tsv, lines.join(''));
-    buckets.sync();
+    writer.sync();
     record();
     const unfetched = docs * UNFETCHED_PER_DOC;
     for (let from = 0; from < unfetched; from += BATCH) {
-      db.inject(Array.from({ length: Math.min(BATCH, unfetched - from) }, (_, k) => ({ url: generator.unfetched(from + k), depth: 2 })), start);
+      db.inject(Array.from({ length: Math.min(BATCH, unfetched - from) }, (_, k) => ({ url: generator.unfetched(from + k), depth: 2 })), START);
     }
     log(`scale: ${docs.toLocaleString('en')} URLs fetched and ${unfetched.toLocaleString('en')} known in the URL database`);
   } finally {
-    await arc.close();
+    await writer?.close();
     db.close();
-    buckets.close();
     closeSync(tsv);
   }
   writeFileSync(done, JSON.stringify({ stamp, hosts: generator.hosts, textBytes }));
   return { dir, textFile, state, docs, hosts: generator.hosts, textBytes };
+}
+
+/**
+ * Appends `count` new documents (numbers corpus.docs and on, made as the
+ * corpus's are, linking into it) to the bucket and ARC files of `state`, a
+ * copy of the corpus's state: what a crawl adds between two builds. The ARC
+ * records go to a file of their own (prefix "added"). Returns their URLs.
+ */
+export async function appendScaleDocuments(corpus: ScaleCorpus, sourceText: string, state: string, count: number): Promise<string[]> {
+  const generator = new Generator(readSources(sourceText), corpus.docs, seedOf(corpus.docs));
+  const writer = await DocumentWriter.open(generator, state, 'added');
+  const urls: string[] = [];
+  try {
+    for (let i = corpus.docs; i < corpus.docs + count; i++) urls.push((await writer.write(i)).fetched.url);
+    writer.sync();
+  } finally {
+    await writer.close();
+  }
+  return urls;
 }

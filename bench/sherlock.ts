@@ -53,7 +53,7 @@ export function listedCommands(helpText: string): Set<string> {
   return out;
 }
 
-function cliPath(ctx: BenchContext): string {
+export function cliPath(ctx: BenchContext): string {
   return join(ctx.repoRoot, 'dist', 'cli', 'sherlock.js');
 }
 
@@ -187,7 +187,7 @@ export const sherlockEngine: EngineEntry = {
 };
 
 /** `sherlock searcher run` on a state; the query set arrives back to back, so the per-connection and per-IP rate limits are off (they would refuse most of it). */
-function searcherArgs(ctx: BenchContext, state: string, port: number): string[] {
+export function searcherArgs(ctx: BenchContext, state: string, port: number): string[] {
   const unlimited = ['--set', 'searcher.message_rate=0', '--set', 'searcher.ip_search_rate=0'];
   return [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx), ...unlimited];
 }

@@ -31,7 +31,8 @@ export interface WsOut {
   concurrent: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
 }
 
-function waitHealthy(url: string, timeoutMs: number): Promise<void> {
+/** Resolves at the first 200 of `url`, polled every 50 ms. */
+export function waitHealthy(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const attempt = (): void => {

@@ -85,7 +85,7 @@ export const searcherConfig = z
     /** How often subscribers of the status topic get an event. */
     status_interval: duration({ min: '100ms' }).prefault('1s'),
     /** Bytes of decoded chains (typed columns) kept per index version, and of words of several forms merged, in one budget (docs/search.md "In memory"). */
-    chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('128MiB'),
+    chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('512MiB'),
     /** Bytes of cards (title, URL, text cut into words for snippets) kept per index version. */
     card_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
     /** Threads that run searches, each with its own Lexicon and CardInfo and a share of the caches; "auto": one per core but one. */

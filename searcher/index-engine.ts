@@ -122,6 +122,7 @@ export class IndexEngine implements Engine {
     if (target === undefined || target === this.tried) return;
     this.tried = target;
     let next: IndexVersion | undefined;
+    const began = performance.now();
     try {
       next = IndexVersion.open(resolve(this.indexDir, target), basename(target), this.caches);
       await selfTest(next);
@@ -136,7 +137,7 @@ export class IndexEngine implements Engine {
     this.loadedAt = Date.now();
     if (old !== undefined) this.swaps += 1;
     old?.retire();
-    if (this.logLoads) log.notice('index version loaded', { version: next.name, cards: next.cardCount, previous: old?.name ?? 'none' });
+    if (this.logLoads) log.notice('index version loaded', { version: next.name, cards: next.cardCount, previous: old?.name ?? 'none', ms: Math.round(performance.now() - began) });
   }
 
   async search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult> {

@@ -17,7 +17,7 @@ import { plainText, readDocText } from '../../common/bucket/doc-text.js';
 import { BucketReader, bucketFilePath } from '../../common/bucket/file.js';
 import { readTextFile } from '../../bench/extract.js';
 import { mulberry32 } from '../../bench/queries.js';
-import { ensureScaleCorpus, UNFETCHED_PER_DOC } from '../../bench/scale-corpus.js';
+import { appendScaleDocuments, ensureScaleCorpus, UNFETCHED_PER_DOC } from '../../bench/scale-corpus.js';
 import { readShepherdStatus } from '../../shepherd/status.js';
 import { runCli } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
@@ -112,4 +112,14 @@ test('the scale corpus is the same from the same source, cached, and indexed as 
   const search = await runCli(['search', '--state', corpus.state, '--json', `"${probe.title.split(':')[0]!}"`]);
   assert.equal(search.status, 0, search.stderr);
   assert.ok((JSON.parse(search.stdout) as { total: { value: number } }).total.value > 0);
+
+  // What the rebuild under load appends (scale-swap.ts): new documents after the corpus's, linking into it, which the next build takes.
+  const added = await appendScaleDocuments(corpus, source, corpus.state, 6);
+  assert.equal(added.length, 6);
+  assert.ok(added.every((url) => !urls.has(url)), 'new URLs');
+  const appended = [...reader.buckets()].slice(docs).map((b) => reader.decode(b));
+  assert.deepEqual(appended.map((b) => b.header.string('U')), added);
+  assert.ok(appended.every((b) => parseBody(b.body).links.filter((l) => l.type === 'R').every((l) => urls.has(l.url))));
+  const rebuilt = await buildCli(corpus.state);
+  assert.ok(rebuilt.report.cards > report.cards && rebuilt.report.cards <= report.cards + 6, `${report.cards} → ${rebuilt.report.cards} cards`);
 });
