@@ -87,14 +87,15 @@ class HitsBuilder {
   /** Keys written so far. */
   used = 0;
 
-  constructor(capacity: number, keys: boolean) {
+  /** `keyCapacity`: the keys expected, when known (the arrays grow past it anyway). */
+  constructor(capacity: number, keys: boolean, keyCapacity = capacity) {
     const n = Math.max(16, capacity);
     this.cards = new Uint32Array(n);
     this.scores = new Float64Array(n);
     this.exact = new Uint8Array(n);
     if (keys) {
       this.starts = new Uint32Array(n + 1);
-      this.keys = new Int32Array(n);
+      this.keys = new Int32Array(Math.max(16, keyCapacity));
     }
   }
 
@@ -390,9 +391,11 @@ export class Evaluation {
     let union = 0;
     const isExact = entries.map((entry) => (entry.word === exact ? 1 : 0));
     const cursor = new Int32Array(lists.length);
+    // Without a field every ref of every list is kept: the keys' size is known.
     const out = new HitsBuilder(
       lists.reduce((n, l) => n + l.count, 0),
       true,
+      lists.reduce((n, l) => n + l.starts[l.count]! - l.starts[0]!, 0),
     );
     for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
       union += 1;

@@ -33,6 +33,7 @@ import type { PackedChains } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
+import { Frequencies, Lru } from './lru.js';
 import { FORM, chainScores, chainShapes, idf, lengthNorms, sortKeys } from './rank.js';
 import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
@@ -55,47 +56,8 @@ const MIME_CACHE_CARDS = 65_536;
 /** What a cached card costs beyond its text: the object, URL, title and the rest. */
 const CARD_OVERHEAD = 512;
 
-/** A map that forgets its least recently used entries beyond `capacity` (counted by `cost`). */
-export class Lru<K, V> {
-  private readonly map = new Map<K, { value: V; cost: number }>();
-  private total = 0;
-
-  constructor(
-    private capacity: number,
-    private readonly cost: (value: V) => number,
-  ) {}
-
-  /** A new bound; the oldest entries go until the rest fit. */
-  resize(capacity: number): void {
-    this.capacity = capacity;
-    this.evict();
-  }
-
-  get(key: K): V | undefined {
-    const slot = this.map.get(key);
-    if (slot === undefined) return undefined;
-    this.map.delete(key);
-    this.map.set(key, slot);
-    return slot.value;
-  }
-
-  set(key: K, value: V): void {
-    const cost = this.cost(value);
-    if (cost > this.capacity) return;
-    this.map.set(key, { value, cost });
-    this.total += cost;
-    this.evict();
-  }
-
-  private evict(): void {
-    for (const [oldest, slot] of this.map) {
-      if (this.total <= this.capacity) break;
-      this.map.delete(oldest);
-      this.total -= slot.cost;
-    }
-  }
-}
-
+/** Chain cache asks over which its admission counts fade by half (lru.ts Frequencies): some hundreds of queries' words. */
+const FREQUENCY_WINDOW = 8192;
 /** The query words whose forms a version keeps (IndexVersion#wordForms). */
 const FORMS_CACHE_WORDS = 4096;
 /** Words a query word may stand for. */
@@ -258,7 +220,7 @@ export class IndexVersion {
     private readonly cards: CardsReader,
     caches: CacheSizes,
   ) {
-    this.chainCache = new Lru(caches.chains, decodedBytes);
+    this.chainCache = new Lru(caches.chains, decodedBytes, new Frequencies(FREQUENCY_WINDOW));
     this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0) + (card.referrer?.length ?? 0)));
   }
 
@@ -313,7 +275,7 @@ export class IndexVersion {
   /** Keeps a several-form word's merged occurrences (their arrays cut to size) beside the chains; returns what it keeps. */
   keepMerged(formsKey: string, occurrences: Occurrences): Occurrences {
     const { count, starts } = occurrences;
-    const kept = { ...occurrences, cards: occurrences.cards.slice(0, count), scores: occurrences.scores.slice(0, count), starts: starts.slice(0, count + 1), keys: occurrences.keys.slice(0, starts[count]!), exact: occurrences.exact.slice(0, count) };
+    const kept = { ...occurrences, cards: occurrences.cards.slice(0, count), scores: occurrences.scores.slice(0, count), starts: starts.slice(0, count + 1), keys: occurrences.keys.length === starts[count] ? occurrences.keys : occurrences.keys.slice(0, starts[count]!), exact: occurrences.exact.slice(0, count) };
     this.chainCache.set(formsKey, kept);
     return kept;
   }

@@ -322,6 +322,26 @@ export interface PackedChains {
   total: number;
 }
 
+/** Scratch columns for ChainDecoder#packed, grown as needed up to SCRATCH_KEPT elements (a bigger list gets its own): one decode at a time per thread. */
+const SCRATCH_KEPT = 4 << 20;
+let scratchCards = new Uint32Array(1024);
+let scratchStarts = new Uint32Array(1025);
+let scratchRefs = new Int32Array(4096);
+
+function scratch(chains: number, refs: number): { cards: Uint32Array; starts: Uint32Array; refs: Int32Array } {
+  if (scratchCards.length < chains) {
+    if (chains > SCRATCH_KEPT) return { cards: new Uint32Array(chains), starts: new Uint32Array(chains + 1), refs: new Int32Array(refs) };
+    scratchCards = new Uint32Array(chains);
+    scratchStarts = new Uint32Array(chains + 1);
+  }
+  scratchStarts[0] = 0;
+  if (scratchRefs.length < refs) {
+    if (refs > SCRATCH_KEPT) return { cards: scratchCards, starts: scratchStarts, refs: new Int32Array(refs) };
+    scratchRefs = new Int32Array(refs);
+  }
+  return { cards: scratchCards, starts: scratchStarts, refs: scratchRefs };
+}
+
 /** Decodes chains from bytes placed at `at` (file and offset of data[0]). */
 export class ChainDecoder {
   constructor(
@@ -370,13 +390,14 @@ export class ChainDecoder {
     return start + length;
   }
 
+  private cutRef(at: number, size: number, end: number): SherlockError {
+    return this.corrupt(at, `ref of ${size} bytes runs past its chain's end (${end - at} bytes left)`);
+  }
+
   /** The refs from `pos` to `end` (one chain's), packed into `out` from `n`; returns the new count. */
   private refs(pos: number, end: number, out: Int32Array, n: number): number {
     const { data } = this;
     let previous = -1;
-    const need = (at: number, size: number) => {
-      if (at + size > end) throw this.corrupt(at, `ref of ${size} bytes runs past its chain's end (${end - at} bytes left)`);
-    };
     while (pos < end) {
       const at = pos;
       const b0 = data[pos]!;
@@ -391,39 +412,39 @@ export class ChainDecoder {
         delta = b0 & 0x3f;
         pos += 1;
       } else if (b0 < 0xc0) {
-        need(pos, 2);
+        if (pos + 2 > end) throw this.cutRef(pos, 2, end);
         type = b0 & 7;
         delta = (((b0 >> 3) & 7) << 8) | data[pos + 1]!;
         pos += 2;
       } else if (b0 < 0xe0) {
-        need(pos, 3);
+        if (pos + 3 > end) throw this.cutRef(pos, 3, end);
         type = b0 & 7;
         delta = (((b0 >> 3) & 3) << 16) | data.readUInt16LE(pos + 1);
         edgeAllowed = false;
         pos += 3;
       } else if (b0 < 0xf0) {
-        need(pos, 2);
+        if (pos + 2 > end) throw this.cutRef(pos, 2, end);
         const b1 = data[pos + 1]!;
         type = b0 & 15;
         weight = b1 >> 6;
         metaPosition = b1 & 0x3f;
         pos += 2;
       } else if (b0 < 0xf8) {
-        need(pos, 3);
+        if (pos + 3 > end) throw this.cutRef(pos, 3, end);
         const b1 = data[pos + 1]!;
         type = (((b0 >> 2) & 1) << 3) | (b1 & 7);
         weight = b0 & 3;
         metaPosition = ((b1 >> 3) << 8) | data[pos + 2]!;
         pos += 3;
       } else if (b0 < 0xfc) {
-        need(pos, 4);
+        if (pos + 4 > end) throw this.cutRef(pos, 4, end);
         const b1 = data[pos + 1]!;
         type = ((b0 & 3) << 1) | (b1 >> 7);
         delta = ((b1 & 0x7f) << 16) | data.readUInt16LE(pos + 2);
         edgeAllowed = false;
         pos += 4;
       } else if (b0 < 0xfe) {
-        need(pos, 4);
+        if (pos + 4 > end) throw this.cutRef(pos, 4, end);
         const b1 = data[pos + 1]!;
         type = b1 & 15;
         weight = ((b0 & 1) << 1) | (b1 >> 7);
@@ -456,17 +477,19 @@ export class ChainDecoder {
 
   /** Every listed chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
   packed(pos = 0, end = this.data.length, max = Infinity): PackedChains {
+    const { data } = this;
     const from = pos;
-    // A chain takes at least 2 bytes (a head byte, a ref): bounds for the columns, cut to size at the end.
+    // A chain takes at least 2 bytes (a head byte, a ref), a ref at least 1: the columns are decoded into
+    // scratch arrays that big, and copied out at their size (allocating the bounds for each list made most of a miss's garbage).
     const room = Math.max(0, Math.min(Math.floor((end - pos) / 2), max));
-    const cards = new Uint32Array(room);
-    const starts = new Uint32Array(room + 1);
-    let refs = new Int32Array(Math.max(0, end - pos - 1));
+    const { cards, starts, refs } = scratch(room, end - pos);
     let count = 0;
     let n = 0;
     let cardId = 0;
     while (pos < end && count < max) {
-      const head = this.varint(pos, end, 'chain head');
+      // Most heads take one byte.
+      const lead = data[pos]!;
+      const head = lead < 0x80 ? { value: lead, next: pos + 1 } : this.varint(pos, end, 'chain head');
       const gap = Math.floor(head.value / (LISTED_LENGTH_LIMIT + 1));
       let length = head.value & LISTED_LENGTH_LIMIT;
       let start = head.next;
@@ -483,9 +506,8 @@ export class ChainDecoder {
       starts[++count] = n;
       pos = stop;
     }
-    if (n < refs.length) refs = refs.slice(0, n);
     const total = pos >= end || count === 0 ? count : Math.round((count * (end - from)) / (pos - from));
-    return { count, cards: count < room ? cards.slice(0, count) : cards, starts: count < room ? starts.slice(0, count + 1) : starts, refs, total };
+    return { count, cards: cards.slice(0, count), starts: starts.slice(0, count + 1), refs: refs.slice(0, n), total };
   }
 
   /** Every listed chain from `pos` to `end` (the first `max` of them); card ids must increase. */
