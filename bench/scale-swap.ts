@@ -194,6 +194,10 @@ export async function rebuildUnderLoad(ctx: BenchContext, corpus: ScaleCorpus, l
   const sockets: WebSocket[] = [];
   try {
     linkTree(corpus.state, copy, bucketFilePath(corpus.state));
+    // Appended before the load starts: making them keeps this process busy, which would count in the load's latencies.
+    const added = Math.max(1, Math.round(corpus.docs * ADDED_SHARE));
+    log(`scale ${corpus.docs}: ${added} documents appended to a copy of the state; the searcher under load, then the indexer daemon`);
+    await appendScaleDocuments(corpus, ctx.corpus.textFile, copy, added);
     const port = ctx.opts.port + 1;
     const searcher = new Watched(
       'sherlock searcher',
@@ -221,9 +225,6 @@ export async function rebuildUnderLoad(ctx: BenchContext, corpus: ScaleCorpus, l
     const versionBefore = status.version;
     const cardsBefore = status.cards;
     if (versionBefore === undefined) throw new Error('the searcher sent no status event');
-    const added = Math.max(1, Math.round(corpus.docs * ADDED_SHARE));
-    log(`scale ${corpus.docs}: appending ${added} documents to a copy of the state, then the indexer daemon under load`);
-    await appendScaleDocuments(corpus, ctx.corpus.textFile, copy, added);
     const daemonStart = performance.now();
     const daemon = new Watched(
       'sherlock indexer run',

@@ -250,30 +250,72 @@ export class StringIndexWriter extends ChainFileWriter<Buffer> {
 }
 
 export class StringIndexReader extends ChainFileReader<Buffer> {
-  private readonly places = new Map<string, number>();
+  /** Every entry's key, back to back in file order (ascending), and where the entry is: binary-searched, 20 bytes an entry. */
+  private readonly keys: Buffer;
+  private readonly places: Float64Array;
 
   private constructor(file: IndexFileReader) {
     super(file, STRING_KEY);
-    for (let pos = 0; pos < file.bodyLength; ) {
-      const { key, size } = this.head(pos);
-      this.places.set(key.toString('hex'), pos);
-      pos += FINGERPRINT_SIZE + 4 + size;
+    const count = this.count;
+    this.keys = Buffer.alloc(count * FINGERPRINT_SIZE);
+    this.places = new Float64Array(count);
+    // The entry heads are walked in the body read in blocks, not one read each (a million strings were a million reads).
+    let n = 0;
+    let pos = 0;
+    for (const { offset, data } of file.blocks()) {
+      while (pos + FINGERPRINT_SIZE + 4 <= offset + data.length) {
+        if (n === count) throw file.corrupt(pos, `more entries than the ${count} the header says`);
+        const at = pos - offset;
+        data.copy(this.keys, n * FINGERPRINT_SIZE, at, at + FINGERPRINT_SIZE);
+        if (n > 0 && this.keyAt(n - 1).compare(this.keyAt(n)) >= 0) throw file.corrupt(pos, `${STRING_KEY.show(this.keyAt(n))} after ${STRING_KEY.show(this.keyAt(n - 1))}: keys must increase`);
+        this.places[n++] = pos;
+        pos += FINGERPRINT_SIZE + 4 + data.readUInt32LE(at + FINGERPRINT_SIZE);
+      }
+      if (pos < offset + data.length && pos + FINGERPRINT_SIZE + 4 > offset + data.length) {
+        // A head cut by the block's end: read it alone.
+        if (n === count) throw file.corrupt(pos, `more entries than the ${count} the header says`);
+        const { key, size } = this.head(pos);
+        key.copy(this.keys, n * FINGERPRINT_SIZE);
+        if (n > 0 && this.keyAt(n - 1).compare(this.keyAt(n)) >= 0) throw file.corrupt(pos, `${STRING_KEY.show(this.keyAt(n))} after ${STRING_KEY.show(this.keyAt(n - 1))}: keys must increase`);
+        this.places[n++] = pos;
+        pos += FINGERPRINT_SIZE + 4 + size;
+      }
     }
+    if (n !== count || pos !== file.bodyLength) throw file.corrupt(Math.min(pos, file.bodyLength), `${n} entries ending at ${pos}, the header says ${count} in ${file.bodyLength} bytes`);
   }
 
   static open(file: string): StringIndexReader {
     return IndexFileReader.openWith(file, STRINGINDEX_FORMAT, (reader) => new StringIndexReader(reader));
   }
 
+  private keyAt(n: number): Buffer {
+    return this.keys.subarray(n * FINGERPRINT_SIZE, (n + 1) * FINGERPRINT_SIZE);
+  }
+
+  /** The body offset of the entry of `key`, undefined if there is none. */
+  private placeOf(key: Buffer): number | undefined {
+    let low = 0;
+    let high = this.count - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const order = this.keys.compare(key, 0, FINGERPRINT_SIZE, mid * FINGERPRINT_SIZE, (mid + 1) * FINGERPRINT_SIZE);
+      // order: the key at mid against `key`.
+      if (order === 0) return this.places[mid];
+      if (order > 0) high = mid - 1;
+      else low = mid + 1;
+    }
+    return undefined;
+  }
+
   /** The chains of a string, none if it does not occur. */
   chains(key: Buffer): Chain[] {
-    const refPos = this.places.get(key.toString('hex'));
+    const refPos = this.placeOf(key);
     return refPos === undefined ? [] : this.entryAt(refPos, key).chains;
   }
 
   /** The cards of a string, ascending (none if it does not occur). */
   cards(key: Buffer): Uint32Array {
-    const refPos = this.places.get(key.toString('hex'));
+    const refPos = this.placeOf(key);
     return refPos === undefined ? new Uint32Array(0) : this.packedAt(refPos, key).cards;
   }
 }

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
 import { SherlockError } from '../errors.js';
-import { readAt } from '../files.js';
+import { readInto } from '../files.js';
 import { corruptIndex, IndexFileWriter, openRead, readIndexFile, type IndexFormat } from './file.js';
 
 export const MANIFEST_FORMAT: IndexFormat = { magic: 'SHERLOCK-MANIFST', version: 1, fields: ['files'], what: 'Manifest' };
@@ -55,11 +55,13 @@ export type ManifestFile = z.output<typeof fileEntry>;
 export function fileChecksum(dir: string, name: string): ManifestFile {
   const file = join(dir, name);
   const fd = openRead(file);
+  // One buffer for every block: a version's files are read whole at each load of the searcher.
+  const buffer = Buffer.allocUnsafe(BLOCK);
   try {
     let crc = 0;
     let size = 0;
     for (;;) {
-      const block = readAt(fd, file, BLOCK, size);
+      const block = readInto(fd, file, buffer, BLOCK, size);
       crc = crc32(block, crc);
       size += block.length;
       if (block.length < BLOCK) break;

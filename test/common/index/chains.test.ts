@@ -104,6 +104,19 @@ test('StringIndex finds the chains of a string by its key', (t) => {
   });
 });
 
+test('StringIndex finds every string of a file of several read blocks, entries cut by the ends of blocks among them', (t) => {
+  const file = join(scratchDir(t), 'StringIndex');
+  // 60,000 entries of 21 to 23 bytes: about 1.3 MiB, past the first 1 MiB block at an odd place.
+  const keys = Array.from({ length: 60_000 }, (_, i) => stringKey('url', `http://h${i % 97}.example/${i}`)).sort(Buffer.compare);
+  const writer = new StringIndexWriter(file);
+  keys.forEach((key, i) => writer.add(key, [{ cardId: i, refs: [{ kind: 'meta', type: 3, weight: 0, position: i % 3 }] }]));
+  writer.finish();
+  withReader(StringIndexReader.open(file), (reader) => {
+    for (let i = 0; i < keys.length; i += 1) assert.deepEqual(reader.cards(keys[i]!), Uint32Array.of(i));
+    assert.deepEqual(reader.cards(stringKey('url', 'http://h1.example/none')), new Uint32Array(0));
+  });
+});
+
 test('damaged WordIndex and StringIndex files are refused: cut anywhere, bad magic, newer version, flipped bits', (t) => {
   const dir = scratchDir(t);
   const words = new WordIndexWriter(join(dir, 'WordIndex'));
