@@ -78,7 +78,7 @@ function latencies(samples: Array<{ ms: number; ok: boolean }>): Latencies {
 /** A child process whose stderr lines are watched; `waitFor` resolves with the first line matching. */
 class Watched {
   private lines: string[] = [];
-  private waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  private waiters: Array<{ pattern: RegExp; resolve: (line: string) => void; reject: (err: Error) => void }> = [];
   readonly pid: number;
 
   constructor(
@@ -105,15 +105,20 @@ class Watched {
     });
   }
 
+  /** The first line matching `pattern` from now; rejects after `timeoutMs` or when the process is stopped. */
   waitFor(pattern: RegExp, timeoutMs: number): Promise<string> {
-    return new Promise((resolve, reject) => {
+    const waiting = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${this.what}: no line matching ${pattern} within ${timeoutMs / 1000} s; last: ${this.lines.slice(-3).join(' / ')}`)), timeoutMs);
-      this.waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      this.waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)), reject: (err) => (clearTimeout(timer), reject(err)) });
     });
+    // Awaited or not (the measurement may fail before it needs the line), a rejection is never left unhandled.
+    waiting.catch(() => undefined);
+    return waiting;
   }
 
   /** SIGTERM to its process group; resolves once it has exited. */
   async stop(): Promise<void> {
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error(`${this.what} stopped`));
     const exited = this.child.exitCode !== null || this.child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     try {
       process.kill(-this.pid, 'SIGTERM');
@@ -129,7 +134,8 @@ function open(url: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, 'sherlock.v1');
     ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
+    // Before the open, an error fails it; after, the 'close' that follows does (an 'error' without a listener would throw).
+    ws.on('error', reject);
   });
 }
 
@@ -218,6 +224,7 @@ export async function rebuildUnderLoad(ctx: BenchContext, corpus: ScaleCorpus, l
     const asking = Promise.all(load.map((ws, i) => ask(ws, queries, Math.floor((i * queries.length) / LOAD_SOCKETS), samples, () => stop)));
     // Rejects as soon as a load socket is lost; never resolves otherwise.
     const loadFailed = new Promise<never>((_, reject) => void asking.catch(reject));
+    loadFailed.catch(() => undefined);
     // The first SETTLE_MS warm the searcher (JIT, caches) and are not counted; the next are "before".
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const warm = performance.now();
