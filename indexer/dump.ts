@@ -133,7 +133,7 @@ function* dumpLexList(file: string, format: LexListFormat): Iterable<DumpRecord>
 }
 
 function* dumpLexicon(file: string): Iterable<DumpRecord> {
-  for (const entry of Lexicon.open(file).entries) {
+  for (const entry of Lexicon.open(file).all()) {
     const kind = wordClass(entry.id)!;
     yield {
       line: `${column(entry.word)} ${entry.id} ${kind} ref_pos=${entry.refPos} chain=${entry.chainSize} freq=${entry.frequency} context=${entry.context} stem=${entry.stemLanguage === 0 ? '-' : `${languageOf(entry.stemLanguage)}:${column(entry.stem)}`}`,

@@ -31,7 +31,6 @@ import { UNDETERMINED, languageCode, languageOf } from '../common/language/codes
 import { stemLanguage, stemOf } from '../common/language/stem.js';
 import type { PackedChains } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
-import { plainForm } from '../common/words.js';
 import { cacheSizes } from './config.js';
 import { Frequencies, Lru } from './lru.js';
 import { FORM, chainScores, chainShapes, idf, lengthNorms, sortKeys } from './rank.js';
@@ -203,8 +202,6 @@ export class IndexVersion {
   private readonly mimeCache = new Lru<number, string>(MIME_CACHE_CARDS, () => 1);
   /** Host of each dense site number, filled as facets name them. */
   private readonly siteHosts: Array<string | undefined> = [];
-  /** Lexicon indexes sorted by plain form, made on the first prefix query. */
-  private byPlain: { plain: string[]; entry: number[] } | undefined;
   private users = 0;
   private retired = false;
   private closed = false;
@@ -374,24 +371,11 @@ export class IndexVersion {
    * most frequent first, at most `max`; `more` says some were left out.
    */
   prefixed(prefix: string, max: number): { entries: LexiconEntry[]; more: boolean } {
-    const { entries } = this.lexicon;
-    if (this.byPlain === undefined) {
-      const plain = entries.map((e) => plainForm(e.word));
-      const entry = entries.map((_, i) => i).sort((a, b) => (plain[a]! < plain[b]! ? -1 : plain[a]! > plain[b]! ? 1 : a - b));
-      this.byPlain = { plain: entry.map((i) => plain[i]!), entry };
-    }
-    const { plain, entry } = this.byPlain;
-    let low = 0;
-    let high = plain.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (plain[mid]! < prefix) low = mid + 1;
-      else high = mid;
-    }
-    const found: LexiconEntry[] = [];
-    for (let i = low; i < plain.length && plain[i]!.startsWith(prefix); i++) found.push(entries[entry[i]!]!);
-    found.sort((a, b) => b.frequency - a.frequency);
-    return { entries: found.slice(0, max), more: found.length > max };
+    const { lexicon } = this;
+    const found = lexicon.withPrefix(prefix);
+    // The most frequent first, then in lexicon order.
+    found.sort((a, b) => lexicon.frequencies[b]! - lexicon.frequencies[a]! || a - b);
+    return { entries: found.slice(0, max).map((i) => lexicon.entry(i)), more: found.length > max };
   }
 
   /** A query starts using the version. */

@@ -62,9 +62,6 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(previous[b.length]!, max + 1);
 }
 
-/** Per Lexicon, where each length of plain form starts and ends (in code points, as the Lexicon orders them). */
-const LENGTHS = new WeakMap<Lexicon, Map<number, [number, number]>>();
-
 /** The code points of a string: its UTF-16 units less one per surrogate pair. */
 function codePoints(text: string): number {
   let n = text.length;
@@ -72,27 +69,11 @@ function codePoints(text: string): number {
   return n;
 }
 
-function lengthRanges(lexicon: Lexicon): Map<number, [number, number]> {
-  let ranges = LENGTHS.get(lexicon);
-  if (ranges === undefined) {
-    ranges = new Map();
-    const { plains } = lexicon;
-    for (let i = 0; i < plains.length; i++) {
-      const length = codePoints(plains[i]!);
-      const range = ranges.get(length);
-      if (range === undefined) ranges.set(length, [i, i + 1]);
-      else range[1] = i + 1;
-    }
-    LENGTHS.set(lexicon, ranges);
-  }
-  return ranges;
-}
-
-/** The first index in [from, to) whose plain form is not below `key` (the stretch is sorted by plain form). */
-function lowerBound(plains: readonly string[], from: number, to: number, key: string): number {
+/** The first entry in [from, to) whose plain form is not below `key` (the stretch is sorted by plain form). */
+function lowerBound(lexicon: Lexicon, from: number, to: number, key: string): number {
   while (from < to) {
     const mid = (from + to) >>> 1;
-    if (plains[mid]! < key) from = mid + 1;
+    if (lexicon.plain(mid) < key) from = mid + 1;
     else to = mid;
   }
   return from;
@@ -100,23 +81,23 @@ function lowerBound(plains: readonly string[], from: number, to: number, key: st
 
 /** The best word within `maxDistance` of `plain` (not `plain` itself) of at least `minFrequency` (the Lexicon's byte), or undefined. */
 export function bestCandidate(lexicon: Lexicon, plain: string, maxDistance = MAX_DISTANCE, minFrequency = 0): { entry: LexiconEntry; distance: number } | undefined {
-  const { plains, entries } = lexicon;
   const first = plain[0]!;
-  const ranges = lengthRanges(lexicon);
-  let best: { entry: LexiconEntry; distance: number } | undefined;
+  let best: { at: number; distance: number } | undefined;
   const own = codePoints(plain);
+  const { frequencies } = lexicon;
   for (let length = Math.max(1, own - maxDistance); length <= own + maxDistance; length++) {
-    const range = ranges.get(length);
+    const range = lexicon.lengthRange(length);
     if (range === undefined) continue;
-    for (let i = lowerBound(plains, range[0], range[1], first); i < range[1] && plains[i]!.startsWith(first); i++) {
-      const entry = entries[i]!;
-      if (entry.chainSize === 0 || entry.frequency < minFrequency || plains[i] === plain) continue;
-      const distance = editDistance(plain, plains[i]!, maxDistance);
+    for (let i = lowerBound(lexicon, range[0], range[1], first); i < range[1]; i++) {
+      const candidate = lexicon.plain(i);
+      if (!candidate.startsWith(first)) break;
+      if (lexicon.chainSize(i) === 0 || frequencies[i]! < minFrequency || candidate === plain) continue;
+      const distance = editDistance(plain, candidate, maxDistance);
       if (distance > maxDistance) continue;
-      if (best === undefined || distance < best.distance || (distance === best.distance && entry.frequency > best.entry.frequency)) best = { entry, distance };
+      if (best === undefined || distance < best.distance || (distance === best.distance && frequencies[i]! > frequencies[best.at]!)) best = { at: i, distance };
     }
   }
-  return best;
+  return best === undefined ? undefined : { entry: lexicon.entry(best.at), distance: best.distance };
 }
 
 /** The corrections of a query's words; `hits` is how many cards the query found. */

@@ -343,15 +343,93 @@ function slotsFor(count: number): Int32Array {
   return new Int32Array(2 ** Math.ceil(Math.log2(2 * count + 2)));
 }
 
-/** The Lexicon in memory: lookup by exact word, by its accent-free form, or by stem class. */
+/** Columns filled while a Lexicon's records are read, grown by doubling. */
+class Columns {
+  count = 0;
+  /** Where each word, plain form and stem is in the text (UTF-8), and its bytes. */
+  wordAt = new Uint32Array(1024);
+  wordBytes = new Uint8Array(1024);
+  plainAt = new Uint32Array(1024);
+  plainBytes = new Uint8Array(1024);
+  stemAt = new Uint32Array(1024);
+  stemBytes = new Uint16Array(1024);
+  ids = new Uint32Array(1024);
+  refPos = new Float64Array(1024);
+  chainSizes = new Float64Array(1024);
+  frequencies = new Uint8Array(1024);
+  contexts = new Uint16Array(1024);
+  stemLanguages = new Uint8Array(1024);
+  /** spellingHash of each plain form and of each (language, stem), for the tables; dropped after. */
+  plainHashes = new Int32Array(1024);
+  stemHashes = new Int32Array(1024);
+  /** Plain forms and stems that are not a word's bytes, to follow the body in the text. */
+  extra = Buffer.allocUnsafe(1 << 16);
+  extraBytes = 0;
+
+  constructor(private readonly bodyLength: number) {}
+
+  /** Where `text` (UTF-8) lands after the body: appended once. */
+  place(text: string): { at: number; bytes: number } {
+    // A UTF-16 unit takes at most 3 bytes of UTF-8.
+    if (this.extraBytes + 3 * text.length > this.extra.length) {
+      const grown = Buffer.allocUnsafe(2 * this.extra.length + 3 * text.length);
+      this.extra.copy(grown, 0, 0, this.extraBytes);
+      this.extra = grown;
+    }
+    const at = this.bodyLength + this.extraBytes;
+    const bytes = this.extra.write(text, this.extraBytes, 'utf8');
+    this.extraBytes += bytes;
+    return { at, bytes };
+  }
+
+  room(): void {
+    if (this.count < this.ids.length) return;
+    const grow = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
+      b.set(a);
+      return b;
+    };
+    this.wordAt = grow(this.wordAt);
+    this.wordBytes = grow(this.wordBytes);
+    this.plainAt = grow(this.plainAt);
+    this.plainBytes = grow(this.plainBytes);
+    this.stemAt = grow(this.stemAt);
+    this.stemBytes = grow(this.stemBytes);
+    this.ids = grow(this.ids);
+    this.refPos = grow(this.refPos);
+    this.chainSizes = grow(this.chainSizes);
+    this.frequencies = grow(this.frequencies);
+    this.contexts = grow(this.contexts);
+    this.stemLanguages = grow(this.stemLanguages);
+    this.plainHashes = grow(this.plainHashes);
+    this.stemHashes = grow(this.stemHashes);
+  }
+}
+
+const stemHash = (language: number, stem: string): number => spellingHash(stem, 0, stem.length) ^ Math.imul(language, 0x9e3779b1);
+
+/**
+ * The Lexicon in memory: lookup by exact word, by its accent-free form, or
+ * by stem class. Held as columns (typed arrays and one buffer of UTF-8
+ * text), not an object and strings per word: a million words as objects
+ * were some hundred megabytes of heap that every full garbage collection
+ * walked (30 ms at 250,000 words, each time), in every search thread. An
+ * entry is made as an object when a query asks for it (entry()).
+ */
 export class Lexicon {
+  readonly count: number;
+  /** Each entry's frequency byte (0–255, logarithmic), by entry number. */
+  readonly frequencies: Uint8Array;
+  /** The stem languages the words have, each once (numbers of common/language/codes.ts). */
+  readonly stemLanguages: readonly number[];
+  /** The body's bytes, then the plain forms and stems that are not a word's own bytes. */
+  private readonly text: Buffer;
+  private readonly c: Columns;
   /**
    * Accent variants lie side by side in lexicon order: an open-addressing
    * table on the plain form's spellingHash gives the first entry of its run
    * (+ 1; 0 is a free slot), and per first entry where its run ends. A query
-   * word is one probe, not a binary search of Buffer comparisons; the table
-   * is built in a few milliseconds where a Map of 140,000 strings took a
-   * fifth of a second at every load.
+   * word is one probe, not a binary search of Buffer comparisons.
    */
   private readonly runs: Int32Array;
   private readonly runEnd: Uint32Array;
@@ -361,73 +439,157 @@ export class Lexicon {
    */
   private readonly stemClasses: Int32Array;
   private readonly nextInClass: Int32Array;
-  /** The stem languages the words have, each once (numbers of common/language/codes.ts). */
-  readonly stemLanguages: readonly number[];
+  /** Where each plain-form length (in code points) starts and ends in lexicon order (its first and last entry + 1). */
+  private readonly lengths = new Map<number, [number, number]>();
 
-  private constructor(
-    readonly entries: readonly LexiconEntry[],
-    /** Each entry's plain form (words.ts), in lexicon order. */
-    readonly plains: readonly string[],
-  ) {
-    this.runEnd = new Uint32Array(entries.length);
-    this.runs = slotsFor(entries.length);
+  private constructor(body: Buffer, columns: Columns, plainLengths: Uint16Array) {
+    const n = columns.count;
+    this.count = n;
+    this.c = columns;
+    this.text = Buffer.concat([body, columns.extra.subarray(0, columns.extraBytes)]);
+    columns.extra = Buffer.alloc(0);
+    this.frequencies = columns.frequencies.subarray(0, n);
+    this.runEnd = new Uint32Array(n);
+    this.runs = slotsFor(n);
     const mask = this.runs.length - 1;
     let first = 0;
-    for (let i = 1; i <= plains.length; i++) {
-      if (i < plains.length && plains[i] === plains[first]) continue;
-      const plain = plains[first]!;
-      let slot = spellingHash(plain, 0, plain.length) & mask;
+    for (let i = 1; i <= n; i++) {
+      if (i < n && this.samePlain(i, first)) continue;
+      let slot = columns.plainHashes[first]! & mask;
       while (this.runs[slot] !== 0) slot = (slot + 1) & mask;
       this.runs[slot] = first + 1;
       this.runEnd[first] = i;
       first = i;
     }
-    this.stemClasses = slotsFor(entries.length);
-    this.nextInClass = new Int32Array(entries.length);
-    const last = new Int32Array(entries.length);
+    this.stemClasses = slotsFor(n);
+    this.nextInClass = new Int32Array(n);
+    const last = new Int32Array(n);
     const languages = new Set<number>();
-    for (let i = 0; i < entries.length; i++) {
-      const { stemLanguage, stem } = entries[i]!;
-      if (stemLanguage === 0) continue;
-      languages.add(stemLanguage);
-      const slot = this.stemSlot(stemLanguage, stem);
+    const stemMask = this.stemClasses.length - 1;
+    for (let i = 0; i < n; i++) {
+      const language = columns.stemLanguages[i]!;
+      if (language === 0) continue;
+      languages.add(language);
+      let slot = columns.stemHashes[i]! & stemMask;
+      for (let head = this.stemClasses[slot]!; head !== 0 && !this.sameStem(head - 1, i); head = this.stemClasses[slot]!) slot = (slot + 1) & stemMask;
       const head = this.stemClasses[slot]!;
       if (head === 0) this.stemClasses[slot] = i + 1;
       else this.nextInClass[last[head - 1]!] = i + 1;
       last[head === 0 ? i : head - 1] = i;
     }
     this.stemLanguages = [...languages].sort((a, b) => a - b);
+    for (let i = 0; i < n; i++) {
+      const range = this.lengths.get(plainLengths[i]!);
+      if (range === undefined) this.lengths.set(plainLengths[i]!, [i, i + 1]);
+      else range[1] = i + 1;
+    }
+    // The hashes served the tables; the columns keep what lookups read.
+    columns.plainHashes = new Int32Array(0);
+    columns.stemHashes = new Int32Array(0);
   }
 
-  /** The slot of a stem class: where it is, or the free slot it would take. */
-  private stemSlot(language: number, stem: string): number {
-    const mask = this.stemClasses.length - 1;
-    let slot = (spellingHash(stem, 0, stem.length) ^ Math.imul(language, 0x9e3779b1)) & mask;
-    for (let head = this.stemClasses[slot]!; head !== 0; head = this.stemClasses[slot]!) {
-      const entry = this.entries[head - 1]!;
-      if (entry.stemLanguage === language && entry.stem === stem) break;
-      slot = (slot + 1) & mask;
+  private samePlain(a: number, b: number): boolean {
+    const { plainAt, plainBytes } = this.c;
+    return plainBytes[a] === plainBytes[b] && this.text.compare(this.text, plainAt[b]!, plainAt[b]! + plainBytes[b]!, plainAt[a]!, plainAt[a]! + plainBytes[a]!) === 0;
+  }
+
+  private sameStem(a: number, b: number): boolean {
+    const { stemAt, stemBytes, stemLanguages } = this.c;
+    return stemLanguages[a] === stemLanguages[b] && stemBytes[a] === stemBytes[b] && this.text.compare(this.text, stemAt[b]!, stemAt[b]! + stemBytes[b]!, stemAt[a]!, stemAt[a]! + stemBytes[a]!) === 0;
+  }
+
+  /** Entry `i`'s word. */
+  word(i: number): string {
+    return this.text.toString('utf8', this.c.wordAt[i]!, this.c.wordAt[i]! + this.c.wordBytes[i]!);
+  }
+
+  /** Entry `i`'s plain form (words.ts plainForm). */
+  plain(i: number): string {
+    return this.text.toString('utf8', this.c.plainAt[i]!, this.c.plainAt[i]! + this.c.plainBytes[i]!);
+  }
+
+  /** Bytes of entry `i`'s chains; 0 when it has none. */
+  chainSize(i: number): number {
+    return this.c.chainSizes[i]!;
+  }
+
+  /** Entry `i` (in lexicon order) as an object. */
+  entry(i: number): LexiconEntry {
+    const { c } = this;
+    const language = c.stemLanguages[i]!;
+    return {
+      id: c.ids[i]!,
+      refPos: c.refPos[i]!,
+      chainSize: c.chainSizes[i]!,
+      frequency: c.frequencies[i]!,
+      context: c.contexts[i]!,
+      word: this.word(i),
+      stemLanguage: language,
+      stem: this.text.toString('utf8', c.stemAt[i]!, c.stemAt[i]! + c.stemBytes[i]!),
+    };
+  }
+
+  /** Every entry, in lexicon order: for dumps and tests, not for queries. */
+  all(): LexiconEntry[] {
+    return Array.from({ length: this.count }, (_, i) => this.entry(i));
+  }
+
+  /** Where the entries whose plain forms have `length` code points start and end, if any. */
+  lengthRange(length: number): readonly [number, number] | undefined {
+    return this.lengths.get(length);
+  }
+
+  /** The entries whose plain forms start with `prefix` (itself a plain form), in lexicon order: a search by halves in each length's stretch, sorted by plain form. */
+  withPrefix(prefix: string): number[] {
+    const bytes = Buffer.from(prefix, 'utf8');
+    const { plainAt, plainBytes } = this.c;
+    // Compares entry i's plain form, cut to the prefix's length, with the prefix: UTF-8 byte order is the Lexicon's code-point order.
+    const against = (i: number): number => this.text.compare(bytes, 0, bytes.length, plainAt[i]!, plainAt[i]! + Math.min(plainBytes[i]!, bytes.length));
+    const out: number[] = [];
+    const shortest = [...prefix].length;
+    for (const [length, [from, to]] of this.lengths) {
+      if (length < shortest) continue;
+      let low = from;
+      let high = to;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (against(mid) < 0) low = mid + 1;
+        else high = mid;
+      }
+      for (let i = low; i < to && against(i) === 0; i++) out.push(i);
     }
-    return slot;
+    return out.sort((a, b) => a - b);
   }
 
   /** The words of a stem class, in lexicon order; none when no word has that stem in that language. */
   stemClass(language: number, stem: string): LexiconEntry[] {
-    const out: LexiconEntry[] = [];
-    for (let at = this.stemClasses[this.stemSlot(language, stem)]!; at !== 0; at = this.nextInClass[at - 1]!) out.push(this.entries[at - 1]!);
-    return out;
+    const mask = this.stemClasses.length - 1;
+    const bytes = Buffer.from(stem, 'utf8');
+    const { stemAt, stemBytes, stemLanguages } = this.c;
+    let slot = stemHash(language, stem) & mask;
+    for (let head = this.stemClasses[slot]!; head !== 0; head = this.stemClasses[slot]!) {
+      const at = head - 1;
+      if (stemLanguages[at] === language && stemBytes[at] === bytes.length && bytes.compare(this.text, stemAt[at]!, stemAt[at]! + stemBytes[at]!) === 0) {
+        const out: LexiconEntry[] = [];
+        for (let i = head; i !== 0; i = this.nextInClass[i - 1]!) out.push(this.entry(i - 1));
+        return out;
+      }
+      slot = (slot + 1) & mask;
+    }
+    return [];
   }
 
   static open(file: string): Lexicon {
-    const entries: LexiconEntry[] = [];
-    const plains: string[] = [];
     let last: OrderKey | undefined;
     const whole = readIndexFile(file, LEXICON_FORMAT);
     const { body } = whole;
+    const columns = new Columns(body.length);
+    let plainLengths = new Uint16Array(1024);
     let refPos = 0;
     for (let pos = 0; pos < body.length; ) {
       if (body[pos]! >= WORD_CLASSES.length) throw whole.corrupt(pos, `undefined word class ${body[pos]}`);
-      const id = 8 * (entries.length + 1) + body[pos]!;
+      const n = columns.count;
+      const id = 8 * (n + 1) + body[pos]!;
       let size;
       try {
         size = decodeVarint(body, pos + 1);
@@ -442,14 +604,38 @@ export class Lexicon {
       if (last !== undefined && compareKeys(last, key) >= 0) throw whole.corrupt(pos, `word ${JSON.stringify(word)} out of lexicon order`);
       const { language, stem, next } = readStem(whole, stemAt, key);
       const chainSize = size.value;
-      entries.push({ id, refPos: chainSize === 0 ? 0 : refPos, chainSize, frequency: body[size.next]!, context: body.readUInt16LE(size.next + 1), word, stemLanguage: language, stem });
+      columns.room();
+      if (plainLengths.length === n) {
+        const grown = new Uint16Array(2 * n);
+        grown.set(plainLengths);
+        plainLengths = grown;
+      }
+      const wordAt = fixed + 1;
+      const wordBytes = body[fixed]!;
+      const plain = key.plain === word ? { at: wordAt, bytes: wordBytes } : columns.place(key.plain);
+      const stemPlace = stem === key.plain ? plain : columns.place(stem);
+      columns.wordAt[n] = wordAt;
+      columns.wordBytes[n] = wordBytes;
+      columns.plainAt[n] = plain.at;
+      columns.plainBytes[n] = plain.bytes;
+      columns.stemAt[n] = stemPlace.at;
+      columns.stemBytes[n] = stemPlace.bytes;
+      columns.ids[n] = id;
+      columns.refPos[n] = chainSize === 0 ? 0 : refPos;
+      columns.chainSizes[n] = chainSize;
+      columns.frequencies[n] = body[size.next]!;
+      columns.contexts[n] = body.readUInt16LE(size.next + 1);
+      columns.stemLanguages[n] = language;
+      columns.plainHashes[n] = spellingHash(key.plain, 0, key.plain.length);
+      columns.stemHashes[n] = language === 0 ? 0 : stemHash(language, stem);
+      plainLengths[n] = key.length;
+      columns.count += 1;
       if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
-      plains.push(key.plain);
       last = key;
       pos = next;
     }
-    if (entries.length !== whole.fields[0]) throw whole.corrupt(body.length, `${entries.length} words found, the header says ${whole.fields[0]}`);
-    return new Lexicon(entries, plains);
+    if (columns.count !== whole.fields[0]) throw whole.corrupt(body.length, `${columns.count} words found, the header says ${whole.fields[0]}`);
+    return new Lexicon(body, columns, plainLengths);
   }
 
   /** The entry of exactly this word. */
@@ -457,17 +643,23 @@ export class Lexicon {
     return this.variants(word).find((entry) => entry.word === word);
   }
 
-  /** Every entry that is `word` up to accents (the word itself included), in lexicon order. */
-  variants(word: string): LexiconEntry[] {
-    const plain = plainForm(word);
+  /** The entry number of the first of `plain`'s accent variants, -1 if the Lexicon has none. */
+  private firstVariant(plain: string): number {
+    const bytes = Buffer.from(plain, 'utf8');
+    const { plainAt, plainBytes } = this.c;
     const mask = this.runs.length - 1;
     for (let slot = spellingHash(plain, 0, plain.length) & mask; this.runs[slot] !== 0; slot = (slot + 1) & mask) {
       const first = this.runs[slot]! - 1;
-      if (this.plains[first] !== plain) continue;
-      const out: LexiconEntry[] = [];
-      for (let i = first; i < this.runEnd[first]!; i++) out.push(this.entries[i]!);
-      return out;
+      if (plainBytes[first] === bytes.length && bytes.compare(this.text, plainAt[first]!, plainAt[first]! + plainBytes[first]!) === 0) return first;
     }
-    return [];
+    return -1;
+  }
+
+  /** Every entry that is `word` up to accents (the word itself included), in lexicon order. */
+  variants(word: string): LexiconEntry[] {
+    const first = this.firstVariant(plainForm(word));
+    const out: LexiconEntry[] = [];
+    if (first >= 0) for (let i = first; i < this.runEnd[first]!; i++) out.push(this.entry(i));
+    return out;
   }
 }

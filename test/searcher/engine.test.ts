@@ -229,7 +229,7 @@ test('a word cut by the work bound keeps about its IDF: its chain count is estim
   const version = IndexVersion.open(dir, 'cut', { chains: 1, cards: 1 });
   t.after(() => version.retire());
   // The word in most cards.
-  const entry = version.lexicon.entries.map((e) => ({ e, n: version.postings(e).count })).reduce((a, b) => (b.n > a.n ? b : a)).e;
+  const entry = version.lexicon.all().map((e) => ({ e, n: version.postings(e).count })).reduce((a, b) => (b.n > a.n ? b : a)).e;
   const whole = version.postings(entry);
   assert.ok(whole.count >= 8, `${whole.count} chains`);
   const cut = version.postings(entry, 2);

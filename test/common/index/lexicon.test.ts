@@ -97,7 +97,7 @@ test('the Lexicon reads back as written and finds words exactly or up to accents
   const list = entries(['resume', 'résumé', 'résume', 'cafe', 'café', 'caff', 'naïve', 'a', 'über']);
   writeLexicon(file, list);
   const lexicon = Lexicon.open(file);
-  assert.deepEqual(lexicon.entries, list);
+  assert.deepEqual(lexicon.all(), list);
   assert.equal(lexicon.lookup('résumé')?.word, 'résumé');
   assert.equal(lexicon.lookup('resumé'), undefined);
   assert.deepEqual(lexicon.variants('resume').map((e) => e.word), ['resume', 'résume', 'résumé']);
@@ -105,6 +105,34 @@ test('the Lexicon reads back as written and finds words exactly or up to accents
   assert.deepEqual(lexicon.variants('zzz'), []);
   assert.equal(lexicon.lookup('uber'), undefined);
   assert.equal(lexicon.variants('uber')[0]?.word, 'über');
+});
+
+test('the Lexicon finds the words whose plain forms start with a prefix, of every length, and counts them', (t) => {
+  const file = join(scratchDir(t), 'Lexicon');
+  const list = entries(['café', 'cafe', 'cafés', 'caff', 'ca', 'cab', 'cat', 'cafeteria', 'décafé', 'über', 'ca𝔸fe']);
+  writeLexicon(file, list);
+  const lexicon = Lexicon.open(file);
+  assert.equal(lexicon.count, list.length);
+  const prefixed = (prefix: string) => lexicon.withPrefix(prefix).map((i) => lexicon.word(i));
+  assert.deepEqual(prefixed('cafe').sort(), ['cafe', 'cafeteria', 'café', 'cafés'].sort());
+  assert.deepEqual(prefixed('x'), []);
+  // Every prefix of every plain form (an astral letter's among them) finds what a scan of the list does.
+  for (const entry of list) {
+    const chars = [...plainForm(entry.word)];
+    for (let n = 1; n <= chars.length; n++) {
+      const prefix = chars.slice(0, n).join('');
+      assert.deepEqual(prefixed(prefix), list.map((e) => e.word).filter((w) => plainForm(w).startsWith(prefix)), prefix);
+    }
+  }
+  assert.deepEqual(prefixed('uber'), ['über']);
+  // Entries by number: the columns agree with the entries.
+  list.forEach((entry, i) => {
+    assert.equal(lexicon.word(i), entry.word);
+    assert.equal(lexicon.plain(i), plainForm(entry.word));
+    assert.equal(lexicon.frequencies[i], entry.frequency);
+    assert.equal(lexicon.chainSize(i), entry.chainSize);
+  });
+  assert.deepEqual(lexicon.lengthRange(3), [list.findIndex((e) => [...plainForm(e.word)].length === 3), list.findLastIndex((e) => [...plainForm(e.word)].length === 3) + 1]);
 });
 
 test('words of one stem in one language are a class, found by the stem of any form', (t) => {
@@ -115,7 +143,7 @@ test('words of one stem in one language are a class, found by the stem of any fo
     .map((entry, i) => ({ ...entry, id: 8 * (i + 1) }));
   writeLexicon(file, list);
   const lexicon = Lexicon.open(file);
-  assert.deepEqual(lexicon.entries, list);
+  assert.deepEqual(lexicon.all(), list);
   const en = languageCode('en');
   const cs = languageCode('cs');
   const words = (language: number, query: string) => lexicon.stemClass(language, stemOf(query, languageOf(language))).map((e) => e.word);
@@ -142,7 +170,7 @@ test('any set of words round-trips through the Lexicon and each is found', (t) =
       const list = entries(words);
       writeLexicon(file, list);
       const lexicon = Lexicon.open(file);
-      assert.deepEqual(lexicon.entries, list);
+      assert.deepEqual(lexicon.all(), list);
       for (const entry of list) assert.deepEqual(lexicon.lookup(entry.word), entry);
     }),
     { numRuns: 40 },
@@ -169,7 +197,7 @@ test('a Lexicon record is the class byte, the chain size as a varint, frequency,
   const body = readFileSync(file).subarray(INDEX_HEADER_SIZE, -8);
   // The second stem keeps 2 characters of "abc" and adds "i".
   assert.deepEqual([...body], [0, 0xc3, 0x88, 9, 0x02, 0x01, 2, 0x61, 0x62, 0, 1, 3, 1, 0, 0, 3, 0x61, 0x62, 0x63, 1, 2, 1, 0x69]);
-  assert.deepEqual(Lexicon.open(file).entries[1], { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc', stemLanguage: 1, stem: 'abi' });
+  assert.deepEqual(Lexicon.open(file).all()[1], { id: 17, refPos: 208, chainSize: 3, frequency: 1, context: 0, word: 'abc', stemLanguage: 1, stem: 'abi' });
 });
 
 test('a format 1 or 2 Lexicon is refused naming the file; a bad chain size varint or class byte names its offset', (t) => {
