@@ -221,13 +221,13 @@ export class IndexVersion {
     this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0) + (card.referrer?.length ?? 0)));
   }
 
-  /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */
   /** New cache budgets (a reloaded config); what no longer fits goes. */
   resize(caches: CacheSizes): void {
     this.chainCache.resize(caches.chains);
     this.cardCache.resize(caches.cards);
   }
 
+  /** Opens the version in `dir`, verifying its Manifest first; SHERLOCK_CORRUPT_INDEX names a damaged file. */
   static open(dir: string, name: string, caches: CacheSizes = cacheSizes()): IndexVersion {
     const manifest = verifyIndexDir(dir);
     const opened: Array<{ close(): void }> = [];
