@@ -66,6 +66,8 @@ export interface ScaleCorpus {
   dir: string;
   /** The text file the peers index (extract.ts's format). */
   textFile: string;
+  /** The set's extracted pages the documents were made from. */
+  source: string;
   state: string;
   docs: number;
   hosts: number;
@@ -256,7 +258,7 @@ export async function ensureScaleCorpus(workRoot: string, sourceText: string, do
   const done = join(dir, 'done');
   if (existsSync(done)) {
     const made = JSON.parse(readFileSync(done, 'utf8')) as { stamp: string; hosts: number; textBytes: number };
-    if (made.stamp === stamp) return { dir, textFile, state, docs, hosts: made.hosts, textBytes: made.textBytes };
+    if (made.stamp === stamp) return { dir, textFile, source: sourceText, state, docs, hosts: made.hosts, textBytes: made.textBytes };
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(join(dir, 'corpus'), { recursive: true });
@@ -301,7 +303,7 @@ export async function ensureScaleCorpus(workRoot: string, sourceText: string, do
     closeSync(tsv);
   }
   writeFileSync(done, JSON.stringify({ stamp, hosts: generator.hosts, textBytes }));
-  return { dir, textFile, state, docs, hosts: generator.hosts, textBytes };
+  return { dir, textFile, source: sourceText, state, docs, hosts: generator.hosts, textBytes };
 }
 
 /**
@@ -310,8 +312,8 @@ export async function ensureScaleCorpus(workRoot: string, sourceText: string, do
  * copy of the corpus's state: what a crawl adds between two builds. The ARC
  * records go to a file of their own (prefix "added"). Returns their URLs.
  */
-export async function appendScaleDocuments(corpus: ScaleCorpus, sourceText: string, state: string, count: number): Promise<string[]> {
-  const generator = new Generator(readSources(sourceText), corpus.docs, seedOf(corpus.docs));
+export async function appendScaleDocuments(corpus: ScaleCorpus, state: string, count: number): Promise<string[]> {
+  const generator = new Generator(readSources(corpus.source), corpus.docs, seedOf(corpus.docs));
   const writer = await DocumentWriter.open(generator, state, 'added');
   const urls: string[] = [];
   try {

@@ -203,7 +203,7 @@ export async function rebuildUnderLoad(ctx: BenchContext, corpus: ScaleCorpus, l
     // Appended before the load starts: making them keeps this process busy, which would count in the load's latencies.
     const added = Math.max(1, Math.round(corpus.docs * ADDED_SHARE));
     log(`scale ${corpus.docs}: ${added} documents appended to a copy of the state; the searcher under load, then the indexer daemon`);
-    await appendScaleDocuments(corpus, ctx.corpus.textFile, copy, added);
+    await appendScaleDocuments(corpus, copy, added);
     const port = ctx.opts.port + 1;
     const searcher = new Watched(
       'sherlock searcher',

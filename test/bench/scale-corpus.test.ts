@@ -114,7 +114,7 @@ test('the scale corpus is the same from the same source, cached, and indexed as 
   assert.ok((JSON.parse(search.stdout) as { total: { value: number } }).total.value > 0);
 
   // What the rebuild under load appends (scale-swap.ts): new documents after the corpus's, linking into it, which the next build takes.
-  const added = await appendScaleDocuments(corpus, source, corpus.state, 6);
+  const added = await appendScaleDocuments(corpus, corpus.state, 6);
   assert.equal(added.length, 6);
   assert.ok(added.every((url) => !urls.has(url)), 'new URLs');
   const appended = [...reader.buckets()].slice(docs).map((b) => reader.decode(b));
