@@ -382,6 +382,23 @@ class Columns {
     return { at, bytes };
   }
 
+  /** Cuts the columns to the count: they grew by doubling. */
+  trim(): void {
+    const n = this.count;
+    this.wordAt = this.wordAt.slice(0, n);
+    this.wordBytes = this.wordBytes.slice(0, n);
+    this.plainAt = this.plainAt.slice(0, n);
+    this.plainBytes = this.plainBytes.slice(0, n);
+    this.stemAt = this.stemAt.slice(0, n);
+    this.stemBytes = this.stemBytes.slice(0, n);
+    this.ids = this.ids.slice(0, n);
+    this.refPos = this.refPos.slice(0, n);
+    this.chainSizes = this.chainSizes.slice(0, n);
+    this.frequencies = this.frequencies.slice(0, n);
+    this.contexts = this.contexts.slice(0, n);
+    this.stemLanguages = this.stemLanguages.slice(0, n);
+  }
+
   room(): void {
     if (this.count < this.ids.length) return;
     const grow = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(a: T): T => {
@@ -444,11 +461,12 @@ export class Lexicon {
 
   private constructor(body: Buffer, columns: Columns, plainLengths: Uint16Array) {
     const n = columns.count;
+    columns.trim();
     this.count = n;
     this.c = columns;
     this.text = Buffer.concat([body, columns.extra.subarray(0, columns.extraBytes)]);
     columns.extra = Buffer.alloc(0);
-    this.frequencies = columns.frequencies.subarray(0, n);
+    this.frequencies = columns.frequencies;
     this.runEnd = new Uint32Array(n);
     this.runs = slotsFor(n);
     const mask = this.runs.length - 1;
