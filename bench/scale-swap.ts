@@ -147,10 +147,10 @@ class StatusWatch {
 
   constructor(ws: WebSocket) {
     ws.on('message', (data) => {
-      const msg = JSON.parse(String(data)) as { type: string; data?: { index?: string; cards?: number } };
+      const msg = JSON.parse(String(data)) as { type: string; data?: { index?: string; engine?: { cards?: number } } };
       if (msg.type !== 'event' || msg.data === undefined) return;
       this.version = msg.data.index;
-      this.cards = msg.data.cards ?? 0;
+      this.cards = msg.data.engine?.cards ?? 0;
       if (this.waiting !== undefined && this.version !== this.waiting.version) this.waiting.resolve();
     });
     ws.send(JSON.stringify({ type: 'subscribe', id: 'status', topic: 'status' }));
