@@ -343,30 +343,51 @@ function slotsFor(count: number): Int32Array {
   return new Int32Array(2 ** Math.ceil(Math.log2(2 * count + 2)));
 }
 
-/** Columns filled while a Lexicon's records are read, grown by doubling. */
+/** Columns filled while a Lexicon's records are read, one element per word of the header's count. */
 class Columns {
   count = 0;
   /** Where each word, plain form and stem is in the text (UTF-8), and its bytes. */
-  wordAt = new Uint32Array(1024);
-  wordBytes = new Uint8Array(1024);
-  plainAt = new Uint32Array(1024);
-  plainBytes = new Uint8Array(1024);
-  stemAt = new Uint32Array(1024);
-  stemBytes = new Uint16Array(1024);
-  ids = new Uint32Array(1024);
-  refPos = new Float64Array(1024);
-  chainSizes = new Float64Array(1024);
-  frequencies = new Uint8Array(1024);
-  contexts = new Uint16Array(1024);
-  stemLanguages = new Uint8Array(1024);
+  readonly wordAt: Uint32Array;
+  readonly wordBytes: Uint8Array;
+  readonly plainAt: Uint32Array;
+  readonly plainBytes: Uint8Array;
+  readonly stemAt: Uint32Array;
+  readonly stemBytes: Uint16Array;
+  readonly ids: Uint32Array;
+  readonly refPos: Float64Array;
+  readonly chainSizes: Float64Array;
+  readonly frequencies: Uint8Array;
+  readonly contexts: Uint16Array;
+  readonly stemLanguages: Uint8Array;
+  /** Each plain form's length in code points (the Lexicon's first order key). */
+  readonly plainLengths: Uint16Array;
   /** spellingHash of each plain form and of each (language, stem), for the tables; dropped after. */
-  plainHashes = new Int32Array(1024);
-  stemHashes = new Int32Array(1024);
+  plainHashes: Int32Array;
+  stemHashes: Int32Array;
   /** Plain forms and stems that are not a word's bytes, to follow the body in the text. */
   extra = Buffer.allocUnsafe(1 << 16);
   extraBytes = 0;
 
-  constructor(private readonly bodyLength: number) {}
+  constructor(
+    readonly words: number,
+    private readonly bodyLength: number,
+  ) {
+    this.wordAt = new Uint32Array(words);
+    this.wordBytes = new Uint8Array(words);
+    this.plainAt = new Uint32Array(words);
+    this.plainBytes = new Uint8Array(words);
+    this.stemAt = new Uint32Array(words);
+    this.stemBytes = new Uint16Array(words);
+    this.ids = new Uint32Array(words);
+    this.refPos = new Float64Array(words);
+    this.chainSizes = new Float64Array(words);
+    this.frequencies = new Uint8Array(words);
+    this.contexts = new Uint16Array(words);
+    this.stemLanguages = new Uint8Array(words);
+    this.plainLengths = new Uint16Array(words);
+    this.plainHashes = new Int32Array(words);
+    this.stemHashes = new Int32Array(words);
+  }
 
   /** Where `text` (UTF-8) lands after the body: appended once. */
   place(text: string): { at: number; bytes: number } {
@@ -380,46 +401,6 @@ class Columns {
     const bytes = this.extra.write(text, this.extraBytes, 'utf8');
     this.extraBytes += bytes;
     return { at, bytes };
-  }
-
-  /** Cuts the columns to the count: they grew by doubling. */
-  trim(): void {
-    const n = this.count;
-    this.wordAt = this.wordAt.slice(0, n);
-    this.wordBytes = this.wordBytes.slice(0, n);
-    this.plainAt = this.plainAt.slice(0, n);
-    this.plainBytes = this.plainBytes.slice(0, n);
-    this.stemAt = this.stemAt.slice(0, n);
-    this.stemBytes = this.stemBytes.slice(0, n);
-    this.ids = this.ids.slice(0, n);
-    this.refPos = this.refPos.slice(0, n);
-    this.chainSizes = this.chainSizes.slice(0, n);
-    this.frequencies = this.frequencies.slice(0, n);
-    this.contexts = this.contexts.slice(0, n);
-    this.stemLanguages = this.stemLanguages.slice(0, n);
-  }
-
-  room(): void {
-    if (this.count < this.ids.length) return;
-    const grow = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
-      b.set(a);
-      return b;
-    };
-    this.wordAt = grow(this.wordAt);
-    this.wordBytes = grow(this.wordBytes);
-    this.plainAt = grow(this.plainAt);
-    this.plainBytes = grow(this.plainBytes);
-    this.stemAt = grow(this.stemAt);
-    this.stemBytes = grow(this.stemBytes);
-    this.ids = grow(this.ids);
-    this.refPos = grow(this.refPos);
-    this.chainSizes = grow(this.chainSizes);
-    this.frequencies = grow(this.frequencies);
-    this.contexts = grow(this.contexts);
-    this.stemLanguages = grow(this.stemLanguages);
-    this.plainHashes = grow(this.plainHashes);
-    this.stemHashes = grow(this.stemHashes);
   }
 }
 
@@ -459,9 +440,9 @@ export class Lexicon {
   /** Where each plain-form length (in code points) starts and ends in lexicon order (its first and last entry + 1). */
   private readonly lengths = new Map<number, [number, number]>();
 
-  private constructor(body: Buffer, columns: Columns, plainLengths: Uint16Array) {
+  private constructor(body: Buffer, columns: Columns) {
     const n = columns.count;
-    columns.trim();
+    const { plainLengths } = columns;
     this.count = n;
     this.c = columns;
     this.text = Buffer.concat([body, columns.extra.subarray(0, columns.extraBytes)]);
@@ -601,8 +582,9 @@ export class Lexicon {
     let last: OrderKey | undefined;
     const whole = readIndexFile(file, LEXICON_FORMAT);
     const { body } = whole;
-    const columns = new Columns(body.length);
-    let plainLengths = new Uint16Array(1024);
+    // A record takes at least 6 bytes: a header's count past that is refused before the columns are allocated for it.
+    if (whole.fields[0]! > body.length / 6) throw whole.corrupt(body.length, `${body.length} bytes cannot hold the ${whole.fields[0]} words the header says`);
+    const columns = new Columns(whole.fields[0]!, body.length);
     let refPos = 0;
     for (let pos = 0; pos < body.length; ) {
       if (body[pos]! >= WORD_CLASSES.length) throw whole.corrupt(pos, `undefined word class ${body[pos]}`);
@@ -622,12 +604,7 @@ export class Lexicon {
       if (last !== undefined && compareKeys(last, key) >= 0) throw whole.corrupt(pos, `word ${JSON.stringify(word)} out of lexicon order`);
       const { language, stem, next } = readStem(whole, stemAt, key);
       const chainSize = size.value;
-      columns.room();
-      if (plainLengths.length === n) {
-        const grown = new Uint16Array(2 * n);
-        grown.set(plainLengths);
-        plainLengths = grown;
-      }
+      if (n === columns.words) throw whole.corrupt(pos, `more words than the ${columns.words} the header says`);
       const wordAt = fixed + 1;
       const wordBytes = body[fixed]!;
       const plain = key.plain === word ? { at: wordAt, bytes: wordBytes } : columns.place(key.plain);
@@ -646,14 +623,14 @@ export class Lexicon {
       columns.stemLanguages[n] = language;
       columns.plainHashes[n] = spellingHash(key.plain, 0, key.plain.length);
       columns.stemHashes[n] = language === 0 ? 0 : stemHash(language, stem);
-      plainLengths[n] = key.length;
+      columns.plainLengths[n] = key.length;
       columns.count += 1;
       if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
       last = key;
       pos = next;
     }
     if (columns.count !== whole.fields[0]) throw whole.corrupt(body.length, `${columns.count} words found, the header says ${whole.fields[0]}`);
-    return new Lexicon(body, columns, plainLengths);
+    return new Lexicon(body, columns);
   }
 
   /** The entry of exactly this word. */
