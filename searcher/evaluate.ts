@@ -28,8 +28,12 @@
  *   (index-engine.ts rankVersion prunes by the bounds).
  *
  * Nothing is allocated per occurrence or per card: a word with one variant
- * and no field uses the cached columns of its chains as they are (only its
- * scores are new), and every other node writes into typed arrays.
+ * and no field uses the cached columns of its chains as they are, a word
+ * of several merges its forms' score inputs (form-merge.ts), and
+ * every other node writes into typed arrays. Refs are read card by card
+ * (card-refs.ts), only for the cards a phrase, NEAR or the proximity and
+ * title bonuses look into, which ranking's bounds keep to those that can
+ * reach the top.
  *
  * Work bound: at most `budget` chains (cards × words) are decoded per
  * query; a word's chains past it are cut (its lowest card ids kept) and the
@@ -45,9 +49,11 @@ import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, PACKED_META, WORD_EDGE } from '../common/index/refs.js';
 import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
+import { MergedRefs, NO_REFS, StoredRefs, presentWords, type CardRefs } from './card-refs.js';
+import { mergeForms } from './form-merge.js';
 import { MAX_FORMS, type CardColumns, type IndexVersion, type Occurrences, type Postings, type WordForms } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
-import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, TITLE_BONUS, chainShapes, idf, lineAt, minGap, occurrenceScore, phraseWordBound, phraseWordScore, proximity, seek, sortKeys, TITLE_META, titleClass } from './rank.js';
+import { ACCENT_BONUS, CODE_MASK, CODE_META, CODE_TF, NEAR_BONUS, PHRASE_BONUS, FORM, FORM_FACTORS, TITLE_BONUS, idf, inputScore, lineAt, minGap, phraseShape, refInputs, phraseWordBound, phraseWordScore, proximity, seek, sortKeys, TITLE_META, titleClass, titleOf } from './rank.js';
 
 export const MAX_EXPANSIONS = 64;
 export const MAX_CHAINS = 2_000_000;
@@ -57,14 +63,15 @@ const YIELD_WORK = 65_536;
 /** Meta types (doc-body.ts META_TYPES) a field keeps, one bit per type. */
 const FIELD_METAS: Record<Field, number> = { title: 1 << 0, url: (1 << 3) | (1 << 4) };
 
-/** A node's cards, ascending, with scores; `keys` when asked for: card i's matches are keys[starts[i]] to keys[starts[i + 1]]. */
+/** A node's cards, ascending, with scores; `refs` when asked for: card i's matches, loaded card by card (card-refs.ts). */
 export interface Hits {
   count: number;
   cards: Uint32Array;
   /** Read only: they may be the chain cache's. */
   scores: Float64Array | Float32Array;
-  starts: Uint32Array | undefined;
-  keys: Int32Array | undefined;
+  refs: CardRefs | undefined;
+  /** One word's hits: its score inputs in each card (rank.ts refInputs), which tell whether a title has it. */
+  bodies?: Uint32Array;
 }
 
 
@@ -74,7 +81,7 @@ interface Result {
   negated: boolean;
 }
 
-const NO_HITS: Hits = { count: 0, cards: new Uint32Array(0), scores: new Float64Array(0), starts: new Uint32Array(1), keys: new Int32Array(0) };
+const NO_HITS: Hits = { count: 0, cards: new Uint32Array(0), scores: new Float64Array(0), refs: new StoredRefs(new Uint32Array(1), new Int32Array(0)) };
 
 /** Hits written card by card into arrays that grow by doubling. */
 class HitsBuilder {
@@ -99,10 +106,11 @@ class HitsBuilder {
     }
   }
 
-  /** Appends refs[from..to) to the keys of the card being built. */
-  copyKeys(refs: Int32Array, from: number, to: number): void {
+  /** Appends the refs loaded in `refs` to the keys of the card being built. */
+  copyKeys(refs: CardRefs): void {
+    const { from, to } = refs;
     const keys = this.room(to - from);
-    keys.set(refs.subarray(from, to), this.used);
+    keys.set(refs.keys.subarray(from, to), this.used);
     this.used += to - from;
   }
 
@@ -153,29 +161,21 @@ class HitsBuilder {
   }
 
   hits(): Hits {
-    return { count: this.count, cards: this.cards, scores: this.scores, starts: this.starts, keys: this.keys };
+    return { count: this.count, cards: this.cards, scores: this.scores, refs: this.starts === undefined ? undefined : new StoredRefs(this.starts, this.keys!) };
   }
 }
-
-/** Card i's keys as [from, to), or an empty range when `hits` carries none. */
-function range(hits: Hits, i: number): [number, number] {
-  return hits.starts === undefined ? [0, 0] : [hits.starts[i]!, hits.starts[i + 1]!];
-}
-
-const EMPTY_KEYS = new Int32Array(0);
 
 /**
  * The columns of several lists, each kind in an array of its own: Hits come
  * in several object shapes, and a loop reading through them would be
- * polymorphic at every load. A list without keys (site:'s) gets empty ones.
+ * polymorphic at every load. A list without refs (site:'s) gets none.
  */
-function columnsOf<H extends Hits>(lists: readonly H[]) {
+function columnsOf(lists: readonly Hits[]) {
   return {
     cards: lists.map((hits) => hits.cards),
     counts: lists.map((hits) => hits.count),
     scores: lists.map((hits) => hits.scores),
-    starts: lists.map((hits): H['starts'] => hits.starts),
-    keys: lists.map((hits) => hits.keys ?? EMPTY_KEYS),
+    refs: lists.map((hits) => hits.refs ?? NO_REFS),
   };
 }
 
@@ -383,19 +383,53 @@ export class Evaluation {
     for (const entry of entries) lists.push(await this.read(entry));
     if (lists.length === 1 && metas < 0 && kinds[0] === FORM.word) {
       // One variant, every occurrence: the cached columns and scores as they are.
-      const { count, cards, starts, refs, scores, shapes, idf } = lists[0]!;
-      return { count, cards, scores, starts, keys: refs, exact: same(entries[0]!.word === exact ? 1 : 0, count), idf, shapes };
+      const { count, cards, scores, bodies, metas, refs, idf } = lists[0]!;
+      return { count, cards, scores, bodies, metas, refs, exact: same(entries[0]!.word === exact ? 1 : 0, count), idf };
     }
+    const isExact = Uint8Array.from(entries, (entry) => (entry.word === exact ? 1 : 0));
+    const occurrences = metas < 0 ? this.merge(lists, kinds, isExact) : this.field(lists, kinds, isExact, metas);
+    // Cut by the work bound, it is this query's share only.
+    if (mergeKey !== undefined && this.truncated === truncatedBefore) this.version.keepMerged(mergeKey, occurrences);
+    return occurrences;
+  }
+
+  /**
+   * Several forms of a word: their score inputs merged by card (form-merge.ts:
+   * as their refs together would give them); the refs stay in the forms'
+   * chains (card-refs.ts MergedRefs). The IDF counts the union (occurrences()).
+   */
+  private merge(lists: readonly Postings[], kinds: Uint8Array, isExact: Uint8Array): Occurrences {
     const { norms, length } = this.version.columns;
-    // Several variants (or a field): a k-way merge by card, keeping the occurrences the field takes; scored once the union is counted.
+    const { count, cards, bodies, metas, closest, exact, present } = mergeForms(lists, kinds, isExact, length.length);
+    // A list cut by the work bound estimates its whole count (`total`); the union has at least the largest.
+    const wordIdf = idf(Math.max(count, ...lists.map((l) => l.total)), length.length);
+    // A loop: Float32Array.from with a map function takes V8's slow generic path.
+    const scores = new Float32Array(count);
+    for (let i = 0; i < count; i++) scores[i] = FORM_FACTORS[closest[i]!]! * inputScore(bodies[i]!, metas[i]!, norms[length[cards[i]!]!]!, wordIdf);
+    const kept = cards.slice(0, count);
+    return {
+      count,
+      cards: kept,
+      scores,
+      refs: new MergedRefs(kept, present.slice(0, count * presentWords(lists.length)), lists),
+      exact: exact.slice(0, count),
+      idf: wordIdf,
+      bodies: bodies.slice(0, count),
+      metas: metas.slice(0, count),
+    };
+  }
+
+  /**
+   * A word in a field (title:, url:): a k-way merge by card of its forms'
+   * refs, keeping the meta occurrences the field takes (`metas`, a bit per
+   * meta type), scored as occurrences; cards without one are left out.
+   */
+  private field(lists: readonly Postings[], kinds: Uint8Array, isExact: Uint8Array, metas: number): Occurrences {
     let union = 0;
-    const isExact = entries.map((entry) => (entry.word === exact ? 1 : 0));
     const cursor = new Int32Array(lists.length);
-    // Without a field every ref of every list is kept: the keys' size is known.
     const out = new HitsBuilder(
       lists.reduce((n, l) => n + l.count, 0),
       true,
-      lists.reduce((n, l) => n + l.starts[l.count]! - l.starts[0]!, 0),
     );
     for (let cardId = lowest(lists, cursor); cardId >= 0; cardId = lowest(lists, cursor)) {
       union += 1;
@@ -406,34 +440,34 @@ export class Evaluation {
       for (let l = 0; l < lists.length; l++) {
         const i = take(lists, cursor, l, cardId);
         if (i < 0) continue;
-        const list = lists[l]!;
+        const refs = lists[l]!.refs;
+        refs.load(i);
         const before = out.used;
-        if (metas < 0) out.copyKeys(list.refs, list.starts[i]!, list.starts[i + 1]!);
-        else
-          for (let j = list.starts[i]!; j < list.starts[i + 1]!; j++) {
-            const ref = list.refs[j]!;
-            if ((ref & PACKED_META) !== 0 && ((metas >> ((ref >> 2) & 15)) & 1) !== 0) out.key(ref);
-          }
+        for (let j = refs.from; j < refs.to; j++) {
+          const ref = refs.keys[j]!;
+          if ((ref & PACKED_META) !== 0 && ((metas >> ((ref >> 2) & 15)) & 1) !== 0) out.key(ref);
+        }
         if (out.used > before) {
           exactHere |= isExact[l]!;
           parts += 1;
           if (kinds[l]! < closest) closest = kinds[l]!;
         }
       }
-      // The form's factor for now; × the card's score below. One list's keys are in order already.
+      // The form's factor for now; × the card's score below.
       if (out.used > first) out.add(cardId, FORM_FACTORS[closest]!, exactHere, parts > 1);
     }
     const hits = out.hits();
-    // A list cut by the work bound estimates its whole count (`total`); the union has at least the largest.
-    const wordIdf = idf(Math.max(union, ...lists.map((l) => l.total)), length.length);
-    const { cards, starts, keys } = hits;
-    // Scores as a chain's are (Float32Array): the loops that read several words' scores then see one array type.
-    // A loop: Float32Array.from with a map function takes V8's slow generic path, the bulk of a merge once.
+    const wordIdf = idf(Math.max(union, ...lists.map((l) => l.total)), this.version.columns.length.length);
+    const { norms, length } = this.version.columns;
+    const { starts, keys } = out;
     const scores = new Float32Array(hits.count);
-    for (let i = 0; i < hits.count; i++) scores[i] = hits.scores[i]! * occurrenceScore(keys!, starts![i]!, starts![i + 1]!, norms[length[cards[i]!]!]!, wordIdf);
-    const occurrences = { ...hits, scores, starts: hits.starts!, keys: hits.keys!, exact: out.exact.subarray(0, hits.count), idf: wordIdf, shapes: undefined };
-    // Cut by the work bound, it is this query's share only.
-    return mergeKey !== undefined && this.truncated === truncatedBefore ? this.version.keepMerged(mergeKey, occurrences) : occurrences;
+    const bodies = new Uint32Array(hits.count);
+    const inputs = new Uint32Array(hits.count);
+    for (let i = 0; i < hits.count; i++) {
+      refInputs(keys!, starts![i]!, starts![i + 1]!, bodies, inputs, i);
+      scores[i] = hits.scores[i]! * inputScore(bodies[i]!, inputs[i]!, norms[length[hits.cards[i]!]!]!, wordIdf);
+    }
+    return { count: hits.count, cards: hits.cards, scores, bodies, metas: inputs, refs: hits.refs!, exact: out.exact.subarray(0, hits.count), idf: wordIdf };
   }
 
   private async term(node: TermNode, keys: boolean): Promise<Hits> {
@@ -469,13 +503,20 @@ export class Evaluation {
       j = seek(right.cards, j, right.count, cardId);
       if (j >= right.count) break;
       if (right.cards[j] !== cardId) continue;
-      const [lFrom, lTo] = range(left, i);
-      const [rFrom, rTo] = range(right, j);
-      const gap = minGap(left.keys!, lFrom, lTo, right.keys!, rFrom, rTo);
+      const l = left.refs!;
+      l.load(i);
+      // Loaded before the right's: the same word on both sides is one reader, and loading it again gives the same refs.
+      const lKeys = l.keys;
+      const { from: lFrom, to: lTo } = l;
+      const r = right.refs!;
+      r.load(j);
+      const gap = minGap(lKeys, lFrom, lTo, r.keys, r.from, r.to);
       if (gap > node.distance) continue;
       if (keys) {
-        out.copyKeys(left.keys!, lFrom, lTo);
-        out.copyKeys(right.keys!, rFrom, rTo);
+        l.load(i);
+        out.copyKeys(l);
+        r.load(j);
+        out.copyKeys(r);
       }
       out.add(cardId, left.scores[i]! + right.scores[j]! + (NEAR_BONUS * (node.distance + 1 - gap)) / node.distance, 0, true);
     }
@@ -486,7 +527,7 @@ export class Evaluation {
   private site(host: string, keys: boolean): Hits {
     const lists = [this.version.stringCards('host', host), this.version.stringCards('host', `www.${host}`), this.version.stringCards('domain', host)];
     return unite(
-      lists.map((cards) => ({ count: cards.length, cards, scores: new Float64Array(cards.length), starts: undefined, keys: undefined })),
+      lists.map((cards) => ({ count: cards.length, cards, scores: new Float64Array(cards.length), refs: undefined })),
       keys,
     );
   }
@@ -551,7 +592,7 @@ function take(lists: ReadonlyArray<{ count: number; cards: Uint32Array }>, curso
 
 /** The union of card sets: a k-way merge, scores added, keys merged when asked for. */
 function unite(sets: readonly Hits[], keys: boolean): Hits {
-  if (sets.length === 1 && (!keys || sets[0]!.keys !== undefined)) return sets[0]!;
+  if (sets.length === 1 && (!keys || sets[0]!.refs !== undefined)) return sets[0]!;
   const cursor = new Int32Array(sets.length);
   const out = new HitsBuilder(
     sets.reduce((n, s) => n + s.count, 0),
@@ -564,8 +605,10 @@ function unite(sets: readonly Hits[], keys: boolean): Hits {
       if (i < 0) continue;
       const set = sets[s]!;
       score += set.scores[i]!;
-      const [from, to] = range(set, i);
-      if (keys && to > from) out.copyKeys(set.keys!, from, to);
+      if (keys && set.refs !== undefined) {
+        set.refs.load(i);
+        out.copyKeys(set.refs);
+      }
     }
     out.add(cardId, score, 0, true);
   }
@@ -677,8 +720,7 @@ class AndMatch extends Candidates implements Matcher {
   readonly exact = false;
   // The included lists' columns (columnsOf).
   private readonly scores: ReadonlyArray<Float64Array | Float32Array>;
-  private readonly starts: ReadonlyArray<Uint32Array | undefined>;
-  private readonly keys: readonly Int32Array[];
+  private readonly refs: readonly CardRefs[];
   /** The least title weight (rank.ts titleClass) that earns the title bonus. */
   private readonly titleClass: number;
 
@@ -693,10 +735,10 @@ class AndMatch extends Candidates implements Matcher {
     this.titleClass = titleClass(words);
     const n = included.length;
     const b = included.indexOf(base);
-    const { cards, counts, scores, starts, keys } = columnsOf(included);
+    const { cards, counts, scores, refs } = columnsOf(included);
+    const bodies = included.map((hits) => hits.bodies);
     this.scores = scores;
-    this.starts = starts;
-    this.keys = keys;
+    this.refs = refs;
     const { cards: excludedCards, counts: excludedCounts } = columnsOf(excluded);
     const at = new Int32Array(n);
     const excludedAt = new Int32Array(excluded.length);
@@ -721,11 +763,15 @@ class AndMatch extends Candidates implements Matcher {
       }
       // Summed in the order score() sums, so that rounding keeps the bound above the score.
       let bound = 0;
+      let titled = n > 1;
       for (let p = 0; p < n; p++) {
         bound += scores[p]![at[p]!]!;
         if (p > 0) bound += closest;
+        // A word whose title (if any) is longer than the query's class rules the title bonus out; other terms' titles are seen in score().
+        const inputs = bodies[p];
+        if (inputs !== undefined && titleOf(inputs[at[p]!]!) < this.titleClass) titled = false;
       }
-      if (n > 1) bound += TITLE_BONUS;
+      if (titled) bound += TITLE_BONUS;
       this.append(cardId, at, bound);
     }
   }
@@ -735,9 +781,11 @@ class AndMatch extends Candidates implements Matcher {
   }
 
   score(i: number, out?: HitsBuilder): number {
-    const { scores, starts, keys, at, width } = this;
+    const { scores, refs, at, width } = this;
     const o = i * width;
     let score = 0;
+    // The previous term's refs, held while the next is loaded (card-refs.ts: a reader each).
+    let previous = NO_REFS.keys;
     let before = 0;
     let last = 0;
     // Terms with occurrences in the card, and those with one in a title of the query's length class or shorter.
@@ -746,15 +794,16 @@ class AndMatch extends Candidates implements Matcher {
     for (let p = 0; p < width; p++) {
       const j = at[o + p]!;
       score += scores[p]![j]!;
-      const list = starts[p];
-      const from = list === undefined ? 0 : list[j]!;
-      const to = list === undefined ? 0 : list[j + 1]!;
-      if (p > 0) score += proximity(minGap(keys[p - 1]!, before, last, keys[p]!, from, to));
-      if (out !== undefined && to > from) out.copyKeys(keys[p]!, from, to);
+      const r = refs[p]!;
+      r.load(j);
+      const { keys, from, to } = r;
+      if (p > 0) score += proximity(minGap(previous, before, last, keys, from, to));
+      if (out !== undefined && to > from) out.copyKeys(r);
       if (to > from) {
         terms += 1;
-        if (inTitle(keys[p]!, from, to, this.titleClass)) titled += 1;
+        if (inTitle(keys, from, to, this.titleClass)) titled += 1;
       }
+      previous = keys;
       before = from;
       last = to;
     }
@@ -794,17 +843,21 @@ class PhraseMatch extends Candidates implements Matcher {
   private readonly ref: Int32Array;
   private readonly best: Float64Array;
   private readonly tf: Float64Array;
-  /** Each word's phrase shapes, made on the first closer(). */
-  private shapes: Uint32Array[] | undefined;
   // Each word's columns (columnsOf).
-  private readonly starts: readonly Uint32Array[];
-  private readonly keys: readonly Int32Array[];
+  private readonly bodies: readonly Uint32Array[];
+  private readonly metas: readonly Uint32Array[];
+  /** Each word's phrase shape (rank.ts phraseShape) in the card closer() looks at. */
+  private readonly shapes: Uint32Array;
+  private readonly refs: readonly CardRefs[];
+  /** Each word's refs in the card being scored: keys[w][start[w]..to[w]). */
+  private readonly keys: Int32Array[];
+  private readonly start: Int32Array;
   private readonly scores: ReadonlyArray<Float64Array | Float32Array>;
   private readonly exacts: readonly Uint8Array[];
   private readonly idfs: Float64Array;
 
   constructor(
-    private readonly words: readonly Occurrences[],
+    words: readonly Occurrences[],
     private readonly accented: boolean,
     private readonly norms: Float64Array,
     private readonly lengths: Uint8Array,
@@ -818,9 +871,13 @@ class PhraseMatch extends Candidates implements Matcher {
     this.ref = new Int32Array(n);
     this.best = new Float64Array(n);
     this.tf = new Float64Array(n);
-    const { cards, counts, scores, starts, keys } = columnsOf(words);
-    this.starts = starts;
-    this.keys = keys;
+    const { cards, counts, scores, refs } = columnsOf(words);
+    this.refs = refs;
+    this.keys = refs.map((r) => r.keys);
+    this.start = new Int32Array(n);
+    this.bodies = words.map((word) => word.bodies);
+    this.metas = words.map((word) => word.metas);
+    this.shapes = new Uint32Array(n);
     this.scores = scores;
     this.exacts = words.map((word) => word.exact);
     this.idfs = Float64Array.from(words, (word) => word.idf);
@@ -844,32 +901,33 @@ class PhraseMatch extends Candidates implements Matcher {
   }
 
   closer(i: number): number {
-    const { words, width: n, at } = this;
-    // Kept on the word: a several-form word's occurrences are cached (IndexVersion#merged), and so are its shapes then.
-    const shapes = (this.shapes ??= words.map((word) => (word.shapes ??= chainShapes(word.starts, word.keys, word.count))));
+    const { bodies, metas: inputs, shapes, width: n, at } = this;
     const o = i * n;
     let matches = Infinity;
     let metas = true;
     for (let w = 0; w < n; w++) {
-      const shape = shapes[w]![at[o + w]!]!;
+      const shape = (shapes[w] = phraseShape(bodies[w]![at[o + w]!]!, inputs[w]![at[o + w]!]!));
       matches = Math.min(matches, shape >>> 16);
       if ((shape & 0xff) === 0) metas = false;
     }
     const norm = this.norms[this.lengths[this.cards[i]!]!]!;
     // Summed in the order score() sums, so that rounding keeps the bound above the score.
     let bound = PHRASE_BONUS * (n - 1) + (this.accented ? ACCENT_BONUS : 0);
-    for (let w = 0; w < n; w++) bound += phraseWordBound(shapes[w]![at[o + w]!]!, matches, metas, norm, this.idfs[w]!, this.scores[w]![at[o + w]!]!);
+    for (let w = 0; w < n; w++) bound += phraseWordBound(shapes[w]!, matches, metas, norm, this.idfs[w]!, this.scores[w]![at[o + w]!]!);
     return bound;
   }
 
   score(i: number, out?: HitsBuilder): number {
-    const { starts, keys, scores, width: n, from, to, best, tf } = this;
+    const { refs, keys, start, scores, width: n, from, to, best, tf } = this;
     const { at } = this;
     const o = i * n;
     let lead = 0;
     for (let w = 0; w < n; w++) {
-      from[w] = starts[w]![at[o + w]!]!;
-      to[w] = starts[w]![at[o + w]! + 1]!;
+      const r = refs[w]!;
+      r.load(at[o + w]!);
+      keys[w] = r.keys;
+      start[w] = from[w] = r.from;
+      to[w] = r.to;
       if (to[w]! - from[w]! < to[lead]! - from[lead]!) lead = w;
     }
     // By hand: fill() is a call into the runtime, dearer than the two or three writes.
@@ -888,7 +946,7 @@ class PhraseMatch extends Candidates implements Matcher {
       let ceiling = matched;
       for (let w = 0; w < n && ceiling; w++) ceiling = phraseWordScore(best[w]!, 0, norm, this.idfs[w]!) >= scores[w]![at[o + w]!]!;
       if (!ceiling) {
-        for (let w = 0; w < n; w++) from[w] = starts[w]![at[o + w]!]!;
+        for (let w = 0; w < n; w++) from[w] = start[w]!;
         matched = this.scan(lead, textEnd, metas, undefined) || matched;
       }
     }

@@ -119,14 +119,15 @@ class Explainer {
     const occurrences = await this.evaluation.occurrences(node, at);
     const i = seek(occurrences.cards, 0, occurrences.count, cardId);
     if (i >= occurrences.count || occurrences.cards[i] !== cardId) return { node: name, score: 0 };
-    const from = occurrences.starts[i]!;
-    const to = occurrences.starts[i + 1]!;
+    const refs = occurrences.refs;
+    refs.load(i);
+    const { keys, from, to } = refs;
     const { norms, length } = this.version.columns;
     const parts: OccurrenceParts = { tf: 0, bm25f: 0, metas: 0, anchors: 0 };
-    occurrenceScore(occurrences.keys, from, to, norms[length[cardId]!]!, occurrences.idf, parts);
+    occurrenceScore(keys, from, to, norms[length[cardId]!]!, occurrences.idf, parts);
     const fields: Record<string, number> = {};
     for (let j = from; j < to; j++) {
-      const ref = occurrences.keys[j]!;
+      const ref = keys[j]!;
       const field = (ref & PACKED_META) === 0 ? 'body' : FIELD_NAMES[(ref >> 2) & 15]!;
       fields[field] = (fields[field] ?? 0) + 1;
     }

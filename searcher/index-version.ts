@@ -7,10 +7,10 @@
  * element per card, checked once here), so the per-card work of a query is
  * array reads. WordIndex, StringIndex and Cards are read on demand:
  *
- * - a word's chains are decoded once into columns (Postings: card ids, per
- *   card its refs packed into int32s sorted by line, and the word's score
- *   in the card) and kept in an LRU bounded by their bytes
- *   (`searcher.chain_cache`);
+ * - a word's chains are walked once into columns (Postings: card ids, the
+ *   word's score inputs and score in each card, its phrase shape) and kept,
+ *   with the chains' bytes for the refs of the cards a query looks into
+ *   (card-refs.ts), in an LRU bounded by their bytes (`searcher.chain_cache`);
  * - cards (inflated, for hits and snippets) in an LRU bounded by their
  *   bytes (`searcher.card_cache`); the names facets show (a site's host, a
  *   card's MIME type) in small caches of their own, so counting facets reads
@@ -29,11 +29,12 @@ import { Lexicon, type LexiconEntry } from '../common/index/lexicon.js';
 import { verifyIndexDir, type Manifest } from '../common/index/manifest.js';
 import { UNDETERMINED, languageCode, languageOf } from '../common/language/codes.js';
 import { stemLanguage, stemOf } from '../common/language/stem.js';
-import type { PackedChains } from '../common/index/refs.js';
+import type { ChainDecoder } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { cacheSizes } from './config.js';
 import { Frequencies, Lru } from './lru.js';
-import { FORM, chainScores, chainShapes, idf, lengthNorms, sortKeys } from './rank.js';
+import { CHECKPOINT, ChainRefs, MergedRefs, type CardRefs } from './card-refs.js';
+import { FORM, idf, inputScore, lengthNorms, refInputs } from './rank.js';
 import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
 
@@ -78,58 +79,94 @@ export interface WordForms {
 
 /**
  * One query word's occurrences as the evaluator reads them (evaluate.ts):
- * its cards ascending, its score in each, card i's refs keys[starts[i]] to
- * keys[starts[i + 1]], which cards have the query word's exact form, its
- * IDF, and its phrase shapes (rank.ts chainShapes) when known. A word of
- * several forms is its chains merged, kept beside them (merged()).
+ * its cards ascending, its score in each, its score inputs in each (rank.ts
+ * refInputs: what bounds it in a phrase), card i's refs when asked for
+ * (card-refs.ts), which cards have the query word's exact form, and its
+ * IDF. A word of several forms is its chains merged, kept beside them
+ * (merged()).
  */
 export interface Occurrences {
   count: number;
   cards: Uint32Array;
   /** Read only: they may be the chain cache's. */
-  scores: Float64Array | Float32Array;
-  starts: Uint32Array;
-  keys: Int32Array;
+  scores: Float32Array;
+  bodies: Uint32Array;
+  metas: Uint32Array;
+  refs: CardRefs;
   exact: Uint8Array;
   idf: number;
-  shapes: Uint32Array | undefined;
 }
 
-/** A word's chains as the evaluator reads them: each card's refs sorted by line, the word's score in each card (rank.ts chainScores), what bounds it in a phrase (rank.ts chainShapes) and its IDF. */
-export interface Postings extends PackedChains {
+/**
+ * A word's chains as the evaluator reads them: its cards, the score inputs
+ * in each (rank.ts refInputs), the word's score in each card, its IDF, and
+ * its refs card by card (card-refs.ts ChainRefs: the chains' bytes).
+ */
+export interface Postings {
+  count: number;
+  cards: Uint32Array;
+  bodies: Uint32Array;
+  metas: Uint32Array;
   scores: Float32Array;
-  shapes: Uint32Array;
-  /** From the word's chain count (PackedChains total): beyond the work bound, as estimated. */
+  refs: ChainRefs;
+  /** How many chains the word has: `count` when all were read; beyond the work bound, estimated (common/index/refs.ts PackedChains). */
+  total: number;
   idf: number;
 }
 
-/** What a chain-cache entry holds: an entry's decoded chains, or a several-form word's merged occurrences. */
+/** What a chain-cache entry holds: an entry's chains, or a several-form word's merged occurrences. */
 type Decoded = Postings | Occurrences;
 const decodedBytes = (d: Decoded): number =>
-  'refs' in d ? d.cards.byteLength + d.starts.byteLength + d.refs.byteLength + d.scores.byteLength + d.shapes.byteLength : d.cards.byteLength + d.scores.byteLength + d.starts.byteLength + d.keys.byteLength + d.exact.byteLength;
+  d.cards.byteLength + d.bodies.byteLength + d.metas.byteLength + d.scores.byteLength + ('exact' in d ? d.exact.byteLength : 0) + (d.refs instanceof ChainRefs || d.refs instanceof MergedRefs ? d.refs.bytes : 0);
 
-/** Sorts each chain's refs by line (the decoder gives them as stored: metas first, then words) and scores them. */
-function postingsOf(p: PackedChains, columns: CardColumns): Postings {
-  const { starts, refs } = p;
-  for (let i = 0; i < p.count; i++) {
-    const from = starts[i]!;
-    const to = starts[i + 1]!;
-    for (let j = from + 1; j < to; j++) {
-      if (refs[j - 1]! > refs[j]!) {
-        sortKeys(refs, from, to);
-        break;
-      }
-    }
-  }
-  const wordIdf = idf(p.total, columns.length.length);
-  return { ...p, scores: chainScores(p.cards, starts, refs, p.count, columns.norms, columns.length, wordIdf), shapes: chainShapes(starts, refs, p.count), idf: wordIdf };
+/** Scratch columns for postingsOf, grown as needed up to SCRATCH_KEPT chains (a bigger list gets its own): one list at a time per thread. */
+const SCRATCH_KEPT = 4 << 20;
+let scratch = { cards: new Uint32Array(1024), bodies: new Uint32Array(1024), metas: new Uint32Array(1024), checkpoints: new Uint32Array(1024 / CHECKPOINT) };
+
+function scratchFor(chains: number): typeof scratch {
+  if (scratch.cards.length >= chains) return scratch;
+  const made = { cards: new Uint32Array(chains), bodies: new Uint32Array(chains), metas: new Uint32Array(chains), checkpoints: new Uint32Array(Math.ceil(chains / CHECKPOINT)) };
+  if (chains <= SCRATCH_KEPT) scratch = made;
+  return made;
 }
 
-/** The first `max` chains of `p`, sharing its arrays. */
+/**
+ * A word's chains (the first `max`) walked once: card ids, score inputs,
+ * a head every CHECKPOINT chains; no ref is kept, so nothing needs
+ * sorting. Decoded into scratch columns and copied out at their size.
+ */
+function postingsOf(decoder: ChainDecoder, max: number, columns: CardColumns): Postings {
+  // A chain takes at least 2 bytes (a head byte, a ref).
+  const room = Math.max(0, Math.min(Math.floor(decoder.bytes / 2), max));
+  const { cards, bodies, metas, checkpoints } = scratchFor(room);
+  let i = 0;
+  const { count, total } = decoder.walk(0, decoder.bytes, max, (cardId, head, refs, n) => {
+    if (i % CHECKPOINT === 0) checkpoints[i / CHECKPOINT] = head;
+    cards[i] = cardId;
+    refInputs(refs, 0, n, bodies, metas, i++);
+  });
+  const wordIdf = idf(total, columns.length.length);
+  const scores = new Float32Array(count);
+  const { norms, length } = columns;
+  for (let c = 0; c < count; c++) scores[c] = inputScore(bodies[c]!, metas[c]!, norms[length[cards[c]!]!]!, wordIdf);
+  return {
+    count,
+    cards: cards.slice(0, count),
+    bodies: bodies.slice(0, count),
+    metas: metas.slice(0, count),
+    scores,
+    refs: new ChainRefs(decoder, checkpoints.slice(0, Math.ceil(count / CHECKPOINT)), count),
+    total,
+    idf: wordIdf,
+  };
+}
+
+/** The first `max` chains of `p`, sharing its arrays (and its refs: card i's are the same). */
 function firstChains(p: Postings, max: number): Postings {
   if (p.count <= max) return p;
   const count = Math.max(0, max);
-  return { count, cards: p.cards.subarray(0, count), starts: p.starts.subarray(0, count + 1), refs: p.refs, scores: p.scores.subarray(0, count), shapes: p.shapes.subarray(0, count), idf: p.idf, total: p.total };
+  const cut = <T extends Uint32Array | Float32Array>(column: T): T => column.subarray(0, count) as T;
+  return { ...p, count, cards: cut(p.cards), bodies: cut(p.bodies), metas: cut(p.metas), scores: cut(p.scores) };
 }
 
 /** CardInfo as columns: one element per card id. */
@@ -259,9 +296,13 @@ export class IndexVersion {
   postings(entry: LexiconEntry, max = Infinity): Postings {
     const cached = this.chainCache.get(entry.id) as Postings | undefined;
     if (cached !== undefined) return firstChains(cached, max);
-    const packed = postingsOf(this.words.packed(entry.id, entry.refPos, max), this.columns);
-    if (packed.count < max) this.chainCache.set(entry.id, packed);
-    return packed;
+    const postings = postingsOf(this.words.decoder(entry.id, entry.refPos), max, this.columns);
+    if (postings.count < max) {
+      this.chainCache.set(entry.id, postings);
+      // Its refs written out make it bigger: the cache weighs it again, and keeps it or lets the refs go.
+      postings.refs.keep = () => this.chainCache.set(entry.id, postings);
+    }
+    return postings;
   }
 
   /** A several-form word's merged occurrences kept by merged(), if still cached. */
@@ -269,12 +310,10 @@ export class IndexVersion {
     return this.chainCache.get(formsKey) as Occurrences | undefined;
   }
 
-  /** Keeps a several-form word's merged occurrences (their arrays cut to size) beside the chains; returns what it keeps. */
-  keepMerged(formsKey: string, occurrences: Occurrences): Occurrences {
-    const { count, starts } = occurrences;
-    const kept = { ...occurrences, cards: occurrences.cards.slice(0, count), scores: occurrences.scores.slice(0, count), starts: starts.slice(0, count + 1), keys: occurrences.keys.length === starts[count] ? occurrences.keys : occurrences.keys.slice(0, starts[count]!), exact: occurrences.exact.slice(0, count) };
-    this.chainCache.set(formsKey, kept);
-    return kept;
+  /** Keeps a several-form word's merged occurrences beside the chains. */
+  keepMerged(formsKey: string, occurrences: Occurrences): void {
+    this.chainCache.set(formsKey, occurrences);
+    if (occurrences.refs instanceof MergedRefs) occurrences.refs.keep = () => this.chainCache.set(formsKey, occurrences);
   }
 
   /**

@@ -69,14 +69,20 @@ export class Lru<K, V> {
     return slot.value;
   }
 
-  set(key: K, value: V): void {
+  /** Keeps `value` (or weighs it again when it is the value kept, grown); returns whether it is kept. */
+  set(key: K, value: V): boolean {
     const cost = this.cost(value);
-    if (cost > this.capacity || !this.admits(key, cost)) return;
+    if (cost > this.capacity || !this.admits(key, cost)) return false;
     const old = this.map.get(key);
-    if (old !== undefined) this.total -= old.cost;
+    if (old !== undefined) {
+      this.total -= old.cost;
+      // The newest now: Map.set would leave it where it was.
+      this.map.delete(key);
+    }
     this.map.set(key, { value, cost });
     this.total += cost;
     this.evict();
+    return this.map.get(key)?.value === value;
   }
 
   /** Whether `key` is asked for more than ADMISSION_FACTOR times as often as every entry it would push out. */

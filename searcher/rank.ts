@@ -179,18 +179,127 @@ export function lengthNorms(lengths: Uint8Array): Float64Array {
 }
 
 /**
- * A word's score in each card of its chains (refs packed, common/index/refs.ts):
- * occurrenceScore with the card's length norm (`norms[lengths[card]]`) and
- * the word's `idf`. Made once when the chains are decoded.
+ * What occurrenceScore and a phrase's bound read of a card's refs, in two
+ * numbers (refInputs) that merge across a word's forms (mergeBodies,
+ * mergeMetas) as the refs of the forms together would:
+ *
+ * - the body: its term frequency in tenths (CODE_TF × 10, an integer:
+ *   WORD_WEIGHTS added up; at most MAX_TF10, far past saturation), the
+ *   title's length class if the word is in it (from TITLE_SHIFT: TITLE_BIT
+ *   and the class, titleOf), how many word occurrences have a position
+ *   (from COUNT_SHIFT; MANY_COUNT and up stand for any number, as a phrase
+ *   bound must), and the heaviest word type's weight among them (from
+ *   WORD_SHIFT);
+ * - the metas: the best meta weight, the second best, the best anchor
+ *   text's (INPUT_BITS each), whether the card's own site has an anchor
+ *   text with the word (OWN_BIT), and how many other sites do (from
+ *   CROSS_SHIFT, at most MAX_CROSS: the anchor part saturates long before).
  */
-export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32Array, count: number, norms: Float64Array, lengths: Uint8Array, idf: number): Float32Array {
-  const scores = new Float32Array(count);
-  for (let i = 0; i < count; i++) scores[i] = occurrenceScore(refs, starts[i]!, starts[i + 1]!, norms[lengths[cards[i]!]!]!, idf);
-  return scores;
+const INPUT_BITS = 6;
+const INPUT_MASK = (1 << INPUT_BITS) - 1;
+const ANCHOR_SHIFT = 2 * INPUT_BITS;
+const OWN_BIT = 1 << (3 * INPUT_BITS);
+const CROSS_SHIFT = 3 * INPUT_BITS + 1;
+const MAX_CROSS = (1 << (32 - CROSS_SHIFT)) - 1;
+const TITLE_SHIFT = 16;
+const MAX_TF10 = (1 << TITLE_SHIFT) - 1;
+const TITLE_BIT = 4;
+const COUNT_SHIFT = 19;
+const WORD_SHIFT = 27;
+const MANY_COUNT = (1 << (WORD_SHIFT - COUNT_SHIFT)) - 1;
+if (CODE_META.some((weight) => weight > INPUT_MASK)) throw new Error(`a meta weight above ${INPUT_MASK} does not fit the score inputs`);
+if (WORD_WEIGHTS.some((weight) => weight >= 1 << (32 - WORD_SHIFT))) throw new Error('a word weight does not fit the score inputs');
+/** By packed code: a word occurrence's weight (CODE_TF × 10), 0 for a meta. */
+const CODE_TF10 = Uint8Array.from(CODE_TF, (tf) => Math.round(tf * WORD_WEIGHTS[0]));
+
+/** By packed code: TITLE_BIT | the title weight for a title occurrence, 0 otherwise. */
+const CODE_TITLE = Uint8Array.from({ length: CODE_MASK + 1 }, (_, code) => {
+  const ref = unpackRef(code);
+  return ref.kind === 'meta' && ref.type === TITLE_META ? TITLE_BIT | ref.weight : 0;
+});
+
+const body = (tf10: number, title: number, count: number, word: number): number =>
+  (Math.min(tf10, MAX_TF10) | (title << TITLE_SHIFT) | (Math.min(count, MANY_COUNT) << COUNT_SHIFT) | (word << WORD_SHIFT)) >>> 0;
+
+/** The title weight (its length class, titleClass) of a card whose title has the word, from its body inputs; −1 when the title does not. */
+export function titleOf(body: number): number {
+  const title = (body >>> TITLE_SHIFT) & 7;
+  return title === 0 ? -1 : title & 3;
+}
+
+/** The score inputs of refs[from..to) into bodies[i] and metas[i]. */
+export function refInputs(refs: Int32Array, from: number, to: number, bodies: Uint32Array, metas: Uint32Array, i: number): void {
+  let tf = 0;
+  let title = 0;
+  let count = 0;
+  let word = 0;
+  let best = 0;
+  let second = 0;
+  let own = 0;
+  let cross = 0;
+  let anchor = 0;
+  for (let j = from; j < to; j++) {
+    const packed = refs[j]!;
+    const code = packed & CODE_MASK;
+    const tf10 = CODE_TF10[code]!;
+    if (tf10 !== 0) {
+      tf += tf10;
+      if (packed >> PACKED_CODE_BITS < WORD_EDGE) {
+        count += 1;
+        if (tf10 > word) word = tf10;
+      }
+      continue;
+    }
+    const weight = CODE_META[code]!;
+    const kind = CODE_ANCHOR[code]!;
+    if (CODE_TITLE[code]! > title) title = CODE_TITLE[code]!;
+    if (kind !== 0) {
+      if (kind === OWN_ANCHOR) own = OWN_BIT;
+      else cross += 1;
+      if (weight > anchor) anchor = weight;
+    } else if (weight > best) [best, second] = [weight, best];
+    else if (weight > second) second = weight;
+  }
+  bodies[i] = body(tf, title, count, word);
+  metas[i] = (best | (second << INPUT_BITS) | (anchor << ANCHOR_SHIFT) | own | (Math.min(cross, MAX_CROSS) << CROSS_SHIFT)) >>> 0;
+}
+
+/** The body's score inputs of two forms' refs in one card as those of their refs together. */
+export function mergeBodies(a: number, b: number): number {
+  const title = Math.max((a >>> TITLE_SHIFT) & 7, (b >>> TITLE_SHIFT) & 7);
+  return body((a & MAX_TF10) + (b & MAX_TF10), title, ((a >>> COUNT_SHIFT) & MANY_COUNT) + ((b >>> COUNT_SHIFT) & MANY_COUNT), Math.max(a >>> WORD_SHIFT, b >>> WORD_SHIFT));
+}
+
+/** The metas' score inputs of two forms' refs in one card as those of their refs together. */
+export function mergeMetas(a: number, b: number): number {
+  const a1 = a & INPUT_MASK;
+  const a2 = (a >>> INPUT_BITS) & INPUT_MASK;
+  const b1 = b & INPUT_MASK;
+  const b2 = (b >>> INPUT_BITS) & INPUT_MASK;
+  const best = Math.max(a1, b1);
+  const second = a1 >= b1 ? Math.max(a2, b1) : Math.max(b2, a1);
+  const anchor = Math.max((a >>> ANCHOR_SHIFT) & INPUT_MASK, (b >>> ANCHOR_SHIFT) & INPUT_MASK);
+  const cross = Math.min(MAX_CROSS, (a >>> CROSS_SHIFT) + (b >>> CROSS_SHIFT));
+  return (best | (second << INPUT_BITS) | (anchor << ANCHOR_SHIFT) | ((a | b) & OWN_BIT) | (cross << CROSS_SHIFT)) >>> 0;
 }
 
 /**
- * A word's score from its occurrences in one card, refs[from..to): `idf`
+ * What bounds a word's part in a phrase within one card, from its score
+ * inputs: how many of its word occurrences have a position (a phrase
+ * matches no more often than that; 0xffff: any number), the heaviest word
+ * type's weight among them (CODE_WEIGHT) and its heaviest meta (CODE_META,
+ * 0 without metas), packed as count << 16 | word weight << 8 | meta weight
+ * (phraseWordBound).
+ */
+export function phraseShape(body: number, metas: number): number {
+  const counted = (body >>> COUNT_SHIFT) & MANY_COUNT;
+  const count = counted === MANY_COUNT ? 0xffff : counted;
+  const meta = Math.max(metas & INPUT_MASK, (metas >>> ANCHOR_SHIFT) & INPUT_MASK);
+  return ((count << 16) | ((body >>> WORD_SHIFT) << 8) | meta) >>> 0;
+}
+
+/**
+ * A word's score from its score inputs in one card (refInputs): `idf`
  * × fieldScore of the body's term frequency, with the card's length `norm`,
  * and of the metas' weight: the best meta occurrence, the second best ÷
  * SECOND_DIVISOR, and the anchor texts. Anchor texts are a field of their
@@ -205,31 +314,23 @@ export function chainScores(cards: Uint32Array, starts: Uint32Array, refs: Int32
  * the term frequency of any of its word occurrences (phrases rely on it):
  * fieldScore rises with both.
  */
-export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number, parts?: OccurrenceParts): number {
-  let tf = 0;
-  let best = 0;
-  let second = 0;
-  let own = 0;
-  let cross = 0;
-  let anchor = 0;
-  for (let j = from; j < to; j++) {
-    const code = refs[j]! & CODE_MASK;
-    tf += CODE_TF[code]!;
-    const weight = CODE_META[code]!;
-    const kind = CODE_ANCHOR[code]!;
-    if (kind !== 0) {
-      if (kind === OWN_ANCHOR) own = 1;
-      else cross += 1;
-      if (weight > anchor) anchor = weight;
-    } else if (weight > best) [best, second] = [weight, best];
-    else if (weight > second) second = weight;
-  }
-  const anchors = own + cross;
-  const anchorScore = anchors === 0 ? 0 : (anchor * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
-  const metas = best + second / SECOND_DIVISOR;
-  const bm25f = fieldScore(tf, metas + anchorScore, norm);
-  if (parts !== undefined) Object.assign(parts, { tf, bm25f, metas, anchors: anchorScore });
+export function inputScore(body: number, metas: number, norm: number, idf: number, parts?: OccurrenceParts): number {
+  const anchors = (metas & OWN_BIT ? 1 : 0) + (metas >>> CROSS_SHIFT);
+  const anchorScore = anchors === 0 ? 0 : (((metas >>> ANCHOR_SHIFT) & INPUT_MASK) * anchors * (BM25_K1 + 1)) / (anchors + BM25_K1);
+  const metaScore = (metas & INPUT_MASK) + ((metas >>> INPUT_BITS) & INPUT_MASK) / SECOND_DIVISOR;
+  const tf = (body & MAX_TF10) / WORD_WEIGHTS[0];
+  const bm25f = fieldScore(tf, metaScore + anchorScore, norm);
+  if (parts !== undefined) Object.assign(parts, { tf, bm25f, metas: metaScore, anchors: anchorScore });
   return idf * bm25f;
+}
+
+const ONE_BODY = new Uint32Array(1);
+const ONE_META = new Uint32Array(1);
+
+/** A word's score from its occurrences in one card, refs[from..to): inputScore of their inputs. */
+export function occurrenceScore(refs: Int32Array, from: number, to: number, norm: number, idf: number, parts?: OccurrenceParts): number {
+  refInputs(refs, from, to, ONE_BODY, ONE_META, 0);
+  return inputScore(ONE_BODY[0]!, ONE_META[0]!, norm, idf, parts);
 }
 
 /** The parts of occurrenceScore before the IDF (explain.ts): the body's term frequency, the metas' weight (best + second ÷ SECOND_DIVISOR), the anchor texts', and fieldScore of them. */
@@ -261,35 +362,6 @@ export function fieldScore(tf: number, metas: number, norm: number): number {
  */
 export function phraseWordScore(meta: number, tf: number, norm: number, idf: number): number {
   return idf * fieldScore(tf, meta, norm);
-}
-
-/**
- * What bounds a word's part in a phrase within one card, from its refs
- * refs[from..to) sorted by line: how many of its word occurrences have a
- * position (a phrase matches no more often than that), the heaviest word
- * type among them and its heaviest meta (CODE_META, 0 without metas),
- * packed as count << 16 | word weight << 8 | meta weight (phraseWordBound).
- */
-export function phraseShape(refs: Int32Array, from: number, to: number): number {
-  let count = 0;
-  let word = 0;
-  let meta = 0;
-  for (let j = from; j < to; j++) {
-    const packed = refs[j]!;
-    const code = packed & CODE_MASK;
-    if (packed >> PACKED_CODE_BITS < WORD_EDGE) {
-      count += 1;
-      if (CODE_WEIGHT[code]! > word) word = CODE_WEIGHT[code]!;
-    } else if (CODE_META[code]! > meta) meta = CODE_META[code]!;
-  }
-  return ((count << 16) | (word << 8) | meta) >>> 0;
-}
-
-/** phraseShape of each card of a word's chains. */
-export function chainShapes(starts: Uint32Array, refs: Int32Array, count: number): Uint32Array {
-  const shapes = new Uint32Array(count);
-  for (let i = 0; i < count; i++) shapes[i] = phraseShape(refs, starts[i]!, starts[i + 1]!);
-  return shapes;
 }
 
 /**

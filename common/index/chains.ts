@@ -177,13 +177,15 @@ class ChainFileReader<K> {
   }
 
   /** The decoder of the chains of the entry at `refPos`, whose key must be `key` when given (as the Lexicon says). */
-  private decoderAt(refPos: number, key?: K): { key: K; decoder: ChainDecoder; size: number; next: number } {
+  /** `kept`: the chains' bytes in a buffer of their own (not a slice of Node's shared pool), for a caller that keeps them. */
+  protected decoderAt(refPos: number, key?: K, kept = false): { key: K; decoder: ChainDecoder; size: number; next: number } {
     const { codec } = this;
     const head = this.head(refPos);
     if (key !== undefined && codec.compare(head.key, key) !== 0) throw this.file.corrupt(refPos, `${codec.show(head.key)} found where ${codec.show(key)} should be`);
     if (head.size === 0) throw this.file.corrupt(refPos + codec.size, `${codec.show(head.key)} has no chains`);
     const start = refPos + codec.size + 4;
-    const data = this.file.read(start, head.size, `chains of ${codec.show(head.key)}`);
+    const what = `chains of ${codec.show(head.key)}`;
+    const data = kept ? this.file.readInto(Buffer.allocUnsafeSlow(head.size), start, head.size, what) : this.file.read(start, head.size, what);
     return { key: head.key, decoder: new ChainDecoder(data, { file: this.file.file, offset: INDEX_HEADER_SIZE + start }), size: head.size, next: start + head.size };
   }
 
@@ -237,9 +239,14 @@ export class WordIndexReader extends ChainFileReader<number> {
     return this.entryAt(refPos, wordId, max).chains;
   }
 
-  /** The same chains in columns, for the searcher. */
+  /** The same chains in columns. */
   packed(wordId: number, refPos: number, max = Infinity): PackedChains {
     return this.packedAt(refPos, wordId, max);
+  }
+
+  /** A decoder of the chains of word `wordId` (ChainDecoder#walk from 0 to its `bytes`), which the searcher keeps: their bytes are a buffer of their own. */
+  decoder(wordId: number, refPos: number): ChainDecoder {
+    return this.decoderAt(refPos, wordId, true).decoder;
   }
 }
 

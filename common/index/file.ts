@@ -38,7 +38,7 @@ import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { SherlockError, ioError } from '../errors.js';
 import { checkFileHeader, encodeFileHeader, MAGIC_SIZE } from '../file-header.js';
-import { readAt, syncDirectory, writeAt } from '../files.js';
+import { readAt, readInto, syncDirectory, writeAt } from '../files.js';
 
 export const INDEX_HEADER_SIZE = 64;
 export const INDEX_FOOTER_SIZE = 8;
@@ -277,11 +277,16 @@ export class IndexFileReader {
 
   /** `length` body bytes at body offset `offset`; running past the body is corruption, named `what`. */
   read(offset: number, length: number, what: string): Buffer {
+    return this.readInto(Buffer.allocUnsafe(length), offset, length, what);
+  }
+
+  /** read() into the start of `out` (at least `length` bytes); returns the bytes read, a view of `out`. */
+  readInto(out: Buffer, offset: number, length: number, what: string): Buffer {
     if (this.fd === undefined) throw new Error(`${this.file} is closed`);
     if (offset < 0 || length < 0 || offset + length > this.bodyLength) {
       throw this.corrupt(Math.min(Math.max(offset, 0), this.bodyLength), `${what} of ${length} bytes runs past the body (${this.bodyLength} bytes)`);
     }
-    return readAt(this.fd, this.file, length, INDEX_HEADER_SIZE + offset);
+    return readInto(this.fd, this.file, out, length, INDEX_HEADER_SIZE + offset);
   }
 
   /** The whole body, its CRC checked. */

@@ -342,6 +342,18 @@ function scratch(chains: number, refs: number): { cards: Uint32Array; starts: Ui
   return { cards: scratchCards, starts: scratchStarts, refs: scratchRefs };
 }
 
+/** Where a listed chain is: its card id, and the offsets its refs start and stop at. */
+interface ListedPlace {
+  cardId: number;
+  start: number;
+  stop: number;
+}
+
+/** How many chains a list has, `count` of them read from `from` to `pos` of the list's bytes up to `end`: `count` when all were, else estimated from the bytes read. */
+function totalOf(count: number, from: number, pos: number, end: number): number {
+  return pos >= end || count === 0 ? count : Math.round((count * (end - from)) / (pos - from));
+}
+
 /** Decodes chains from bytes placed at `at` (file and offset of data[0]). */
 export class ChainDecoder {
   constructor(
@@ -475,9 +487,31 @@ export class ChainDecoder {
     return n;
   }
 
+  /**
+   * The listed chain whose head is at `pos` (after a chain ending there, or
+   * at the list's start, when `previous` is −1): its card id, given `previous`
+   * (the card id before it), and where its refs start and stop.
+   */
+  private listedAt(pos: number, end: number, previous: number): ListedPlace {
+    const { data } = this;
+    // Most heads take one byte.
+    const lead = data[pos]!;
+    const head = lead < 0x80 ? { value: lead, next: pos + 1 } : this.varint(pos, end, 'chain head');
+    const gap = Math.floor(head.value / (LISTED_LENGTH_LIMIT + 1));
+    let length = head.value & LISTED_LENGTH_LIMIT;
+    let start = head.next;
+    if (previous >= 0 && gap === 0) throw this.corrupt(pos, `card id gap 0 after card ${previous}: chains must be in card order`);
+    const cardId = previous < 0 ? gap : previous + gap;
+    if (cardId > MAX_CARD_ID) throw this.corrupt(pos, `card id ${cardId} beyond the limit ${MAX_CARD_ID}`);
+    if (length === 0) {
+      ({ value: length, next: start } = this.varint(start, end, 'chain length'));
+      if (length <= LISTED_LENGTH_LIMIT) throw this.corrupt(head.next, `chain length ${length} in a varint, where the head holds it`);
+    }
+    return { cardId, start, stop: this.stop(pos, start, length, end) };
+  }
+
   /** Every listed chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
   packed(pos = 0, end = this.data.length, max = Infinity): PackedChains {
-    const { data } = this;
     const from = pos;
     // A chain takes at least 2 bytes (a head byte, a ref), a ref at least 1: the columns are decoded into
     // scratch arrays that big, and copied out at their size (allocating the bounds for each list made most of a miss's garbage).
@@ -485,29 +519,70 @@ export class ChainDecoder {
     const { cards, starts, refs } = scratch(room, end - pos);
     let count = 0;
     let n = 0;
-    let cardId = 0;
+    let cardId = -1;
     while (pos < end && count < max) {
-      // Most heads take one byte.
-      const lead = data[pos]!;
-      const head = lead < 0x80 ? { value: lead, next: pos + 1 } : this.varint(pos, end, 'chain head');
-      const gap = Math.floor(head.value / (LISTED_LENGTH_LIMIT + 1));
-      let length = head.value & LISTED_LENGTH_LIMIT;
-      let start = head.next;
-      if (count > 0 && gap === 0) throw this.corrupt(pos, `card id gap 0 after card ${cardId}: chains must be in card order`);
-      cardId = count === 0 ? gap : cardId + gap;
-      if (cardId > MAX_CARD_ID) throw this.corrupt(pos, `card id ${cardId} beyond the limit ${MAX_CARD_ID}`);
-      if (length === 0) {
-        ({ value: length, next: start } = this.varint(start, end, 'chain length'));
-        if (length <= LISTED_LENGTH_LIMIT) throw this.corrupt(head.next, `chain length ${length} in a varint, where the head holds it`);
-      }
-      const stop = this.stop(pos, start, length, end);
-      cards[count] = cardId;
-      n = this.refs(start, stop, refs, n);
+      const place = this.listedAt(pos, end, cardId);
+      cardId = cards[count] = place.cardId;
+      n = this.refs(place.start, place.stop, refs, n);
       starts[++count] = n;
-      pos = stop;
+      pos = place.stop;
     }
-    const total = pos >= end || count === 0 ? count : Math.round((count * (end - from)) / (pos - from));
-    return { count, cards: cards.slice(0, count), starts: starts.slice(0, count + 1), refs: refs.slice(0, n), total };
+    return { count, cards: cards.slice(0, count), starts: starts.slice(0, count + 1), refs: refs.slice(0, n), total: totalOf(count, from, pos, end) };
+  }
+
+  /**
+   * Walks the listed chains from `pos` to `end` (the first `max` of them),
+   * card ids increasing: `visit` gets each chain's card id, the offset of its
+   * head in the data (refsAt reads the chain again from there) and its refs
+   * packed in `refs[0..n)`, in the order stored, valid until the next chain.
+   * Returns the chains walked and their estimated total (PackedChains).
+   */
+  walk(pos: number, end: number, max: number, visit: (cardId: number, head: number, refs: Int32Array, n: number) => void): { count: number; total: number } {
+    const from = pos;
+    let count = 0;
+    let cardId = -1;
+    while (pos < end && count < max) {
+      const place = this.listedAt(pos, end, cardId);
+      cardId = place.cardId;
+      const refs = this.room(place.stop - place.start);
+      visit(cardId, pos, refs, this.refs(place.start, place.stop, refs, 0));
+      count += 1;
+      pos = place.stop;
+    }
+    return { count, total: totalOf(count, from, pos, end) };
+  }
+
+  /** One chain's refs, decoded anew for each chain walked: a ref takes a byte at least. */
+  private chainRefs = new Int32Array(64);
+
+  private room(bytes: number): Int32Array {
+    if (this.chainRefs.length < bytes) this.chainRefs = new Int32Array(Math.max(bytes, 2 * this.chainRefs.length));
+    return this.chainRefs;
+  }
+
+  /**
+   * The refs of the listed chain whose head is at `head` (as walk() gave it),
+   * packed in the order stored into `decoded` from 0, valid until the next
+   * chain is read; returns their count.
+   */
+  refsAt(head: number): number {
+    const place = this.listedAt(head, this.data.length, -1);
+    return this.refs(place.start, place.stop, this.room(place.stop - place.start), 0);
+  }
+
+  /** Where the listed chain whose head is at `head` ends: the next chain's head. */
+  after(head: number): number {
+    return this.listedAt(head, this.data.length, -1).stop;
+  }
+
+  /** The bytes of the chains decoded. */
+  get bytes(): number {
+    return this.data.length;
+  }
+
+  /** Where walk() and refsAt() put a chain's refs. */
+  get decoded(): Int32Array {
+    return this.chainRefs;
   }
 
   /** Every listed chain from `pos` to `end` (the first `max` of them); card ids must increase. */

@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { WORD_EDGE, packRef } from '../../common/index/refs.js';
+import { WORD_EDGE, packRef, unpackRef } from '../../common/index/refs.js';
 import { lengthCode } from '../../common/index/cardinfo.js';
-import { BM25_B, BM25_K1, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SCORE_CEILING, SITE_MAX, TopK, collapse, fieldScore, idf, lengthNorms, minGap, occurrenceScore, phraseWordScore, seek } from '../../searcher/rank.js';
+import { BM25_B, BM25_K1, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SCORE_CEILING, SITE_MAX, TopK, collapse, fieldScore, idf, inputScore, lengthNorms, mergeBodies, mergeMetas, minGap, occurrenceScore, phraseShape, phraseWordScore, refInputs, seek, titleOf } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
@@ -146,6 +146,39 @@ test('a word\'s score saturates with its occurrences, falls with the card\'s len
   // fieldScore rises with the body's term frequency and the metas' weight, and stays below its ceiling.
   assert.ok(fieldScore(2, 0, 1.2) > fieldScore(1, 0, 1.2) && fieldScore(1, 10, 1.2) > fieldScore(1, 0, 1.2));
   assert.ok(fieldScore(1e12, 1e6, 0.3) < SCORE_CEILING);
+});
+
+test('score inputs of two forms\' refs merged score as their refs together would, and bound a phrase as those refs do', () => {
+  const occurrence = fc.record({ meta: fc.boolean(), type: fc.nat(5), weight: fc.nat(3), position: fc.integer({ min: 0, max: WORD_EDGE }) });
+  const packed = (list: ReadonlyArray<{ meta: boolean; type: number; weight: number; position: number }>) =>
+    Int32Array.from(list, (o) => packRef(o.meta ? { kind: 'meta', type: o.type, weight: o.weight, position: Math.min(o.position, 2_047) } : { kind: 'word', type: o.type, position: o.position }));
+  /** What bounds a phrase in refs: positioned word occurrences, their heaviest weight, the heaviest meta. */
+  const shape = (refs: Int32Array) => {
+    const words = Array.from(refs).filter((r) => r >> 7 < WORD_EDGE);
+    const metas = Array.from(refs).map((r) => CODE_META[r & CODE_MASK]!);
+    return { count: words.length, word: Math.max(0, ...words.map((r) => 10 * CODE_TF[r & CODE_MASK]!)), meta: Math.max(0, ...metas) };
+  };
+  fc.assert(
+    fc.property(fc.array(fc.array(occurrence, { maxLength: 12 }), { minLength: 1, maxLength: 4 }), fc.double({ min: 0.3, max: 50, noNaN: true }), (forms, norm) => {
+      const bodies = new Uint32Array(forms.length);
+      const metas = new Uint32Array(forms.length);
+      let body = 0;
+      let meta = 0;
+      forms.forEach((form, f) => {
+        const refs = packed(form);
+        refInputs(refs, 0, refs.length, bodies, metas, f);
+        body = mergeBodies(body, bodies[f]!);
+        meta = mergeMetas(meta, metas[f]!);
+      });
+      const together = packed(forms.flat());
+      assert.equal(inputScore(body, meta, norm, 1.5), occurrenceScore(together, 0, together.length, norm, 1.5));
+      const expected = shape(together);
+      const got = phraseShape(body, meta);
+      assert.deepEqual({ count: got >>> 16, word: (got >>> 8) & 0xff, meta: got & 0xff }, expected);
+      const titles = Array.from(together).map(unpackRef).filter((r) => r.kind === 'meta' && r.type === 0);
+      assert.equal(titleOf(body), Math.max(-1, ...titles.map((r) => (r.kind === 'meta' ? r.weight : -1))));
+    }),
+  );
 });
 
 test('seek finds the first element at or above the target from any start, as a scan does, near and far', () => {

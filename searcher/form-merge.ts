@@ -1,0 +1,122 @@
+/**
+ * Several forms of a query word merged by card (evaluate.ts): each card's
+ * score inputs as the forms' refs together would give them (rank.ts
+ * mergeBodies, mergeMetas), the closest form it has (rank.ts FORM), whether
+ * it has the exact form, and which forms it has (card-refs.ts MergedRefs).
+ *
+ * The forms are added one after the other into columns indexed by card id,
+ * a bit per card saying which are met, then swept in card order: a
+ * k-way merge looked at every form at every card (its cost grew with
+ * forms × cards, and a stem class may have dozens of forms), this reads
+ * each form once. The columns are one set per thread, as many elements as
+ * the version has cards (some 18 bytes a card), made on first use.
+ */
+
+import { presentWords } from './card-refs.js';
+import { mergeBodies, mergeMetas } from './rank.js';
+
+/** A form's cards, ascending, with its score inputs in each. */
+export interface FormInputs {
+  readonly count: number;
+  readonly cards: Uint32Array;
+  readonly bodies: Uint32Array;
+  readonly metas: Uint32Array;
+}
+
+/** The union of the forms' cards, ascending, with what evaluate.ts scores them by. */
+export interface MergedForms {
+  count: number;
+  cards: Uint32Array;
+  bodies: Uint32Array;
+  metas: Uint32Array;
+  /** The closest FORM each card has. */
+  closest: Uint8Array;
+  exact: Uint8Array;
+  /** Bit f of present[i × presentWords(forms) + (f >> 5)]: card i has form f. */
+  present: Uint32Array;
+}
+
+/** The columns by card id; `seen` a bit per card. */
+let dense = columns(0, 1);
+
+function columns(cards: number, words: number) {
+  return {
+    cards,
+    words,
+    seen: new Uint32Array(Math.ceil(cards / 32)),
+    bodies: new Uint32Array(cards),
+    metas: new Uint32Array(cards),
+    closest: new Uint8Array(cards),
+    exact: new Uint8Array(cards),
+    present: new Uint32Array(cards * words),
+  };
+}
+
+/** Merges `forms` (card ids below `cardCount`); form f is of kind kinds[f] (FORM) and is the query word's exact form when isExact[f] is 1. */
+export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isExact: Uint8Array, cardCount: number): MergedForms {
+  const words = presentWords(forms.length);
+  if (dense.cards < cardCount || dense.words < words) dense = columns(Math.max(cardCount, dense.cards), Math.max(words, dense.words));
+  const d = dense;
+  const stride = d.words;
+  let low = d.seen.length;
+  let high = -1;
+  let total = 0;
+  for (let f = 0; f < forms.length; f++) {
+    const { count, cards, bodies, metas } = forms[f]!;
+    const kind = kinds[f]!;
+    const exact = isExact[f]!;
+    const word = f >> 5;
+    const bit = 1 << (f & 31);
+    total += count;
+    if (count > 0) {
+      low = Math.min(low, cards[0]! >>> 5);
+      high = Math.max(high, cards[count - 1]! >>> 5);
+    }
+    for (let i = 0; i < count; i++) {
+      const card = cards[i]!;
+      const w = card >>> 5;
+      const mask = 1 << (card & 31);
+      if ((d.seen[w]! & mask) === 0) {
+        d.seen[w]! |= mask;
+        d.bodies[card] = bodies[i]!;
+        d.metas[card] = metas[i]!;
+        d.closest[card] = kind;
+        d.exact[card] = exact;
+      } else {
+        d.bodies[card] = mergeBodies(d.bodies[card]!, bodies[i]!);
+        d.metas[card] = mergeMetas(d.metas[card]!, metas[i]!);
+        if (kind < d.closest[card]!) d.closest[card] = kind;
+        d.exact[card]! |= exact;
+      }
+      d.present[card * stride + word]! |= bit;
+    }
+  }
+  const out: MergedForms = {
+    count: 0,
+    cards: new Uint32Array(total),
+    bodies: new Uint32Array(total),
+    metas: new Uint32Array(total),
+    closest: new Uint8Array(total),
+    exact: new Uint8Array(total),
+    present: new Uint32Array(total * words),
+  };
+  let n = 0;
+  for (let w = low; w <= high; w++) {
+    for (let bits = d.seen[w]!; bits !== 0; bits &= bits - 1) {
+      const card = 32 * w + 31 - Math.clz32(bits & -bits);
+      out.cards[n] = card;
+      out.bodies[n] = d.bodies[card]!;
+      out.metas[n] = d.metas[card]!;
+      out.closest[n] = d.closest[card]!;
+      out.exact[n] = d.exact[card]!;
+      for (let k = 0; k < words; k++) {
+        out.present[n * words + k] = d.present[card * stride + k]!;
+        d.present[card * stride + k] = 0;
+      }
+      n += 1;
+    }
+    d.seen[w] = 0;
+  }
+  out.count = n;
+  return out;
+}
