@@ -59,14 +59,11 @@ export class StoredRefs implements CardRefs {
   }
 }
 
-/** A reader writes its refs out once loaded as many times as one in WRITE_OUT of its cards. */
-const WRITE_OUT = 1;
-
-/** Sorts refs[0..n) by line when they are not (a chain stores its metas first). */
-function byLine(refs: Int32Array, n: number): void {
-  for (let j = 1; j < n; j++) {
+/** Sorts refs[from..to) by line when they are not (a chain stores its metas first). */
+function byLine(refs: Int32Array, from: number, to: number): void {
+  for (let j = from + 1; j < to; j++) {
     if (refs[j - 1]! > refs[j]!) {
-      sortKeys(refs, 0, n);
+      sortKeys(refs, from, to);
       return;
     }
   }
@@ -92,7 +89,7 @@ abstract class LazyRefs implements CardRefs {
   protected abstract read(i: number): void;
 
   load(i: number): void {
-    if (this.stored === undefined && ++this.loads * WRITE_OUT >= this.count) this.writeOut();
+    if (this.stored === undefined && ++this.loads >= this.count) this.writeOut();
     this.peek(i);
   }
 
@@ -107,6 +104,15 @@ abstract class LazyRefs implements CardRefs {
   }
 
   private writeOut(): void {
+    this.stored = this.all();
+    if (this.keep !== undefined && !this.keep()) {
+      this.stored = undefined;
+      this.loads = 0;
+    } else this.release();
+  }
+
+  /** Every card's refs, card by card. */
+  protected all(): StoredRefs {
     const starts = new Uint32Array(this.count + 1);
     let keys = new Int32Array(Math.max(16, 2 * this.count));
     let n = 0;
@@ -121,11 +127,7 @@ abstract class LazyRefs implements CardRefs {
       keys.set(this.keys.subarray(this.from, this.to), n);
       starts[i + 1] = n += size;
     }
-    this.stored = new StoredRefs(starts, keys.slice(0, n));
-    if (this.keep !== undefined && !this.keep()) {
-      this.stored = undefined;
-      this.loads = 0;
-    } else this.release();
+    return new StoredRefs(starts, keys.slice(0, n));
   }
 
   /** The refs are written out and kept: what they replace can go. */
@@ -158,13 +160,20 @@ export class ChainRefs extends LazyRefs {
     this.decoder = undefined;
   }
 
+  /** Every card's refs in one pass over the chains, not a search for each. */
+  protected override all(): StoredRefs {
+    const { starts, refs } = this.decoder!.packed(0, this.decoder!.bytes, this.count);
+    for (let i = 0; i < this.count; i++) byLine(refs, starts[i]!, starts[i + 1]!);
+    return new StoredRefs(starts, refs);
+  }
+
   protected read(i: number): void {
     const decoder = this.decoder!;
     let head = this.checkpoints[Math.floor(i / CHECKPOINT)]!;
     for (let skip = i % CHECKPOINT; skip > 0; skip--) head = decoder.after(head);
     const n = decoder.refsAt(head);
     this.keys = decoder.decoded;
-    byLine(this.keys, n);
+    byLine(this.keys, 0, n);
     this.from = 0;
     this.to = n;
   }
