@@ -8,7 +8,7 @@
  * array reads. WordIndex, StringIndex and Cards are read on demand:
  *
  * - a word's chains are walked once into columns (Postings: card ids, the
- *   word's score inputs and score in each card, its phrase shape) and kept,
+ *   word's score inputs and score in each card) and kept,
  *   with the chains' bytes for the refs of the cards a query looks into
  *   (card-refs.ts), in an LRU bounded by their bytes (`searcher.chain_cache`);
  * - cards (inflated, for hits and snippets) in an LRU bounded by their

@@ -15,9 +15,10 @@
  *
  * Format 2 (ours): format 1 held the chains in the seed's form, a u32 card
  * id in every head (a third of WordIndex); it is refused, naming the file:
- * rebuild the index. The searcher decodes a word's whole list (or its
- * first chains, the work bound) into columns and seeks in those, so the
- * gaps need no skip entries.
+ * rebuild the index. The searcher walks a word's whole list (or its
+ * first chains, the work bound) once into columns of card ids and score
+ * inputs and seeks in those, so the gaps need no skip entries; a card's
+ * refs it decodes again from the bytes it keeps (searcher/card-refs.ts).
  *
  * A word's ref_pos is the body offset of its entry (the entries come in
  * Lexicon order, so lexicon.ts derives it). The writer holds one
@@ -176,8 +177,12 @@ class ChainFileReader<K> {
     return { key: this.codec.read(data), size: data.readUInt32LE(this.codec.size) };
   }
 
-  /** The decoder of the chains of the entry at `refPos`, whose key must be `key` when given (as the Lexicon says). */
-  /** `kept`: the chains' bytes in a buffer of their own (not a slice of Node's shared pool), for a caller that keeps them. */
+  /**
+   * The decoder of the chains of the entry at `refPos`, whose key must be
+   * `key` when given (as the Lexicon says); `kept`: the chains' bytes in a
+   * buffer of their own (not a slice of Node's shared pool), for a caller
+   * that keeps them.
+   */
   protected decoderAt(refPos: number, key?: K, kept = false): { key: K; decoder: ChainDecoder; size: number; next: number } {
     const { codec } = this;
     const head = this.head(refPos);
@@ -237,11 +242,6 @@ export class WordIndexReader extends ChainFileReader<number> {
   /** The chains of word `wordId` (the first `max`: the searcher's work bound), whose entry the Lexicon places at `refPos`. */
   chains(wordId: number, refPos: number, max = Infinity): Chain[] {
     return this.entryAt(refPos, wordId, max).chains;
-  }
-
-  /** The same chains in columns. */
-  packed(wordId: number, refPos: number, max = Infinity): PackedChains {
-    return this.packedAt(refPos, wordId, max);
   }
 
   /** A decoder of the chains of word `wordId` (ChainDecoder#walk from 0 to its `bytes`), which the searcher keeps: their bytes are a buffer of their own. */
