@@ -91,11 +91,6 @@ abstract class LazyRefs implements CardRefs {
 
   load(i: number): void {
     if (this.stored === undefined && ++this.loads >= this.count) this.writeOut();
-    this.peek(i);
-  }
-
-  /** load() without counting: a MergedRefs reading its forms' refs to write its own out. */
-  peek(i: number): void {
     const { stored } = this;
     if (stored === undefined) return this.read(i);
     stored.load(i);
@@ -112,27 +107,16 @@ abstract class LazyRefs implements CardRefs {
     } else this.release();
   }
 
-  /** Every card's refs, card by card. */
-  protected all(): StoredRefs {
-    const starts = new Uint32Array(this.count + 1);
-    let keys = new Int32Array(Math.max(16, 2 * this.count));
-    let n = 0;
-    for (let i = 0; i < this.count; i++) {
-      this.read(i);
-      const size = this.to - this.from;
-      if (n + size > keys.length) {
-        const grown = new Int32Array(Math.max(2 * keys.length, n + size));
-        grown.set(keys.subarray(0, n));
-        keys = grown;
-      }
-      keys.set(this.keys.subarray(this.from, this.to), n);
-      starts[i + 1] = n += size;
-    }
-    return new StoredRefs(starts, keys.slice(0, n));
-  }
+  /** Every card's refs, written out; other readers' refs (a form's, loaded for another term) stay as they were. */
+  protected abstract all(): StoredRefs;
 
   /** The refs are written out and kept: what they replace can go. */
   protected release(): void {}
+
+  /** The refs written out, if they were. */
+  protected get written(): StoredRefs | undefined {
+    return this.stored;
+  }
 
   /** The refs written out, if they were. */
   protected get storedBytes(): number {
@@ -161,28 +145,70 @@ export class ChainRefs extends LazyRefs {
     this.decoder = undefined;
   }
 
-  /** Every card's refs in one pass over the chains, not a search for each. */
+  /** In one pass over the chains, not a search for each card. */
   protected override all(): StoredRefs {
     const { starts, refs } = this.decoder!.packed(0, this.decoder!.bytes, this.count);
     for (let i = 0; i < this.count; i++) byLine(refs, starts[i]!, starts[i + 1]!);
     return new StoredRefs(starts, refs);
   }
 
-  protected read(i: number): void {
+  /** Where card i's chain starts in the chains' bytes. */
+  private headOf(i: number): number {
     const decoder = this.decoder!;
     let head = this.checkpoints[Math.floor(i / CHECKPOINT)]!;
     for (let skip = i % CHECKPOINT; skip > 0; skip--) head = decoder.after(head);
-    const n = decoder.refsAt(head);
-    this.keys = decoder.decoded;
+    return head;
+  }
+
+  protected read(i: number): void {
+    const n = this.decoder!.refsAt(this.headOf(i));
+    this.keys = this.decoder!.decoded;
     byLine(this.keys, 0, n);
     this.from = 0;
     this.to = n;
+  }
+
+  /**
+   * Card i's refs, sorted by line, into `sink` from `at`; returns their end. Not a load, and this reader's
+   * own refs (keys) stay as they were: a merged word reads its forms so,
+   * and a form may be another term's reader in the same query, holding
+   * another card.
+   */
+  copy(i: number, at: number, sink: GrowingRefs): number {
+    const stored = this.written;
+    if (stored !== undefined) {
+      const from = stored.starts[i]!;
+      const to = stored.starts[i + 1]!;
+      sink.room(at, to - from).set(stored.keys.subarray(from, to), at);
+      return at + to - from;
+    }
+    const decoder = this.decoder!;
+    const head = this.headOf(i);
+    const out = sink.room(at, decoder.refsSize(head));
+    const end = decoder.refsInto(head, out, at);
+    byLine(out, at, end);
+    return end;
   }
 
   /** What the reader keeps: the chains' bytes and checkpoints, or the refs written out (weighed so before the bytes go). */
   get bytes(): number {
     const stored = this.storedBytes;
     return stored > 0 ? stored : this.decoder!.bytes + this.checkpoints.byteLength;
+  }
+}
+
+/** Where ChainRefs#copy writes: an array grown by doubling. */
+class GrowingRefs {
+  array = new Int32Array(64);
+
+  /** The array, with room for `need` refs from `at` (those before `at` kept). */
+  room(at: number, need: number): Int32Array {
+    if (at + need > this.array.length) {
+      const grown = new Int32Array(Math.max(2 * this.array.length, at + need));
+      grown.set(this.array.subarray(0, at));
+      this.array = grown;
+    }
+    return this.array;
   }
 }
 
@@ -208,7 +234,8 @@ export const presentWords = (forms: number): number => Math.ceil(forms / 32);
  * than the cache saved: a whole list read for each card looked at.
  */
 export class MergedRefs extends LazyRefs {
-  private buffer = new Int32Array(64);
+  /** Where read() puts a card's refs. */
+  private readonly buffer = new GrowingRefs();
   /** Where each form was found last: loads come mostly in ascending card order. */
   private readonly at: Int32Array;
   private readonly words: number;
@@ -227,8 +254,22 @@ export class MergedRefs extends LazyRefs {
   }
 
   protected read(i: number): void {
+    this.to = this.gather(i, 0, this.buffer);
+    this.keys = this.buffer.array;
+    this.from = 0;
+  }
+
+  protected override all(): StoredRefs {
+    const starts = new Uint32Array(this.count + 1);
+    const out = new GrowingRefs();
+    for (let i = 0; i < this.count; i++) starts[i + 1] = this.gather(i, starts[i]!, out);
+    return new StoredRefs(starts, out.array.slice(0, starts[this.count]));
+  }
+
+  /** Card i's refs, each form's of it together, sorted by line, into `sink` from `at`; returns their end. */
+  private gather(i: number, at: number, sink: GrowingRefs): number {
     const cardId = this.cards[i]!;
-    let n = 0;
+    let n = at;
     let parts = 0;
     for (let w = 0; w < this.words; w++) {
       for (let bits = this.present[i * this.words + w]!; bits !== 0; bits &= bits - 1) {
@@ -238,24 +279,13 @@ export class MergedRefs extends LazyRefs {
         // Back to the start when the card comes before where the form was left.
         if (j >= form.count || form.cards[j]! > cardId) j = 0;
         j = this.at[f] = seek(form.cards, j, form.count, cardId);
-        const refs = form.refs;
         // Not counted as the form's loads: the merged word's are what count.
-        refs.peek(j);
-        const size = refs.to - refs.from;
-        if (n + size > this.buffer.length) {
-          const grown = new Int32Array(Math.max(2 * this.buffer.length, n + size));
-          grown.set(this.buffer.subarray(0, n));
-          this.buffer = grown;
-        }
-        this.buffer.set(refs.keys.subarray(refs.from, refs.to), n);
-        n += size;
+        n = form.refs.copy(j, n, sink);
         parts += 1;
       }
     }
-    if (parts > 1) sortKeys(this.buffer, 0, n);
-    this.keys = this.buffer;
-    this.from = 0;
-    this.to = n;
+    if (parts > 1) sortKeys(sink.array, at, n);
+    return n;
   }
 
   /** What the reader keeps: which forms each card has, the forms' cards and chains, the refs once written out. */

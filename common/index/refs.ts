@@ -566,8 +566,19 @@ export class ChainDecoder {
    * chain is read; returns their count.
    */
   refsAt(head: number): number {
+    return this.refsInto(head, this.room(this.refsSize(head)), 0);
+  }
+
+  /** The bytes of refs of the chain whose head is at `head`: at least their count. */
+  refsSize(head: number): number {
     const place = this.listedAt(head, this.data.length, -1);
-    return this.refs(place.start, place.stop, this.room(place.stop - place.start), 0);
+    return place.stop - place.start;
+  }
+
+  /** refsAt() into `out` from `at` (refsSize(head) free there); returns the end. */
+  refsInto(head: number, out: Int32Array, at: number): number {
+    const place = this.listedAt(head, this.data.length, -1);
+    return this.refs(place.start, place.stop, out, at);
   }
 
   /** Where the listed chain whose head is at `head` ends: the next chain's head. */

@@ -109,3 +109,30 @@ test('StoredRefs gives card i\'s keys between its starts', () => {
   assert.deepEqual(loaded(refs, 1), []);
   assert.deepEqual(loaded(refs, 2), [3, 4, 5]);
 });
+
+test('a merged word reading, or writing out, a form that is another term\'s reader leaves that reader\'s card as it was', () => {
+  fc.assert(
+    fc.property(fc.array(chains, { minLength: 2, maxLength: 3 }), (forms) => {
+      const lists = forms.map((list) => {
+        const { cards, refs } = chainRefs(list);
+        return { count: cards.length, cards, refs };
+      });
+      const union = [...new Set(lists.flatMap((l) => Array.from(l.cards)))].sort((a, b) => a - b);
+      const words = presentWords(lists.length);
+      const present = new Uint32Array(union.length * words);
+      union.forEach((cardId, i) => lists.forEach((list, f) => {
+        if (list.cards.includes(cardId)) present[i * words + (f >> 5)]! |= 1 << (f & 31);
+      }));
+      const merged = new MergedRefs(Uint32Array.from(union), present, lists);
+      // The first form holds its last card, as an AND's term would, while the merged word reads every card (and writes them out).
+      const term = lists[0]!.refs;
+      const held = lists[0]!.count - 1;
+      term.load(held);
+      const before = Array.from(term.keys.subarray(term.from, term.to));
+      const kept = term.keys;
+      for (let i = 0; i < union.length; i++) merged.load(i);
+      assert.deepEqual(Array.from(kept.subarray(term.from, term.to)), before);
+    }),
+  );
+});
+
