@@ -118,7 +118,7 @@ abstract class LazyRefs implements CardRefs {
     return this.stored;
   }
 
-  /** The refs written out, if they were. */
+  /** The bytes of the refs written out, 0 if they were not. */
   protected get storedBytes(): number {
     return this.stored === undefined ? 0 : this.stored.starts.byteLength + this.stored.keys.byteLength;
   }
