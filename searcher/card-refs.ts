@@ -75,7 +75,7 @@ function byLine(refs: Int32Array, from: number, to: number): void {
  * there are cards, then written out (StoredRefs) if `keep` agrees: the
  * chain cache, told the new size, keeps them or not.
  */
-abstract class LazyRefs implements CardRefs {
+export abstract class LazyRefs implements CardRefs {
   keys: Int32Array = NO_REFS.keys;
   from = 0;
   to = 0;
@@ -109,6 +109,9 @@ abstract class LazyRefs implements CardRefs {
 
   /** Every card's refs, written out; other readers' refs (a form's, loaded for another term) stay as they were. */
   protected abstract all(): StoredRefs;
+
+  /** What the reader keeps alive, as the chain cache weighs it. */
+  abstract get bytes(): number;
 
   /** The refs are written out and kept: what they replace can go. */
   protected release(): void {}
@@ -183,9 +186,9 @@ export class ChainRefs extends LazyRefs {
       return at + to - from;
     }
     const decoder = this.decoder!;
-    const head = this.headOf(i);
-    const out = sink.room(at, decoder.refsSize(head));
-    const end = decoder.refsInto(head, out, at);
+    const span = decoder.refsSpan(this.headOf(i));
+    const out = sink.room(at, span.stop - span.start);
+    const end = decoder.refsInto(span, out, at);
     byLine(out, at, end);
     return end;
   }

@@ -81,7 +81,7 @@ interface Result {
   negated: boolean;
 }
 
-const NO_HITS: Hits = { count: 0, cards: new Uint32Array(0), scores: new Float64Array(0), refs: new StoredRefs(new Uint32Array(1), new Int32Array(0)) };
+const NO_HITS: Hits = { count: 0, cards: new Uint32Array(0), scores: new Float64Array(0), refs: NO_REFS };
 
 /** Hits written card by card into arrays that grow by doubling. */
 class HitsBuilder {

@@ -33,7 +33,7 @@ import type { ChainDecoder } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { cacheSizes } from './config.js';
 import { Frequencies, Lru } from './lru.js';
-import { CHECKPOINT, ChainRefs, MergedRefs, type CardRefs } from './card-refs.js';
+import { CHECKPOINT, ChainRefs, LazyRefs, type CardRefs } from './card-refs.js';
 import { FORM, idf, inputScore, lengthNorms, refInputs } from './rank.js';
 import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
@@ -117,7 +117,7 @@ export interface Postings {
 /** What a chain-cache entry holds: an entry's chains, or a several-form word's merged occurrences. */
 type Decoded = Postings | Occurrences;
 const decodedBytes = (d: Decoded): number =>
-  d.cards.byteLength + d.bodies.byteLength + d.metas.byteLength + d.scores.byteLength + ('exact' in d ? d.exact.byteLength : 0) + (d.refs instanceof ChainRefs || d.refs instanceof MergedRefs ? d.refs.bytes : 0);
+  d.cards.byteLength + d.bodies.byteLength + d.metas.byteLength + d.scores.byteLength + ('exact' in d ? d.exact.byteLength : 0) + (d.refs instanceof LazyRefs ? d.refs.bytes : 0);
 
 /** Scratch columns for postingsOf, grown as needed up to SCRATCH_KEPT chains (a bigger list gets its own): one list at a time per thread. */
 const SCRATCH_KEPT = 4 << 20;
@@ -297,11 +297,7 @@ export class IndexVersion {
     const cached = this.chainCache.get(entry.id) as Postings | undefined;
     if (cached !== undefined) return firstChains(cached, max);
     const postings = postingsOf(this.words.decoder(entry.id, entry.refPos), max, this.columns);
-    if (postings.count < max) {
-      this.chainCache.set(entry.id, postings);
-      // Its refs written out make it bigger: the cache weighs it again, and keeps it or lets the refs go.
-      postings.refs.keep = () => this.chainCache.set(entry.id, postings);
-    }
+    if (postings.count < max) this.cache(entry.id, postings);
     return postings;
   }
 
@@ -312,8 +308,13 @@ export class IndexVersion {
 
   /** Keeps a several-form word's merged occurrences beside the chains. */
   keepMerged(formsKey: string, occurrences: Occurrences): void {
-    this.chainCache.set(formsKey, occurrences);
-    if (occurrences.refs instanceof MergedRefs) occurrences.refs.keep = () => this.chainCache.set(formsKey, occurrences);
+    this.cache(formsKey, occurrences);
+  }
+
+  /** Puts a list in the chain cache; its refs written out make it bigger, and the cache weighs it again then, keeping it or letting the refs go. */
+  private cache(key: number | string, value: Decoded): void {
+    this.chainCache.set(key, value);
+    if (value.refs instanceof LazyRefs) value.refs.keep = () => this.chainCache.set(key, value);
   }
 
   /**

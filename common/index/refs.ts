@@ -566,19 +566,18 @@ export class ChainDecoder {
    * chain is read; returns their count.
    */
   refsAt(head: number): number {
-    return this.refsInto(head, this.room(this.refsSize(head)), 0);
+    const span = this.refsSpan(head);
+    return this.refsInto(span, this.room(span.stop - span.start), 0);
   }
 
-  /** The bytes of refs of the chain whose head is at `head`: at least their count. */
-  refsSize(head: number): number {
-    const place = this.listedAt(head, this.data.length, -1);
-    return place.stop - place.start;
+  /** Where the refs of the chain whose head is at `head` start and stop: their bytes, at least their count. */
+  refsSpan(head: number): { start: number; stop: number } {
+    return this.listedAt(head, this.data.length, -1);
   }
 
-  /** refsAt() into `out` from `at` (refsSize(head) free there); returns the end. */
-  refsInto(head: number, out: Int32Array, at: number): number {
-    const place = this.listedAt(head, this.data.length, -1);
-    return this.refs(place.start, place.stop, out, at);
+  /** The refs of `span` (refsSpan) packed into `out` from `at` (a ref a byte of room there); returns the end. */
+  refsInto(span: { start: number; stop: number }, out: Int32Array, at: number): number {
+    return this.refs(span.start, span.stop, out, at);
   }
 
   /** Where the listed chain whose head is at `head` ends: the next chain's head. */
