@@ -25,6 +25,7 @@ import { extractCorpus } from './extract.js';
 import { killAllChildren } from './measure.js';
 import { parseOptions, USAGE, UsageError } from './options.js';
 import { crawlee, undiciLoop, wget } from './peers/gather.js';
+import { bareSearch } from './peers/bare-search.js';
 import { bareWs } from './peers/bare-ws.js';
 import { bareIndexer, fts5, lucene, xapian } from './peers/engines.js';
 import { sqliteUrlTable } from './peers/urldb.js';
@@ -352,10 +353,12 @@ interface EngineScope {
   id: string;
   /** The bare ws server's row under the searching table. */
   bareWs: boolean;
+  /** The bare search loop's row under it (scale runs). */
+  bareSearch: boolean;
 }
 
 function siteScope(): EngineScope {
-  return { peers: [fts5(), lucene(), xapian(), bareIndexer()], of: 'the extracted text of the site', id: '', bareWs: true };
+  return { peers: [fts5(), lucene(), xapian(), bareIndexer()], of: 'the extracted text of the site', id: '', bareWs: true, bareSearch: false };
 }
 
 /** Footnotes are said once, however many tables they are under. */
@@ -380,15 +383,17 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
   log(`indexing/searching: ${sherlockEngine.name}`);
   const s = await engineRows(ctx, sherlockEngine, doIndex, doSearch);
   footnote(footnotes, sherlockEngine.how);
-  if (s.search.status === 'ok' && scope.bareWs) {
-    log(`searching: ${bareWs.name}`);
+  // The floors run after sherlock's searcher: the bare ws server repeats its answers, the bare search loop reads its index.
+  const floors = [...(scope.bareWs ? [bareWs] : []), ...(scope.bareSearch ? [bareSearch] : [])];
+  for (const floor of s.search.status === 'ok' ? floors : []) {
+    log(`searching: ${floor.name}`);
     try {
-      searchRows.push(searchRow(bareWs.name, await bareWs.search(ctx)));
+      searchRows.push(searchRow(floor.name, await floor.search(ctx)));
     } catch (err) {
-      log(`  ${bareWs.name} failed: ${err instanceof Error ? err.message : String(err)}`);
-      searchRows.push({ name: bareWs.name, status: 'failed', message: firstLine(err) });
+      log(`  ${floor.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+      searchRows.push({ name: floor.name, status: 'failed', message: firstLine(err) });
     }
-    footnote(footnotes, bareWs.how);
+    footnote(footnotes, floor.how);
   }
   let overlapNote = 'Top-10 overlap with Lucene: not measured (Lucene or sherlock gave no hit lists).';
   if (luceneTop !== undefined && s.top !== undefined && s.search.status === 'ok') {
@@ -502,7 +507,7 @@ async function scaleTables(ctx: BenchContext, footnotes: string[]): Promise<Tabl
       queryFile,
     };
     const label = docs.toLocaleString('en');
-    const made = await engineTables(scaled, true, true, footnotes, { peers: [fts5(), lucene()], of: `${label} generated documents on ${corpus.hosts.toLocaleString('en')} hosts`, id: `-scale-${docs}`, bareWs: false });
+    const made = await engineTables(scaled, true, true, footnotes, { peers: [fts5(), lucene()], of: `${label} generated documents on ${corpus.hosts.toLocaleString('en')} hosts`, id: `-scale-${docs}`, bareWs: false, bareSearch: true });
     tables.push(...made);
     const [index, search] = made;
     tables.push(...(await scaleExportTables(scaled, docs, footnotes)));

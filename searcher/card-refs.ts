@@ -134,6 +134,9 @@ export const CHECKPOINT = 8;
 export class ChainRefs extends LazyRefs {
   /** The chains' bytes, until the refs are written out. */
   private decoder: ChainDecoder | undefined;
+  /** The card after the one read last, and its chain's head. */
+  private next = -1;
+  private nextHead = 0;
 
   constructor(
     decoder: ChainDecoder,
@@ -155,17 +158,25 @@ export class ChainRefs extends LazyRefs {
     return new StoredRefs(starts, refs);
   }
 
-  /** Where card i's chain starts in the chains' bytes. */
+  /** Where card i's chain starts in the chains' bytes: from the checkpoint before it, or from the chain read last when that is nearer (cards are mostly loaded in ascending order). */
   private headOf(i: number): number {
     const decoder = this.decoder!;
-    let head = this.checkpoints[Math.floor(i / CHECKPOINT)]!;
-    for (let skip = i % CHECKPOINT; skip > 0; skip--) head = decoder.after(head);
+    let at = i - (i % CHECKPOINT);
+    let head = this.checkpoints[at / CHECKPOINT]!;
+    if (this.next > at && this.next <= i) {
+      at = this.next;
+      head = this.nextHead;
+    }
+    for (; at < i; at++) head = decoder.after(head);
     return head;
   }
 
   protected read(i: number): void {
-    const n = this.decoder!.refsAt(this.headOf(i));
-    this.keys = this.decoder!.decoded;
+    const decoder = this.decoder!;
+    const n = decoder.refsAt(this.headOf(i));
+    this.next = i + 1;
+    this.nextHead = decoder.chainEnd;
+    this.keys = decoder.decoded;
     byLine(this.keys, 0, n);
     this.from = 0;
     this.to = n;
@@ -188,7 +199,7 @@ export class ChainRefs extends LazyRefs {
     const decoder = this.decoder!;
     const span = decoder.refsSpan(this.headOf(i));
     const out = sink.room(at, span.stop - span.start);
-    const end = decoder.refsInto(span, out, at);
+    const end = decoder.refsInto(span.start, span.stop, out, at);
     byLine(out, at, end);
     return end;
   }

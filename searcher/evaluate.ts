@@ -49,7 +49,7 @@ import type { LexiconEntry } from '../common/index/lexicon.js';
 import { META_LINE, PACKED_CODE_BITS, PACKED_META, WORD_EDGE } from '../common/index/refs.js';
 import { languageCode } from '../common/language/codes.js';
 import { hasAccents } from '../common/words.js';
-import { MergedRefs, NO_REFS, StoredRefs, presentWords, type CardRefs } from './card-refs.js';
+import { MergedRefs, NO_REFS, StoredRefs, type CardRefs } from './card-refs.js';
 import { mergeForms } from './form-merge.js';
 import { MAX_FORMS, type CardColumns, type IndexVersion, type Occurrences, type Postings, type WordForms } from './index-version.js';
 import type { Field, QueryNode, TermNode } from './query.js';
@@ -406,17 +406,7 @@ export class Evaluation {
     // A loop: Float32Array.from with a map function takes V8's slow generic path.
     const scores = new Float32Array(count);
     for (let i = 0; i < count; i++) scores[i] = FORM_FACTORS[closest[i]!]! * inputScore(bodies[i]!, metas[i]!, norms[length[cards[i]!]!]!, wordIdf);
-    const kept = cards.slice(0, count);
-    return {
-      count,
-      cards: kept,
-      scores,
-      refs: new MergedRefs(kept, present.slice(0, count * presentWords(lists.length)), lists),
-      exact: exact.slice(0, count),
-      idf: wordIdf,
-      bodies: bodies.slice(0, count),
-      metas: metas.slice(0, count),
-    };
+    return { count, cards, scores, refs: new MergedRefs(cards, present, lists), exact, idf: wordIdf, bodies, metas };
   }
 
   /**

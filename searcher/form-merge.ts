@@ -23,7 +23,7 @@ export interface FormInputs {
   readonly metas: Uint32Array;
 }
 
-/** The union of the forms' cards, ascending, with what evaluate.ts scores them by. */
+/** The union of the forms' cards, ascending, with what evaluate.ts scores them by; every column at its size. */
 export interface MergedForms {
   count: number;
   cards: Uint32Array;
@@ -60,14 +60,12 @@ export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isEx
   const stride = d.words;
   let low = d.seen.length;
   let high = -1;
-  let total = 0;
   for (let f = 0; f < forms.length; f++) {
     const { count, cards, bodies, metas } = forms[f]!;
     const kind = kinds[f]!;
     const exact = isExact[f]!;
     const word = f >> 5;
     const bit = 1 << (f & 31);
-    total += count;
     if (count > 0) {
       low = Math.min(low, cards[0]! >>> 5);
       high = Math.max(high, cards[count - 1]! >>> 5);
@@ -91,14 +89,17 @@ export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isEx
       d.present[card * stride + word]! |= bit;
     }
   }
+  // Counted first, so that the columns are made at their size once (forms overlap: their sum is no bound worth allocating).
+  let union = 0;
+  for (let w = low; w <= high; w++) union += bitCount(d.seen[w]!);
   const out: MergedForms = {
-    count: 0,
-    cards: new Uint32Array(total),
-    bodies: new Uint32Array(total),
-    metas: new Uint32Array(total),
-    closest: new Uint8Array(total),
-    exact: new Uint8Array(total),
-    present: new Uint32Array(total * words),
+    count: union,
+    cards: new Uint32Array(union),
+    bodies: new Uint32Array(union),
+    metas: new Uint32Array(union),
+    closest: new Uint8Array(union),
+    exact: new Uint8Array(union),
+    present: new Uint32Array(union * words),
   };
   let n = 0;
   for (let w = low; w <= high; w++) {
@@ -117,6 +118,12 @@ export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isEx
     }
     d.seen[w] = 0;
   }
-  out.count = n;
   return out;
+}
+
+/** The bits set in a 32-bit word. */
+function bitCount(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
 }

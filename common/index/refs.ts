@@ -74,6 +74,8 @@ export const MAX_META_POSITION = 2_047;
 /** The position of an occurrence past MAX_WORD_POSITION ("behind the edge"). */
 export const WORD_EDGE = MAX_WORD_POSITION + 1;
 export const MAX_WEIGHT = 3;
+/** ChainDecoder#shortKey's keys are below this. */
+export const SHORT_REF_KEYS = 256 + 65_536;
 const WORD_TYPES = Object.keys(WORD_TYPE).length;
 const SHORT_LENGTH_LIMIT = 15;
 /** Listed chains: the low bits of the head varint hold a length up to LISTED_LENGTH_LIMIT. */
@@ -342,13 +344,6 @@ function scratch(chains: number, refs: number): { cards: Uint32Array; starts: Ui
   return { cards: scratchCards, starts: scratchStarts, refs: scratchRefs };
 }
 
-/** Where a listed chain is: its card id, and the offsets its refs start and stop at. */
-interface ListedPlace {
-  cardId: number;
-  start: number;
-  stop: number;
-}
-
 /** How many chains a list has, `count` of them read from `from` to `pos` of the list's bytes up to `end`: `count` when all were, else estimated from the bytes read. */
 function totalOf(count: number, from: number, pos: number, end: number): number {
   return pos >= end || count === 0 ? count : Math.round((count * (end - from)) / (pos - from));
@@ -487,27 +482,44 @@ export class ChainDecoder {
     return n;
   }
 
+  /** What listedAt found: the chain's card id and where its refs start (fields, not an object per chain: the walk's hottest call). */
+  private listedCard = 0;
+  private listedStart = 0;
+
   /**
    * The listed chain whose head is at `pos` (after a chain ending there, or
    * at the list's start, when `previous` is −1): its card id, given `previous`
-   * (the card id before it), and where its refs start and stop.
+   * (the card id before it), and where its refs start, into listedCard and
+   * listedStart; returns where they stop.
    */
-  private listedAt(pos: number, end: number, previous: number): ListedPlace {
+  private listedAt(pos: number, end: number, previous: number): number {
     const { data } = this;
-    // Most heads take one byte.
+    // Most heads take one byte, the others mostly two (utf8_32: 110x xxxx 10xx xxxx, at least 0x80).
     const lead = data[pos]!;
-    const head = lead < 0x80 ? { value: lead, next: pos + 1 } : this.varint(pos, end, 'chain head');
-    const gap = Math.floor(head.value / (LISTED_LENGTH_LIMIT + 1));
-    let length = head.value & LISTED_LENGTH_LIMIT;
-    let start = head.next;
+    let value: number;
+    let start: number;
+    if (lead < 0x80) {
+      value = lead;
+      start = pos + 1;
+    } else if (lead >= 0xc2 && lead < 0xe0 && pos + 1 < end && (data[pos + 1]! & 0xc0) === 0x80) {
+      value = ((lead & 0x1f) << 6) | (data[pos + 1]! & 0x3f);
+      start = pos + 2;
+    } else {
+      ({ value, next: start } = this.varint(pos, end, 'chain head'));
+    }
+    const gap = Math.floor(value / (LISTED_LENGTH_LIMIT + 1));
+    let length = value & LISTED_LENGTH_LIMIT;
     if (previous >= 0 && gap === 0) throw this.corrupt(pos, `card id gap 0 after card ${previous}: chains must be in card order`);
     const cardId = previous < 0 ? gap : previous + gap;
     if (cardId > MAX_CARD_ID) throw this.corrupt(pos, `card id ${cardId} beyond the limit ${MAX_CARD_ID}`);
     if (length === 0) {
+      const at = start;
       ({ value: length, next: start } = this.varint(start, end, 'chain length'));
-      if (length <= LISTED_LENGTH_LIMIT) throw this.corrupt(head.next, `chain length ${length} in a varint, where the head holds it`);
+      if (length <= LISTED_LENGTH_LIMIT) throw this.corrupt(at, `chain length ${length} in a varint, where the head holds it`);
     }
-    return { cardId, start, stop: this.stop(pos, start, length, end) };
+    this.listedCard = cardId;
+    this.listedStart = start;
+    return this.stop(pos, start, length, end);
   }
 
   /** Every listed chain from `pos` to `end` (the first `max` of them), packed; card ids must increase. */
@@ -521,11 +533,11 @@ export class ChainDecoder {
     let n = 0;
     let cardId = -1;
     while (pos < end && count < max) {
-      const place = this.listedAt(pos, end, cardId);
-      cardId = cards[count] = place.cardId;
-      n = this.refs(place.start, place.stop, refs, n);
+      const stop = this.listedAt(pos, end, cardId);
+      cardId = cards[count] = this.listedCard;
+      n = this.refs(this.listedStart, stop, refs, n);
       starts[++count] = n;
-      pos = place.stop;
+      pos = stop;
     }
     return { count, cards: cards.slice(0, count), starts: starts.slice(0, count + 1), refs: refs.slice(0, n), total: totalOf(count, from, pos, end) };
   }
@@ -533,32 +545,41 @@ export class ChainDecoder {
   /**
    * Walks the listed chains from `pos` to `end` (the first `max` of them),
    * card ids increasing: `visit` gets each chain's card id, the offset of its
-   * head in the data (refsAt reads the chain again from there) and its refs
-   * packed in `refs[0..n)`, in the order stored, valid until the next chain.
-   * Returns the chains walked and their estimated total (PackedChains).
+   * head in the data (refsSpan finds the chain again from there) and where
+   * its refs' bytes start and stop (refsInto decodes them, shortKey names
+   * the shortest). Returns the chains walked and their estimated total
+   * (PackedChains).
    */
-  walk(pos: number, end: number, max: number, visit: (cardId: number, head: number, refs: Int32Array, n: number) => void): { count: number; total: number } {
+  walk(pos: number, end: number, max: number, visit: (cardId: number, head: number, start: number, stop: number) => void): { count: number; total: number } {
     const from = pos;
     let count = 0;
     let cardId = -1;
     while (pos < end && count < max) {
-      const place = this.listedAt(pos, end, cardId);
-      cardId = place.cardId;
-      const refs = this.room(place.stop - place.start);
-      visit(cardId, pos, refs, this.refs(place.start, place.stop, refs, 0));
+      const stop = this.listedAt(pos, end, cardId);
+      cardId = this.listedCard;
+      visit(cardId, pos, this.listedStart, stop);
       count += 1;
-      pos = place.stop;
+      pos = stop;
     }
     return { count, total: totalOf(count, from, pos, end) };
   }
 
-  /** One chain's refs, decoded anew for each chain walked: a ref takes a byte at least. */
-  private chainRefs = new Int32Array(64);
-
-  private room(bytes: number): Int32Array {
-    if (this.chainRefs.length < bytes) this.chainRefs = new Int32Array(Math.max(bytes, 2 * this.chainRefs.length));
-    return this.chainRefs;
+  /**
+   * The bytes of refs from `start` to `stop` as one number when they are 1
+   * or 2 (b0, or 256 + b0 · 256 + b1), else −1: refs that short decode
+   * the same wherever they stand (a chain starts afresh), so what was made
+   * of them once may be remembered under this key (below SHORT_REF_KEYS).
+   */
+  shortKey(start: number, stop: number): number {
+    const { data } = this;
+    if (stop - start === 1) return data[start]!;
+    return stop - start === 2 ? 256 + (data[start]! << 8) + data[start + 1]! : -1;
   }
+
+  /** One chain's refs, for refsAt. */
+  private chainRefs = new Int32Array(64);
+  /** Where the chain refsAt read last ends: the next chain's head. */
+  chainEnd = 0;
 
   /**
    * The refs of the listed chain whose head is at `head` (as walk() gave it),
@@ -566,23 +587,26 @@ export class ChainDecoder {
    * chain is read; returns their count.
    */
   refsAt(head: number): number {
-    const span = this.refsSpan(head);
-    return this.refsInto(span, this.room(span.stop - span.start), 0);
+    const stop = (this.chainEnd = this.listedAt(head, this.data.length, -1));
+    const start = this.listedStart;
+    if (this.chainRefs.length < stop - start) this.chainRefs = new Int32Array(Math.max(stop - start, 2 * this.chainRefs.length));
+    return this.refs(start, stop, this.chainRefs, 0);
   }
 
   /** Where the refs of the chain whose head is at `head` start and stop: their bytes, at least their count. */
   refsSpan(head: number): { start: number; stop: number } {
-    return this.listedAt(head, this.data.length, -1);
+    const stop = this.listedAt(head, this.data.length, -1);
+    return { start: this.listedStart, stop };
   }
 
-  /** The refs of `span` (refsSpan) packed into `out` from `at` (a ref a byte of room there); returns the end. */
-  refsInto(span: { start: number; stop: number }, out: Int32Array, at: number): number {
-    return this.refs(span.start, span.stop, out, at);
+  /** The refs whose bytes run from `start` to `stop` (walk, refsSpan), packed into `out` from `at` (a ref a byte of room there); returns the end. */
+  refsInto(start: number, stop: number, out: Int32Array, at: number): number {
+    return this.refs(start, stop, out, at);
   }
 
   /** Where the listed chain whose head is at `head` ends: the next chain's head. */
   after(head: number): number {
-    return this.listedAt(head, this.data.length, -1).stop;
+    return this.listedAt(head, this.data.length, -1);
   }
 
   /** The bytes of the chains decoded. */
@@ -590,7 +614,7 @@ export class ChainDecoder {
     return this.data.length;
   }
 
-  /** Where walk() and refsAt() put a chain's refs. */
+  /** Where refsAt() puts a chain's refs. */
   get decoded(): Int32Array {
     return this.chainRefs;
   }

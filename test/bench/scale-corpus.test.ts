@@ -6,9 +6,11 @@
  */
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { arcDir, parseArcAttribute } from '../../common/archive/arc-place.js';
 import { readArc } from '../../common/archive/arc-read.js';
 import { parseBody } from '../../common/bucket/doc-body.js';
@@ -22,6 +24,8 @@ import { readShepherdStatus } from '../../shepherd/status.js';
 import { runCli } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
 import { buildCli } from '../indexer/site.js';
+
+const bareSearch = join(dirname(fileURLToPath(import.meta.url)), '../../bench/peers/bare-search-run.js');
 
 const WORDS = ['river', 'stone', 'lantern', 'harbour', 'meadow', 'copper', 'violet', 'engine', 'thimble', 'orchard', 'glacier', 'pebble', 'saddle', 'quartz', 'falcon', 'willow'];
 
@@ -112,6 +116,22 @@ test('the scale corpus is the same from the same source, cached, and indexed as 
   const search = await runCli(['search', '--state', corpus.state, '--json', `"${probe.title.split(':')[0]!}"`]);
   assert.equal(search.status, 0, search.stderr);
   assert.ok((JSON.parse(search.stdout) as { total: { value: number } }).total.value > 0);
+
+  // The bare search loop (bench/peers/bare-search-run.ts), the scale table's floor, counts what sherlock counts for exact words and phrases.
+  const exactQueries = ['="river stone"', '=river =stone', '="stone river willow"', '=copper ="meadow glacier"'];
+  const queryFile = join(root, 'queries.tsv');
+  writeFileSync(queryFile, exactQueries.map((q) => `floor\t${q.replace(/=/g, '')}`).join('\n') + '\n');
+  const floor = execFileSync(process.execPath, [bareSearch, corpus.state, queryFile, '2', '1'], { encoding: 'utf8' });
+  const { latenciesMs, matches } = JSON.parse(floor) as { latenciesMs: number[]; matches: number[] };
+  assert.equal(latenciesMs.length, 2 * exactQueries.length);
+  for (const [i, q] of exactQueries.entries()) {
+    // A page this large leaves nothing to prune: the total is exact ("eq"), not the cards scored.
+    const found = await runCli(['search', '--state', corpus.state, '--json', '--offset', '100', '--limit', '100', q]);
+    assert.equal(found.status, 0, found.stderr);
+    const { total } = JSON.parse(found.stdout) as { total: { value: number; relation: string } };
+    assert.deepEqual([matches[i], 'eq'], [total.value, total.relation], q);
+  }
+  assert.ok(matches[0]! > 0 && matches[0]! < matches[1]!, `a phrase is rarer than its words together: ${matches.join(' ')}`);
 
   // What the rebuild under load appends (scale-swap.ts): new documents after the corpus's, linking into it, which the next build takes.
   const added = await appendScaleDocuments(corpus, corpus.state, 6);
