@@ -56,9 +56,9 @@ function columns(cards: number, words: number) {
 export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isExact: Uint8Array, cardCount: number): MergedForms {
   const words = presentWords(forms.length);
   if (dense.cards < cardCount || dense.words < words) dense = columns(Math.max(cardCount, dense.cards), Math.max(words, dense.words));
-  const d = dense;
-  const stride = d.words;
-  let low = d.seen.length;
+  // Locals: a store into one typed array could alias another's memory, so V8 would load each field again per card.
+  const { seen, bodies: denseBodies, metas: denseMetas, closest: denseClosest, exact: denseExact, present: densePresent, words: stride } = dense;
+  let low = seen.length;
   let high = -1;
   for (let f = 0; f < forms.length; f++) {
     const { count, cards, bodies, metas } = forms[f]!;
@@ -74,24 +74,25 @@ export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isEx
       const card = cards[i]!;
       const w = card >>> 5;
       const mask = 1 << (card & 31);
-      if ((d.seen[w]! & mask) === 0) {
-        d.seen[w]! |= mask;
-        d.bodies[card] = bodies[i]!;
-        d.metas[card] = metas[i]!;
-        d.closest[card] = kind;
-        d.exact[card] = exact;
+      const met = seen[w]!;
+      if ((met & mask) === 0) {
+        seen[w] = met | mask;
+        denseBodies[card] = bodies[i]!;
+        denseMetas[card] = metas[i]!;
+        denseClosest[card] = kind;
+        denseExact[card] = exact;
       } else {
-        d.bodies[card] = mergeBodies(d.bodies[card]!, bodies[i]!);
-        d.metas[card] = mergeMetas(d.metas[card]!, metas[i]!);
-        if (kind < d.closest[card]!) d.closest[card] = kind;
-        d.exact[card]! |= exact;
+        denseBodies[card] = mergeBodies(denseBodies[card]!, bodies[i]!);
+        denseMetas[card] = mergeMetas(denseMetas[card]!, metas[i]!);
+        if (kind < denseClosest[card]!) denseClosest[card] = kind;
+        denseExact[card]! |= exact;
       }
-      d.present[card * stride + word]! |= bit;
+      densePresent[card * stride + word]! |= bit;
     }
   }
   // Counted first, so that the columns are made at their size once (forms overlap: their sum is no bound worth allocating).
   let union = 0;
-  for (let w = low; w <= high; w++) union += bitCount(d.seen[w]!);
+  for (let w = low; w <= high; w++) union += bitCount(seen[w]!);
   const out: MergedForms = {
     count: union,
     cards: new Uint32Array(union),
@@ -102,21 +103,22 @@ export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isEx
     present: new Uint32Array(union * words),
   };
   let n = 0;
+  const { cards: outCards, bodies: outBodies, metas: outMetas, closest: outClosest, exact: outExact, present: outPresent } = out;
   for (let w = low; w <= high; w++) {
-    for (let bits = d.seen[w]!; bits !== 0; bits &= bits - 1) {
+    for (let bits = seen[w]!; bits !== 0; bits &= bits - 1) {
       const card = 32 * w + 31 - Math.clz32(bits & -bits);
-      out.cards[n] = card;
-      out.bodies[n] = d.bodies[card]!;
-      out.metas[n] = d.metas[card]!;
-      out.closest[n] = d.closest[card]!;
-      out.exact[n] = d.exact[card]!;
+      outCards[n] = card;
+      outBodies[n] = denseBodies[card]!;
+      outMetas[n] = denseMetas[card]!;
+      outClosest[n] = denseClosest[card]!;
+      outExact[n] = denseExact[card]!;
       for (let k = 0; k < words; k++) {
-        out.present[n * words + k] = d.present[card * stride + k]!;
-        d.present[card * stride + k] = 0;
+        outPresent[n * words + k] = densePresent[card * stride + k]!;
+        densePresent[card * stride + k] = 0;
       }
       n += 1;
     }
-    d.seen[w] = 0;
+    seen[w] = 0;
   }
   return out;
 }
