@@ -117,16 +117,41 @@ function bytesOf(run: SortedRun): number {
   return run.data.length + run.index.byteLength;
 }
 
+/** Digits of the radix sort: 2,048 counters fit the processor's first cache. */
+const RADIX_BITS = 11;
+const RADIX_MASK = (1 << RADIX_BITS) - 1;
+
 /** Indices of `keys` (each below `range`) in key order, equal keys in index order. */
 export function stableOrder(keys: Uint32Array, range: number): Uint32Array {
   const n = keys.length;
-  // A counting sort costs the range; for a few records among many words a comparison sort is cheaper.
-  if (8 * n < range) return Uint32Array.from({ length: n }, (_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
+  // One counting sort costs the range; for a few records among many words (a chunk among a million documents' words), a
+  // radix sort by RADIX_BITS at a time, each digit a stable counting sort. (A comparison sort through a JavaScript
+  // function took half the WordIndex stage at a million documents.)
+  if (8 * n < range) return radixOrder(keys, range);
   const start = new Uint32Array(range + 1);
   for (let i = 0; i < n; i++) start[keys[i]! + 1]! += 1;
   for (let k = 0; k < range; k++) start[k + 1]! += start[k]!;
   const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[start[keys[i]!]!++] = i;
+  return order;
+}
+
+function radixOrder(keys: Uint32Array, range: number): Uint32Array {
+  const n = keys.length;
+  let order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  let spare = new Uint32Array(n);
+  const start = new Uint32Array(RADIX_MASK + 2);
+  for (let shift = 0; shift < 32 && (shift === 0 || (range - 1) >>> shift !== 0); shift += RADIX_BITS) {
+    start.fill(0);
+    for (let i = 0; i < n; i++) start[((keys[order[i]!]! >>> shift) & RADIX_MASK) + 1]! += 1;
+    for (let d = 0; d <= RADIX_MASK; d++) start[d + 1]! += start[d]!;
+    for (let i = 0; i < n; i++) {
+      const at = order[i]!;
+      spare[start[(keys[at]! >>> shift) & RADIX_MASK]!++] = at;
+    }
+    [order, spare] = [spare, order];
+  }
   return order;
 }
 
