@@ -29,12 +29,12 @@ import { Lexicon, type LexiconEntry } from '../common/index/lexicon.js';
 import { verifyIndexDir, type Manifest } from '../common/index/manifest.js';
 import { UNDETERMINED, languageCode, languageOf } from '../common/language/codes.js';
 import { stemLanguage, stemOf } from '../common/language/stem.js';
-import { SHORT_REF_KEYS, type ChainDecoder } from '../common/index/refs.js';
+import type { ChainDecoder } from '../common/index/refs.js';
 import { urlParts } from '../common/url.js';
 import { cacheSizes } from './config.js';
 import { Frequencies, Lru } from './lru.js';
 import { CHECKPOINT, ChainRefs, LazyRefs, type CardRefs } from './card-refs.js';
-import { FORM, idf, inputScore, lengthNorms, refInputs } from './rank.js';
+import { FORM, chainInputs, idf, inputScore, lengthNorms } from './rank.js';
 import type { QueryWord } from './query.js';
 import { CardText } from './snippet.js';
 
@@ -131,17 +131,6 @@ function scratchFor(chains: number): typeof scratch {
 }
 
 /**
- * Score inputs of refs of 1 or 2 bytes (ChainDecoder#shortKey: most chains
- * on the scale corpus, one occurrence), remembered per byte pattern once
- * decoded, since they depend on those bytes alone: the walk then decodes
- * only the longer chains. Per thread, 0.6 MB.
- */
-const shortKnown = new Uint8Array(SHORT_REF_KEYS);
-const shortBodies = new Uint32Array(SHORT_REF_KEYS);
-const shortMetas = new Uint32Array(SHORT_REF_KEYS);
-let walkRefs = new Int32Array(256);
-
-/**
  * A word's chains (the first `max`) walked once: card ids, score inputs,
  * a head every CHECKPOINT chains; no ref is kept, so nothing needs
  * sorting. Decoded into scratch columns and copied out at their size.
@@ -154,21 +143,7 @@ function postingsOf(decoder: ChainDecoder, max: number, columns: CardColumns): P
   const { count, total } = decoder.walk(0, decoder.bytes, max, (cardId, head, start, stop) => {
     if (i % CHECKPOINT === 0) checkpoints[i / CHECKPOINT] = head;
     cards[i] = cardId;
-    const key = decoder.shortKey(start, stop);
-    if (key >= 0 && shortKnown[key] === 1) {
-      bodies[i] = shortBodies[key]!;
-      metas[i] = shortMetas[key]!;
-    } else {
-      // A ref takes a byte at least.
-      if (walkRefs.length < stop - start) walkRefs = new Int32Array(Math.max(stop - start, 2 * walkRefs.length));
-      refInputs(walkRefs, 0, decoder.refsInto(start, stop, walkRefs, 0), bodies, metas, i);
-      if (key >= 0) {
-        shortKnown[key] = 1;
-        shortBodies[key] = bodies[i]!;
-        shortMetas[key] = metas[i]!;
-      }
-    }
-    i += 1;
+    chainInputs(decoder, start, stop, bodies, metas, i++);
   });
   const wordIdf = idf(total, columns.length.length);
   const scores = new Float32Array(count);

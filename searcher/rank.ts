@@ -20,7 +20,7 @@
  */
 
 import { codeLength } from '../common/index/cardinfo.js';
-import { PACKED_CODE_BITS, WORD_EDGE, unpackRef, type Ref } from '../common/index/refs.js';
+import { PACKED_CODE_BITS, SHORT_REF_KEYS, WORD_EDGE, unpackRef, type ChainDecoder, type Ref } from '../common/index/refs.js';
 
 /** By word type (doc-text.ts): text, emphasised, small, heading 1, heading 2, alt. */
 const WORD_WEIGHTS = [10, 14, 5, 24, 18, 8] as const;
@@ -262,6 +262,35 @@ export function refInputs(refs: Int32Array, from: number, to: number, bodies: Ui
   }
   bodies[i] = body(tf, title, count, word);
   metas[i] = (best | (second << INPUT_BITS) | (anchor << ANCHOR_SHIFT) | own | (Math.min(cross, MAX_CROSS) << CROSS_SHIFT)) >>> 0;
+}
+
+/**
+ * Score inputs of refs of 1 or 2 bytes (ChainDecoder#shortKey: most chains
+ * on the scale corpus, one occurrence), remembered per byte pattern once
+ * decoded, since they depend on those bytes alone: a word's walk then
+ * decodes only the longer chains. Per thread, 0.6 MB.
+ */
+const shortKnown = new Uint8Array(SHORT_REF_KEYS);
+const shortBodies = new Uint32Array(SHORT_REF_KEYS);
+const shortMetas = new Uint32Array(SHORT_REF_KEYS);
+let chainRefs = new Int32Array(256);
+
+/** refInputs of the refs `decoder` holds from byte `start` to `stop` (ChainDecoder#walk) into bodies[i] and metas[i]. */
+export function chainInputs(decoder: ChainDecoder, start: number, stop: number, bodies: Uint32Array, metas: Uint32Array, i: number): void {
+  const key = decoder.shortKey(start, stop);
+  if (key >= 0 && shortKnown[key] === 1) {
+    bodies[i] = shortBodies[key]!;
+    metas[i] = shortMetas[key]!;
+    return;
+  }
+  // A ref takes a byte at least.
+  if (chainRefs.length < stop - start) chainRefs = new Int32Array(Math.max(stop - start, 2 * chainRefs.length));
+  refInputs(chainRefs, 0, decoder.refsInto(start, stop, chainRefs, 0), bodies, metas, i);
+  if (key >= 0) {
+    shortKnown[key] = 1;
+    shortBodies[key] = bodies[i]!;
+    shortMetas[key] = metas[i]!;
+  }
 }
 
 /** The body's score inputs of two forms' refs in one card as those of their refs together. */

@@ -20,7 +20,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CardInfoReader } from '../../common/index/cardinfo.js';
 import { currentVersion, indexDirectory } from '../../common/index/layout.js';
 import { Lexicon } from '../../common/index/lexicon.js';
@@ -43,10 +43,10 @@ const NO_WORD: Word = { count: 0, cards: new Uint32Array(0), starts: new Uint32A
 type Terms = string[][];
 
 function termsOf(node: QueryNode, out: Terms = []): Terms {
-  if (node.kind === 'word') out.push([node.word.exact]);
+  if (node.kind === 'word' && !node.prefix) out.push([node.word.exact]);
   else if (node.kind === 'phrase') out.push(node.words.map((w) => w.exact));
   else if (node.kind === 'and') for (const child of node.children) termsOf(child, out);
-  else throw new Error(`the bare search loop matches words, phrases and AND only, not ${node.kind}`);
+  else throw new Error(`the bare search loop matches words, phrases and AND only, not ${node.kind === 'word' ? 'a prefix' : node.kind}`);
   return out;
 }
 
@@ -172,7 +172,10 @@ function main(): void {
   if (state === undefined || queryFile === undefined) throw new Error('usage: bare-search-run.js STATE QUERIES.tsv PASSES WARMUP');
   const passes = Number(passesArg ?? 3);
   const warmup = Number(warmupArg ?? 5);
-  const dir = join(indexDirectory(state), currentVersion(indexDirectory(state))!);
+  const indexDir = indexDirectory(state);
+  const version = currentVersion(indexDir);
+  if (version === undefined) throw new Error(`no index version in ${indexDir}`);
+  const dir = resolve(indexDir, version);
   const lexicon = Lexicon.open(join(dir, 'Lexicon'));
   const index = WordIndexReader.open(join(dir, 'WordIndex'));
   const shown = shownCards(dir);

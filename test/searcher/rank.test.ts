@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
-import { WORD_EDGE, packRef, unpackRef } from '../../common/index/refs.js';
+import { ChainDecoder, WORD_EDGE, encodeChains, packRef, unpackRef, type Chain, type Ref } from '../../common/index/refs.js';
 import { lengthCode } from '../../common/index/cardinfo.js';
-import { BM25_B, BM25_K1, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SCORE_CEILING, SITE_MAX, TopK, collapse, fieldScore, idf, inputScore, lengthNorms, mergeBodies, mergeMetas, minGap, occurrenceScore, phraseShape, phraseWordScore, refInputs, seek, titleOf } from '../../searcher/rank.js';
+import { BM25_B, BM25_K1, CODE_MASK, COLLAPSE_RATIO, CODE_META, CODE_TF, SCORE_CEILING, SITE_MAX, TopK, collapse, fieldScore, chainInputs, idf, inputScore, lengthNorms, mergeBodies, mergeMetas, minGap, occurrenceScore, phraseShape, phraseWordScore, refInputs, seek, titleOf } from '../../searcher/rank.js';
 
 test('TopK gives the k best, best first, ties by lower card id, whatever the order pushed', () => {
   fc.assert(
@@ -177,6 +177,33 @@ test('score inputs of two forms\' refs merged score as their refs together would
       assert.deepEqual({ count: got >>> 16, word: (got >>> 8) & 0xff, meta: got & 0xff }, expected);
       const titles = Array.from(together).map(unpackRef).filter((r) => r.kind === 'meta' && r.type === 0);
       assert.equal(titleOf(body), Math.max(-1, ...titles.map((r) => (r.kind === 'meta' ? r.weight : -1))));
+    }),
+  );
+});
+
+test('chainInputs gives each chain\'s score inputs as refInputs of its decoded refs, remembered or not', () => {
+  // Short positions and deltas, so that many chains are of 1 or 2 bytes and repeat; edge refs too.
+  const word = fc.record({ kind: fc.constant('word' as const), type: fc.nat(5), position: fc.integer({ min: 0, max: 70 }) });
+  const meta = fc.record({ kind: fc.constant('meta' as const), type: fc.nat(5), weight: fc.nat(3), position: fc.nat(80) });
+  const chain = fc.tuple(fc.array(meta, { maxLength: 2 }), fc.uniqueArray(word, { maxLength: 3, selector: (w) => w.position }), fc.boolean());
+  fc.assert(
+    fc.property(fc.array(chain, { minLength: 1, maxLength: 60 }), (parts) => {
+      const list: Chain[] = parts.map(([metas, words, edge], cardId) => {
+        const sorted = words.sort((a, b) => a.position - b.position);
+        const refs: Ref[] = [...metas, ...sorted, ...(edge || metas.length + sorted.length === 0 ? [{ kind: 'word' as const, type: 0, position: WORD_EDGE }] : [])];
+        return { cardId, refs };
+      });
+      const decoder = new ChainDecoder(encodeChains(list));
+      const packed = new ChainDecoder(encodeChains(list)).packed();
+      const got = { bodies: new Uint32Array(list.length), metas: new Uint32Array(list.length) };
+      const want = { bodies: new Uint32Array(list.length), metas: new Uint32Array(list.length) };
+      // Twice: the second walk finds the short chains' inputs remembered (and so may the first, from earlier runs).
+      for (let pass = 0; pass < 2; pass++) {
+        let i = 0;
+        decoder.walk(0, decoder.bytes, Infinity, (_cardId, _head, start, stop) => chainInputs(decoder, start, stop, got.bodies, got.metas, i++));
+        for (let c = 0; c < list.length; c++) refInputs(packed.refs, packed.starts[c]!, packed.starts[c + 1]!, want.bodies, want.metas, c);
+        assert.deepEqual(got, want);
+      }
     }),
   );
 });
