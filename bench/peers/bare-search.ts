@@ -18,9 +18,9 @@ const TIMEOUT_MS = 1_800_000;
 export const bareSearch = {
   name: 'bare search loop, matching only (a floor)',
   how:
-    'bare search loop (bench/peers/bare-search-run.ts): each query\'s words in their exact forms only, their cards and word positions decoded from ' +
+    'bare search loop (bench/peers/bare-search-run.ts): each query\'s words in their exact forms only, their cards and positions (text and metas) decoded from ' +
     "sherlock's WordIndex into plain arrays beforehand (not timed); timed: the terms' cards intersected smallest first by galloping, a phrase's " +
-    'candidates kept where its words stand in a row; no scores, top 10, facets or cards; the same passes and warm-up, each query\'s one after the other. ' +
+    'candidates kept where its words stand in a row; no scores, top 10, facets or cards, duplicates not counted; the same passes and warm-up, each query\'s one after the other. ' +
     'It bounds what a TypeScript searcher that counts every match and verifies every phrase over positions reaches on this machine.',
   async search(ctx: BenchContext): Promise<SearchResult> {
     const r = check(
