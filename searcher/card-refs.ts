@@ -153,8 +153,7 @@ export class ChainRefs extends LazyRefs {
 
   /** In one pass over the chains, not a search for each card. */
   protected override all(): StoredRefs {
-    // From the first chain's head: a window's list (windows.ts) starts inside the word's.
-    const { starts, refs } = this.decoder!.packed(this.checkpoints[0] ?? 0, this.decoder!.bytes, this.count);
+    const { starts, refs } = this.decoder!.packed(0, this.decoder!.bytes, this.count);
     for (let i = 0; i < this.count; i++) byLine(refs, starts[i]!, starts[i + 1]!);
     return new StoredRefs(starts, refs);
   }

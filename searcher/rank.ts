@@ -353,24 +353,6 @@ export function inputScore(body: number, metas: number, norm: number, idf: numbe
   return idf * bm25f;
 }
 
-/**
- * At least inputScore ÷ IDF of these inputs, and of any merge of them with
- * other forms' inputs in the same card when the forms' values are added
- * up: the anchor texts counted at their ceiling, the best one's weight ×
- * (k1 + 1). A merge (mergeBodies, mergeMetas) adds the term frequencies,
- * keeps the best and second best metas (no more than the forms' best
- * and second best together) and adds the anchors' counts under the best
- * anchor's weight (no more than the forms' ceilings together); fieldScore
- * rises from 0 and bends down, so it is never more than the sum of its
- * parts' scores. What windows.ts bounds a word of several forms by.
- */
-export function mergeableScore(body: number, metas: number, norm: number): number {
-  const anchors = (metas & OWN_BIT ? 1 : 0) + (metas >>> CROSS_SHIFT);
-  const anchorCeiling = anchors === 0 ? 0 : ((metas >>> ANCHOR_SHIFT) & INPUT_MASK) * (BM25_K1 + 1);
-  const metaScore = (metas & INPUT_MASK) + ((metas >>> INPUT_BITS) & INPUT_MASK) / SECOND_DIVISOR;
-  return fieldScore((body & MAX_TF10) / WORD_WEIGHTS[0], metaScore + anchorCeiling, norm);
-}
-
 const ONE_BODY = new Uint32Array(1);
 const ONE_META = new Uint32Array(1);
 
