@@ -138,10 +138,12 @@ export class ChainRefs extends LazyRefs {
   private next = -1;
   private nextHead = 0;
 
+  /** `every`: chains from one checkpoint to the next; 1 when the chains are not back to back in the bytes (a word's chains in some cards only, windows.ts). */
   constructor(
     decoder: ChainDecoder,
     private readonly checkpoints: Uint32Array,
     count: number,
+    private readonly every = CHECKPOINT,
   ) {
     super(count);
     this.decoder = decoder;
@@ -153,7 +155,14 @@ export class ChainRefs extends LazyRefs {
 
   /** In one pass over the chains, not a search for each card. */
   protected override all(): StoredRefs {
-    const { starts, refs } = this.decoder!.packed(0, this.decoder!.bytes, this.count);
+    if (this.every === 1) {
+      const starts = new Uint32Array(this.count + 1);
+      const sink = new GrowingRefs();
+      for (let i = 0; i < this.count; i++) starts[i + 1] = this.copy(i, starts[i]!, sink);
+      return new StoredRefs(starts, sink.array.slice(0, starts[this.count]!));
+    }
+    // From the first chain's head: a window's list (windows.ts) starts inside the word's.
+    const { starts, refs } = this.decoder!.packed(this.checkpoints[0] ?? 0, this.decoder!.bytes, this.count);
     for (let i = 0; i < this.count; i++) byLine(refs, starts[i]!, starts[i + 1]!);
     return new StoredRefs(starts, refs);
   }
@@ -161,8 +170,9 @@ export class ChainRefs extends LazyRefs {
   /** Where card i's chain starts in the chains' bytes: from the checkpoint before it, or from the chain read last when that is nearer (cards are mostly loaded in ascending order). */
   private headOf(i: number): number {
     const decoder = this.decoder!;
-    let at = i - (i % CHECKPOINT);
-    let head = this.checkpoints[at / CHECKPOINT]!;
+    const { every } = this;
+    let at = i - (i % every);
+    let head = this.checkpoints[at / every]!;
     if (this.next > at && this.next <= i) {
       at = this.next;
       head = this.nextHead;

@@ -190,8 +190,18 @@ function same(value: 0 | 1, count: number): Uint8Array {
 /** The FORM of a synonym's form: a synonym, or a word of its stem class. */
 const asSynonym = (kind: number): number => (kind === FORM.stem ? FORM.synonymStem : FORM.synonym);
 
+/**
+ * A range of card ids an Evaluation is restricted to (windows.ts): each
+ * entry's chains in it, and the whole version's union of a several-form
+ * word's cards by its forms key, which its IDF counts.
+ */
+export interface CardWindow {
+  postings(entry: LexiconEntry): Postings;
+  union(formsKey: string): number | undefined;
+}
+
 /** What a word's merged occurrences depend on besides the version: its exact form, the languages it is stemmed in, its synonyms. */
-function formsKey(node: TermNode, exact: string, languages: readonly number[] | undefined): string {
+export function formsKey(node: TermNode, exact: string, languages: readonly number[] | undefined): string {
   const synonyms = node.kind === 'word' ? (node.synonyms ?? []).map((w) => w.exact).join(' ') : '';
   return `${exact}\u0000${languages?.join(',') ?? ''}\u0000${node.synonym === true ? 's' : ''}${synonyms}`;
 }
@@ -211,6 +221,7 @@ export class Evaluation {
     private readonly signal: AbortSignal,
     private readonly languages?: readonly number[],
     private budget = MAX_CHAINS,
+    private readonly window?: CardWindow,
   ) {}
 
   /** The cards `query` matches, with their scores (no keys). */
@@ -319,7 +330,7 @@ export class Evaluation {
   /** The chains of one Lexicon entry within the work bound. */
   private async read(entry: LexiconEntry): Promise<Postings> {
     await this.pace(0);
-    const chains = this.version.postings(entry, this.budget);
+    const chains = this.window === undefined ? this.version.postings(entry, this.budget) : this.window.postings(entry);
     this.budget -= chains.count;
     if (this.budget <= 0) this.truncated = true;
     await this.pace(chains.count);
@@ -375,7 +386,8 @@ export class Evaluation {
     const metas = node.field === undefined ? -1 : FIELD_METAS[node.field];
     // A word of several forms is a k-way merge: kept, as its chains are, for the next query with the word as typed (in the same languages, with the same synonyms).
     const mergeKey = metas < 0 && !(node.kind === 'word' && node.prefix) && node.exact !== true ? formsKey(node, exact, this.languages) : undefined;
-    const cached = mergeKey === undefined ? undefined : this.version.merged(mergeKey);
+    // A window's are a part, not to be kept nor taken for the whole.
+    const cached = mergeKey === undefined || this.window !== undefined ? undefined : this.version.merged(mergeKey);
     if (cached !== undefined) return cached;
     const truncatedBefore = this.truncated;
     const { entries, kinds } = this.entries(node, at);
@@ -387,22 +399,24 @@ export class Evaluation {
       return { count, cards, scores, bodies, metas, refs, exact: same(entries[0]!.word === exact ? 1 : 0, count), idf };
     }
     const isExact = Uint8Array.from(entries, (entry) => (entry.word === exact ? 1 : 0));
-    const occurrences = metas < 0 ? this.merge(lists, kinds, isExact) : this.field(lists, kinds, isExact, metas);
+    const union = mergeKey === undefined ? undefined : this.window?.union(mergeKey);
+    const occurrences = metas < 0 ? this.merge(lists, kinds, isExact, union) : this.field(lists, kinds, isExact, metas);
     // Cut by the work bound, it is this query's share only.
-    if (mergeKey !== undefined && this.truncated === truncatedBefore) this.version.keepMerged(mergeKey, occurrences);
+    if (mergeKey !== undefined && this.window === undefined && this.truncated === truncatedBefore) this.version.keepMerged(mergeKey, occurrences);
     return occurrences;
   }
 
   /**
    * Several forms of a word: their score inputs merged by card (form-merge.ts:
    * as their refs together would give them); the refs stay in the forms'
-   * chains (card-refs.ts MergedRefs). The IDF counts the union (occurrences()).
+   * chains (card-refs.ts MergedRefs). The IDF counts the union (occurrences()),
+   * the whole version's `union` when the lists are a window's.
    */
-  private merge(lists: readonly Postings[], kinds: Uint8Array, isExact: Uint8Array): Occurrences {
+  private merge(lists: readonly Postings[], kinds: Uint8Array, isExact: Uint8Array, union?: number): Occurrences {
     const { norms, length } = this.version.columns;
     const { count, cards, bodies, metas, closest, exact, present } = mergeForms(lists, kinds, isExact, length.length);
     // A list cut by the work bound estimates its whole count (`total`); the union has at least the largest.
-    const wordIdf = idf(Math.max(count, ...lists.map((l) => l.total)), length.length);
+    const wordIdf = idf(Math.max(union ?? count, ...lists.map((l) => l.total)), length.length);
     // A loop: Float32Array.from with a map function takes V8's slow generic path.
     const scores = new Float32Array(count);
     for (let i = 0; i < count; i++) scores[i] = FORM_FACTORS[closest[i]!]! * inputScore(bodies[i]!, metas[i]!, norms[length[cards[i]!]!]!, wordIdf);

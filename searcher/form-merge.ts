@@ -124,7 +124,7 @@ export function mergeForms(forms: readonly FormInputs[], kinds: Uint8Array, isEx
 }
 
 /** The bits set in a 32-bit word. */
-function bitCount(v: number): number {
+export function bitCount(v: number): number {
   v -= (v >>> 1) & 0x55555555;
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;

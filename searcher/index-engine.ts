@@ -21,7 +21,7 @@ import { languageCode, languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, Suggestion } from './engine.js';
 import { NoIndexError } from './engine.js';
-import { Evaluation, cardTest, type CardTest, type Hits } from './evaluate.js';
+import { Evaluation, cardTest, type CardTest, type Hits, type Matcher } from './evaluate.js';
 import { explainHits } from './explain.js';
 import { HIDDEN, IndexVersion, type CacheSizes, type CardColumns } from './index-version.js';
 import { cacheSizes } from './config.js';
@@ -29,6 +29,7 @@ import { LAST_DATE, type QueryNode } from './query.js';
 import { TopK, collapse, seek, withStatic, type Scored } from './rank.js';
 import { escapeHtml } from './render.js';
 import { Marker, highlight } from './snippet.js';
+import { MIN_WINDOW_CHAINS, WINDOW_BITS, rankByWindows } from './windows.js';
 import { FEW_HITS, corrected, corrections, type Correction } from './spelling.js';
 
 const log = logger('searcher');
@@ -260,9 +261,9 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
  * at all, so the total (and the facets) then count the cards scored, as a
  * lower bound ("gte"); an AND's cards all match, so its counts stay exact.
  */
-export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true): Promise<Ranked> {
-  const evaluation = new Evaluation(version, signal, queryLanguages(request));
-  const matches = await evaluation.matcher(request.query);
+export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true, windowBits = WINDOW_BITS, windowChains = MIN_WINDOW_CHAINS): Promise<Ranked> {
+  const languages = queryLanguages(request);
+  const evaluation = new Evaluation(version, signal, languages);
   const { filters } = request;
   const tests: CardTest[] = [];
   const { columns } = version;
@@ -279,6 +280,7 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const top = new TopK(k);
   const counts = new Counts(columns);
   let siteAt = 0;
+  // Asked in ascending card order within one pass (siteAt starts again at each).
   const filtered = (cardId: number): boolean => {
     if ((flags[cardId]! & HIDDEN) !== 0) return true;
     for (const test of tests) if (!test(cardId)) return true;
@@ -286,25 +288,30 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
     return siteAt >= filterSites.count || filterSites.cards[siteAt] !== cardId;
   };
-  let skipped = 0;
-  // Read once: the matcher is one of several classes, and its fields would be looked up per card.
-  const { count: matched, cards, bounds: scores, exact, certain } = matches;
-  if (!prune || exact || matched <= k || byDate) {
-    // Without filters only the flags are looked at; a card below the top's floor is not pushed.
-    const unfiltered = tests.length === 0 && filterSites === undefined;
-    let floor = -Infinity;
-    for (let i = 0; i < matched; i++) {
-      const cardId = cards[i]!;
-      if (unfiltered ? (flags[cardId]! & HIDDEN) !== 0 : filtered(cardId)) continue;
-      const s = exact ? scores[i]! : matches.score(i);
-      if (s < 0) continue;
-      counts.add(cardId);
-      const ranked = key(cardId, withStatic(s, weight[cardId]!));
-      if (ranked < floor) continue;
-      top.push(cardId, ranked);
-      floor = top.floor();
+
+  /** Scores `matches` into the top (all of them, or by their bounds with `prune`), counting those that match when `count`; returns the cards skipped. */
+  const score = (matches: Matcher, count: boolean): number => {
+    siteAt = 0;
+    let skipped = 0;
+    // Read once: the matcher is one of several classes, and its fields would be looked up per card.
+    const { count: matched, cards, bounds: scores, exact, certain } = matches;
+    if (!prune || exact || matched <= k || byDate) {
+      // Without filters only the flags are looked at; a card below the top's floor is not pushed.
+      const unfiltered = tests.length === 0 && filterSites === undefined;
+      let floor = top.floor();
+      for (let i = 0; i < matched; i++) {
+        const cardId = cards[i]!;
+        if (unfiltered ? (flags[cardId]! & HIDDEN) !== 0 : filtered(cardId)) continue;
+        const s = exact ? scores[i]! : matches.score(i);
+        if (s < 0) continue;
+        if (count) counts.add(cardId);
+        const ranked = key(cardId, withStatic(s, weight[cardId]!));
+        if (ranked < floor) continue;
+        top.push(cardId, ranked);
+        floor = top.floor();
+      }
+      return 0;
     }
-  } else {
     // The matches the filters keep, with their bounds.
     const kept = new Uint32Array(matched);
     const bounds = new Float64Array(matched);
@@ -314,13 +321,13 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
       if (filtered(cardId)) continue;
       kept[n] = i;
       bounds[n++] = withStatic(scores[i]!, weight[cardId]!);
-      if (certain) counts.add(cardId);
+      if (certain && count) counts.add(cardId);
     }
-    const score = (j: number): void => {
+    const scoreOne = (j: number): void => {
       const cardId = cards[kept[j]!]!;
       const s = matches.score(kept[j]!);
       if (s < 0) return;
-      if (!certain) counts.add(cardId);
+      if (!certain && count) counts.add(cardId);
       top.push(cardId, withStatic(s, weight[cardId]!));
     };
     // The k best bounds first, so that the floor rises early; then the rest in card order.
@@ -329,21 +336,31 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     const done = new Uint8Array(n);
     for (const { cardId: j } of first.best()) {
       done[j] = 1;
-      score(j);
+      scoreOne(j);
     }
     for (let j = 0; j < n; j++) {
       if (done[j] === 1) continue;
       const floor = top.floor();
       // Until the top is full its floor is −∞, and no bound can rule a card out.
       if (bounds[j]! < floor || (floor > -Infinity && withStatic(matches.closer(kept[j]!), weight[cards[kept[j]!]!]!) < floor)) skipped += 1;
-      else score(j);
+      else scoreOne(j);
     }
+    return skipped;
+  };
+
+  // A word or an AND of words whose lists are not cached: ranked without decoding all their chains (windows.ts), its counts exact.
+  let lower = false;
+  let matches: Matcher | undefined;
+  const ranker = { filtered, count: (cardId: number) => counts.add(cardId), score, floor: () => top.floor() };
+  if (!(prune && !byDate && (await rankByWindows(version, request.query, evaluation, ranker, signal, languages, windowBits, windowChains)))) {
+    matches = await evaluation.matcher(request.query);
+    const skipped = score(matches, true);
+    lower = evaluation.truncated || (skipped > 0 && !matches.certain);
   }
   const order = byDate ? top.best() : collapse(top.best(), (s) => site[s.cardId]!, (s) => s.score, request.limit);
   let page = order.slice(request.offset, request.offset + request.limit);
   // By date the key is no score: the page's cards are scored again (found by binary search among the matches).
-  if (byDate) page = page.map(({ cardId }) => ({ cardId, score: withStatic(matches.score(seek(cards, 0, matched, cardId)), weight[cardId]!) }));
-  const lower = evaluation.truncated || (skipped > 0 && !certain);
+  if (byDate) page = page.map(({ cardId }) => ({ cardId, score: withStatic(matches!.score(seek(matches!.cards, 0, matches!.count, cardId)), weight[cardId]!) }));
   return {
     total: { value: counts.total, relation: lower ? 'gte' : 'eq' },
     page,

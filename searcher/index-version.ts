@@ -34,8 +34,9 @@ import { urlParts } from '../common/url.js';
 import { cacheSizes } from './config.js';
 import { Frequencies, Lru } from './lru.js';
 import { CHECKPOINT, ChainRefs, LazyRefs, type CardRefs } from './card-refs.js';
-import { FORM, chainInputs, idf, inputScore, lengthNorms } from './rank.js';
+import { FORM, chainInputs, idf, inputScore, lengthNorms, staticFactor } from './rank.js';
 import type { QueryWord } from './query.js';
+import { boundBytes, boundTable, skipTable, windowChains, type BoundTable, type SkipTable } from './skips.js';
 import { CardText } from './snippet.js';
 
 /** A card as hits show it: its text already cut into words for snippets. */
@@ -112,6 +113,8 @@ export interface Postings {
   /** How many chains the word has: `count` when all were read; beyond the work bound, estimated (common/index/refs.ts PackedChains). */
   total: number;
   idf: number;
+  /** Its blocks' bounds (skips.ts), when every chain was read. */
+  skips?: SkipTable | undefined;
 }
 
 /** What a chain-cache entry holds: an entry's chains, or a several-form word's merged occurrences. */
@@ -127,6 +130,16 @@ function scratchFor(chains: number): typeof scratch {
   if (scratch.cards.length >= chains) return scratch;
   const made = { cards: new Uint32Array(chains), bodies: new Uint32Array(chains), metas: new Uint32Array(chains), checkpoints: new Uint32Array(Math.ceil(chains / CHECKPOINT)) };
   if (chains <= SCRATCH_KEPT) scratch = made;
+  return made;
+}
+
+let aloneKept = new Float64Array(1024);
+
+/** Scratch for each chain's score ÷ IDF, kept up to SCRATCH_KEPT chains as the columns are. */
+function aloneScratch(chains: number): Float64Array {
+  if (aloneKept.length >= chains) return aloneKept;
+  const made = new Float64Array(chains);
+  if (chains <= SCRATCH_KEPT) aloneKept = made;
   return made;
 }
 
@@ -146,10 +159,16 @@ function postingsOf(decoder: ChainDecoder, max: number, columns: CardColumns): P
     chainInputs(decoder, start, stop, bodies, metas, i++);
   });
   const wordIdf = idf(total, columns.length.length);
-  const scores = new Float32Array(count);
   const { norms, length } = columns;
-  for (let c = 0; c < count; c++) scores[c] = inputScore(bodies[c]!, metas[c]!, norms[length[cards[c]!]!]!, wordIdf);
+  const alone = aloneScratch(count);
+  // A word cut by the work bound has no table: its blocks past the cut are unknown.
+  const { weight } = columns;
+  const skips = count === total ? skipTable(count, cards, bodies, metas, checkpoints, (cardId) => norms[length[cardId]!]!, (cardId) => staticFactor(weight[cardId]!), alone) : undefined;
+  const scores = new Float32Array(count);
+  if (skips !== undefined) for (let c = 0; c < count; c++) scores[c] = wordIdf * alone[c]!;
+  else for (let c = 0; c < count; c++) scores[c] = inputScore(bodies[c]!, metas[c]!, norms[length[cards[c]!]!]!, wordIdf);
   return {
+    skips,
     count,
     cards: cards.slice(0, count),
     bodies: bodies.slice(0, count),
@@ -168,6 +187,12 @@ function firstChains(p: Postings, max: number): Postings {
   const cut = <T extends Uint32Array | Float32Array>(column: T): T => column.subarray(0, count) as T;
   return { ...p, count, cards: cut(p.cards), bodies: cut(p.bodies), metas: cut(p.metas), scores: cut(p.scores) };
 }
+
+/** What a cached chain takes: four columns of 4 bytes, its bytes and their checkpoint (decodedBytes). */
+const CACHED_CHAIN_BYTES = 22;
+
+/** The skip tables' budget: a sixteenth of the chain cache's (they take some 0.16 bytes a chain where the cache takes 22), 4 MiB at least. */
+const skipBudget = (chains: number): number => Math.max(4 << 20, Math.ceil(chains / 16));
 
 /** CardInfo as columns: one element per card id. */
 export interface CardColumns {
@@ -232,6 +257,10 @@ export class IndexVersion {
    * budget: which of the two a query mix needs more of is its own affair.
    */
   private readonly chainCache: Lru<number | string, Decoded>;
+  /** Skip tables by Lexicon entry id, and several-form words' bound tables by forms key (skips.ts), outliving their lists in the chain cache. */
+  private readonly skipCache: Lru<number | string, BoundTable>;
+  /** The highest static weight of each window of cards, by window size (windows.ts). */
+  private readonly windowWeightsBySize = new Map<number, Uint8Array>();
   /** A query word's forms by its exact form and the languages it is stemmed in (wordForms): stemming takes longer than reading a cached chain. */
   private readonly formsCache = new Lru<string, WordForms>(FORMS_CACHE_WORDS, () => 1);
   private main: readonly number[] | undefined;
@@ -255,12 +284,14 @@ export class IndexVersion {
     caches: CacheSizes,
   ) {
     this.chainCache = new Lru(caches.chains, decodedBytes, new Frequencies(FREQUENCY_WINDOW));
+    this.skipCache = new Lru(skipBudget(caches.chains), boundBytes);
     this.cardCache = new Lru(caches.cards, (card) => CARD_OVERHEAD + card.text.bytes + 2 * (card.url.length + (card.title?.length ?? 0) + (card.referrer?.length ?? 0)));
   }
 
   /** New cache budgets (a reloaded config); what no longer fits goes. */
   resize(caches: CacheSizes): void {
     this.chainCache.resize(caches.chains);
+    this.skipCache.resize(skipBudget(caches.chains));
     this.cardCache.resize(caches.cards);
   }
 
@@ -298,7 +329,58 @@ export class IndexVersion {
     if (cached !== undefined) return firstChains(cached, max);
     const postings = postingsOf(this.words.decoder(entry.id, entry.refPos), max, this.columns);
     if (postings.count < max) this.cache(entry.id, postings);
+    if (postings.skips !== undefined) this.skipCache.set(entry.id, postings.skips);
     return postings;
+  }
+
+  /** The skip table of a Lexicon entry whose chains were walked whole, while it is kept. */
+  skips(entry: LexiconEntry): SkipTable | undefined {
+    const kept = this.skipCache.get(entry.id) as SkipTable | undefined;
+    if (kept !== undefined) return kept;
+    const skips = (this.chainCache.get(entry.id) as Postings | undefined)?.skips;
+    if (skips !== undefined) this.skipCache.set(entry.id, skips);
+    return skips;
+  }
+
+  /**
+   * Whether a Lexicon entry's chains are cached, or would be if walked now
+   * (`chains` of them, at some CACHED_CHAIN_BYTES each): asking counts as
+   * a use, as postings() does, so a word that comes back often gets in.
+   */
+  cachesChains(entry: LexiconEntry, chains: number): boolean {
+    return this.chainCache.get(entry.id) !== undefined || this.chainCache.wouldKeep(entry.id, chains * CACHED_CHAIN_BYTES);
+  }
+
+  /** A Lexicon entry's chain bytes, read for one query. */
+  decoder(entry: LexiconEntry): ChainDecoder {
+    return this.words.decoder(entry.id, entry.refPos);
+  }
+
+  /**
+   * The chains of a Lexicon entry with cards in [low, high), found by its
+   * skip table in the bytes `decoder` holds (of those, only the cards set in
+   * `only`, a bit per card, when given): the columns postings() gives, for
+   * those cards (its total and IDF the whole word's).
+   */
+  windowPostings(entry: LexiconEntry, decoder: ChainDecoder, skips: SkipTable, low: number, high: number, only?: Uint32Array): Postings {
+    const { count, cards, bodies, metas, refs } = windowChains(decoder, skips, low, high, only);
+    const wordIdf = idf(skips.count, this.columns.length.length);
+    const { norms, length } = this.columns;
+    const scores = new Float32Array(count);
+    for (let c = 0; c < count; c++) scores[c] = wordIdf * inputScore(bodies[c]!, metas[c]!, norms[length[cards[c]!]!]!, 1);
+    return { count, cards, bodies, metas, scores, refs, total: skips.count, idf: wordIdf };
+  }
+
+  /** The highest static weight among the cards of each window of 2^bits card ids. */
+  windowWeights(bits: number): Uint8Array {
+    let weights = this.windowWeightsBySize.get(bits);
+    if (weights === undefined) {
+      const { weight } = this.columns;
+      weights = new Uint8Array(Math.ceil(weight.length / 2 ** bits));
+      for (let id = 0; id < weight.length; id++) if (weight[id]! > weights[id >>> bits]!) weights[id >>> bits] = weight[id]!;
+      this.windowWeightsBySize.set(bits, weights);
+    }
+    return weights;
   }
 
   /** A several-form word's merged occurrences kept by merged(), if still cached. */
@@ -306,9 +388,21 @@ export class IndexVersion {
     return this.chainCache.get(formsKey) as Occurrences | undefined;
   }
 
-  /** Keeps a several-form word's merged occurrences beside the chains. */
+  /** Keeps a several-form word's merged occurrences beside the chains, and the bounds of its scores (skips.ts). */
   keepMerged(formsKey: string, occurrences: Occurrences): void {
     this.cache(formsKey, occurrences);
+    const { weight } = this.columns;
+    this.skipCache.set(formsKey, boundTable(occurrences.count, occurrences.cards, occurrences.scores, (cardId) => staticFactor(weight[cardId]!)));
+  }
+
+  /** The bound table of a several-form word's merged scores, while it is kept. */
+  mergedBounds(formsKey: string): BoundTable | undefined {
+    const kept = this.skipCache.get(formsKey);
+    if (kept !== undefined) return kept;
+    const merged = this.merged(formsKey);
+    if (merged === undefined) return undefined;
+    this.keepMerged(formsKey, merged);
+    return this.skipCache.get(formsKey);
   }
 
   /** Puts a list in the chain cache; its refs written out make it bigger, and the cache weighs it again then, keeping it or letting the refs go. */

@@ -85,6 +85,11 @@ export class Lru<K, V> {
     return this.map.get(key)?.value === value;
   }
 
+  /** Whether set() would keep a value of `cost` under `key` now. */
+  wouldKeep(key: K, cost: number): boolean {
+    return cost <= this.capacity && this.admits(key, cost);
+  }
+
   /** Whether `key` is asked for more than ADMISSION_FACTOR times as often as every entry it would push out. */
   private admits(key: K, cost: number): boolean {
     const { frequencies } = this;

@@ -153,7 +153,12 @@ const CODE_ANCHOR = Uint8Array.from({ length: CODE_MASK + 1 }, (_, code) => {
  * score, so a bound stays a bound.
  */
 export function withStatic(score: number, weight: number): number {
-  return (score + 1) * (1 + (STATIC_SHARE * weight) / 255);
+  return (score + 1) * staticFactor(weight);
+}
+
+/** What withStatic multiplies by for a static weight. */
+export function staticFactor(weight: number): number {
+  return 1 + (STATIC_SHARE * weight) / 255;
 }
 
 /** BM25's inverse document frequency of a word in `df` of `cards` cards (Lucene's, always positive). */

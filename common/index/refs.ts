@@ -548,12 +548,13 @@ export class ChainDecoder {
    * head in the data (refsSpan finds the chain again from there) and where
    * its refs' bytes start and stop (refsInto decodes them, shortKey names
    * the shortest). Returns the chains walked and their estimated total
-   * (PackedChains).
+   * (PackedChains). From a chain inside the list, `previous` is the card
+   * id of the chain before it.
    */
-  walk(pos: number, end: number, max: number, visit: (cardId: number, head: number, start: number, stop: number) => void): { count: number; total: number } {
+  walk(pos: number, end: number, max: number, visit: (cardId: number, head: number, start: number, stop: number) => void, previous = -1): { count: number; total: number } {
     const from = pos;
     let count = 0;
-    let cardId = -1;
+    let cardId = previous;
     while (pos < end && count < max) {
       const stop = this.listedAt(pos, end, cardId);
       cardId = this.listedCard;
@@ -562,6 +563,28 @@ export class ChainDecoder {
       pos = stop;
     }
     return { count, total: totalOf(count, from, pos, end) };
+  }
+
+  /** Sets bit c of `bits` (c >> 5, 1 << (c & 31)) for every card c of the listed chains from `pos` to `end`; `previous` as for walk(). Returns the chains. */
+  markCards(pos: number, end: number, bits: Uint32Array, previous = -1): number {
+    const { data } = this;
+    let count = 0;
+    let cardId = previous;
+    while (pos < end) {
+      const lead = data[pos]!;
+      // A one-byte head with its length in it (most chains) is read here; the others as the walk reads them.
+      if (lead < 0x80 && (lead & LISTED_LENGTH_LIMIT) !== 0 && cardId >= 0 && lead >= LISTED_LENGTH_LIMIT + 1) {
+        cardId += lead >>> LISTED_LENGTH_BITS;
+        if (cardId > MAX_CARD_ID) throw this.corrupt(pos, `card id ${cardId} beyond the limit ${MAX_CARD_ID}`);
+        pos = this.stop(pos, pos + 1, lead & LISTED_LENGTH_LIMIT, end);
+      } else {
+        pos = this.listedAt(pos, end, cardId);
+        cardId = this.listedCard;
+      }
+      bits[cardId >>> 5]! |= 1 << (cardId & 31);
+      count += 1;
+    }
+    return count;
   }
 
   /**
