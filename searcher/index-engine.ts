@@ -260,6 +260,9 @@ export interface Ranked extends Omit<SearchResult, 'hits'> {
  * order while the floor rises. A phrase's card left unscored may not match
  * at all, so the total (and the facets) then count the cards scored, as a
  * lower bound ("gte"); an AND's cards all match, so its counts stay exact.
+ * A word or an AND of words whose lists are not in the chain cache is
+ * ranked from its skip tables instead (windows.ts; `windowBits` and
+ * `windowChains` its window size and the chains below which it is not).
  */
 export async function rankVersion(version: IndexVersion, request: SearchRequest, signal: AbortSignal, prune = true, windowBits = WINDOW_BITS, windowChains = MIN_WINDOW_CHAINS): Promise<Ranked> {
   const languages = queryLanguages(request);

@@ -127,7 +127,7 @@ export async function rankByWindows(
     for (const { entry } of forms) {
       let decoder = decoders.get(entry.id);
       if (decoder === undefined) decoders.set(entry.id, (decoder = version.decoder(entry)));
-      decoder.markCards(0, decoder.bytes, marked);
+      decoder.markCards(marked);
       signal.throwIfAborted();
     }
     if (key !== undefined) {

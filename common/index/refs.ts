@@ -565,11 +565,13 @@ export class ChainDecoder {
     return { count, total: totalOf(count, from, pos, end) };
   }
 
-  /** Sets bit c of `bits` (c >> 5, 1 << (c & 31)) for every card c of the listed chains from `pos` to `end`; `previous` as for walk(). Returns the chains. */
-  markCards(pos: number, end: number, bits: Uint32Array, previous = -1): number {
+  /** Sets bit c of `bits` (c >> 5, 1 << (c & 31)) for every card c of the listed chains; their refs are skipped, not read. Returns the chains. */
+  markCards(bits: Uint32Array): number {
     const { data } = this;
+    const end = data.length;
+    let pos = 0;
     let count = 0;
-    let cardId = previous;
+    let cardId = -1;
     while (pos < end) {
       const lead = data[pos]!;
       // A one-byte head with its length in it (most chains) is read here; the others as the walk reads them.

@@ -274,6 +274,42 @@ test('a listed gap of 0 or past the last card id, a varint length that the head 
   assert.throws(() => new ChainDecoder(Buffer.concat([head, Buffer.from([3, 1, 2, 3])]), AT).chainAt(0), /chain length 3 in a varint, where the 4-bit field holds it/);
 });
 
+test('markCards sets the bit of every listed chain\'s card, and of bytes that do not decode, refuses the heads the walk refuses', () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 4095 }), { maxLength: 40 }), fc.array(refsArbitrary, { minLength: 40, maxLength: 40 }), (ids, refs) => {
+      const chains = ids.sort((a, b) => a - b).map((cardId, i) => ({ cardId, refs: refs[i]! }));
+      const bits = new Uint32Array(128);
+      assert.equal(new ChainDecoder(encodeChains(chains)).markCards(bits), chains.length);
+      const marked = [...Array(4096).keys()].filter((c) => (bits[c >>> 5]! & (1 << (c & 31))) !== 0);
+      assert.deepEqual(marked, ids);
+    }),
+    { numRuns: 300 },
+  );
+  // One bitmap for every card id there can be, shared by the runs: a bit left set by one only weakens the next's check.
+  const every = new Uint32Array(2 ** 23);
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+      let cards: number[] | undefined;
+      try {
+        cards = decodeChains(Buffer.from(bytes)).map((chain) => chain.cardId);
+      } catch {
+        // Refs the walk refuses are skipped unread by markCards: only its heads must hold.
+      }
+      try {
+        new ChainDecoder(Buffer.from(bytes), AT).markCards(every);
+      } catch (err) {
+        assert.ok(isSherlockError(err, 'SHERLOCK_CORRUPT_INDEX'), String(err));
+        assert.equal(cards, undefined, 'markCards refused chains the walk reads');
+        return;
+      }
+      if (cards !== undefined) for (const c of cards) assert.ok((every[c >>> 5]! & (1 << (c & 31))) !== 0, `card ${c} not marked`);
+    }),
+    { numRuns: 2000 },
+  );
+  assert.throws(() => new ChainDecoder(Buffer.from([7 * 8 + 1, 0x01, 1, 0x01]), AT).markCards(new Uint32Array(1)), /gap 0 after card 7/);
+  assert.throws(() => new ChainDecoder(Buffer.from([7 * 8 + 1, 0x01, 2 * 8 + 3, 0x01]), AT).markCards(new Uint32Array(1)), /chain cut short/);
+});
+
 test('random bytes decode or fail with SHERLOCK_CORRUPT_INDEX, never anything else', () => {
   fc.assert(
     fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
