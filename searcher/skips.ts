@@ -12,7 +12,7 @@
  * - A several-form word's table bounds its merged scores themselves (IDF and
  *   form factors in), made when the merge is kept (IndexVersion#keepMerged).
  *
- * Kept beside the chain cache at some 0.1–0.2 bytes a chain: a word walked
+ * Kept beside the chain cache at about 0.1 byte a chain: a word walked
  * once is afterwards read only in the card ranges that can reach the top.
  */
 
@@ -37,7 +37,7 @@ export interface SkipTable extends BoundTable {
   heads: Uint32Array;
 }
 
-export const boundBytes = (table: BoundTable): number => 64 + ('heads' in table ? 20 : 12) * table.first.length;
+export const boundBytes = (table: BoundTable): number => 64 + ('heads' in table ? 16 : 12) * table.first.length;
 
 /** Float32 rounds to the nearest: a bound must not come out below what it bounds. */
 const ROUND_UP = 1 + 2 ** -20;
