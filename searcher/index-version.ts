@@ -337,18 +337,20 @@ export class IndexVersion {
   skips(entry: LexiconEntry): SkipTable | undefined {
     const kept = this.skipCache.get(entry.id) as SkipTable | undefined;
     if (kept !== undefined) return kept;
-    const skips = (this.chainCache.get(entry.id) as Postings | undefined)?.skips;
+    const skips = (this.chainCache.peek(entry.id) as Postings | undefined)?.skips;
     if (skips !== undefined) this.skipCache.set(entry.id, skips);
     return skips;
   }
 
   /**
    * Whether a Lexicon entry's chains are cached, or would be if walked now
-   * (`chains` of them, at some CACHED_CHAIN_BYTES each): asking counts as
-   * a use, as postings() does, so a word that comes back often gets in.
+   * (`chains` of them, at some CACHED_CHAIN_BYTES each). A use is counted
+   * once either way (here when not, by postings() when so), so a word that
+   * comes back often gets in, and one asked for so weighs no more than one
+   * walked.
    */
   cachesChains(entry: LexiconEntry, chains: number): boolean {
-    return this.chainCache.get(entry.id) !== undefined || this.chainCache.wouldKeep(entry.id, chains * CACHED_CHAIN_BYTES);
+    return this.chainCache.holdsOrWouldKeep(entry.id, chains * CACHED_CHAIN_BYTES);
   }
 
   /** A Lexicon entry's chain bytes, read for one query. */
@@ -391,18 +393,22 @@ export class IndexVersion {
   /** Keeps a several-form word's merged occurrences beside the chains, and the bounds of its scores (skips.ts). */
   keepMerged(formsKey: string, occurrences: Occurrences): void {
     this.cache(formsKey, occurrences);
-    const { weight } = this.columns;
-    this.skipCache.set(formsKey, boundTable(occurrences.count, occurrences.cards, occurrences.scores, (cardId) => staticFactor(weight[cardId]!)));
+    this.keepBounds(formsKey, occurrences);
   }
 
-  /** The bound table of a several-form word's merged scores, while it is kept. */
+  private keepBounds(formsKey: string, occurrences: Occurrences): BoundTable {
+    const { weight } = this.columns;
+    const bounds = boundTable(occurrences.count, occurrences.cards, occurrences.scores, (cardId) => staticFactor(weight[cardId]!));
+    this.skipCache.set(formsKey, bounds);
+    return bounds;
+  }
+
+  /** The bound table of a several-form word's merged scores, while it or the merge is kept. */
   mergedBounds(formsKey: string): BoundTable | undefined {
     const kept = this.skipCache.get(formsKey);
     if (kept !== undefined) return kept;
-    const merged = this.merged(formsKey);
-    if (merged === undefined) return undefined;
-    this.keepMerged(formsKey, merged);
-    return this.skipCache.get(formsKey);
+    const merged = this.chainCache.peek(formsKey) as Occurrences | undefined;
+    return merged === undefined ? undefined : this.keepBounds(formsKey, merged);
   }
 
   /** Puts a list in the chain cache; its refs written out make it bigger, and the cache weighs it again then, keeping it or letting the refs go. */

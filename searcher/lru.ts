@@ -85,9 +85,20 @@ export class Lru<K, V> {
     return this.map.get(key)?.value === value;
   }
 
-  /** Whether set() would keep a value of `cost` under `key` now. */
-  wouldKeep(key: K, cost: number): boolean {
-    return cost <= this.capacity && this.admits(key, cost);
+  /** The value kept under `key`, neither counted as an ask nor made the newest. */
+  peek(key: K): V | undefined {
+    return this.map.get(key)?.value;
+  }
+
+  /**
+   * Whether `key` is kept, or set() would keep a value of `cost` under it
+   * now, without counting an ask: the get() that follows counts it. When
+   * neither, the ask is counted here, as the get() it stands for would.
+   */
+  holdsOrWouldKeep(key: K, cost: number): boolean {
+    if (this.map.has(key) || (cost <= this.capacity && this.admits(key, cost))) return true;
+    this.frequencies?.touch(key);
+    return false;
   }
 
   /** Whether `key` is asked for more than ADMISSION_FACTOR times as often as every entry it would push out. */
