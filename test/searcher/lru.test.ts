@@ -68,3 +68,28 @@ test('with admission counts a key asked for far more often than the oldest entri
   assert.equal(fading.of('often'), 1, 'halved after the window');
   assert.equal(fading.of('once'), 0, 'a key at one is dropped');
 });
+
+test('peek and holdsOrWouldKeep look without reordering, and count an ask only when the answer is no', () => {
+  const plain = new Lru<number, number>(2, () => 1);
+  plain.set(1, 1);
+  plain.set(2, 2);
+  assert.equal(plain.peek(1), 1);
+  plain.set(3, 3);
+  assert.equal(plain.peek(1), undefined, 'peeked at, 1 stayed the oldest and made room');
+  assert.equal(plain.peek(2), 2);
+
+  const frequencies = new Frequencies<number>(1000);
+  const cache = new Lru<number, number>(2, () => 1, frequencies);
+  for (const key of [1, 2]) {
+    cache.get(key);
+    cache.set(key, key);
+  }
+  assert.equal(cache.holdsOrWouldKeep(2, 1), true, 'kept');
+  assert.equal(frequencies.of(2), 1, 'a yes counts nothing: the get() that follows does');
+  assert.equal(cache.holdsOrWouldKeep(3, 1), false, 'asked for no more often than what it would push out');
+  assert.equal(frequencies.of(3), 1, 'the no counts the ask');
+  for (let i = 0; i < 2; i++) cache.holdsOrWouldKeep(3, 1);
+  assert.equal(cache.holdsOrWouldKeep(3, 1), true, 'asked for three times against once: it would get in');
+  assert.equal(frequencies.of(3), 3);
+  assert.equal(cache.holdsOrWouldKeep(4, 3), false, 'a value over the bound');
+});
