@@ -403,6 +403,11 @@ export class IndexVersion {
     return bounds;
   }
 
+  /** Counts a use of a several-form word's merge that was ranked without it (windows.ts), as merged() would: a word asked for often gets its merge kept when a query makes it. */
+  askMerged(formsKey: string): void {
+    this.chainCache.ask(formsKey);
+  }
+
   /** The bound table of a several-form word's merged scores, while it or the merge is kept. */
   mergedBounds(formsKey: string): BoundTable | undefined {
     const kept = this.skipCache.get(formsKey);

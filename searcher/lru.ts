@@ -97,8 +97,13 @@ export class Lru<K, V> {
    */
   holdsOrWouldKeep(key: K, cost: number): boolean {
     if (this.map.has(key) || (cost <= this.capacity && this.admits(key, cost))) return true;
-    this.frequencies?.touch(key);
+    this.ask(key);
     return false;
+  }
+
+  /** Counts an ask for `key` that reads nothing (its value was made another way), for the admission of its next set(). */
+  ask(key: K): void {
+    this.frequencies?.touch(key);
   }
 
   /** Whether `key` is asked for more than ADMISSION_FACTOR times as often as every entry it would push out. */

@@ -115,6 +115,7 @@ export async function rankByWindows(
     terms.push({ node, forms, key, bounds });
   }
   if (cached || chains < minChains || chains > MAX_CHAINS || cardCount <= 2 << bits) return false;
+  for (const { key } of terms) if (key !== undefined) version.askMerged(key);
 
   // 1. The cards: each word's bitmap, ANDed; a several-form word's union counted for its IDF.
   const bitmapWords = Math.ceil(cardCount / 32);
