@@ -161,12 +161,14 @@ function postingsOf(decoder: ChainDecoder, max: number, columns: CardColumns): P
   const wordIdf = idf(total, columns.length.length);
   const { norms, length } = columns;
   const alone = aloneScratch(count);
+  const scores = new Float32Array(count);
+  for (let c = 0; c < count; c++) {
+    alone[c] = inputScore(bodies[c]!, metas[c]!, norms[length[cards[c]!]!]!, 1);
+    scores[c] = wordIdf * alone[c]!;
+  }
   // A word cut by the work bound has no table: its blocks past the cut are unknown.
   const { weight } = columns;
-  const skips = count === total ? skipTable(count, cards, bodies, metas, checkpoints, (cardId) => norms[length[cardId]!]!, (cardId) => staticFactor(weight[cardId]!), alone) : undefined;
-  const scores = new Float32Array(count);
-  if (skips !== undefined) for (let c = 0; c < count; c++) scores[c] = wordIdf * alone[c]!;
-  else for (let c = 0; c < count; c++) scores[c] = inputScore(bodies[c]!, metas[c]!, norms[length[cards[c]!]!]!, wordIdf);
+  const skips = count === total ? skipTable(count, cards, alone, checkpoints, (cardId) => staticFactor(weight[cardId]!)) : undefined;
   return {
     skips,
     count,

@@ -18,7 +18,7 @@
 
 import type { ChainDecoder } from '../common/index/refs.js';
 import { CHECKPOINT, ChainRefs } from './card-refs.js';
-import { chainInputs, inputScore } from './rank.js';
+import { chainInputs } from './rank.js';
 
 /** Cards a block: a multiple of CHECKPOINT, whose heads postingsOf keeps already. */
 export const SKIP_BLOCK = 16 * CHECKPOINT;
@@ -64,24 +64,15 @@ export function boundTable(count: number, cards: Uint32Array, scores: Float32Arr
 }
 
 /**
- * The skip table of a word's `count` chains walked whole: their cards,
- * score inputs and the heads of every CHECKPOINT-th chain; `norm` gives a
- * card's length normalisation, `factor` its static factor. Also writes
- * each chain's score ÷ IDF into `alone`.
+ * The skip table of a word's `count` chains walked whole: their cards, each
+ * chain's score ÷ IDF (`alone`) and the heads of every CHECKPOINT-th chain;
+ * `factor` gives a card's static factor.
  */
-export function skipTable(count: number, cards: Uint32Array, bodies: Uint32Array, metas: Uint32Array, checkpoints: Uint32Array, norm: (cardId: number) => number, factor: (cardId: number) => number, alone: Float64Array): SkipTable {
-  const table: SkipTable = { ...blocks(count, cards), heads: new Uint32Array(Math.ceil(count / SKIP_BLOCK)) };
-  for (let b = 0; b < table.heads.length; b++) {
-    let best = 0;
-    for (let c = b * SKIP_BLOCK; c < Math.min(count, (b + 1) * SKIP_BLOCK); c++) {
-      const cardId = cards[c]!;
-      const score = (alone[c] = inputScore(bodies[c]!, metas[c]!, norm(cardId), 1));
-      best = Math.max(best, score * factor(cardId));
-    }
-    table.heads[b] = checkpoints[(b * SKIP_BLOCK) / CHECKPOINT]!;
-    table.highest[b] = best * ROUND_UP;
-  }
-  return table;
+export function skipTable(count: number, cards: Uint32Array, alone: Float64Array, checkpoints: Uint32Array, factor: (cardId: number) => number): SkipTable {
+  const bounds = boundTable(count, cards, alone, factor);
+  const heads = new Uint32Array(bounds.first.length);
+  for (let b = 0; b < heads.length; b++) heads[b] = checkpoints[(b * SKIP_BLOCK) / CHECKPOINT]!;
+  return { ...bounds, heads };
 }
 
 /** The first index whose value is ≥ `target` in an ascending column, or its length. */
