@@ -111,9 +111,9 @@ test('cards are deflated in blocks: a head (stored and plain length, first card,
   reader.close();
 });
 
-test('a block closes at the first card that brings it to 64 KiB; every card reads back from its block, in any order', (t) => {
+test('a block closes at the first card that brings it to CARD_BLOCK_SIZE; every card reads back from its block, in any order', (t) => {
   const file = join(scratchDir(t), 'Cards');
-  const cards = Array.from({ length: 60 }, (_, cardId) => ({ ...sample, cardId, text: text(`card ${cardId} `.repeat(300 + 50 * (cardId % 7))) }));
+  const cards = Array.from({ length: 150 }, (_, cardId) => ({ ...sample, cardId, text: text(`card ${cardId} `.repeat(300 + 50 * (cardId % 7))) }));
   const positions = write(file, cards);
   const blocks = [...new Set(positions)];
   assert.ok(blocks.length >= 3, `${blocks.length} blocks`);
@@ -130,7 +130,7 @@ test('a block closes at the first card that brings it to 64 KiB; every card read
   }
   const reader = CardsReader.open(file);
   try {
-    for (const i of [59, 0, 31, 30, 58, 1, 17, 17]) assert.deepEqual(reader.get(positions[i]!, i), cards[i]);
+    for (const i of [149, 0, 71, 70, 148, 1, 17, 17]) assert.deepEqual(reader.get(positions[i]!, i), cards[i]);
     assert.deepEqual([...reader].map((r) => r.card), cards);
   } finally {
     reader.close();
