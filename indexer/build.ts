@@ -50,6 +50,20 @@ const log = logger('indexer');
  * records are counted as they are.
  */
 const HELD_PER_CARD = 85;
+/** What the process holds besides its shares of the budget: Node's own baseline, and each chewing worker's (docs/indexer.md "Memory"). */
+export const BASELINE_BYTES = 96 * 1024 * 1024;
+export const PER_WORKER_BYTES = 120 * 1024 * 1024;
+
+/**
+ * What the build's shares divide (the vocabulary's, the spellings', the
+ * sorts'): the budget less the fixed allowance, so that the whole process
+ * stays within the budget; at least half of it, since a budget under twice
+ * the allowance cannot bound the process anyway.
+ */
+export function sharedBudget(budget: number, workers: number): number {
+  return Math.max(Math.floor(budget / 2), budget - BASELINE_BYTES - workers * PER_WORKER_BYTES);
+}
+
 /** What the WordIndex stage holds per word besides the sort and the ranks: each word's last card. */
 const WORDINDEX_BYTES_PER_WORD = 4;
 
@@ -132,16 +146,18 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     const at = (name: string) => join(begun.dir, name);
     const buckets = bucketFilePath(state);
     const scanned = await stage('scan', () => scan(buckets, at('Attributes'), (read) => options.onProgress?.('scan', read, read)));
+    const workers = workerCount(config.workers);
+    const budget = sharedBudget(config.memory_budget, workers);
     // The vocabulary's share of the budget; past it, it is spilled in segments (segments.ts).
-    const words = new Words(join(begun.dir, 'vocab'), Math.floor(config.memory_budget / 4));
+    const words = new Words(join(begun.dir, 'vocab'), Math.floor(budget / 4));
     const chewed = await stage('chew', () =>
       chew(
         buckets,
         scanned,
         { cards: at('Cards'), postings: at('Postings'), checksums: at('Checksums'), links: at('Links'), refTexts: at('RefTexts'), signatures: at('Signatures') },
-        workerCount(config.workers),
+        workers,
         { hashes: config.signatures, words: config.shingle_words },
-        config.memory_budget,
+        budget,
         words,
         (done) => options.onProgress?.('chew', Math.min(done, scanned.cards), scanned.cards),
       ),
@@ -152,8 +168,8 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     const finder = new CardFinder(chewed.fingerprints);
     // What the build holds from here to its end counts in the budget; the sorts get the rest (docs/indexer.md "Memory").
     const heldPerCard = cards * HELD_PER_CARD + chewed.strings.length;
-    const sortBudget = (words: number): number => Math.max(Math.floor(config.memory_budget / 8), config.memory_budget - heldPerCard - words);
-    if (heldPerCard > config.memory_budget / 2) {
+    const sortBudget = (words: number): number => Math.max(Math.floor(budget / 8), budget - heldPerCard - words);
+    if (heldPerCard > budget / 2) {
       log.warning('the cards take most of the memory budget', { held_mib: Math.round(heldPerCard / 1048576), budget_mib: Math.round(config.memory_budget / 1048576), cards });
     }
     const merged = await stage('merge', () => {

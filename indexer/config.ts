@@ -13,13 +13,13 @@ export const indexerConfig = z
     /** Worker threads for the chewing stage; "auto" uses every core. */
     workers: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default('auto'),
     /**
-     * Memory a build may hold beyond Node's own and its workers' baseline
-     * (docs/indexer.md "Memory"): the workers' spelling tables, the
-     * vocabulary (spilled in segments past a quarter), the per-card facts,
-     * and the sorts of the postings and the anchor refs, which spill runs to
-     * disk. Budgets below a few MiB only
-     * make many small runs: the tests use them to prove the output does not
-     * change.
+     * Memory a build may hold in all (docs/indexer.md "Memory"): Node's own
+     * and its workers' baselines come off first (build.ts sharedBudget),
+     * the rest holds the workers' spelling tables, the vocabulary (spilled
+     * in segments past a quarter), the per-card facts, and the sorts of the
+     * postings and the anchor refs, which spill runs to disk. Budgets below
+     * a few MiB only make many small runs: the tests use them to prove the
+     * output does not change.
      */
     memory_budget: size({ min: '64KiB' }).prefault('1GiB'),
     /** How long a version that is neither current nor the previous one is kept after it was replaced. */

@@ -5,9 +5,9 @@
  * spelling tables and the vocabulary grow with the text, not with the
  * language. The real CLI builds such a state as a child process; its peak
  * resident set (the build report's maxRss, getrusage of the whole process,
- * workers included) must stay within the budget plus the fixed allowance
- * docs/indexer.md "Memory" gives (Node's own baseline and each worker's),
- * and the index must still find the words. With 64 MiB the vocabulary alone
+ * workers included) must stay within the shares of the budget plus the
+ * fixed allowance docs/indexer.md "Memory" gives (Node's own baseline and
+ * each worker's), and the index must still find the words. With 64 MiB the vocabulary alone
  * (1.8 million words, some 110 MiB held in memory) passes the whole budget,
  * so it must be spilled in segments (indexer/segments.ts).
  */
@@ -15,13 +15,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
+import { BASELINE_BYTES, PER_WORKER_BYTES, sharedBudget } from '../../indexer/build.js';
 import { MiB } from '../helpers/memory.js';
 import { scratchDir } from '../helpers/paths.js';
 import { pageUrl, pageWords, writeRandomWordsState } from '../helpers/random-words.js';
-
-/** docs/indexer.md "Memory": what a build holds besides its budget. */
-const BASELINE = 96 * MiB;
-const PER_WORKER = 120 * MiB;
 
 test('a build of random words (a vocabulary larger than the budget) spills it, keeps its peak RSS within the budget and finds the words', async (t) => {
   const state = scratchDir(t);
@@ -36,7 +33,7 @@ test('a build of random words (a vocabulary larger than the budget) spills it, k
   assert.equal(report.cards, pages);
   assert.ok(report.words > 0.95 * pages * words, `${report.words} distinct words: nearly every word is new`);
   assert.ok(report.vocabularySegments >= 4, `the vocabulary went to disk in ${report.vocabularySegments} segments`);
-  const bound = budget + BASELINE + workers * PER_WORKER;
+  const bound = sharedBudget(budget, workers) + BASELINE_BYTES + workers * PER_WORKER_BYTES;
   assert.ok(report.maxRss <= bound, `peak RSS ${Math.round(report.maxRss / MiB)} MiB, bound ${bound / MiB} MiB (budget ${budget / MiB} MiB)`);
   for (const page of [0, 224, 449]) {
     const word = pageWords(7, page, words)[1234]!;
