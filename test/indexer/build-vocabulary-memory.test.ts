@@ -42,3 +42,10 @@ test('a build of random words (a vocabulary larger than the budget) spills it, k
     assert.ok(found.stdout.includes(pageUrl(page)), `${word} finds ${pageUrl(page)}: ${found.stdout.slice(0, 300)}`);
   }
 });
+
+test('the shares divide the budget less Node\'s and each worker\'s allowance, and at least half of it', () => {
+  assert.equal(sharedBudget(1024 * MiB, 2), (1024 - 96 - 2 * 120) * MiB);
+  assert.equal(sharedBudget(4096 * MiB, 8), (4096 - 96 - 8 * 120) * MiB);
+  assert.equal(sharedBudget(512 * MiB, 2), 256 * MiB, 'a budget under twice the allowance keeps half for the shares');
+  assert.equal(sharedBudget(64 * MiB, 1), 32 * MiB);
+});
