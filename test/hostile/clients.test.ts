@@ -280,7 +280,8 @@ test('2,000 connection attempts from 40 addresses: at most max_connections are t
               resolve();
             };
             socket.on('data', (chunk: Buffer) => note(chunk.toString('latin1').split(' ')[1] ?? '?'));
-            socket.on('error', () => note('error'));
+            // The code says which side gave up (a reset by the server, a connect that failed), should one ever show.
+            socket.on('error', (err: NodeJS.ErrnoException) => note(`error ${err.code ?? err.message}`));
             socket.on('close', () => note('closed'));
             socket.write(upgrade());
           }),
