@@ -69,6 +69,8 @@ export const gathererConfig = z
     dns_concurrency: z.number().int().min(1).max(1000).default(8),
     /** How long a resolved address is reused. */
     dns_cache: duration().prefault('1h'),
+    /** A file in the format of /etc/hosts whose names are answered without a lookup (dns.ts); "" for none. */
+    hosts_file: z.string().default(''),
     /** Written data is fsynced (ARC, buckets, queues) at least this often; a power loss loses at most this much. */
     sync_interval: duration({ min: '100ms' }).prefault('5s'),
     /** Loopback HOST:PORT serving /metrics (also for `sherlock crawl`); "" serves none. Changes on restart. */

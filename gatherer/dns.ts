@@ -8,6 +8,13 @@
  * resolves differently later cannot slip past the address check (DNS
  * rebinding).
  *
+ * Hosts file (`gatherer.hosts_file`, ours): names pinned to an address
+ * before any lookup, in the format of /etc/hosts (an address, then its
+ * names; `#` starts a comment), so that a crawl can be pointed at a
+ * staging copy, a name the local resolver does not know, or the bench's
+ * simulated web, without touching the system's /etc/hosts. A pinned name
+ * is checked like any answer: the file cannot open private addresses.
+ *
  * Address check: unless private addresses are allowed, loopback, private,
  * link-local, shared (CGNAT), unspecified, multicast and reserved ranges,
  * IPv4 and IPv6 (RFC 6890 special-purpose registries), are refused:
@@ -20,7 +27,9 @@
  */
 
 import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
+import { SherlockError } from '../common/errors.js';
 import type { GathererConfig } from './config.js';
 
 export type Resolution =
@@ -105,6 +114,33 @@ function bare(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+/** A name as written in a URL or a hosts file: case does not matter, nor does a trailing dot. */
+function nameKey(name: string): string {
+  return name.toLowerCase().replace(/\.$/, '');
+}
+
+/** The names a hosts file pins (name → address); a line whose address is not one, or that names nothing, is an error naming the file and the line. */
+export function readHostsFile(file: string): Map<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SherlockError('SHERLOCK_BAD_CONFIG', `hosts file ${file}: ${(err as Error).message}`, { file, key: 'gatherer.hosts_file' });
+  }
+  const pinned = new Map<string, string>();
+  for (const [i, line] of text.split('\n').entries()) {
+    const fields = line.replace(/#.*/, '').trim().split(/\s+/).filter((f) => f !== '');
+    if (fields.length === 0) continue;
+    const [address, ...names] = fields as [string, ...string[]];
+    if (isIP(address) === 0 || names.length === 0) {
+      throw new SherlockError('SHERLOCK_BAD_CONFIG', `hosts file ${file}, line ${i + 1}: ${isIP(address) === 0 ? `"${address}" is not an IP address` : 'no name after the address'}`, { file, key: 'gatherer.hosts_file', source: `${file}:${i + 1}` });
+    }
+    // The first line that names a host wins, as in /etc/hosts.
+    for (const name of names) if (!pinned.has(nameKey(name))) pinned.set(nameKey(name), address);
+  }
+  return pinned;
+}
+
 interface Cached {
   result: Resolution;
   until: number;
@@ -116,6 +152,8 @@ export interface ResolverOptions {
   allowPrivate: boolean;
   /** Private networks allowed all the same: addresses or ADDRESS/PREFIX (gatherer.allow_networks). */
   allowNetworks?: readonly string[];
+  /** Names answered without a lookup (readHostsFile), keyed in lower case. */
+  hosts?: ReadonlyMap<string, string>;
   /** Failures are cached this long (a negative answer is retried sooner than a positive one). */
   negativeCacheMs?: number;
   now?: () => number;
@@ -126,6 +164,8 @@ export class Resolver {
   private readonly pending = new Map<string, Promise<Resolution>>();
   private readonly waiting: Array<() => void> = [];
   private active = 0;
+  /** Lookups made through the system resolver (the cache, pinned names and IP literals make none). */
+  lookups = 0;
   private readonly now: () => number;
   private readonly allowed = new BlockList();
 
@@ -161,8 +201,11 @@ export class Resolver {
 
   private async lookupLimited(name: string): Promise<Resolution> {
     if (isIP(name) !== 0) return this.check(name);
+    const pinned = this.options.hosts?.get(nameKey(name));
+    if (pinned !== undefined) return this.check(pinned);
     if (this.active >= this.options.concurrency) await new Promise<void>((go) => this.waiting.push(go));
     this.active += 1;
+    this.lookups += 1;
     try {
       const { address } = await lookup(name);
       return this.check(address);
@@ -187,5 +230,6 @@ export class Resolver {
 
 /** The daemon's Resolver for a [gatherer] config. */
 export function resolverFor(config: GathererConfig): Resolver {
-  return new Resolver({ concurrency: config.dns_concurrency, cacheMs: config.dns_cache, allowPrivate: config.allow_private_addresses, allowNetworks: config.allow_networks });
+  const hosts = config.hosts_file === '' ? undefined : readHostsFile(config.hosts_file);
+  return new Resolver({ concurrency: config.dns_concurrency, cacheMs: config.dns_cache, allowPrivate: config.allow_private_addresses, allowNetworks: config.allow_networks, ...(hosts === undefined ? {} : { hosts }) });
 }

@@ -152,6 +152,8 @@ export class Gatherer {
 
   /** Takes new config values (SIGHUP); politeness and limits apply to the next requests. */
   reload(config: GathererConfig): void {
+    // First what can fail (a hosts file that does not read): a refused reload changes nothing.
+    const resolver = resolverFor(config);
     const old = this.fetcher;
     const was = this.config;
     if (parseWorkerCount(config) !== parseWorkerCount(was) || config.document_parse_time !== was.document_parse_time || config.document_parse_memory !== was.document_parse_memory) {
@@ -161,7 +163,7 @@ export class Gatherer {
     }
     this.config = config;
     this.fetcher = fetcherFor(config);
-    this.resolver = resolverFor(config);
+    this.resolver = resolver;
     void old.close();
     this.poke();
   }

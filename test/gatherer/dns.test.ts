@@ -10,9 +10,13 @@
  */
 
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { join } from 'node:path';
 import test, { type TestContext } from 'node:test';
-import { Resolver, isPublicAddress, type Resolution, type ResolverOptions } from '../../gatherer/dns.js';
+import { isSherlockError } from '../../common/errors.js';
+import { Resolver, isPublicAddress, readHostsFile, type Resolution, type ResolverOptions } from '../../gatherer/dns.js';
+import { scratchDir } from '../helpers/paths.js';
 
 type Lookup = (name: string) => Promise<{ address: string; family: number }>;
 const dnsPromises = createRequire(import.meta.url)('node:dns/promises') as { lookup: Lookup };
@@ -303,4 +307,59 @@ test('lookups started from answers (a crawler resolving as it goes) stay within 
   await Promise.all([chain(), chain(), chain(), chain(), chain()]);
   assert.ok(most <= 2, `${most} lookups ran at once`);
   assert.equal(r.inFlight, 0);
+});
+
+/** A hosts file with `text` in a scratch directory. */
+function hostsFile(t: TestContext, text: string): string {
+  const file = join(scratchDir(t), 'hosts');
+  writeFileSync(file, text);
+  return file;
+}
+
+test('a hosts file pins names to addresses as /etc/hosts does: comments, several names a line, any case, the first line wins', (t) => {
+  const file = hostsFile(t, '# the simulated web\n127.1.0.1  a.sim.test  www.a.sim.test # two names\n\n  127.1.0.2\tB.Sim.Test.\n::1 six.sim.test\n127.1.0.9 a.sim.test\n');
+  assert.deepEqual(
+    [...readHostsFile(file)],
+    [
+      ['a.sim.test', '127.1.0.1'],
+      ['www.a.sim.test', '127.1.0.1'],
+      ['b.sim.test', '127.1.0.2'],
+      ['six.sim.test', '::1'],
+    ],
+  );
+});
+
+test('a hosts file line that is not an address and names, or a file that cannot be read, is a config error naming the file and the line', (t) => {
+  for (const [text, line, says] of [
+    ['127.0.0.1 ok.test\nnot-an-address bad.test\n', 2, /"not-an-address" is not an IP address/],
+    ['# only\n\n127.0.0.300 bad.test\n', 3, /is not an IP address/],
+    ['127.0.0.1\n', 1, /no name after the address/],
+  ] as const) {
+    const file = hostsFile(t, text);
+    assert.throws(
+      () => readHostsFile(file),
+      (err: unknown) => isSherlockError(err, 'SHERLOCK_BAD_CONFIG') && says.test(err.message) && err.message.includes(`line ${line}`) && err.place.source === `${file}:${line}`,
+    );
+  }
+  assert.throws(() => readHostsFile(join(scratchDir(t), 'missing')), (err: unknown) => isSherlockError(err, 'SHERLOCK_BAD_CONFIG') && /missing/.test(err.message));
+});
+
+test('a pinned name is answered without a lookup and checked as any answer; other names are looked up and counted', async (t) => {
+  const asked: string[] = [];
+  fakeLookup(t, (name) => {
+    asked.push(name);
+    return Promise.resolve({ address: '93.184.216.34', family: 4 });
+  });
+  const hosts = readHostsFile(hostsFile(t, '127.1.0.5 a.sim.test\n93.184.216.35 public.sim.test\n'));
+  const allowing = resolver({ allowPrivate: true, hosts });
+  assert.deepEqual(await allowing.resolve('A.sim.test'), { ok: true, address: '127.1.0.5' });
+  assert.deepEqual(await allowing.resolve('a.sim.test.'), { ok: true, address: '127.1.0.5' });
+  assert.equal(allowing.lookups, 0);
+  const refusing = resolver({ hosts });
+  const refused = await refusing.resolve('a.sim.test');
+  assert.ok(!refused.ok && refused.refused, 'the hosts file does not open private addresses');
+  assert.deepEqual(await refusing.resolve('public.sim.test'), { ok: true, address: '93.184.216.35' });
+  assert.deepEqual(await refusing.resolve('example.test'), { ok: true, address: '93.184.216.34' });
+  assert.deepEqual(asked, ['example.test']);
+  assert.equal(refusing.lookups, 1);
 });

@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -81,6 +82,29 @@ test('hosts on different IPs are fetched in parallel, one request at a time per 
   assert.equal(pages.length, 18);
   assert.ok(pages.every((o) => o.status === 200 && o.code === 0));
   assert.equal(objects.filter((o) => o.robots).length, 3);
+});
+
+test('names pinned by gatherer.hosts_file are fetched at their address with their own Host; two names on one address share its politeness', async (t) => {
+  const state = scratchDir(t);
+  const delay = 120;
+  const routes: Record<string, RouteHandler> = {};
+  for (let i = 0; i < 3; i++) routes[`/p/${i}`] = page(`<title>page ${i}</title><p>pinned ${i}`);
+  const shared = await startFixture({ address: '127.0.0.31', routes });
+  const alone = await startFixture({ address: '127.0.0.32', routes });
+  t.after(() => Promise.all([shared.close(), alone.close()]));
+  const hostsFile = join(scratchDir(t), 'hosts');
+  writeFileSync(hostsFile, `127.0.0.31 a.sim.test b.sim.test\n127.0.0.32 c.sim.test\n`);
+  const names = { 'a.sim.test': shared, 'b.sim.test': shared, 'c.sim.test': alone };
+  writePlan(state, Object.entries(names).flatMap(([name, fixture]) => [0, 1, 2].map((i) => ({ url: `http://${name}:${fixture.port}/p/${i}`, priority: i }))));
+  await gather(state, config({ min_delay: `${delay}ms`, hosts_file: hostsFile }));
+
+  const hostsSeen = (fixture: Fixture): string[] => fixture.requests.filter((r) => r.path !== '/robots.txt').map((r) => fixture.header(r, 'host')!.split(':')[0]!);
+  assert.deepEqual(hostsSeen(shared).sort(), ['a.sim.test', 'a.sim.test', 'a.sim.test', 'b.sim.test', 'b.sim.test', 'b.sim.test']);
+  assert.deepEqual(hostsSeen(alone), ['c.sim.test', 'c.sim.test', 'c.sim.test']);
+  const arrivals = shared.requests.map((r) => r.at);
+  for (let i = 1; i < arrivals.length; i++) assert.ok(arrivals[i]! - arrivals[i - 1]! >= delay, `127.0.0.31: requests ${i - 1} and ${i} only ${arrivals[i]! - arrivals[i - 1]!} ms apart`);
+  const stored = byUrl(storedObjects(state).filter((o) => !o.robots));
+  for (const [name, fixture] of Object.entries(names)) for (const i of [0, 1, 2]) assert.ok(stored.has(`http://${name}:${fixture.port}/p/${i}`), `${name} page ${i} stored under its name`);
 });
 
 test('robots.txt: a disallowed path is never requested, Crawl-delay is honoured, a 503 robots.txt shuts its host', async (t) => {
