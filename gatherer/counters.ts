@@ -13,6 +13,8 @@ export interface GathererStatus {
   robotsFetches: number;
   robotsDenied: number;
   retries: number;
+  /** Names looked up through the system resolver (not the cache, hosts_file or address literals). */
+  dnsLookups: number;
   outcomes: Record<string, number>;
   inFlight: number;
   queued: number;

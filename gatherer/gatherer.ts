@@ -128,7 +128,7 @@ export class Gatherer {
     this.fetcher = fetcherFor(config);
     this.resolver = resolverFor(config);
     this.parser = new ParsePool(parseWorkerCount(config), documentLimits(config));
-    this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
+    this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, dnsLookups: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
     this.metrics = new GathererMetrics(registry, () => this.status());
     this.live = new LiveStatus(state);
   }
@@ -163,6 +163,7 @@ export class Gatherer {
     }
     this.config = config;
     this.fetcher = fetcherFor(config);
+    this.counters.dnsLookups += this.resolver.lookups;
     this.resolver = resolver;
     void old.close();
     this.poke();
@@ -179,7 +180,7 @@ export class Gatherer {
   }
 
   private statusOf(queued: number, hosts: number): GathererStatus {
-    return { ...this.counters, outcomes: { ...this.counters.outcomes }, inFlight: this.inFlight.size, queued, hosts, paused: this.paused };
+    return { ...this.counters, dnsLookups: this.counters.dnsLookups + this.resolver.lookups, outcomes: { ...this.counters.outcomes }, inFlight: this.inFlight.size, queued, hosts, paused: this.paused };
   }
 
   /** No new fetches until resume(); those in flight go on. */

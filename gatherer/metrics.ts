@@ -26,6 +26,7 @@ export class GathererMetrics {
     registry.counter({ name: 'sherlock_gatherer_fetched_bytes_total', help: 'Body bytes received.', read: () => now.bytes });
     registry.counter({ name: 'sherlock_gatherer_stored_total', help: 'Objects stored (ARC record, bucket, queue entry done).', read: () => now.stored });
     registry.counter({ name: 'sherlock_gatherer_retries_total', help: 'URLs queued again after a temporary error.', read: () => now.retries });
+    registry.counter({ name: 'sherlock_gatherer_dns_lookups_total', help: 'Names looked up through the system resolver (answers from the cache and gatherer.hosts_file not counted).', read: () => now.dnsLookups });
     this.fetchSeconds = registry.histogram({ name: 'sherlock_gatherer_fetch_duration_seconds', help: 'Time from request to the end of the body.', buckets: SLOW_SECONDS });
     this.robots = registry.counter({ name: 'sherlock_gatherer_robots_fetches_total', help: 'robots.txt requests, by outcome.', labels: result });
     registry.gauge({ name: 'sherlock_gatherer_queue_depth', help: 'URLs queued over all hosts.', read: () => now.queued });

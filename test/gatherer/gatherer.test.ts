@@ -96,7 +96,8 @@ test('names pinned by gatherer.hosts_file are fetched at their address with thei
   writeFileSync(hostsFile, `127.0.0.31 a.sim.test b.sim.test\n127.0.0.32 c.sim.test\n`);
   const names = { 'a.sim.test': shared, 'b.sim.test': shared, 'c.sim.test': alone };
   writePlan(state, Object.entries(names).flatMap(([name, fixture]) => [0, 1, 2].map((i) => ({ url: `http://${name}:${fixture.port}/p/${i}`, priority: i }))));
-  await gather(state, config({ min_delay: `${delay}ms`, hosts_file: hostsFile }));
+  const g = await gather(state, config({ min_delay: `${delay}ms`, hosts_file: hostsFile }));
+  assert.equal(g.status().dnsLookups, 0, 'every name was answered from the hosts file');
 
   const hostsSeen = (fixture: Fixture): string[] => fixture.requests.filter((r) => r.path !== '/robots.txt').map((r) => fixture.header(r, 'host')!.split(':')[0]!);
   assert.deepEqual(hostsSeen(shared).sort(), ['a.sim.test', 'a.sim.test', 'a.sim.test', 'b.sim.test', 'b.sim.test', 'b.sim.test']);
