@@ -164,8 +164,7 @@ export class Resolver {
   private readonly pending = new Map<string, Promise<Resolution>>();
   private readonly waiting: Array<() => void> = [];
   private active = 0;
-  /** Lookups made through the system resolver (the cache, pinned names and IP literals make none). */
-  lookups = 0;
+  private made = 0;
   private readonly now: () => number;
   private readonly allowed = new BlockList();
 
@@ -176,6 +175,11 @@ export class Resolver {
       const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
       this.allowed.addSubnet(address, prefix === undefined ? (family === 'ipv4' ? 32 : 128) : Number(prefix), family);
     }
+  }
+
+  /** Lookups made through the system resolver (the cache, pinned names and IP literals make none). */
+  get lookups(): number {
+    return this.made;
   }
 
   /** Lookups started and not yet answered, and those waiting for a slot. */
@@ -205,7 +209,7 @@ export class Resolver {
     if (pinned !== undefined) return this.check(pinned);
     if (this.active >= this.options.concurrency) await new Promise<void>((go) => this.waiting.push(go));
     this.active += 1;
-    this.lookups += 1;
+    this.made += 1;
     try {
       const { address } = await lookup(name);
       return this.check(address);
