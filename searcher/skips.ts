@@ -42,22 +42,17 @@ export const boundBytes = (table: BoundTable): number => 64 + ('heads' in table 
 /** Float32 rounds to the nearest: a bound must not come out below what it bounds. */
 const ROUND_UP = 1 + 2 ** -20;
 
-function blocks(count: number, cards: Uint32Array): BoundTable {
+/** The bounds of `count` cards ascending whose scores are scores[i]; `factor` gives a card's static factor. */
+export function boundTable(count: number, cards: Uint32Array, scores: Float32Array | Float64Array, factor: (cardId: number) => number): BoundTable {
   const n = Math.ceil(count / SKIP_BLOCK);
   const table: BoundTable = { count, first: new Uint32Array(n), last: new Uint32Array(n), highest: new Float32Array(n) };
   for (let b = 0; b < n; b++) {
-    table.first[b] = cards[b * SKIP_BLOCK]!;
-    table.last[b] = cards[Math.min(count, (b + 1) * SKIP_BLOCK) - 1]!;
-  }
-  return table;
-}
-
-/** The bounds of `count` cards ascending whose scores are scores[i]; `factor` gives a card's static factor. */
-export function boundTable(count: number, cards: Uint32Array, scores: Float32Array | Float64Array, factor: (cardId: number) => number): BoundTable {
-  const table = blocks(count, cards);
-  for (let b = 0; b < table.first.length; b++) {
+    const from = b * SKIP_BLOCK;
+    const to = Math.min(count, from + SKIP_BLOCK);
     let best = 0;
-    for (let c = b * SKIP_BLOCK; c < Math.min(count, (b + 1) * SKIP_BLOCK); c++) best = Math.max(best, scores[c]! * factor(cards[c]!));
+    for (let c = from; c < to; c++) best = Math.max(best, scores[c]! * factor(cards[c]!));
+    table.first[b] = cards[from]!;
+    table.last[b] = cards[to - 1]!;
     table.highest[b] = best * ROUND_UP;
   }
   return table;
