@@ -1,7 +1,8 @@
 /**
  * Running and measuring child processes: wall time from spawn to exit, peak
  * resident memory (GNU time's maximum RSS, i.e. the kernel's VmHWM of the
- * measured command), and a hard time limit. Every child runs in its own
+ * measured command), processor time (GNU time's user + system seconds of the
+ * command and the children it waited for), and a hard time limit. Every child runs in its own
  * process group so a time-out or a harness crash ends it and its children by
  * id; `killAllChildren` is wired to the harness's exit.
  */
@@ -46,6 +47,8 @@ export interface RunResult {
   wallMs: number;
   /** Peak RSS in bytes of the measured command (undefined when GNU time was not used or failed). */
   peakRss: number | undefined;
+  /** User + system processor time in ms of the measured command (undefined when GNU time was not used or failed). */
+  cpuMs: number | undefined;
   stdout: string;
   stderr: string;
   timedOut: boolean;
@@ -68,7 +71,7 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions): Pro
   const keep = opts.keepOutput ?? 200_000;
   const dir = measureRss ? mkdtempSync(join(tmpdir(), 'sherlock-bench-time-')) : undefined;
   const timeFile = dir === undefined ? undefined : join(dir, 'time');
-  const argv = timeFile === undefined ? [cmd, ...args] : [GNU_TIME, '-f', '%M', '-o', timeFile, cmd, ...args];
+  const argv = timeFile === undefined ? [cmd, ...args] : [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, cmd, ...args];
   const spawnOpts: SpawnOptions = {
     cwd: opts.cwd,
     env: opts.env ?? process.env,
@@ -112,17 +115,19 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions): Pro
       untrackChild(pid);
       const wallMs = performance.now() - start;
       let peakRss: number | undefined;
+      let cpuMs: number | undefined;
       if (timeFile !== undefined) {
         try {
           const text = readFileSync(timeFile, 'utf8').trim().split('\n');
-          const kb = Number(text[text.length - 1]);
-          if (Number.isFinite(kb) && kb > 0) peakRss = kb * 1024;
+          const [kb, user, system] = text[text.length - 1]!.split(' ').map(Number);
+          if (kb !== undefined && Number.isFinite(kb) && kb > 0) peakRss = kb * 1024;
+          if (user !== undefined && system !== undefined && Number.isFinite(user + system)) cpuMs = (user + system) * 1000;
         } catch {
           // GNU time wrote nothing (killed)
         }
       }
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-      resolve({ status, signal, wallMs, peakRss, stdout, stderr, timedOut });
+      resolve({ status, signal, wallMs, peakRss, cpuMs, stdout, stderr, timedOut });
     });
   });
 }

@@ -73,6 +73,8 @@ export interface GatherResult {
   wallMs: number;
   /** Sum of the peak RSS of the crawler's processes. */
   peakRss: number | undefined;
+  /** Sum of the user + system processor time of the crawler's processes, ms. */
+  cpuMs: number | undefined;
 }
 export interface GatherEntry extends BenchEntry {
   crawl(ctx: BenchContext, runDir: string): Promise<GatherResult>;

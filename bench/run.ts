@@ -85,9 +85,13 @@ const GATHER_COLUMNS: Column[] = [
   { key: 'robots', label: 'robots.txt violations', format: 'int' },
   { key: 'delay', label: 'Crawl-delay breaches', format: 'int' },
   { key: 'inflight', label: 'max in flight per IP', format: 'int' },
+  { key: 'cpuMsPerPage', label: 'CPU ms/page', format: 'dec2' },
   { key: 'rss', label: 'peak RSS MiB', format: 'mib' },
 ];
-const GATHER_RATIOS: RatioSpec[] = [{ key: 'pagesPerS', label: 'pages/s', better: 'higher' }];
+const GATHER_RATIOS: RatioSpec[] = [
+  { key: 'pagesPerS', label: 'pages/s', better: 'higher' },
+  { key: 'cpuMsPerPage', label: 'CPU/page', better: 'lower' },
+];
 
 async function gatherRow(ctx: BenchContext, entry: GatherEntry): Promise<Row> {
   const skip = await availability(ctx, entry);
@@ -114,9 +118,10 @@ async function gatherRow(ctx: BenchContext, entry: GatherEntry): Promise<Row> {
         robots: stats.robotsViolations,
         delay: stats.crawlDelayBreaches,
         inflight: stats.maxInflightPerIp,
+        cpuMsPerPage: r.cpuMs === undefined ? undefined : r.cpuMs / stats.pages,
         rss: r.peakRss,
       });
-      log(`  ${entry.name} run ${i + 1}: ${stats.pages} pages, ${stats.requests} requests in ${s.toFixed(1)} s; statuses ${JSON.stringify(stats.statuses)}; robots ${stats.robotsViolations}, delay ${stats.crawlDelayBreaches}, in flight ${stats.maxInflightPerIp}`);
+      log(`  ${entry.name} run ${i + 1}: ${stats.pages} pages, ${stats.requests} requests in ${s.toFixed(1)} s, CPU ${r.cpuMs === undefined ? '?' : (r.cpuMs / 1000).toFixed(1)} s; statuses ${JSON.stringify(stats.statuses)}; robots ${stats.robotsViolations}, delay ${stats.crawlDelayBreaches}, in flight ${stats.maxInflightPerIp}`);
     }
   } catch (err) {
     if (err instanceof NotBuiltError && err.availability !== true) return { name: entry.name, status: err.availability.status, message: err.availability.reason };
@@ -162,7 +167,8 @@ async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<T
       `${ctx.layout.hosts.length} hosts (127.0.0.2–${ctx.layout.hosts[ctx.layout.hosts.length - 1]!.address}, port ${ctx.layout.port}), ` +
       `${ctx.corpus.pages.toLocaleString('en')} pages on the site (the indexing corpus; some are linked from no page a crawler may fetch); ` +
       `seeds: one entry page per host; medians of ${ctx.opts.runs} run(s). ` +
-      'Counted from the server\'s access log: pages = distinct HTML pages answered 200.',
+      'Counted from the server\'s access log: pages = distinct HTML pages answered 200. ' +
+      'CPU: user + system time of the crawler\'s processes (GNU time), divided by its pages.',
     columns: GATHER_COLUMNS,
     ratios: GATHER_RATIOS,
     peers,

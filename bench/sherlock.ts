@@ -103,7 +103,7 @@ async function crawlInto(ctx: BenchContext, state: string): Promise<GatherResult
       keepOutput: 20_000,
     }),
   );
-  return { wallMs: r.wallMs, peakRss: r.peakRss };
+  return { wallMs: r.wallMs, peakRss: r.peakRss, cpuMs: r.cpuMs };
 }
 
 export const sherlockGather: GatherEntry = {

@@ -64,16 +64,12 @@ export const wget = (): GatherEntry => ({
     });
     const results = await Promise.all(jobs);
     const wallMs = performance.now() - start;
-    let peak = 0;
-    let known = true;
     results.forEach((r, i) => {
       if (r.timedOut || r.status === null || !WGET_OK.has(r.status)) {
         throw new Error(`wget ${ctx.seeds[i]}: exit ${r.status ?? r.signal}${r.timedOut ? ' (timed out)' : ''}`);
       }
-      if (r.peakRss === undefined) known = false;
-      else peak += r.peakRss;
     });
-    return { wallMs, peakRss: known ? peak : undefined };
+    return { wallMs, peakRss: sumKnown(results.map((r) => r.peakRss)), cpuMs: sumKnown(results.map((r) => r.cpuMs)) };
   },
 });
 
@@ -91,9 +87,19 @@ export const undiciLoop = (): GatherEntry => ({
     mkdirSync(runDir, { recursive: true });
     const script = join(ctx.distDir, 'peers', 'undici-loop.js');
     const r = check('undici loop', await run(process.execPath, [script, ctx.seedsFile], { cwd: runDir, timeoutMs: 1_800_000, keepOutput: 4000 }));
-    return { wallMs: r.wallMs, peakRss: r.peakRss };
+    return { wallMs: r.wallMs, peakRss: r.peakRss, cpuMs: r.cpuMs };
   },
 });
+
+/** The sum over processes run side by side, or undefined when one of them went unmeasured. */
+function sumKnown(values: ReadonlyArray<number | undefined>): number | undefined {
+  let sum = 0;
+  for (const v of values) {
+    if (v === undefined) return undefined;
+    sum += v;
+  }
+  return sum;
+}
 
 export const CRAWLEE_MIN_CONCURRENCY = 8;
 export const CRAWLEE_MAX_CONCURRENCY = 64;
@@ -135,6 +141,6 @@ export const crawlee = (): GatherEntry => ({
         },
       ),
     );
-    return { wallMs: r.wallMs, peakRss: r.peakRss };
+    return { wallMs: r.wallMs, peakRss: r.peakRss, cpuMs: r.cpuMs };
   },
 });
