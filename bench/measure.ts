@@ -63,6 +63,8 @@ export interface RunOptions {
   /** Keep at most this many characters of stdout/stderr (the tail). */
   keepOutput?: number;
   input?: string;
+  /** Told the pid spawned (GNU time's when it measures, the command's otherwise), e.g. to watch the command while it runs. */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Runs `cmd args` to completion (or the time limit) and measures it. */
@@ -87,6 +89,7 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions): Pro
     }
     const pid = child.pid;
     trackChild(pid);
+    opts.onSpawn?.(pid);
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (d: string) => {

@@ -9,9 +9,14 @@
  *   --passes N         timed passes over the query set per search run
  *   --warmup N         untimed passes before them, for every engine alike (default 5)
  *   --port N           the site's port on every loopback address (default 8480)
- *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch, import, pdf, scale
+ *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch, import, pdf, scale,
+ *                      crawl-scale
  *   --scale N[,N…]     the scale part with N generated documents each (10k, 100k, 1M, or a
  *                      number); alone, it is the only part run
+ *   --crawl-seconds N  the crawl-scale part: seconds each configuration crawls (default 120;
+ *                      3600 is the soak of docs/benchmarks.md)
+ *   --crawl-hosts N    its simulated hosts (default 10,000)
+ *   --crawl-addresses P,C  its addresses: politeness-bound, processor-bound (default 300,5000)
  *   --no-install       never run apt-get; fail if a package is missing
  *   --new-queries      regenerate bench/queries/<set>.tsv
  *   --new-judgments    re-derive the relevance judgments (bench/relevance/*.tsv)
@@ -25,8 +30,8 @@ import { PART_IDS } from './parts.js';
 import type { BenchOptions, PartId } from './parts.js';
 
 export const USAGE = `usage: npm run bench -- [--quick | --large | --set small|medium|large] [--runs N] [--passes N] [--warmup N]
-       [--port N] [--only gather,urldb,index,search,relevance,export,nutch,import,pdf,scale] [--scale N[,N…]] [--no-install] [--new-queries] [--new-judgments] [--record]
-       [--sherlock-set key=value]…`;
+       [--port N] [--only gather,urldb,index,search,relevance,export,nutch,import,pdf,scale,crawl-scale] [--scale N[,N…]] [--no-install] [--new-queries] [--new-judgments] [--record]
+       [--crawl-seconds N] [--crawl-hosts N] [--crawl-addresses P,C] [--sherlock-set key=value]…`;
 
 export class UsageError extends Error {}
 
@@ -57,6 +62,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   let only: PartId[] = [];
   let scale: number[] = [];
   const sherlockSet: string[] = [];
+  let crawlSeconds = 120;
+  let crawlHosts = 10_000;
+  let crawlAddresses: [number, number] = [300, 5_000];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string | undefined => argv[++i];
@@ -103,6 +111,19 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         if (scale.length === 0) throw new UsageError('--scale needs a list of sizes such as 10k,100k,1M');
         break;
       }
+      case '--crawl-seconds':
+        crawlSeconds = positiveInt(a, value());
+        break;
+      case '--crawl-hosts':
+        crawlHosts = positiveInt(a, value());
+        break;
+      case '--crawl-addresses': {
+        const v = value();
+        const [p, c, extra] = (v ?? '').split(',');
+        if (extra !== undefined) throw new UsageError('--crawl-addresses needs two numbers, P,C');
+        crawlAddresses = [positiveInt(a, p), positiveInt(a, c)];
+        break;
+      }
       case '--no-install':
         noInstall = true;
         break;
@@ -125,6 +146,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
         throw new UsageError(`unknown argument ${a}`);
     }
   }
+  if (Math.min(...crawlAddresses) < 2 || Math.max(...crawlAddresses) > crawlHosts) throw new UsageError(`--crawl-addresses: each of ${crawlAddresses.join(',')} must be 2 to --crawl-hosts (${crawlHosts})`);
   return {
     set,
     runs: runs ?? (set === 'large' ? 1 : 3),
@@ -138,5 +160,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     scale: scale.length === 0 && only.includes('scale') ? [10_000] : scale,
     record,
     sherlockSet,
+    crawlSeconds,
+    crawlHosts,
+    crawlAddresses,
   };
 }

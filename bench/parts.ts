@@ -34,10 +34,14 @@ export interface BenchOptions {
   record: boolean;
   /** Extra `--set key=value` for sherlock's commands. */
   sherlockSet: readonly string[];
+  /** The crawl-scale part: seconds each configuration crawls (`--crawl-seconds`), its hosts, and the addresses of the politeness-bound and the processor-bound configurations. */
+  crawlSeconds: number;
+  crawlHosts: number;
+  crawlAddresses: readonly [number, number];
 }
 
-export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import' | 'pdf' | 'scale';
-export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import', 'pdf', 'scale'];
+export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import' | 'pdf' | 'scale' | 'crawl-scale';
+export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import', 'pdf', 'scale', 'crawl-scale'];
 
 export interface BenchContext {
   readonly opts: BenchOptions;

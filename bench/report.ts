@@ -42,6 +42,8 @@ export interface Table {
   readonly ratios: readonly RatioSpec[];
   readonly peers: readonly Row[];
   readonly sherlock: Row;
+  /** The sherlock row's label when it is not "sherlock" (a table of sherlock alone in several configurations). */
+  readonly sherlockLabel?: string;
   readonly notes: readonly string[];
 }
 
@@ -122,7 +124,7 @@ export function renderTable(table: Table): string {
     });
     lines.push(`| ${[escapeCell(peer.name), ...rowCells(peer, table), ...ratios].join(' | ')} |`);
   }
-  lines.push(`| ${['**sherlock**', ...rowCells(table.sherlock, table), ...table.ratios.map(() => '')].join(' | ')} |`);
+  lines.push(`| ${[`**${escapeCell(table.sherlockLabel ?? 'sherlock')}**`, ...rowCells(table.sherlock, table), ...table.ratios.map(() => '')].join(' | ')} |`);
   if (table.notes.length > 0) lines.push('', ...table.notes.map((n) => `- ${n}`));
   return lines.join('\n');
 }

@@ -36,6 +36,7 @@ import { arcSetSize, sherlockArcSetCdx, warcioArcSetCdx } from './arc-set-export
 import { parseFloor, sherlockArchiveImport, warcioArchiveRead } from './archive-import.js';
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { pdfTable } from './pdf-extract.js';
+import { simWebTable } from './crawl-scale.js';
 import { ensureScaleCorpus, UNFETCHED_PER_DOC, type ScaleCorpus } from './scale-corpus.js';
 import { rebuildUnderLoad } from './scale-swap.js';
 import { loadOrGenerate } from './queries.js';
@@ -181,6 +182,39 @@ async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<T
         `. Every host: robots.txt Disallows, ~1% of pages 404, ~2% of links via a 301; slow = ${SLOW_DELAY_MS} ms per answer; flaky = 6% 500, 3% 503, 3% connection reset.`,
     ],
   };
+}
+
+/**
+ * The crawl-scale part (issue 32): the simulated web's two configurations
+ * (crawl-scale.ts), then processor time per page of wget, the bare undici
+ * loop and sherlock on the set's site in the same run.
+ */
+async function crawlScaleTables(ctx: BenchContext, footnotes: string[]): Promise<Table[]> {
+  const simWeb = await simWebTable(ctx, footnotes);
+  await warmSite(ctx);
+  const peers: Row[] = [];
+  for (const entry of [wget(), undiciLoop()]) {
+    log(`crawl scale, the site: ${entry.name}`);
+    peers.push(await gatherRow(ctx, entry));
+    footnote(footnotes, entry.how);
+  }
+  log(`crawl scale, the site: ${sherlockGather.name}`);
+  const sherlock = await gatherRow(ctx, sherlockGather);
+  footnote(footnotes, sherlockGather.how);
+  const keys = new Set(['pages', 's', 'pagesPerS', 'cpuMsPerPage', 'rss']);
+  return [
+    simWeb,
+    {
+      id: 'crawl-scale-site',
+      title: `Crawl scale — processor time per page on the ${ctx.opts.set} site`,
+      subtitle: `The gathering table's crawls of the ${ctx.layout.hosts.length} hosts, in the same run as the simulated web; medians of ${ctx.opts.runs} run(s). CPU: user + system time of the crawler's processes (GNU time) ÷ its pages.`,
+      columns: GATHER_COLUMNS.filter((c) => keys.has(c.key)),
+      ratios: GATHER_RATIOS,
+      peers,
+      sherlock,
+      notes: [],
+    },
+  ];
 }
 
 // ------------------------------------------------------------ URL database
@@ -864,7 +898,7 @@ async function main(): Promise<void> {
   const ctx: BenchContext = { opts, repoRoot, distDir, workDir, layout, corpus, queries, queryFile, seedsFile, seeds, server: undefined, log };
   const tables: Table[] = [];
   const footnotes: string[] = [];
-  const needServer = selected('gather') || selected('index') || selected('search') || selected('relevance') || selected('export');
+  const needServer = selected('gather') || selected('index') || selected('search') || selected('relevance') || selected('export') || selected('crawl-scale');
   try {
     if (needServer) {
       const bound = opts.set === 'large' ? 4 * 3600 : 2 * 3600;
@@ -883,6 +917,7 @@ async function main(): Promise<void> {
     if (selected('nutch')) tables.push(await nutchTable(ctx, footnotes));
     if (selected('import')) tables.push(await importTable(ctx, footnotes));
     if (selected('pdf')) tables.push(await pdfTable(ctx, footnotes));
+    if (selected('crawl-scale')) tables.push(...(await crawlScaleTables(ctx, footnotes)));
     if (selected('scale') && opts.scale.length > 0) {
       const scale = await scaleTables(ctx, footnotes);
       tables.push(...scale);

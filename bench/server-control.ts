@@ -1,8 +1,8 @@
 /**
- * Starting and stopping the site server from the harness: a child process
- * (`site-server.js`) that listens on loopback only, reports ready on stdout,
- * and is stopped by pid (SIGTERM, then SIGKILL). Its stdin is a pipe from the
- * harness, so if the harness dies the server sees end-of-file and exits too.
+ * Starting and stopping the harness's servers: child processes (`site-server.js`,
+ * `sim-web-server.js`) that listen on loopback only, report ready on stdout,
+ * and are stopped by pid (SIGTERM, then SIGKILL). Their stdin is a pipe from the
+ * harness, so if the harness dies a server sees end-of-file and exits too.
  */
 
 import { spawn } from 'node:child_process';
@@ -38,38 +38,54 @@ export async function startServer(layout: SiteLayout, workDir: string, distDir: 
   const logFile = join(workDir, 'access.log');
   writeFileSync(layoutFile, JSON.stringify(layout, null, 2) + '\n');
   writeFileSync(logFile, '');
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [join(distDir, 'site-server.js'), '--layout', layoutFile, '--log', logFile, '--max-seconds', String(maxSeconds)],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  if (child.pid === undefined) throw new Error('site server did not start');
+  const child = await spawnServer(join(distDir, 'site-server.js'), ['--layout', layoutFile, '--log', logFile, '--max-seconds', String(maxSeconds)], 'site server');
+  return { pid: child.pid, logFile, layout, stop: child.stop };
+}
+
+/** A server child process (the site server, the simulated web's): its pid, everything it printed on stdout, and its stop. */
+export interface ServerProcess {
+  readonly pid: number;
+  /** stdout so far: the ready line, and what the server prints when it stops. */
+  stdout(): string;
+  /** SIGTERM, then SIGKILL after 5 s; resolves once it has exited. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `node script args`, resolves when it prints a line with `"ready":true` (within 60 s). */
+export async function spawnServer(script: string, args: readonly string[], what: string): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  if (child.pid === undefined) throw new Error(`${what} did not start`);
   const pid = child.pid;
   trackChild(pid);
   let exited = false;
-  child.once('exit', () => {
-    exited = true;
-    untrackChild(pid);
+  let out = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
   });
+  const gone = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      untrackChild(pid);
+      resolve();
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('site server not ready within 30 s')), 30_000);
-    let out = '';
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      if (out.includes('"ready":true')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
+    const timer = setTimeout(() => reject(new Error(`${what} not ready within 60 s`)), 60_000);
+    const look = (): void => {
+      if (!out.includes('"ready":true')) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', look);
+      resolve();
+    };
+    child.stdout?.on('data', look);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`site server exited with ${code} before it was ready`));
+      reject(new Error(`${what} exited with ${code} before it was ready`));
     });
   });
   return {
     pid,
-    logFile,
-    layout,
+    stdout: () => out,
     stop: async () => {
       if (exited) return;
       child.stdin?.end();
@@ -78,15 +94,15 @@ export async function startServer(layout: SiteLayout, workDir: string, distDir: 
       } catch {
         return;
       }
-      const deadline = Date.now() + 5000;
-      while (!exited && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      if (!exited) {
+      const timer = setTimeout(() => {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
           // gone
         }
-      }
+      }, 5000);
+      await gone;
+      clearTimeout(timer);
     },
   };
 }

@@ -81,7 +81,7 @@ function notBuilt(command: string): Availability {
   return { status: 'not-built', reason: `\`sherlock ${command}\` does not exist yet` };
 }
 
-function sets(ctx: BenchContext): string[] {
+export function sets(ctx: BenchContext): string[] {
   return ['--set', 'gatherer.allow_private_addresses=true', '--set', 'shepherd.scope=host', ...ctx.opts.sherlockSet.flatMap((s) => ['--set', s])];
 }
 

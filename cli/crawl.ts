@@ -86,6 +86,8 @@ export interface CrawlSummary {
   newUrls: number;
   refusedLinks: number;
   outcomes: Record<string, number>;
+  /** Names the gatherer looked up through the system resolver (not pinned by hosts_file, not cached). */
+  dnsLookups: number;
 }
 
 export interface CrawlRun {
@@ -109,6 +111,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   let listener: MetricsListener | undefined;
   // A gatherer that stops on a failure of its own (a full disk) ends the crawl with its error.
   const gathering: { failed: boolean; error?: unknown } = { failed: false };
+  let dnsLookups = 0;
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
@@ -137,6 +140,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
       wasIdle = idle;
       await new Promise((resolve) => setTimeout(resolve, CYCLE_MS));
     }
+    dnsLookups = gatherer.status().dnsLookups;
     gatherer.stop('drain');
     await running;
     if (gathering.failed) throw gathering.error;
@@ -152,7 +156,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
     shepherd.close();
     await listener?.close();
   }
-  return { seconds: (Date.now() - started) / 1000, fetched: total.fetched, newUrls: total.newUrls, refusedLinks: total.refusedLinks, outcomes: total.outcomes };
+  return { seconds: (Date.now() - started) / 1000, fetched: total.fetched, newUrls: total.newUrls, refusedLinks: total.refusedLinks, outcomes: total.outcomes, dnsLookups };
 }
 
 /** The summary line for people. */
