@@ -23,10 +23,11 @@
  * rebuilt at every run.
  */
 
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { check, run } from './measure.js';
+import { sizeOf } from './peers/engines.js';
 import type { BenchContext } from './parts.js';
 import type { Column, Row, Table } from './report.js';
 import { spawnServer } from './server-control.js';
@@ -109,14 +110,6 @@ function measured(pid: number): number | undefined {
     return children === '' ? undefined : Number(children.split(' ')[0]);
   } catch {
     return undefined;
-  }
-}
-
-function sizeOrZero(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
   }
 }
 
@@ -216,8 +209,8 @@ async function crawlSimWeb(ctx: BenchContext, config: Configuration): Promise<Cr
     peakSockets,
     rssByMinute,
     dnsLookups: summary.dnsLookups ?? Number.NaN,
-    hostFileBytes: sizeOrZero(join(files.state, 'gather', 'hosts')),
-    queueFileBytes: sizeOrZero(join(files.state, 'gather', 'queue')),
+    hostFileBytes: sizeOf(join(files.state, 'gather', 'hosts')),
+    queueFileBytes: sizeOf(join(files.state, 'gather', 'queue')),
     fetched: summary.fetched ?? 0,
     behaviours,
     addressesListening: listening.length,
@@ -291,7 +284,7 @@ function noteOf(config: Configuration, c: CrawlRun): string {
   return (
     `${config.label}: ${c.addressesListening.toLocaleString('en')} addresses listening; hosts ${b.normal} normal, ${b.slow} slow, ${b.flaky} flaky, ${b['robots-503']} robots-503, ${b.silent} silent, ${b.refused} refused; ` +
     `${p.requests.toLocaleString('en')} requests in ${p.windowS.toFixed(0)} s (statuses ${JSON.stringify(p.statuses)}), ${c.fetched.toLocaleString('en')} fetches in the crawl's summary; ` +
-    `shortest gap on an address ${p.minGapMs.toFixed(1)} ms, at most ${p.maxInflight} in flight on one; ${p.liveHosts.toLocaleString('en')} live hosts served; ` +
+    `shortest gap on an address ${p.minGapMs.toFixed(1)} ms, at most ${p.maxInflight} in flight on one; ${p.liveHosts.toLocaleString('en')} live hosts, ${p.unasked.toLocaleString('en')} of them asked nothing in the window; ` +
     `robots.txt violations: ${p.robotsViolations} into /private/, ${p.robots503Violations} on robots-503 hosts; ` +
     `RSS by minute (MiB): ${c.rssByMinute.length === 0 ? 'under a minute' : c.rssByMinute.map(mib).join(', ')}.`
   );
@@ -343,5 +336,5 @@ const HOW =
   `The web: ⌈addresses ÷ 20⌉ addresses shared, the rest one host each; ${MIN_PAGES}–${MAX_PAGES} pages a host from ${CORPUS_PAGES} pages of the set's corpus, links removed and a block of generated ones appended (a tree from the entry page, two more, a quarter into the robots.txt-disallowed /private/, a tenth to another host); ` +
   `latency log-normal around 80 ms per host, clamped to ${LATENCY_CLAMP_MS[0]}–${LATENCY_CLAMP_MS[1]} ms, slow hosts 5–10× that, each answer ±25 %; ` +
   `flaky hosts answer ${FLAKY_503 * 100} % 503 (Retry-After), ${FLAKY_500 * 100} % 500, ${FLAKY_RESET * 100} % reset. ` +
-  'Politeness bound: Σ over the addresses that answered a page of 1 ÷ (min_delay + their mean answer time), in requests (robots.txt and errors count): pages/s ÷ bound also pays for every host\'s robots.txt. ' +
+  'Politeness bound: Σ over the addresses holding a live host (normal, slow, flaky) and asked anything in the window of 1 ÷ (min_delay + their mean answer time), in requests (robots.txt and errors count): pages/s ÷ bound also pays for every host\'s robots.txt. ' +
   'Processor bound: the cores ÷ the crawler\'s CPU a page (with the server: ÷ both, as they share the cores). Fair period of a host: the larger of its address\'s turns shared among the live hosts there not yet finished, and the crawl\'s requests/s shared among all of them.';

@@ -17,11 +17,13 @@
  *   min_delay − tolerance after it ended. robots.txt counts like any request.
  *   The tolerance covers the server's clock points (arrival, end) against the
  *   crawler's (send, receipt).
- * - Politeness bound, requests/s: Σ over the addresses that answered a page
- *   in the window of 1 ÷ (min_delay + the mean duration of their requests).
- * - Starvation: a live host (normal, slow or flaky, a page served in the
- *   window) waits between its requests (from the window's start to its first,
- *   and from its last to the window's end while it has pages left), a wait
+ * - Politeness bound, requests/s: Σ over the addresses with a live host
+ *   (normal, slow or flaky) that were asked anything in the window of
+ *   1 ÷ (min_delay + the mean duration of their requests there).
+ * - Starvation: a live host (normal, slow or flaky) waits between its
+ *   requests (from the window's start to its first, and from its last to the
+ *   window's end while it has pages left; the whole window if it was asked
+ *   nothing), a wait
  *   after an error answer (5xx, reset) excepted, as the crawler then backs
  *   off. Its fair period is the larger of: the live hosts on its address not
  *   yet finished × (min_delay + the address's mean duration) — the address's
@@ -94,8 +96,9 @@ export interface SimWebReport {
   robotsViolations: number;
   /** Requests other than robots.txt to a host whose robots.txt answers 503. */
   robots503Violations: number;
-  /** Live hosts checked for starvation, those starved, and the worst wait ÷ fair period. */
+  /** Live hosts (normal, slow, flaky), checked for starvation; those asked nothing in the window; those starved, and the worst wait ÷ fair period. */
   liveHosts: number;
+  unasked: number;
   starved: number;
   worstStarvation: number;
   statuses: Record<string, number>;
@@ -171,14 +174,13 @@ export function analyseSimLog(web: SimWeb, lines: readonly SimLogLine[], o: Anal
     pagesOfHost.set(l.h, set);
   }
   const byAddress = groupBy(inWindow, (l) => l.a);
+  const liveAddresses = new Set(web.hosts.filter((h) => LIVE.has(h.behaviour)).map((h) => h.address));
   const meanMs = new Map<string, number>();
   let boundPerS = 0;
   for (const [address, list] of byAddress) {
     const mean = list.reduce((sum, l) => sum + l.d, 0) / list.length;
     meanMs.set(address, mean);
-    if (list.some((l) => l.s === 200 && web.byName.get(l.h) !== undefined && pageIndex(web.byName.get(l.h)!, l.p) !== undefined)) {
-      boundPerS += 1000 / (o.minDelayMs + mean);
-    }
+    if (liveAddresses.has(address)) boundPerS += 1000 / (o.minDelayMs + mean);
   }
 
   // Starvation.
@@ -202,15 +204,22 @@ export function analyseSimLog(web: SimWeb, lines: readonly SimLogLine[], o: Anal
   let liveHosts = 0;
   let starved = 0;
   let worstStarvation = 0;
+  let unasked = 0;
   for (const h of web.hosts) {
-    const list = byHost.get(h.name);
-    if (!LIVE.has(h.behaviour) || list === undefined || !list.some((l) => l.s === 200 && pageIndex(h, l.p) !== undefined)) continue;
+    if (!LIVE.has(h.behaviour)) continue;
     liveHosts++;
+    const list = byHost.get(h.name) ?? [];
     const turn = o.minDelayMs + (meanMs.get(h.address) ?? 0);
-    const waits: Array<[number, number]> = [[o.start, list[0]!.t]];
-    for (let i = 1; i < list.length; i++) if (!isError(list[i - 1]!)) waits.push([list[i - 1]!.t, list[i]!.t]);
-    const last = list[list.length - 1]!;
-    if (finished(h) === Infinity && !isError(last)) waits.push([last.t, o.end]);
+    const waits: Array<[number, number]> = [];
+    if (list.length === 0) {
+      unasked++;
+      if (finished(h) === Infinity) waits.push([o.start, o.end]);
+    } else {
+      waits.push([o.start, list[0]!.t]);
+      for (let i = 1; i < list.length; i++) if (!isError(list[i - 1]!)) waits.push([list[i - 1]!.t, list[i]!.t]);
+      const last = list[list.length - 1]!;
+      if (finished(h) === Infinity && !isError(last)) waits.push([last.t, o.end]);
+    }
     let worst = 0;
     for (const [from, to] of waits) {
       const fair = Math.max(countAbove(liveByAddress.get(h.address)!, from) * turn, countAbove(allLive, from) * perRequestMs);
@@ -235,6 +244,7 @@ export function analyseSimLog(web: SimWeb, lines: readonly SimLogLine[], o: Anal
     robotsViolations,
     robots503Violations,
     liveHosts,
+    unasked,
     starved,
     worstStarvation,
     statuses,

@@ -119,17 +119,22 @@ function main(): void {
     const name = String(req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const path = req.url ?? '/';
     let logged = false;
+    // The end is when the answer was handed to the socket, not when 'finish' fires: on a busy
+    // event loop that comes later, and would shorten the gap the crawler left before its next request.
+    let endedAt: number | undefined;
     const finish = (status: number): void => {
       if (logged) return;
       logged = true;
       inflight.set(address, inflight.get(address)! - 1);
-      pending.push(formatLine({ t, a: address, h: name, p: path, s: status, d: performance.timeOrigin + performance.now() - t, f }));
+      const end = endedAt ?? performance.timeOrigin + performance.now();
+      pending.push(formatLine({ t, a: address, h: name, p: path, s: status, d: end - t, f }));
     };
     res.on('finish', () => finish(res.statusCode));
     res.on('close', () => finish(res.writableFinished ? res.statusCode : 0));
     const send = (status: number, type: string, body: Buffer | string, extra: Record<string, string> = {}): void => {
       res.writeHead(status, { 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
       res.end(req.method === 'HEAD' ? undefined : body);
+      endedAt = performance.timeOrigin + performance.now();
     };
     const host = web.byName.get(name);
     if (host === undefined || host.address !== address) return send(421, 'text/plain', 'no such host on this address\n');
@@ -152,6 +157,7 @@ function main(): void {
         case 'error-500':
           return send(500, 'text/plain', 'error\n');
         case 'reset':
+          endedAt = performance.timeOrigin + performance.now();
           req.socket.destroy();
           return;
       }
