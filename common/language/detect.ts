@@ -1,7 +1,8 @@
 /**
  * The language of a document: detected from its text by eld (the Efficient
- * Language Detector, its small n-gram table: 60 languages), with the language
- * the page declares (`<html lang>`, Content-Language) as a hint.
+ * Language Detector, its small n-gram table: 60 languages; eld-scores.ts
+ * gives eld's verdict at a quarter of eld's cost), with the language the page
+ * declares (`<html lang>`, Content-Language) as a hint.
  * `docs/decisions.md`, "Language of a document (issue 28)", has the comparison
  * behind the choice and the rule.
  *
@@ -37,16 +38,12 @@
  * Bounded work: at most WINDOWS windows of MAX_CHARS characters are ever
  * copied or looked at, whatever the text's size. Never throws on any string.
  *
- * Loading the table costs about 1 s and 50 MB of heap, once per thread, at the
+ * Loading the table costs about 1 s and 55 MB of heap, once per thread, at the
  * first import of this module.
  */
 
-import { eld } from 'eld/small';
-import { UNDETERMINED, languageOfTag } from './codes.js';
-
-// URLs, e-mail addresses, domain names and words with digits say nothing of a
-// page's language and are mostly English-looking: eld drops them before it counts.
-eld.enableTextCleanup(true);
+import { languageOfTag, UNDETERMINED } from './codes.js';
+import { eldVerdict } from './eld-scores.js';
 
 /** How much of a text one window is: what eld reads of it (350 bytes of words) with room for what its clean-up drops; past about 700 characters eld costs three times as much (its clean-up), for nothing it reads. */
 export const MAX_CHARS = 600;
@@ -97,18 +94,9 @@ interface Found {
 const NOTHING: Found = { lang: '', plausible: false, confident: false };
 
 function detect(text: string): Found {
-  const result = eld.detect(text);
-  const lang = result.language;
+  const { lang, reliable, best, second } = eldVerdict(text);
   if (lang === '' || languageOfTag(lang) !== lang) return NOTHING;
-  if (!result.isReliable()) return { lang, plausible: false, confident: false };
-  let best = -Infinity;
-  let second = -Infinity;
-  for (const score of Object.values(result.getScores())) {
-    if (score > best) {
-      second = best;
-      best = score;
-    } else if (score > second) second = score;
-  }
+  if (!reliable) return { lang, plausible: false, confident: false };
   return { lang, plausible: true, confident: second === -Infinity || best - second >= MIN_MARGIN };
 }
 
