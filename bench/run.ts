@@ -7,6 +7,7 @@
  * start the site server → gathering (wget, crawlee, a bare undici loop, sherlock) → URL database →
  * indexing and searching (SQLite FTS5, Lucene, Xapian, sherlock) → relevance
  * on outside judgments (bench/relevance/, its own Czech site) → exports →
+ * the simulated web (crawl-scale.ts, `--only crawl-scale`) →
  * stop the server → print the tables and write bench/results/latest.md.
  *
  * Generated data lives in bench/work/ (git-ignored). Every child process has
