@@ -88,6 +88,7 @@ import {
   statSync,
   rmSync,
   writeSync,
+  writevSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -183,6 +184,21 @@ function pwrite(src: Source, data: Uint8Array, position: number): void {
   }
 }
 
+/** Writes `parts` one after another from `position`, in one system call unless the kernel writes less. */
+function pwriteParts(src: Source, parts: readonly Uint8Array[], position: number): void {
+  let written: number;
+  try {
+    written = writevSync(src.fd, parts, position);
+  } catch (err) {
+    throw ioError(err, src.file, `writing at offset ${position}`);
+  }
+  for (const part of parts) {
+    if (written < part.length) pwrite(src, part.subarray(written), position + written);
+    written = Math.max(0, written - part.length);
+    position += part.length;
+  }
+}
+
 function fileSize(src: Source): number {
   return fstatSync(src.fd).size;
 }
@@ -249,9 +265,36 @@ type Probe =
   | { kind: 'writing'; offset: number }
   | { kind: 'bad'; offset: number; message: string };
 
+/** How `probe` and `load` read: straight from the file, or through a walk's ReadAhead. */
+type Read = (length: number, position: number) => Buffer;
+
+/** Bytes a walk reads at once: a bucket's header, data and tail and the next ones' come in one read. */
+const READ_AHEAD = 64 * 1024;
+
+/**
+ * Reads for a walk through the file in order: one read of READ_AHEAD bytes
+ * (or of the length asked, if more) answers every request inside it. One read
+ * copies the file in ascending order, so a bucket whose flipped magic it shows
+ * shows the data and tail written before the flip too; a bucket still being
+ * written when it was read stays so for the walk, which stops there.
+ */
+function readAhead(src: Source): Read {
+  let start = 0;
+  let bytes: Buffer = Buffer.alloc(0);
+  return (length, position) => {
+    const at = position - start;
+    if (at < 0 || at + length > bytes.length) {
+      start = position;
+      bytes = pread(src, Math.max(length, READ_AHEAD), position);
+      return bytes.subarray(0, Math.min(length, bytes.length));
+    }
+    return bytes.subarray(at, at + length);
+  };
+}
+
 /** Looks at the bucket at `offset`: header and trailer, not the data. */
-function probe(src: Source, offset: number): Probe {
-  const head = pread(src, BUCKET_HEADER_SIZE, offset);
+function probe(src: Source, offset: number, read: Read = (length, position) => pread(src, length, position)): Probe {
+  const head = read(BUCKET_HEADER_SIZE, offset);
   if (head.length === 0) return { kind: 'eof' };
   const bad = (message: string): Probe => ({ kind: 'bad', offset, message });
   if (head.length < BUCKET_HEADER_SIZE) return bad('bucket header cut short by the end of the file');
@@ -262,7 +305,7 @@ function probe(src: Source, offset: number): Probe {
   if (oidField !== oid && !deleted) return bad(`oid field holds ${oidField}, ${oid} expected here`);
   if (magic === BUCKET_MAGIC_WRITING) return { kind: 'writing', offset };
   if (length > MAX_BUCKET_LENGTH) return bad(`bucket length ${length} over the limit of ${MAX_BUCKET_LENGTH}`);
-  const tail = pread(src, BUCKET_TAIL_SIZE, offset + BUCKET_HEADER_SIZE + length);
+  const tail = read(BUCKET_TAIL_SIZE, offset + BUCKET_HEADER_SIZE + length);
   if (tail.length < BUCKET_TAIL_SIZE) return bad(`bucket of ${length} bytes cut short by the end of the file`);
   const trailer = tail.readUInt32LE(4);
   if (trailer !== BUCKET_TRAILER) return bad(`bad trailer ${hex(trailer)} after ${length} bytes of data`);
@@ -271,8 +314,10 @@ function probe(src: Source, offset: number): Probe {
 }
 
 /** The bucket's data if its CRC matches, else what is wrong with it. */
-function load(src: Source, bucket: BucketProbe): Buffer | string {
-  const data = pread(src, bucket.length, bucket.offset + BUCKET_HEADER_SIZE);
+function load(src: Source, bucket: BucketProbe, read?: Read): Buffer | string {
+  const view = (read ?? ((length, position) => pread(src, length, position)))(bucket.length, bucket.offset + BUCKET_HEADER_SIZE);
+  // A view of a read-ahead window is copied out: a caller keeping one bucket's data must not keep the window.
+  const data = view.length === view.buffer.byteLength ? view : Buffer.from(view);
   if (data.length < bucket.length) return `bucket of ${bucket.length} bytes cut short by the end of the file`;
   const actual = bucketCrc(crc32(data), bucket.length, bucket.type);
   if (actual !== bucket.crc) return `CRC-32 mismatch: ${hex(bucket.crc)} recorded, ${hex(actual)} computed`;
@@ -305,16 +350,17 @@ type Entry =
  * to the end of the file. Stops at an in-progress bucket.
  */
 function* walk(src: Source, from: number, readData: boolean): Generator<Entry> {
+  const read = readAhead(src);
   let offset = from;
   for (;;) {
-    const found = probe(src, offset);
+    const found = probe(src, offset, read);
     if (found.kind === 'eof') return;
     if (found.kind === 'writing') {
       yield found;
       return;
     }
     if (found.kind === 'bucket') {
-      const data = readData && !found.deleted ? load(src, found) : undefined;
+      const data = readData && !found.deleted ? load(src, found, read) : undefined;
       if (typeof data === 'string') {
         yield { kind: 'damage', offset, end: found.next, message: `bucket ${found.oid}: ${data}`, final: false };
       } else {
@@ -672,11 +718,9 @@ export class BucketWriter extends BucketReader {
   /** Appends a finished bucket; returns its oid. */
   append(type: number, data: Uint8Array): number {
     const offset = this.reserve(type, data.length);
-    this.writing(offset, () => {
-      pwrite(this.src, bucketHeader(BUCKET_MAGIC_WRITING, offset / ALIGN, data.length, type), offset);
-      pwrite(this.src, data, offset + BUCKET_HEADER_SIZE);
-      pwrite(this.src, bucketTail(bucketCrc(crc32(data), data.length, type), data.length), offset + BUCKET_HEADER_SIZE + data.length);
-    });
+    const head = bucketHeader(BUCKET_MAGIC_WRITING, offset / ALIGN, data.length, type);
+    const tail = bucketTail(bucketCrc(crc32(data), data.length, type), data.length);
+    this.writing(offset, () => pwriteParts(this.src, [head, data, tail], offset));
     return this.finish(offset, data.length);
   }
 

@@ -186,6 +186,28 @@ test('a reader open before the appends sees them as they are committed', (t) => 
   });
 });
 
+test('a walk reads buckets of every size through its read-ahead exactly as one by one, and one begun before an append stops where the file ended', (t) => {
+  const path = bucketFile(t);
+  // Many small buckets share a read-ahead window; some are larger than a window; some end on its edge.
+  const sizes = [1, 100, 5000, 70_000, 65_536 - 24, 200, 130_000, ...Array.from({ length: 300 }, (_, i) => (i * 997) % 3000)];
+  const payloads = sizes.map((size) => randomBytes(size));
+  withWriter(path, (writer) => {
+    const oids = payloads.slice(0, 200).map((payload) => writer.append(V33, payload));
+    const reader = BucketReader.open(path);
+    t.after(() => reader.close());
+    const walk = reader.buckets();
+    const first = walk.next();
+    assert.equal(first.done, false);
+    const later = payloads.slice(200).map((payload) => writer.append(V33, payload));
+    const seen = [first.value!, ...walk];
+    assert.ok(seen.length >= 1 && seen.length <= oids.length + later.length);
+    seen.forEach((bucket, i) => assert.deepEqual(bucket.data, payloads[i], `bucket ${i}`));
+    const all = [...reader.buckets()];
+    assert.equal(all.length, payloads.length);
+    all.forEach((bucket, i) => assert.deepEqual(bucket.data, reader.read([...oids, ...later][i]!).data, `bucket ${i}`));
+  });
+});
+
 test('read refuses oids that are impossible, past the end or not at a bucket start', (t) => {
   const path = bucketFile(t);
   const [first, second] = build(path, [randomBytes(1000), randomBytes(10)]);
