@@ -31,7 +31,6 @@ import { headerValue } from './document.js';
 import type { Fetcher, FetchResponse } from './fetch.js';
 import type { Outcome } from './outcome.js';
 import type { ParsedDocument } from './parse.js';
-import { parseResponseBody } from './response-body.js';
 import { requestRobots } from './robots-fetch.js';
 import { interpretRobots, robotsUrl, type PolicyKind, type RobotsPolicy } from './robots.js';
 
@@ -205,6 +204,8 @@ function fetchReport(response: FetchResponse): FetchReport {
 
 /** What gatherer.ts describe() makes of an ok or too_large body, before it becomes bucket attributes. */
 async function parse(response: FetchResponse, config: GathererConfig, withText: boolean): Promise<DocumentReport> {
+  // Loaded here, not at the top: every `sherlock` command loads this module, and the parsers weigh about 130 MB.
+  const { parseResponseBody } = await import('./response-body.js');
   let parsed;
   try {
     parsed = await parseResponseBody(response, config.max_decoded_size);

@@ -12,7 +12,7 @@
  * the hand-over itself costs, and would leave the caller holding detached
  * buffers.
  *
- * PDFs and office files (parse.ts needsDocumentWorker) go to a second pool whatever the
+ * PDFs and office files (document-type.ts needsDocumentWorker) go to a second pool whatever the
  * number of workers, one task per thread, each under the caps of
  * DocumentLimits: a parse that runs past `time` has its worker stopped and
  * the document is `unparseable`. Memory is watched twice, because pdf.js
@@ -36,7 +36,8 @@ import { coresButOne } from '../common/threads.js';
 import type { GathererConfig } from './config.js';
 import { contentType } from './content-type.js';
 import { headerValue } from './document.js';
-import { needsDocumentWorker, type Refusal } from './parse.js';
+import { needsDocumentWorker } from './document-type.js';
+import type { Refusal } from './parse.js';
 import type { DocumentWorkerData, ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
 
 /** Worker threads for `gatherer.parse_workers = "auto"`: the cores but one (the main thread's), at least one, at most four. */

@@ -48,6 +48,7 @@ import { chooseCharset, decodeText, type TextKind } from './charset.js';
 import { parseHtml, type HtmlFields } from './parse-html.js';
 import { parseFeed } from './feed.js';
 import { OFFICE_TYPES } from '../common/index/cardinfo.js';
+import { isPdf } from './document-type.js';
 import { OfficeRefused, parseOffice } from './office.js';
 import { parsePdf, PdfRefused } from './pdf.js';
 import { parseSitemap } from './sitemap.js';
@@ -178,18 +179,6 @@ function parseXml(input: ParseInput): ParsedDocument {
   if (feed !== undefined) return withText('feed', { ...feed, metas: [], robots: noRobots() }, text, charset, input);
   const problems = parseXmlText(decoded, text);
   return withText('xml', { metas: [], links: [], robots: noRobots(), problems }, text, charset, input);
-}
-
-const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
-
-/** True when a body is a PDF: typed so, or of no type and starting as one. */
-function isPdf(mime: string | undefined, body: Uint8Array): boolean {
-  return mime === 'application/pdf' || (mime === undefined && Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, PDF_MAGIC.length)).equals(PDF_MAGIC));
-}
-
-/** True for a body parsed where its time and memory can be capped (parse-pool.ts): a PDF or an office file. */
-export function needsDocumentWorker(mime: string | undefined, body: Uint8Array): boolean {
-  return isPdf(mime, body) || (mime !== undefined && OFFICE_TYPES.has(mime));
 }
 
 /**
