@@ -6,9 +6,13 @@
  *     gives (min_delay, or a longer robots.txt Crawl-delay);
  *   - a host may also be held back on its own (back-off after errors, a
  *     retry not yet due, robots.txt unreachable) with `notBefore`;
- *   - among keys ready now, the one whose best host has the lowest priority
- *     number goes first, ties by round robin (least recently served first);
- *     within a key, the same rule picks the host.
+ *   - among keys ready now, the one whose best host is in the lowest priority
+ *     band (plan-file.ts PRIORITY_BAND: refresh before new) goes first, and
+ *     within a band the least recently served; within a key, the same rule
+ *     picks the host. A rank within a band orders a host's own queue, never
+ *     one host before another: ranks restart with every plan, and a host
+ *     whose URLs keep ranking first would take every turn of its address
+ *     (and, when connections run short, of the crawl) while the others wait.
  * The global cap on connections is the caller's: it simply stops calling
  * take(). The scheduler is pure bookkeeping with the time passed in, so the
  * gatherer and the tests drive it with a real or a fake clock alike.
@@ -16,6 +20,8 @@
  * Cost: take() and release() are O(log keys) plus the hosts of one key
  * (usually one; virtual hosting puts many on one address).
  */
+
+import { PRIORITY_BAND } from '../common/gather/plan-file.js';
 
 export interface HostWork {
   /** Queue key; undefined while the host awaits DNS (such hosts are never handed out). */
@@ -31,7 +37,8 @@ interface HostState {
   key: string | undefined;
   /** The key its request went to, while one is out (the host may have moved since). */
   out: KeyState | undefined;
-  priority: number | undefined;
+  /** The band of its head priority; undefined when it has nothing to do. */
+  band: number | undefined;
   notBefore: number;
   served: number;
 }
@@ -49,7 +56,7 @@ interface KeyState {
 interface ReadyEntry {
   key: KeyState;
   version: number;
-  priority: number;
+  band: number;
   served: number;
 }
 
@@ -103,8 +110,8 @@ class Heap<T> {
   }
 }
 
-function before(a: { priority: number; served: number }, b: { priority: number; served: number }): boolean {
-  return a.priority < b.priority || (a.priority === b.priority && a.served < b.served);
+function before(a: { band: number; served: number }, b: { band: number; served: number }): boolean {
+  return a.band < b.band || (a.band === b.band && a.served < b.served);
 }
 
 export class Scheduler {
@@ -132,10 +139,10 @@ export class Scheduler {
   set(slot: number, work: HostWork, now: number): void {
     let host = this.hosts.get(slot);
     if (host === undefined) {
-      host = { slot, key: undefined, out: undefined, priority: undefined, notBefore: 0, served: 0 };
+      host = { slot, key: undefined, out: undefined, band: undefined, notBefore: 0, served: 0 };
       this.hosts.set(slot, host);
     }
-    if ('priority' in work) host.priority = work.priority;
+    if ('priority' in work) host.band = work.priority === undefined ? undefined : Math.floor(work.priority / PRIORITY_BAND);
     if (work.notBefore !== undefined) host.notBefore = work.notBefore;
     if ('key' in work && work.key !== host.key) {
       if (host.key !== undefined) {
@@ -210,21 +217,21 @@ export class Scheduler {
       return;
     }
     let wake = Infinity;
-    for (const host of key.hosts) if (host.priority !== undefined && host.notBefore > now) wake = Math.min(wake, host.notBefore);
+    for (const host of key.hosts) if (host.band !== undefined && host.notBefore > now) wake = Math.min(wake, host.notBefore);
     if (key.nextAt > now) {
       this.timers.push({ key, at: key.nextAt });
       return;
     }
     const host = this.bestHost(key, now);
-    if (host !== undefined) this.ready.push({ key, version: key.version, priority: host.priority!, served: key.served });
+    if (host !== undefined) this.ready.push({ key, version: key.version, band: host.band!, served: key.served });
     if (wake !== Infinity) this.timers.push({ key, at: wake });
   }
 
   private bestHost(key: KeyState, now: number): HostState | undefined {
     let best: HostState | undefined;
     for (const host of key.hosts) {
-      if (host.priority === undefined || host.notBefore > now || host.out !== undefined) continue;
-      if (best === undefined || before(host as { priority: number; served: number }, best as { priority: number; served: number })) best = host;
+      if (host.band === undefined || host.notBefore > now || host.out !== undefined) continue;
+      if (best === undefined || before(host as { band: number; served: number }, best as { band: number; served: number })) best = host;
     }
     return best;
   }

@@ -113,7 +113,7 @@ import Database from 'better-sqlite3';
 import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
-import type { PlanEntry } from '../common/gather/plan-file.js';
+import { PRIORITY_BAND, type PlanEntry } from '../common/gather/plan-file.js';
 import { canonicalOrNone, canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { FootprintMap, MAX_ROW_ID, footprintKey } from './footprint-map.js';
@@ -149,7 +149,6 @@ const CODE_GONE = 2410;
 
 const GROW = 1.5;
 const SHRINK = 0.5;
-const BAND = 1_000_000_000;
 /** Above this many cached sites the cache is emptied between transactions (memory stays bounded). */
 const SITE_CACHE_LIMIT = 200_000;
 /** At this many remembered URLs (UrlDb.known) the memory is emptied before the next one: bounded as it fills, not between transactions (a batch of 100,000 injected URLs doubled it), and small (recent links are the ones met again). */
@@ -1022,7 +1021,7 @@ export class UrlDb {
   due(now: number, limit: number, perSite: number = Number.POSITIVE_INFINITY): DueUrl[] {
     whole(now, 'now');
     whole(limit, 'limit');
-    if (limit >= BAND) throw new RangeError(`limit must be below ${BAND}`);
+    if (limit >= PRIORITY_BAND) throw new RangeError(`limit must be below ${PRIORITY_BAND}`);
     if (!(perSite >= 0)) throw new RangeError(`perSite must be ≥ 0, not ${perSite}`);
     return this.guard('planning', () => {
       const taken = new Map<number, number>();
@@ -1037,7 +1036,7 @@ export class UrlDb {
         taken.set(d.site_id, n + 1);
         const out: DueUrl = {
           url: d.url,
-          priority: band === 'refresh' ? refreshRank++ : BAND + newRank++,
+          priority: band === 'refresh' ? refreshRank++ : PRIORITY_BAND + newRank++,
           footprint: d.footprint,
           siteId: d.site_id,
           depth: row.depth,

@@ -31,6 +31,8 @@ import { createFileInBackground, listDirectory, renameDurably } from '../files.j
 import { canonicalUrl } from '../url.js';
 
 export const PLAN_MAGIC = 'sherlock-plan 1';
+/** Priorities come in bands of this width (0: anticipated refresh, 1: normal, …); within one, the rank is the writer's. */
+export const PRIORITY_BAND = 1_000_000_000;
 export const PLAN_SUFFIX = '.plan';
 export const HINT_NAMES = ['m', 'e'] as const;
 

@@ -1,14 +1,18 @@
 /**
  * The politeness scheduler (gatherer/scheduler.ts), driven with a fake clock:
  * one request per queue key at a time, keys rest after a request, hosts may
- * be held back on their own, lower priority numbers first and round robin
- * among equals.
+ * be held back on their own, lower priority bands first and round robin
+ * within a band.
  */
 
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import fc from 'fast-check';
+import { PRIORITY_BAND } from '../../common/gather/plan-file.js';
 import { Scheduler } from '../../gatherer/scheduler.js';
+
+/** A priority in band `band` with rank `rank`. */
+const P = (band: number, rank: number): number => band * PRIORITY_BAND + rank;
 
 /** Takes and releases at once (delay 0) n times at `now`, giving the slots handed out. */
 function cycle(s: Scheduler, n: number, now = 0): number[] {
@@ -73,24 +77,34 @@ test('two hosts on one key alternate at equal priority', () => {
   assert.deepEqual(cycle(s, 6), [1, 2, 1, 2, 1, 2]);
 });
 
-test('within a key the host with the lower priority number goes first', () => {
+test('within a key the host in the lower priority band goes first', () => {
   const s = new Scheduler();
-  s.set(1, { key: 'K', priority: 9 }, 0);
-  s.set(2, { key: 'K', priority: 3 }, 0);
+  s.set(1, { key: 'K', priority: P(1, 9) }, 0);
+  s.set(2, { key: 'K', priority: P(0, 3) }, 0);
   assert.deepEqual(cycle(s, 3), [2, 2, 2]);
   s.set(2, { priority: undefined }, 0);
   assert.deepEqual(cycle(s, 2), [1, 1]);
 });
 
-test('across keys the lower priority number goes first, equal ones in turn', () => {
+test('within a key and a band, hosts take turns whatever their ranks (no host starves behind better-ranked URLs)', () => {
   const s = new Scheduler();
-  s.set(1, { key: 'A', priority: 50 }, 0);
-  s.set(2, { key: 'B', priority: 10 }, 0);
-  s.set(3, { key: 'C', priority: 30 }, 0);
+  s.set(1, { key: 'K', priority: P(1, 0) }, 0);
+  s.set(2, { key: 'K', priority: P(1, 900) }, 0);
+  s.set(3, { key: 'K', priority: P(1, 5) }, 0);
+  const order = cycle(s, 9);
+  assert.deepEqual(order.slice(3), [...order.slice(0, 3), ...order.slice(0, 3)], 'round robin repeats');
+  assert.deepEqual([...order.slice(0, 3)].sort(), [1, 2, 3]);
+});
+
+test('across keys the lower band goes first, keys of one band in turn whatever their ranks', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'A', priority: P(2, 0) }, 0);
+  s.set(2, { key: 'B', priority: P(0, 10) }, 0);
+  s.set(3, { key: 'C', priority: P(1, 30) }, 0);
   assert.deepEqual([s.take(0), s.take(0), s.take(0)], [2, 3, 1]);
   for (const slot of [1, 2, 3]) s.release(slot, 0, 0);
-  s.set(1, { priority: 10 }, 0);
-  s.set(3, { priority: 10 }, 0);
+  s.set(1, { priority: P(1, 70) }, 0);
+  s.set(2, { priority: P(1, 3) }, 0);
   const order = cycle(s, 6);
   assert.deepEqual(order.slice(3), order.slice(0, 3), 'round robin repeats');
   assert.deepEqual([...order.slice(0, 3)].sort(), [1, 2, 3]);
@@ -98,9 +112,9 @@ test('across keys the lower priority number goes first, equal ones in turn', () 
 
 test('a priority change of a waiting host reorders the keys', () => {
   const s = new Scheduler();
-  s.set(1, { key: 'A', priority: 1 }, 0);
-  s.set(2, { key: 'B', priority: 2 }, 0);
-  s.set(2, { priority: 0 }, 0);
+  s.set(1, { key: 'A', priority: P(1, 1) }, 0);
+  s.set(2, { key: 'B', priority: P(1, 2) }, 0);
+  s.set(2, { priority: P(0, 0) }, 0);
   assert.equal(s.take(0), 2);
 });
 
@@ -165,7 +179,7 @@ test('a host moved to a new key goes with the new key, and leaves the old one fr
   const s = new Scheduler();
   s.set(1, { key: 'A', priority: 1 }, 0);
   s.set(2, { key: 'A', priority: 1 }, 0);
-  s.set(3, { key: 'B', priority: 2 }, 0);
+  s.set(3, { key: 'B', priority: P(1, 2) }, 0);
   assert.equal(s.take(0), 1);
   s.release(1, 0, 1000); // A rests until 1000
   s.set(2, { key: 'B' }, 10);
@@ -268,7 +282,7 @@ function opArb(moves: boolean): fc.Arbitrary<Op> {
           op: fc.constant('set' as const),
           slot: fc.integer({ min: 1, max: 8 }),
           key: moves ? fc.option(fc.constantFrom(...KEYS), { nil: null }) : fc.constantFrom(...KEYS),
-          priority: fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }),
+          priority: fc.option(fc.constantFrom(P(0, 0), P(0, 7), P(1, 0), P(1, 3), P(2, 1)), { nil: null }),
           notBefore: fc.integer({ min: 0, max: 400 }),
         },
         { requiredKeys: ['op', 'slot'] },
@@ -332,9 +346,10 @@ function runOps(ops: readonly Op[], moves: 'none' | 'idle' | 'any'): void {
           assert.ok(!out.has(slot), `slot ${slot} handed out while its request is out`);
           assert.ok(host.notBefore <= now, `slot ${slot} handed out at ${now} before its notBefore ${host.notBefore}`);
           assert.ok((nextAt.get(host.key) ?? 0) <= now, `key ${host.key} handed out at ${now} before its nextAt ${nextAt.get(host.key)}`);
-          // Lowest priority number among the ready hosts.
-          const best = Math.min(...candidates().filter((h) => readyAt(h) <= now).map((h) => h.priority!));
-          assert.equal(host.priority, best, `slot ${slot} (priority ${host.priority}) taken while priority ${best} was ready`);
+          // Lowest band among the ready hosts.
+          const band = (h: { priority: number | undefined }) => Math.floor(h.priority! / PRIORITY_BAND);
+          const best = Math.min(...candidates().filter((h) => readyAt(h) <= now).map(band));
+          assert.equal(band(host), best, `slot ${slot} (priority ${host.priority}) taken while band ${best} was ready`);
           out.set(slot, host.key);
         } else {
           const waiting = candidates();
