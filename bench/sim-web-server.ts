@@ -119,8 +119,9 @@ function main(): void {
     const name = String(req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const path = req.url ?? '/';
     let logged = false;
-    // The end is when the answer was handed to the socket, not when 'finish' fires: on a busy
-    // event loop that comes later, and would shorten the gap the crawler left before its next request.
+    // The end is read just before the answer is handed to the socket: no byte of it can reach the
+    // crawler earlier. Read after, or at 'finish', it may come late (the server preempted, its loop
+    // busy) and shorten the gap the crawler left before its next request.
     let endedAt: number | undefined;
     const finish = (status: number): void => {
       if (logged) return;
@@ -133,8 +134,8 @@ function main(): void {
     res.on('close', () => finish(res.writableFinished ? res.statusCode : 0));
     const send = (status: number, type: string, body: Buffer | string, extra: Record<string, string> = {}): void => {
       res.writeHead(status, { 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra });
-      res.end(req.method === 'HEAD' ? undefined : body);
       endedAt = performance.timeOrigin + performance.now();
+      res.end(req.method === 'HEAD' ? undefined : body);
     };
     const host = web.byName.get(name);
     if (host === undefined || host.address !== address) return send(421, 'text/plain', 'no such host on this address\n');
