@@ -8,8 +8,12 @@
  *     retry not yet due, robots.txt unreachable) with `notBefore`;
  *   - among keys ready now, the one whose best host is in the lowest priority
  *     band (plan-file.ts PRIORITY_BAND: refresh before new) goes first, and
- *     within a band the least recently served; within a key, the same rule
- *     picks the host. A rank within a band orders a host's own queue, never
+ *     within a band the one whose best host was served least recently (then
+ *     the key served least recently); within a key, the same rule picks the
+ *     host. So hosts take turns across the whole crawl, not addresses: when
+ *     connections or the processor run short, an address shared by twenty
+ *     hosts gets twenty turns to a lone host's one (its rest allowing), and
+ *     none of its hosts waits twenty times longer than a lone one. A rank within a band orders a host's own queue, never
  *     one host before another: ranks restart with every plan, and a host
  *     whose URLs keep ranking first would take every turn of its address
  *     (and, when connections run short, of the crawl) while the others wait.
@@ -56,8 +60,10 @@ interface KeyState {
 interface ReadyEntry {
   key: KeyState;
   version: number;
+  /** Its best host's band and last turn, then the key's own last turn. */
   band: number;
   served: number;
+  keyServed: number;
 }
 
 interface TimerEntry {
@@ -117,7 +123,7 @@ function before(a: { band: number; served: number }, b: { band: number; served: 
 export class Scheduler {
   private readonly hosts = new Map<number, HostState>();
   private readonly keys = new Map<string, KeyState>();
-  private readonly ready = new Heap<ReadyEntry>(before);
+  private readonly ready = new Heap<ReadyEntry>((a, b) => before(a, b) || (a.band === b.band && a.served === b.served && a.keyServed < b.keyServed));
   private readonly timers = new Heap<TimerEntry>((a, b) => a.at < b.at);
   private serial = 0;
   private busyCount = 0;
@@ -223,7 +229,7 @@ export class Scheduler {
       return;
     }
     const host = this.bestHost(key, now);
-    if (host !== undefined) this.ready.push({ key, version: key.version, band: host.band!, served: key.served });
+    if (host !== undefined) this.ready.push({ key, version: key.version, band: host.band!, served: host.served, keyServed: key.served });
     if (wake !== Infinity) this.timers.push({ key, at: wake });
   }
 

@@ -250,6 +250,15 @@ test('with 1,000 hosts on 100 keys, every key is handed out before any key twice
   assert.deepEqual(order.slice(1000), order.slice(0, 1000));
 });
 
+test('hosts take turns across keys: an address shared by 20 hosts gets 20 turns to one for a lone host, every host before any host twice', () => {
+  const s = new Scheduler();
+  for (let slot = 1; slot <= 20; slot++) s.set(slot, { key: 'shared', priority: 7 }, 0);
+  for (let slot = 21; slot <= 40; slot++) s.set(slot, { key: `lone-${slot}`, priority: 7 }, 0);
+  const order = cycle(s, 80);
+  assert.equal(new Set(order.slice(0, 40)).size, 40);
+  assert.equal(new Set(order.slice(40)).size, 40);
+});
+
 test('with 100 keys all busy, take() finds nothing, and each release frees exactly its key', () => {
   const s = new Scheduler();
   for (let slot = 1; slot <= 1000; slot++) s.set(slot, { key: `k${slot % 100}`, priority: 1 }, 0);
