@@ -16,7 +16,10 @@
  *   the previous one ended (t + d); a gap violation one arriving less than
  *   min_delay − tolerance after it ended. robots.txt counts like any request.
  *   The tolerance covers the server's clock points (arrival, end) against the
- *   crawler's (send, receipt).
+ *   crawler's (send, receipt). After a request to a silent host the gap is not
+ *   judged (an overlap still is): the server never answers, the crawler gives
+ *   up at its time-out, and the server sees the close some milliseconds
+ *   later, so the gap it measures is short by that much.
  * - Politeness bound, requests/s: Σ over the addresses with a live host
  *   (normal, slow or flaky) that were asked anything in the window of
  *   1 ÷ (min_delay + the mean duration of their requests there).
@@ -154,10 +157,12 @@ export function analyseSimLog(web: SimWeb, lines: readonly SimLogLine[], o: Anal
     for (let i = 0; i < list.length; i++) {
       maxInflight = Math.max(maxInflight, list[i]!.f);
       if (i === 0) continue;
-      const gap = list[i]!.t - (list[i - 1]!.t + list[i - 1]!.d);
-      minGapMs = Math.min(minGapMs, gap);
+      const previous = list[i - 1]!;
+      const gap = list[i]!.t - (previous.t + previous.d);
       if (gap < 0) overlaps++;
-      else if (gap < o.minDelayMs - o.toleranceMs) gapViolations++;
+      if (web.byName.get(previous.h)?.behaviour === 'silent') continue;
+      minGapMs = Math.min(minGapMs, gap);
+      if (gap >= 0 && gap < o.minDelayMs - o.toleranceMs) gapViolations++;
     }
   }
 

@@ -47,6 +47,21 @@ test('an overlap is a request arriving before the previous one to its address en
   assert.equal(r.pages, 4);
 });
 
+test('after a request to a silent host the gap is not judged (the server sees the crawler give up late), an overlap still is', () => {
+  const quiet = host(0, X, { behaviour: 'silent' });
+  const b = host(1, X);
+  const lines = [
+    line(0, quiet, '/robots.txt', { s: 0, d: 10_005 }), // closed by the crawler's time-out; the server notices 5 ms late
+    line(11_000, b, '/robots.txt', { d: 10 }), // 995 ms after the close the server saw
+    line(11_500, quiet, '/robots.txt', { s: 0, d: 10_000 }), // 490 ms after b's answer: a violation
+    line(12_000, b, '/', { d: 10 }), // before the silent request ended: an overlap
+  ];
+  const r = analyseSimLog(webOf([quiet, b]), lines, options(0, 30_000));
+  assert.equal(r.gapViolations, 1);
+  assert.equal(r.overlaps, 1);
+  assert.equal(r.minGapMs, 490);
+});
+
 test('the politeness bound sums 1 ÷ (min_delay + mean duration) over the addresses with a live host', () => {
   const a = host(0, X);
   const b = host(1, Y, { behaviour: 'robots-503' });
