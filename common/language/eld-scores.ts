@@ -35,13 +35,16 @@
  *
  * The table, the letter class and the averages are eld's files, read by path
  * (eld exports only its detector): the package is pinned in package.json, and
- * the test above fails should a new version change them.
+ * the test above fails should a new version change them. The table is read
+ * as text (`readTable`): imported, its 1.6 MB of JavaScript would be compiled
+ * into 81,000 objects in every thread that detects, about 180 MB of RSS and
+ * 0.4 s each.
  */
 
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 const eldEntry = import.meta.resolve('eld/small');
-const { ngramsData } = (await import(new URL('../ngrams/small.js', eldEntry).href)) as {
-  ngramsData: { languages: Record<string, string>; ngrams: Record<string, Record<string, number>> };
-};
 const { separators, matchDomains } = (await import(new URL('../regexPatterns.js', eldEntry).href)) as { separators: RegExp; matchDomains: RegExp };
 const { avgScore } = (await import(new URL('../avgScore.js', eldEntry).href)) as { avgScore: Record<string, number> };
 const { dictionary } = (await import(new URL('../dictionary.js', eldEntry).href)) as { dictionary: readonly string[] };
@@ -69,8 +72,87 @@ const RELIABLE_RATIO = 0.75;
 const MAX_PACKED = 6;
 const SPACE = 0x20;
 
-const languages: string[] = [];
-for (const [index, code] of Object.entries(ngramsData.languages)) languages[Number(index)] = code;
+/** eld's table as read from its file: language codes by number, and each n-gram's (language, score) pairs. */
+interface Table {
+  languages: string[];
+  ngrams: string[];
+  /** For n-gram k: its pair count, then the pairs, in ngrams order. */
+  scores: number[];
+}
+
+/**
+ * Reads eld's table file, `… languages:{0:'am',…}, … ngrams:{'key':{0:176,…},…}}`:
+ * keys quoted with ' (backslash escapes) or bare, numbers whole. Anything
+ * else is an error naming the offset: a new eld would have changed the file.
+ */
+function readTable(file: string): Table {
+  const text = readFileSync(file, 'utf8');
+  let i = 0;
+  const fail = (what: string): never => {
+    throw new Error(`eld's table ${file}: ${what} at offset ${i} (${JSON.stringify(text.slice(i, i + 20))})`);
+  };
+  const expect = (c: string): void => {
+    if (text[i] !== c) fail(`${c} expected`);
+    i++;
+  };
+  const seek = (marker: string): void => {
+    const at = text.indexOf(marker);
+    if (at < 0) fail(`no ${marker}`);
+    i = at + marker.length;
+  };
+  const integer = (): number => {
+    const start = i;
+    if (text[i] === '-') i++;
+    while (i < text.length && text.charCodeAt(i) >= 0x30 && text.charCodeAt(i) <= 0x39) i++;
+    if (i === start || text.slice(start, i) === '-') fail('a number expected');
+    return Number(text.slice(start, i));
+  };
+  const key = (): string => {
+    const quote = text[i];
+    if (quote !== "'" && quote !== '"') {
+      const start = i;
+      while (i < text.length && text[i] !== ':') i++;
+      return text.slice(start, i);
+    }
+    let out = '';
+    for (i++; text[i] !== quote; i++) {
+      if (i >= text.length) fail('unterminated string');
+      if (text[i] !== '\\') out += text[i];
+      else if ("'\"\\".includes(text[++i]!)) out += text[i];
+      else fail('an escape of something other than a quote or a backslash');
+    }
+    i++;
+    return out;
+  };
+  const languages: string[] = [];
+  seek('languages:{');
+  while (text[i] !== '}') {
+    const index = integer();
+    expect(':');
+    languages[index] = key();
+    if (text[i] === ',') i++;
+  }
+  const ngrams: string[] = [];
+  const scores: number[] = [];
+  seek('ngrams:{');
+  while (text[i] !== '}') {
+    ngrams.push(key());
+    expect(':');
+    expect('{');
+    const countAt = scores.push(0) - 1;
+    while (text[i] !== '}') {
+      const lang = integer();
+      expect(':');
+      scores.push(lang, integer());
+      scores[countAt]! += 1;
+      if (text[i] === ',') i++;
+    }
+    i++;
+    if (text[i] === ',') i++;
+  }
+  return { languages, ngrams, scores };
+}
+
 
 /** The character eld writes for each byte of UTF-8, as a code (every one is below 256). */
 const BYTE_CHAR = Uint8Array.from(dictionary, (c) => c.charCodeAt(0));
@@ -156,24 +238,21 @@ class PackedTable {
   }
 }
 
-/** Each n-gram's scores: `SCORES[at]` languages follow as (language, score) pairs from `at + 1`. */
-const { PACKED, LONG, SCORES } = (() => {
-  const ngrams = Object.entries(ngramsData.ngrams);
-  const packed = new PackedTable(ngrams.length);
+/** The languages by number, and each n-gram's scores: `SCORES[at]` languages follow as (language, score) pairs from `at + 1`. */
+const { languages, PACKED, LONG, SCORES } = (() => {
+  const table = readTable(fileURLToPath(new URL('../ngrams/small.js', eldEntry)));
+  const packed = new PackedTable(table.ngrams.length);
   const long = new Map<string, number>();
-  const scores: number[] = [];
-  for (const [ngram, perLanguage] of ngrams) {
-    const at = scores.length;
-    const entries = Object.entries(perLanguage);
-    scores.push(entries.length);
-    for (const [lang, score] of entries) scores.push(Number(lang), score);
+  let at = 0;
+  for (const ngram of table.ngrams) {
     if (ngram.length > MAX_PACKED) long.set(ngram, at);
     else {
       packKey(Array.from(ngram, (c) => c.charCodeAt(0)), 0, ngram.length, false, false);
       packed.add(at);
     }
+    at += 1 + 2 * table.scores[at]!;
   }
-  return { PACKED: packed, LONG: long, SCORES: Int32Array.from(scores) };
+  return { languages: table.languages, PACKED: packed, LONG: long, SCORES: Int32Array.from(table.scores) };
 })();
 
 const URLS = /[hw](?:(?:ttps?:\/\/(?:www\.)?)|ww\.)[^\s]+/gi;
