@@ -22,7 +22,9 @@
  *   later, so the gap it measures is short by that much.
  * - Politeness bound, requests/s: Σ over the addresses with a live host
  *   (normal, slow or flaky) that were asked anything in the window of
- *   1 ÷ (min_delay + the mean duration of their requests there).
+ *   1 ÷ (min_delay + the mean duration of their requests there), each for
+ *   the share of the window before its last live host was finished (served
+ *   every page it has): an address with nothing left gives no more.
  * - Starvation: a live host (normal, slow or flaky) waits between its
  *   requests (from the window's start to its first, and from its last to the
  *   window's end while it has pages left; the whole window if it was asked
@@ -178,21 +180,26 @@ export function analyseSimLog(web: SimWeb, lines: readonly SimLogLine[], o: Anal
     set.add(k);
     pagesOfHost.set(l.h, set);
   }
+  const lastOf = new Map<string, number>();
+  for (const l of sorted) lastOf.set(l.h, l.t);
+  const finished = (h: SimHost): number => ((pagesOfHost.get(h.name)?.size ?? 0) >= h.pages ? lastOf.get(h.name)! : Infinity);
+  // An address counts in the bound until its last live host is finished: then it has nothing left to give.
+  const doneAt = new Map<string, number>();
+  for (const h of web.hosts) if (LIVE.has(h.behaviour)) doneAt.set(h.address, Math.max(doneAt.get(h.address) ?? -Infinity, finished(h)));
   const byAddress = groupBy(inWindow, (l) => l.a);
-  const liveAddresses = new Set(web.hosts.filter((h) => LIVE.has(h.behaviour)).map((h) => h.address));
   const meanMs = new Map<string, number>();
   let boundPerS = 0;
   for (const [address, list] of byAddress) {
     const mean = list.reduce((sum, l) => sum + l.d, 0) / list.length;
     meanMs.set(address, mean);
-    if (liveAddresses.has(address)) boundPerS += 1000 / (o.minDelayMs + mean);
+    const done = doneAt.get(address);
+    if (done === undefined) continue;
+    const share = (Math.min(o.end, done) - o.start) / (o.end - o.start);
+    if (share > 0) boundPerS += (share * 1000) / (o.minDelayMs + mean);
   }
 
   // Starvation.
   const byHost = groupBy(inWindow, (l) => l.h);
-  const lastOf = new Map<string, number>();
-  for (const l of sorted) lastOf.set(l.h, l.t);
-  const finished = (h: SimHost): number => ((pagesOfHost.get(h.name)?.size ?? 0) >= h.pages ? lastOf.get(h.name)! : Infinity);
   const liveByAddress = new Map<string, number[]>();
   const allLive: number[] = [];
   for (const h of web.hosts) {

@@ -73,6 +73,14 @@ test('the politeness bound sums 1 ÷ (min_delay + mean duration) over the addres
   assert.equal(r.requestsPerS, 0.4);
 });
 
+test('an address counts in the bound only until its last live host has served every page', () => {
+  const small = host(0, X, { pages: 2 });
+  const big = host(1, Y);
+  const lines = [line(0, small, '/robots.txt'), line(1000, small, '/'), line(2000, small, '/doc/1.html'), line(0, big, '/')];
+  const r = analyseSimLog(webOf([small, big]), lines, options(0, 10_000));
+  assert.ok(Math.abs(r.boundPerS - 1.2) < 1e-9, String(r.boundPerS));
+});
+
 test('pages and requests count in the window only; politeness is judged over the whole log', () => {
   const a = host(0, X);
   const lines = [line(0, a, '/'), line(1000, a, '/doc/1.html'), line(2000, a, '/doc/2.html'), line(2500, a, '/doc/3.html')];
