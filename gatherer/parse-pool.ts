@@ -37,6 +37,7 @@ import type { GathererConfig } from './config.js';
 import { contentType } from './content-type.js';
 import { headerValue } from './document.js';
 import { needsDocumentWorker } from './document-type.js';
+import { logger } from '../common/log.js';
 import type { Refusal } from './parse.js';
 import type { DocumentWorkerData, ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
 
@@ -96,6 +97,8 @@ const MEMORY_EXIT = 75;
 /** What starting a document worker adds to the process (pdf.js, its CMaps, the language detector's tables). */
 const WORKER_START = 256 * 2 ** 20;
 
+const log = logger('gatherer');
+
 export class ParsePool {
   private readonly pool: Piscina | undefined;
   /** PDFs' pool, made on the first one, and its free threads (tasks wait here, not in piscina, so that their time starts when they do). */
@@ -128,7 +131,7 @@ export class ParsePool {
             // going to sleep, and a wake-up costs about as much as framing and parsing a small page.
             concurrentTasksPerWorker: 8,
             resourceLimits: { maxYoungGenerationSizeMb: PARSE_WORKER_YOUNG_MIB },
-          });
+          }).on('error', workerLost);
   }
 
   /** Frames, digests and (for a document) parses one response; see parse-worker.ts. */
@@ -200,7 +203,7 @@ export class ParsePool {
       idleTimeout: 30_000,
       resourceLimits: { maxOldGenerationSizeMb: mib(this.limits.memory) },
       workerData: { memoryCap: this.limits.memory, memoryExit: MEMORY_EXIT, everyMs: MEMORY_WATCH_MS } satisfies DocumentWorkerData,
-    }));
+    }).on('error', workerLost));
   }
 
   private parser(): Promise<typeof import('./parse-worker.js')> {
@@ -210,6 +213,15 @@ export class ParsePool {
   async close(): Promise<void> {
     await Promise.all([this.pool?.destroy(), this.documents?.destroy()]);
   }
+}
+
+/**
+ * A worker that dies holding no task (idle, or while it starts: a memory cap
+ * too small for its modules) is piscina's 'error' event, which unheard would
+ * end the process. Its waiting tasks go to a new worker or meet their caps.
+ */
+function workerLost(err: unknown): void {
+  log.err('a parse worker died', { problem: err instanceof Error ? err.message : String(err) });
 }
 
 function mib(bytes: number): number {

@@ -69,12 +69,18 @@ test('hostile PDFs and office files are stopped at the caps or refused, and the 
   assert.equal(fine.parsed?.refused, undefined);
 });
 
-test('a worker over its memory cap leaves and the document is too_large; a second document thread is no reason to refuse', async (t) => {
-  // 64 MiB is less than a document worker holds (pdf.js and the language detector's tables): it leaves on its first look.
-  const small = new ParsePool(1, { time: 30_000, memory: 64 * MiB });
+test('a worker over its memory cap leaves and the document is too_large, one that cannot start meets the time cap; a second document thread is no reason to refuse', async (t) => {
+  // 24 MiB is less than a document worker holds parsing a PDF (pdf.js, the parsers, the language tables): it leaves on its first look.
+  const small = new ParsePool(1, { time: 30_000, memory: 24 * MiB });
   t.after(() => small.close());
   const over = await small.parse(onePagePdf('too big a worker'), { url: 'http://127.0.0.1/doc', headers: PDF, maxDecodedSize: 32 * MiB });
-  assert.deepEqual(over.parsed?.refused, { outcome: 'too_large', message: 'parse went over its memory cap of 64 MiB' });
+  assert.deepEqual(over.parsed?.refused, { outcome: 'too_large', message: 'parse went over its memory cap of 24 MiB' });
+
+  // 12 MiB cannot even load the worker's modules: V8 stops it before it takes the task, which meets its time cap; the process goes on.
+  const tiny = new ParsePool(1, { time: 2_000, memory: 12 * MiB });
+  t.after(() => tiny.close());
+  const starved = await tiny.parse(onePagePdf('no worker at all'), { url: 'http://127.0.0.1/doc', headers: PDF, maxDecodedSize: 32 * MiB });
+  assert.deepEqual(starved.parsed?.refused, { outcome: 'unparseable', message: 'parse went over its time cap of 2 s' });
 
   // Two threads, each starting its worker while the other parses: neither document is charged with the other's memory.
   const two = new ParsePool(2, { time: 60_000, memory: 512 * MiB });
