@@ -303,13 +303,14 @@ export async function simWebTable(ctx: BenchContext, footnotes: string[]): Promi
     ctx.log(`crawl scale: ${config.label}`);
     try {
       const c = await crawlSimWeb(ctx, config);
+      const note = noteOf(config, c);
       rows.push(rowOf(config, c));
-      notes.push(noteOf(config, c));
-      ctx.log(`  ${noteOf(config, c)}`);
+      notes.push(note);
+      ctx.log(`  ${note}`);
     } catch (err) {
-      const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 200);
-      ctx.log(`  ${config.label} failed: ${err instanceof Error ? err.message : String(err)}`);
-      rows.push({ name: `sherlock crawl, ${config.label}`, status: 'failed', message });
+      const message = err instanceof Error ? err.message : String(err);
+      ctx.log(`  ${config.label} failed: ${message}`);
+      rows.push({ name: `sherlock crawl, ${config.label}`, status: 'failed', message: message.split('\n')[0]!.slice(0, 200) });
     }
   }
   footnotes.push(HOW);
@@ -336,5 +337,5 @@ const HOW =
   `The web: ⌈addresses ÷ 20⌉ addresses shared, the rest one host each; ${MIN_PAGES}–${MAX_PAGES} pages a host from ${CORPUS_PAGES} pages of the set's corpus, links removed and a block of generated ones appended (a tree from the entry page, two more, a quarter into the robots.txt-disallowed /private/, a tenth to another host); ` +
   `latency log-normal around 80 ms per host, clamped to ${LATENCY_CLAMP_MS[0]}–${LATENCY_CLAMP_MS[1]} ms, slow hosts 5–10× that, each answer ±25 %; ` +
   `flaky hosts answer ${FLAKY_503 * 100} % 503 (Retry-After), ${FLAKY_500 * 100} % 500, ${FLAKY_RESET * 100} % reset. ` +
-  'Politeness bound: Σ over the addresses holding a live host (normal, slow, flaky) and asked anything in the window of 1 ÷ (min_delay + their mean answer time), in requests (robots.txt and errors count): pages/s ÷ bound also pays for every host\'s robots.txt. ' +
+  'Politeness bound: Σ over the addresses holding a live host (normal, slow, flaky) and asked anything in the window of 1 ÷ (min_delay + their mean answer time), each for the share of the window before its last live host had served every page, in requests (robots.txt and errors count): pages/s ÷ bound also pays for every host\'s robots.txt. ' +
   'Processor bound: the cores ÷ the crawler\'s CPU a page (with the server: ÷ both, as they share the cores). Fair period of a host: the larger of its address\'s turns shared among the live hosts there not yet finished, and the crawl\'s requests/s shared among all of them.';
