@@ -25,7 +25,7 @@ import { buildLayout, ensurePackages, isInstalled, OPTIONAL_TOOL_PACKAGES, packa
 import { extractCorpus } from './extract.js';
 import { killAllChildren } from './measure.js';
 import { parseOptions, USAGE, UsageError } from './options.js';
-import { crawlee, undiciLoop, wget } from './peers/gather.js';
+import { crawlee, undiciLoop, undiciPrepareFloor, wget } from './peers/gather.js';
 import { bareSearch } from './peers/bare-search.js';
 import { bareWs } from './peers/bare-ws.js';
 import { bareIndexer, fts5, lucene, xapian } from './peers/engines.js';
@@ -188,13 +188,13 @@ async function gatheringTable(ctx: BenchContext, footnotes: string[]): Promise<T
 /**
  * The crawl-scale part (issue 32): the simulated web's two configurations
  * (crawl-scale.ts), then processor time per page of wget, the bare undici
- * loop and sherlock on the set's site in the same run.
+ * loop, sherlock's processor floor and sherlock on the set's site in the same run.
  */
 async function crawlScaleTables(ctx: BenchContext, footnotes: string[]): Promise<Table[]> {
   const simWeb = await simWebTable(ctx, footnotes);
   await warmSite(ctx);
   const peers: Row[] = [];
-  for (const entry of [wget(), undiciLoop()]) {
+  for (const entry of [wget(), undiciLoop(), undiciPrepareFloor()]) {
     log(`crawl scale, the site: ${entry.name}`);
     peers.push(await gatherRow(ctx, entry));
     footnote(footnotes, entry.how);

@@ -35,6 +35,9 @@ import { ioError, isSherlockError } from '../common/errors.js';
 import { createFile } from '../common/files.js';
 import { logger } from '../common/log.js';
 
+/** gzip level of the ARC records: the fastest, since every response is archived on the crawl's path. */
+export const ARC_LEVEL = 1;
+
 const log = logger('gatherer');
 
 export const ARC_PREFIX = 'sherlock';
@@ -132,7 +135,7 @@ export class GatherStore {
         if (ref !== undefined) unfinished.push({ ...ref, oid: stored.oid, header: bucket.header });
       }
       cutUnreferencedArcTails(arcDir(state), referenced);
-      const arc = await ArcWriter.open({ dir: arcDir(state), prefix: ARC_PREFIX, maxFileSize: options.arcMaxSize, level: 1 });
+      const arc = await ArcWriter.open({ dir: arcDir(state), prefix: ARC_PREFIX, maxFileSize: options.arcMaxSize, level: ARC_LEVEL });
       return new GatherStore(state, buckets, arc, unfinished, arc.recovered);
     } catch (err) {
       buckets.close();

@@ -83,13 +83,29 @@ export const undiciLoop = (): GatherEntry => ({
   async available(): Promise<Availability> {
     return installed('undici', 'npm ci');
   },
-  async crawl(ctx: BenchContext, runDir: string): Promise<GatherResult> {
-    mkdirSync(runDir, { recursive: true });
-    const script = join(ctx.distDir, 'peers', 'undici-loop.js');
-    const r = check('undici loop', await run(process.execPath, [script, ctx.seedsFile], { cwd: runDir, timeoutMs: 1_800_000, keepOutput: 4000 }));
-    return { wallMs: r.wallMs, peakRss: r.peakRss, cpuMs: r.cpuMs };
-  },
+  crawl: (ctx, runDir) => undiciLoopRun(ctx, runDir, []),
 });
+
+/** sherlock's processor floor: the same loop doing on its one thread what sherlock's parse worker does for every response. */
+export const undiciPrepareFloor = (): GatherEntry => ({
+  name: 'floor: the bare loop + sherlock\'s parse and ARC framing',
+  how:
+    'floor: the bare undici loop run with `--prepare`: each response also goes through the parse worker\'s own step on the same ' +
+    'thread (gatherer/parse-worker.ts prepareResponse: the ARC record framed at the store\'s gzip level and its SHA-1, the body\'s MD5, ' +
+    'a 200 HTML page parsed and its bucket body deflated). No files, URL database, scheduler or second thread: the least processor ' +
+    'time a crawler storing what sherlock stores, with sherlock\'s parser, spends per page; the rest of sherlock\'s is its own overhead.',
+  async available(): Promise<Availability> {
+    return installed('undici', 'npm ci');
+  },
+  crawl: (ctx, runDir) => undiciLoopRun(ctx, runDir, ['--prepare']),
+});
+
+async function undiciLoopRun(ctx: BenchContext, runDir: string, flags: readonly string[]): Promise<GatherResult> {
+  mkdirSync(runDir, { recursive: true });
+  const script = join(ctx.distDir, 'peers', 'undici-loop.js');
+  const r = check('undici loop', await run(process.execPath, [script, ctx.seedsFile, ...flags], { cwd: runDir, timeoutMs: 1_800_000, keepOutput: 4000 }));
+  return { wallMs: r.wallMs, peakRss: r.peakRss, cpuMs: r.cpuMs };
+}
 
 /** The sum over processes run side by side, or undefined when one of them went unmeasured. */
 function sumKnown(values: ReadonlyArray<number | undefined>): number | undefined {

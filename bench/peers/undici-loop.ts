@@ -4,7 +4,7 @@
  * site allow before any of sherlock's work (issue 4 quotes "a bare undici
  * loop" beside wget).
  *
- *   node dist/bench/peers/undici-loop.js SEEDS_FILE
+ *   node dist/bench/peers/undici-loop.js SEEDS_FILE [--prepare]
  *
  * Per host: robots.txt first (its Disallow rules through robots-parser, as
  * sherlock's), then one request at a time on one kept-alive connection, no
@@ -14,11 +14,23 @@
  * dropped. Crawl-delay is not honoured (nor by wget or crawlee). No archive, no parsing, no URL
  * database: everything sherlock adds is missing, so its pages/s is an upper
  * bound for any crawler that keeps to one request at a time per IP here.
- * Prints {"pages":N,"requests":N} when done.
+ *
+ * With `--prepare` it is sherlock's processor floor instead (issue 32): every
+ * response also goes through the parse worker's own step on this thread
+ * (parse-worker.ts prepareResponse: the ARC record framed, deflated and
+ * digested, the MD5 of the body, a 200 HTML page parsed and its bucket body
+ * deflated), as sherlock must for each response it stores. Still no files,
+ * URL database, scheduler or second thread: what sherlock adds beyond that
+ * floor is its own overhead.
+ * Prints {"pages":N,"requests":N} when done (with --prepare, also
+ * "prepared": responses through that step, "parsed": pages parsed).
  */
 
 import { createRequire } from 'node:module';
 import { Agent, request } from 'undici';
+import { DEFAULT_MAX_RECORD_SIZE } from '../../common/archive/arc.js';
+import { prepareResponse } from '../../gatherer/parse-worker.js';
+import { ARC_LEVEL } from '../../gatherer/store.js';
 import { readSeeds } from './seeds.js';
 
 // robots-parser is CommonJS with a default-export typing (as gatherer/robots.ts loads it).
@@ -28,17 +40,24 @@ const AGENT = 'undici-loop-sherlock-bench';
 const HREF = /href\s*=\s*"([^"#]*)/gi;
 const PAGE_PATH = /(\.html|\/)$/;
 
-const [seedsFile] = process.argv.slice(2);
-if (seedsFile === undefined) {
-  process.stderr.write('usage: undici-loop SEEDS_FILE\n');
+const [seedsFile, flag] = process.argv.slice(2);
+if (seedsFile === undefined || (flag !== undefined && flag !== '--prepare')) {
+  process.stderr.write('usage: undici-loop SEEDS_FILE [--prepare]\n');
   process.exit(2);
 }
+const prepare = flag === '--prepare';
+// As the gatherer frames (gatherer/store.ts) and parses (gatherer.max_decoded_size's default).
+const FRAMING = { compress: true, level: ARC_LEVEL, maxRecordSize: DEFAULT_MAX_RECORD_SIZE } as const;
+const MAX_DECODED = 32 * 2 ** 20;
 const seeds = readSeeds(seedsFile);
 
 const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
 const seen = new Set<string>();
 let pages = 0;
 let requests = 0;
+// With --prepare: responses through prepareResponse, and pages of them parsed.
+let prepared = 0;
+let parsed = 0;
 
 interface Answer {
   status: number;
@@ -56,7 +75,15 @@ async function get(url: string): Promise<Answer | undefined> {
       const res = await request(url, { dispatcher, headers: { 'user-agent': AGENT } });
       const type = String(res.headers['content-type'] ?? '');
       const html = type.includes('text/html');
-      const text = html || type.includes('text/plain') ? await res.body.text() : (await res.body.dump(), undefined);
+      const textual = html || type.includes('text/plain');
+      let text: string | undefined;
+      if (prepare) {
+        const body = Buffer.from(await res.body.arrayBuffer());
+        await prepareAsStored(url, res.statusCode, res.headers, body, html && res.statusCode === 200);
+        if (textual) text = body.toString('utf8');
+      } else {
+        text = textual ? await res.body.text() : (await res.body.dump(), undefined);
+      }
       if (res.statusCode >= 500 && attempt === 0) continue;
       const location = res.headers.location;
       return { status: res.statusCode, location: typeof location === 'string' ? location : undefined, text, html };
@@ -65,6 +92,21 @@ async function get(url: string): Promise<Answer | undefined> {
     }
   }
   return undefined;
+}
+
+/** What sherlock's parse worker does for a response it stores; the header block is rebuilt from undici's parsed headers. */
+async function prepareAsStored(url: string, status: number, headers: Record<string, string | string[] | undefined>, body: Buffer, page: boolean): Promise<void> {
+  const pairs = Object.entries(headers).flatMap(([name, value]) => (value === undefined ? [] : Array.isArray(value) ? value.map((v) => [name, v] as [string, string]) : [[name, value] as [string, string]]));
+  const head = Buffer.from(`HTTP/1.1 ${status}\r\n${pairs.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`, 'latin1');
+  const type = headers['content-type'];
+  const result = await prepareResponse({
+    arc: { url, ip: new URL(url).hostname, date: new Date(), ...(typeof type === 'string' ? { contentType: type } : {}), content: Buffer.concat([head, body]) },
+    framing: FRAMING,
+    body,
+    ...(page ? { parse: { url, headers: pairs, maxDecodedSize: MAX_DECODED } } : {}),
+  });
+  prepared++;
+  if (result.parsed !== undefined) parsed++;
 }
 
 /** Crawls one host from its entry page, one request after another. */
@@ -99,4 +141,4 @@ async function crawlHost(seed: string): Promise<void> {
 
 await Promise.all(seeds.map(crawlHost));
 await dispatcher.close();
-process.stdout.write(JSON.stringify({ pages, requests }) + '\n');
+process.stdout.write(JSON.stringify(prepare ? { pages, requests, prepared, parsed } : { pages, requests }) + '\n');
