@@ -116,6 +116,7 @@ import {
   HOST_RECORD_SIZE,
   HostFile,
   checkFields,
+  copyQueueKey,
   datasyncInBackground,
   corrupt,
   type HostFields,
@@ -336,7 +337,7 @@ export class GatherQueue {
     checkFields(changes);
     const copied: HostUpdate = { ...changes };
     if (changes.objectCounts !== undefined) copied.objectCounts = [...changes.objectCounts];
-    if (changes.queueKey !== undefined) copied.queueKey = Buffer.from(changes.queueKey);
+    if (changes.queueKey !== undefined) copied.queueKey = copyQueueKey(changes.queueKey);
     this.writing(() => this.hostFile.update(record, copied));
     return snapshot(record);
   }
@@ -740,6 +741,6 @@ function snapshot(record: HostRecord): Host {
     robotsTime: record.robotsTime,
     errorCount: record.errorCount,
     backoffUntil: record.backoffUntil,
-    queueKey: Buffer.from(record.queueKey),
+    queueKey: copyQueueKey(record.queueKey),
   };
 }

@@ -114,6 +114,20 @@ test('host fields set by update() survive reopening; queue fields cannot be set'
   });
 });
 
+test('a host keeps its queue key in memory of its own, not a slice of a shared pool', (t) => {
+  // A 16-byte slice of Node's 8 KiB Buffer pool keeps the whole slab alive as long as the host lives.
+  const owns = (key: Buffer): boolean => key.byteOffset === 0 && key.buffer.byteLength === key.length;
+  const state = scratchDir(t);
+  withQueue(state, (queue) => {
+    const host = queue.host('http', 80, 'c.test');
+    assert.ok(owns(host.queueKey), 'a new host');
+    const updated = queue.update(host, { queueKey: Buffer.from('20010db8000000000000000000000002', 'hex') });
+    assert.ok(owns(updated.queueKey), 'after update()');
+    assert.ok(owns(queue.get(host).queueKey), 'as get() returns it');
+  });
+  withQueue(state, (queue) => assert.ok(owns(queue.find('http', 80, 'c.test')!.queueKey), 'as read back from the file'));
+});
+
 test(`rests up to ${MAX_REST_LENGTH} bytes take a page each; longer ones and NUL are refused`, (t) => {
   const state = scratchDir(t);
   withQueue(state, (queue) => {
