@@ -41,14 +41,14 @@ import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/service/metrics.js';
 import { listPlans } from '../common/gather/plan-file.js';
-import { GatherQueue, type Host, type QueueEntry } from '../common/gather/queue-file.js';
+import { GatherQueue, queuedIn, type Host, type QueueEntry } from '../common/gather/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/gather/host-file.js';
 import type { GathererConfig } from './config.js';
 import { documentHeader, headerValue, responseBucket, type ParsedBody } from './document.js';
 import { Resolver, resolverFor } from './dns.js';
 import { Fetcher, fetcherFor, type FetchResponse } from './fetch.js';
 import type { GathererStatus } from './counters.js';
-import { LiveStatus, type HostRow } from './live-status.js';
+import { HostRanking, LiveStatus } from './live-status.js';
 import { GathererMetrics } from './metrics.js';
 import { CODE, givenUp, isTemporary, type Outcome } from './outcome.js';
 import { documentLimits, ParsePool, parseWorkerCount } from './parse-pool.js';
@@ -171,12 +171,9 @@ export class Gatherer {
 
   status(): GathererStatus {
     let queued = 0;
-    let hosts = 0;
-    for (const host of this.queue.hosts()) {
-      queued += host.queued;
-      hosts += 1;
-    }
-    return this.statusOf(queued, hosts);
+    const tallies = this.queue.tallies();
+    for (const host of tallies) queued += queuedIn(host);
+    return this.statusOf(queued, tallies.length);
   }
 
   private statusOf(queued: number, hosts: number): GathererStatus {
@@ -262,16 +259,19 @@ export class Gatherer {
   /** The status snapshot; `running` false marks it as the last one. A failure is logged, never fatal. */
   private writeStatus(running: boolean): void {
     try {
-      // One walk over the hosts: the totals, and a row for each host with URLs queued (the snapshot lists only those).
-      const rows: HostRow[] = [];
+      // One walk over the hosts: the totals, and the ranking of those with URLs queued (the snapshot lists only those).
+      const now = Date.now();
+      const ranking = new HostRanking(now);
       let queued = 0;
-      let hosts = 0;
-      for (const host of this.queue.hosts()) {
-        hosts += 1;
-        queued += host.queued;
-        if (host.queued > 0) rows.push({ host: siteOf(host), queued: host.queued, errors: host.errorCount, nextAt: Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot)) });
+      const tallies = this.queue.tallies();
+      for (const host of tallies) {
+        const n = queuedIn(host);
+        if (n === 0) continue;
+        queued += n;
+        const nextAt = Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot));
+        ranking.offer(n, nextAt, () => ({ host: siteOf(host), queued: n, errors: host.errorCount, nextAt }));
       }
-      this.live.write(this.statusOf(queued, hosts), rows, this.store.lastArc, running);
+      this.live.write(this.statusOf(queued, tallies.length), ranking, now, this.store.lastArc, running);
       this.liveFailed = false;
     } catch (err) {
       if (!this.liveFailed) log.warning('status snapshot not written', { problem: err instanceof Error ? err.message : String(err) });
@@ -301,7 +301,7 @@ export class Gatherer {
   private idle(now: number): boolean {
     if (this.inFlight.size > 0 || this.importing !== undefined || listPlans(this.state).length > 0) return false;
     // Paused, queued work is waiting for resume(), not done.
-    if (this.paused) for (const host of this.queue.hosts()) if (host.queued > 0) return false;
+    if (this.paused) for (const host of this.queue.tallies()) if (queuedIn(host) > 0) return false;
     for (const rt of this.unresolved) {
       if (rt.resolving) return false;
     }
@@ -692,7 +692,7 @@ export class Gatherer {
   }
 }
 
-function siteOf(host: Host): string {
+function siteOf(host: Pick<Host, 'scheme' | 'port' | 'name'>): string {
   const defaultPort = host.scheme === 'https' ? 443 : 80;
   return `${host.scheme}://${host.name}${host.port === defaultPort ? '' : `:${host.port}`}`;
 }

@@ -161,6 +161,23 @@ export interface QueueEntry {
 }
 
 /** A snapshot of a host record; pass it back to name the host. */
+/** What tallies() shows of a host; queuedIn() gives its entries queued. */
+export interface HostTally {
+  readonly slot: number;
+  readonly scheme: Scheme;
+  readonly port: number;
+  readonly name: string;
+  readonly pushed: number;
+  readonly consumed: number;
+  readonly errorCount: number;
+  readonly backoffUntil: number;
+}
+
+/** Entries queued: pushed − consumed, both counting modulo 2³². */
+export function queuedIn(host: Pick<HostTally, 'pushed' | 'consumed'>): number {
+  return (host.pushed - host.consumed) >>> 0;
+}
+
 export interface Host {
   readonly slot: number;
   readonly scheme: Scheme;
@@ -309,6 +326,15 @@ export class GatherQueue {
     for (const record of this.hostFile.all()) yield snapshot(record);
   }
 
+  /**
+   * Every host's counts as they stand, not copied: for walks over all hosts
+   * that read a few fields (the gatherer's status, once a second), where
+   * hosts() would copy 10,000 records a second. Valid until the next change.
+   */
+  tallies(): readonly HostTally[] {
+    return this.hostFile.all();
+  }
+
   /** The host's record, created (empty queue, awaiting DNS) if it has none. */
   host(scheme: Scheme, port: number, name: string): Host {
     const found = this.hostFile.find(scheme, port, name);
@@ -343,8 +369,7 @@ export class GatherQueue {
   }
 
   length(host: Host): number {
-    const record = this.record(host);
-    return (record.pushed - record.consumed) >>> 0;
+    return queuedIn(this.record(host));
   }
 
   // ------------------------------------------------------------ queues
@@ -451,7 +476,7 @@ export class GatherQueue {
     for (const record of this.hostFile.all()) {
       try {
         for (const entry of this.walk(record, (page) => claim(page, record.slot, `the chain of host ${record.slot}`))) void entry;
-        queued += (record.pushed - record.consumed) >>> 0;
+        queued += queuedIn(record);
       } catch (err) {
         problem(err);
       }
@@ -671,7 +696,7 @@ export class GatherQueue {
       }
     }
     if (seq !== record.pushed) {
-      const counted = (record.pushed - record.consumed) >>> 0;
+      const counted = queuedIn(record);
       const held = (seq - record.consumed) >>> 0;
       throw corrupt(this.paths.hosts, recordOffset(record), `host record ${record.slot} counts ${counted} entries, its chain holds ${held}`);
     }
@@ -732,7 +757,7 @@ function snapshot(record: HostRecord): Host {
     scheme: record.scheme,
     port: record.port,
     name: record.name,
-    queued: (record.pushed - record.consumed) >>> 0,
+    queued: queuedIn(record),
     pushed: record.pushed,
     consumed: record.consumed,
     priority: record.priority,
