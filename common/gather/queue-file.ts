@@ -752,6 +752,7 @@ function recordOffset(record: HostRecord): number {
 }
 
 function snapshot(record: HostRecord): Host {
+  // The key is shared, not copied: a record's key is replaced by update() (with a copy of the caller's), never written into.
   return {
     slot: record.slot,
     scheme: record.scheme,
@@ -766,6 +767,6 @@ function snapshot(record: HostRecord): Host {
     robotsTime: record.robotsTime,
     errorCount: record.errorCount,
     backoffUntil: record.backoffUntil,
-    queueKey: copyQueueKey(record.queueKey),
+    queueKey: record.queueKey,
   };
 }
