@@ -260,8 +260,7 @@ export class Gatherer {
   private writeStatus(running: boolean): void {
     try {
       // One walk over the hosts: the totals, and the ranking of those with URLs queued (the snapshot lists only those).
-      const now = Date.now();
-      const ranking = new HostRanking(now);
+      const ranking = new HostRanking(Date.now());
       let queued = 0;
       const tallies = this.queue.tallies();
       for (const host of tallies) {
@@ -271,7 +270,7 @@ export class Gatherer {
         const nextAt = Math.max(host.backoffUntil * 1000, this.scheduler.nextAt(host.slot));
         ranking.offer(n, nextAt, () => ({ host: siteOf(host), queued: n, errors: host.errorCount, nextAt }));
       }
-      this.live.write(this.statusOf(queued, tallies.length), ranking, now, this.store.lastArc, running);
+      this.live.write(this.statusOf(queued, tallies.length), ranking, this.store.lastArc, running);
       this.liveFailed = false;
     } catch (err) {
       if (!this.liveFailed) log.warning('status snapshot not written', { problem: err instanceof Error ? err.message : String(err) });

@@ -160,7 +160,6 @@ export interface QueueEntry {
   seq: number;
 }
 
-/** A snapshot of a host record; pass it back to name the host. */
 /** What tallies() shows of a host; queuedIn() gives its entries queued. */
 export interface HostTally {
   readonly slot: number;
@@ -178,6 +177,7 @@ export function queuedIn(host: Pick<HostTally, 'pushed' | 'consumed'>): number {
   return (host.pushed - host.consumed) >>> 0;
 }
 
+/** A snapshot of a host record; pass it back to name the host. */
 export interface Host {
   readonly slot: number;
   readonly scheme: Scheme;
@@ -327,9 +327,10 @@ export class GatherQueue {
   }
 
   /**
-   * Every host's counts as they stand, not copied: for walks over all hosts
-   * that read a few fields (the gatherer's status, once a second), where
-   * hosts() would copy 10,000 records a second. Valid until the next change.
+   * Every host's record itself, typed read-only and not copied: for walks over
+   * all hosts that read a few fields (the gatherer's status, once a second),
+   * where hosts() would copy 10,000 records a second. Read it in one go: the
+   * records change with the queue.
    */
   tallies(): readonly HostTally[] {
     return this.hostFile.all();
