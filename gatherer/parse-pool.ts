@@ -32,12 +32,12 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { BucketObject, deflatedBody } from '../common/bucket/bucket.js';
+import { logger } from '../common/log.js';
 import { coresButOne } from '../common/threads.js';
 import type { GathererConfig } from './config.js';
 import { contentType } from './content-type.js';
 import { headerValue } from './document.js';
 import { needsDocumentWorker } from './document-type.js';
-import { logger } from '../common/log.js';
 import type { Refusal } from './parse.js';
 import type { DocumentWorkerData, ParseRequest, PrepareResult, PrepareTask } from './parse-worker.js';
 

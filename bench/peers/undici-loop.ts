@@ -29,6 +29,7 @@
 import { createRequire } from 'node:module';
 import { Agent, request } from 'undici';
 import { DEFAULT_MAX_RECORD_SIZE } from '../../common/archive/arc.js';
+import { gathererConfig } from '../../gatherer/config.js';
 import { prepareResponse } from '../../gatherer/parse-worker.js';
 import { ARC_LEVEL } from '../../gatherer/store.js';
 import { readSeeds } from './seeds.js';
@@ -46,9 +47,9 @@ if (seedsFile === undefined || (flag !== undefined && flag !== '--prepare')) {
   process.exit(2);
 }
 const prepare = flag === '--prepare';
-// As the gatherer frames (gatherer/store.ts) and parses (gatherer.max_decoded_size's default).
+// As the gatherer frames (gatherer/store.ts) and parses (gatherer.max_decoded_size as configured by default).
 const FRAMING = { compress: true, level: ARC_LEVEL, maxRecordSize: DEFAULT_MAX_RECORD_SIZE } as const;
-const MAX_DECODED = 32 * 2 ** 20;
+const MAX_DECODED = gathererConfig.parse({}).max_decoded_size;
 const seeds = readSeeds(seedsFile);
 
 const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
