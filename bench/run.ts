@@ -7,7 +7,8 @@
  * start the site server → gathering (wget, crawlee, a bare undici loop, sherlock) → URL database →
  * indexing and searching (SQLite FTS5, Lucene, Xapian, sherlock) → relevance
  * on outside judgments (bench/relevance/, its own Czech site) → exports →
- * the simulated web (crawl-scale.ts, `--only crawl-scale`) →
+ * the simulated web (crawl-scale.ts, `--only crawl-scale`) → the result
+ * cache on a repeated query mix (result-cache.ts, `--only result-cache`) →
  * stop the server → print the tables and write bench/results/latest.md.
  *
  * Generated data lives in bench/work/ (git-ignored). Every child process has
@@ -38,6 +39,7 @@ import { parseFloor, sherlockArchiveImport, warcioArchiveRead } from './archive-
 import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { pdfTable } from './pdf-extract.js';
 import { simWebTable } from './crawl-scale.js';
+import { resultCacheTable } from './result-cache.js';
 import { ensureScaleCorpus, UNFETCHED_PER_DOC, type ScaleCorpus } from './scale-corpus.js';
 import { rebuildUnderLoad } from './scale-swap.js';
 import { loadOrGenerate } from './queries.js';
@@ -899,7 +901,7 @@ async function main(): Promise<void> {
   const ctx: BenchContext = { opts, repoRoot, distDir, workDir, layout, corpus, queries, queryFile, seedsFile, seeds, server: undefined, log };
   const tables: Table[] = [];
   const footnotes: string[] = [];
-  const needServer = selected('gather') || selected('index') || selected('search') || selected('relevance') || selected('export') || selected('crawl-scale');
+  const needServer = selected('gather') || selected('index') || selected('search') || selected('relevance') || selected('export') || selected('crawl-scale') || selected('result-cache');
   try {
     if (needServer) {
       const bound = opts.set === 'large' ? 4 * 3600 : 2 * 3600;
@@ -919,6 +921,7 @@ async function main(): Promise<void> {
     if (selected('import')) tables.push(await importTable(ctx, footnotes));
     if (selected('pdf')) tables.push(await pdfTable(ctx, footnotes));
     if (selected('crawl-scale')) tables.push(...(await crawlScaleTables(ctx, footnotes)));
+    if (selected('result-cache')) tables.push(await resultCacheTable(ctx, log));
     if (selected('scale') && opts.scale.length > 0) {
       const scale = await scaleTables(ctx, footnotes);
       tables.push(...scale);

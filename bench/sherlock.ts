@@ -132,6 +132,16 @@ async function ensureState(ctx: BenchContext): Promise<string> {
   return state;
 }
 
+/** The state with an index version published (an untimed build when none is yet), for the parts that only search it. */
+export async function ensureIndex(ctx: BenchContext): Promise<string> {
+  const state = await ensureState(ctx);
+  if (!existsSync(join(state, 'index', 'current'))) {
+    ctx.log('sherlock: no index yet, building once (untimed)');
+    check('sherlock index build', await run(process.execPath, [cliPath(ctx), 'index', 'build', '--state', state, '--json', ...sets(ctx)], { timeoutMs: 3_600_000 }));
+  }
+  return state;
+}
+
 /** Size of the published index version (`index/current`), or of the whole index folder. */
 function indexSize(state: string): number {
   const current = join(state, 'index', 'current');
@@ -186,9 +196,15 @@ export const sherlockEngine: EngineEntry = {
   },
 };
 
-/** `sherlock searcher run` on a state; the query set arrives back to back, so the per-connection and per-IP rate limits are off (they would refuse most of it). */
+/**
+ * `sherlock searcher run` on a state; the query set arrives back to back, so
+ * the per-connection and per-IP rate limits are off (they would refuse most
+ * of it). The result cache is off too: the passes repeat the query set, and
+ * the tables measure the engine (the cache has a table of its own,
+ * result-cache.ts, which turns it on with a later --set).
+ */
 export function searcherArgs(ctx: BenchContext, state: string, port: number): string[] {
-  const unlimited = ['--set', 'searcher.message_rate=0', '--set', 'searcher.ip_search_rate=0'];
+  const unlimited = ['--set', 'searcher.message_rate=0', '--set', 'searcher.ip_search_rate=0', '--set', 'searcher.result_cache=0'];
   return [cliPath(ctx), 'searcher', 'run', '--state', state, '--listen', `127.0.0.1:${port}`, ...sets(ctx), ...unlimited];
 }
 

@@ -88,6 +88,8 @@ export const searcherConfig = z
     chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('512MiB'),
     /** Bytes of cards (title, URL, text cut into words for snippets) kept per index version. */
     card_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
+    /** Bytes of answers kept by the result cache (searcher/result-cache.ts: keyed by the parsed query, filters, page and index version, dropped on a swap); 0 turns it off. A reload applies a new size at once. */
+    result_cache: size({ max: '64GiB' }).prefault('64MiB'),
     /** Threads that run searches, each with its own Lexicon and CardInfo and a share of the caches; "auto": one per core but one. */
     search_threads: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default('auto'),
   })

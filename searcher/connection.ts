@@ -43,6 +43,7 @@ import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClien
 import type { SearcherMetrics } from './metrics.js';
 import type { Counters } from './counters.js';
 import { runSearch } from './search.js';
+import type { ResultCache } from './result-cache.js';
 
 const log = logger('searcher');
 
@@ -55,6 +56,7 @@ const MAX_SUBSCRIPTIONS = 4;
 /** What the server shares with every connection; read anew on each use, so a reload applies at once. */
 export interface Shared {
   readonly engine: Engine;
+  readonly results: ResultCache;
   readonly config: SearcherConfig;
   readonly token: string | undefined;
   readonly synonyms: Synonyms;

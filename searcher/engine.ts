@@ -131,6 +131,8 @@ export interface Suggestion {
 /** A SearchResult as JSON text (`JSON.stringify` of one). */
 export interface EncodedResult {
   readonly json: string;
+  /** The index version that answered, when the engine says (a pool's threads may be on two versions while they swap). */
+  readonly version?: string;
 }
 
 export function isEncoded(result: SearchResult | EncodedResult): result is EncodedResult {

@@ -47,12 +47,30 @@ export class Frequencies<K> {
 export class Lru<K, V> {
   private readonly map = new Map<K, { value: V; cost: number }>();
   private total = 0;
+  /** Entries pushed out by a newer one or a smaller bound since the map was made (clear() is not counted). */
+  evictions = 0;
 
   constructor(
     private capacity: number,
     private readonly cost: (value: V) => number,
     private readonly frequencies?: Frequencies<K>,
   ) {}
+
+  /** Entries kept. */
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** The summed cost of the entries kept, at most the bound. */
+  get used(): number {
+    return this.total;
+  }
+
+  /** Forgets every entry. */
+  clear(): void {
+    this.map.clear();
+    this.total = 0;
+  }
 
   /** A new bound; the oldest entries go until the rest fit. */
   resize(capacity: number): void {
@@ -125,6 +143,7 @@ export class Lru<K, V> {
       if (this.total <= this.capacity) break;
       this.map.delete(oldest);
       this.total -= slot.cost;
+      this.evictions += 1;
     }
   }
 }

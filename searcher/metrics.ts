@@ -1,13 +1,15 @@
 /**
  * The searcher's metrics, served on its own port at /metrics (pages.ts):
  * searches by answer, their latency, WebSocket connections, rate-limited
- * requests, dropped status events, and the index version loaded. Counts the
+ * requests, dropped status events, the index version loaded, and the result
+ * cache's hits, misses, evictions, entries and bytes. Counts the
  * server keeps for the status topic (search.ts Counters) are read from it.
  */
 
 import { FAST_SECONDS, type Histogram, type Registry } from '../common/service/metrics.js';
 import type { ErrorCode } from './protocol.js';
 import type { Counters } from './counters.js';
+import type { ResultCacheFigures } from './result-cache.js';
 
 /** Every answer a search can get; a Record so a new error code cannot be forgotten here. */
 const ANSWERS: Record<'result' | ErrorCode, true> = {
@@ -29,6 +31,7 @@ export interface SearcherFigures {
   /** Cards and bytes of the index version loaded (0 without one). */
   documents: number;
   indexBytes: number;
+  results: ResultCacheFigures;
 }
 
 /** The window the status topic's query rate and latency are measured over. */
@@ -59,6 +62,12 @@ export class SearcherMetrics {
     registry.counter({ name: 'sherlock_searcher_ws_events_dropped_total', help: 'Status events not sent to a client that was not keeping up.', read: () => now.counters.events_dropped });
     registry.gauge({ name: 'sherlock_searcher_index_documents', help: 'Cards (documents) in the index version searched.', read: () => now.documents });
     registry.gauge({ name: 'sherlock_searcher_index_size_bytes', help: 'Bytes of the index version searched.', read: () => now.indexBytes });
+    registry.counter({ name: 'sherlock_searcher_result_cache_hits_total', help: 'Searches answered from the result cache.', read: () => now.results.hits });
+    registry.counter({ name: 'sherlock_searcher_result_cache_misses_total', help: 'Searches the result cache did not hold (the engine answered).', read: () => now.results.misses });
+    registry.counter({ name: 'sherlock_searcher_result_cache_evictions_total', help: 'Results pushed out of the result cache by newer ones or a smaller bound.', read: () => now.results.evictions });
+    registry.gauge({ name: 'sherlock_searcher_result_cache_entries', help: 'Results kept in the result cache.', read: () => now.results.entries });
+    registry.gauge({ name: 'sherlock_searcher_result_cache_bytes', help: 'Bytes the result cache holds (keys, JSON text, overhead).', read: () => now.results.bytes });
+    registry.gauge({ name: 'sherlock_searcher_result_cache_limit_bytes', help: 'The bound of the result cache (searcher.result_cache); 0: off.', read: () => now.results.bound });
   }
 
   searched(seconds: number): void {

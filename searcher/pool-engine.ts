@@ -43,7 +43,7 @@ export interface PoolEngineOptions {
 }
 
 type Reply =
-  | { type: 'result'; id: number; json: string }
+  | { type: 'result'; id: number; json: string; version: string | undefined }
   | { type: 'failed'; id: number; noIndex: boolean; message: string }
   | { type: 'checked'; id: number; version: string | undefined; status: Record<string, unknown> };
 
@@ -167,7 +167,7 @@ export class PoolEngine implements Engine {
     thread.searches += 1;
     try {
       const reply = await thread.ask(id, { type: 'search', request });
-      if (reply.type === 'result') return { json: reply.json };
+      if (reply.type === 'result') return reply.version === undefined ? { json: reply.json } : { json: reply.json, version: reply.version };
       if (reply.type === 'failed' && reply.noIndex) throw new NoIndexError();
       throw new Error(reply.type === 'failed' ? reply.message : `unexpected reply ${reply.type}`);
     } finally {

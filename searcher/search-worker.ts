@@ -6,8 +6,9 @@
  *
  * Messages in: {search, id, request} | {cancel, id} | {check, id} |
  * {resize, id, caches}.
- * Messages out: {result, id, json} (the SearchResult as JSON text, made once
- * here so the main thread only splices it into its answer) |
+ * Messages out: {result, id, json, version} (the SearchResult as JSON text,
+ * made once here so the main thread only splices it into its answer, and the
+ * version that answered) |
  * {failed, id, noIndex, message} | {checked, id, version, status}.
  */
 
@@ -33,8 +34,10 @@ port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize'; i
     case 'search': {
       const controller = new AbortController();
       running.set(message.id, controller);
+      // The version search() takes now is the one that answers (the result cache keeps only results of the version of their key).
+      const version = engine.version;
       engine.search(message.request!, controller.signal).then(
-        (result) => port.postMessage({ type: 'result', id: message.id, json: JSON.stringify(result) }),
+        (result) => port.postMessage({ type: 'result', id: message.id, json: JSON.stringify(result), version }),
         (err: unknown) =>
           port.postMessage({ type: 'failed', id: message.id, noIndex: err instanceof NoIndexError, message: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
       ).finally(() => running.delete(message.id));

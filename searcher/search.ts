@@ -1,27 +1,31 @@
 /**
  * One search from checked fields to an outcome, shared by the WebSocket
- * connection and the HTTP /search route: parse the query, call the engine
- * under the caller's signal and the query timeout, and turn every failure
- * into the protocol's error fields. It always settles, and as soon as the
- * signal or the timeout fires, whether or not the engine has noticed yet.
+ * connection and the HTTP /search route: parse the query, answer from the
+ * result cache (result-cache.ts) when it holds the answer, else call the
+ * engine under the caller's signal and the query timeout, keep its result
+ * in the cache, and turn every failure into the protocol's error fields. It
+ * always settles, and as soon as the signal or the timeout fires, whether or
+ * not the engine has noticed yet.
  */
 
 import { logger } from '../common/log.js';
-import { NoIndexError, type EncodedResult, type Engine, type SearchRequest, type SearchResult } from './engine.js';
+import { NoIndexError, isEncoded, type EncodedResult, type Engine, type SearchRequest, type SearchResult } from './engine.js';
 import { queryErrorFields, type ErrorFields, type SearchFields } from './protocol.js';
 import { count, type Counters } from './counters.js';
 import type { SearcherMetrics } from './metrics.js';
 import type { SearcherConfig } from './config.js';
 import { QueryError, parseQuery, type QueryNode } from './query.js';
 import type { Synonyms } from './synonyms.js';
+import { resultKey, type ResultCache } from './result-cache.js';
 
 const log = logger('searcher');
 
 export type Outcome = { ok: true; result: SearchResult | EncodedResult; took_ms: number } | { ok: false; error: ErrorFields };
 
-/** What a search needs of the server: the engine, the query timeout, the synonyms, where to count. */
+/** What a search needs of the server: the engine, the query timeout, the synonyms, the result cache, where to count. */
 export interface SearchContext {
   readonly engine: Engine;
+  readonly results: ResultCache;
   readonly config: Pick<SearcherConfig, 'query_timeout'>;
   readonly synonyms: Synonyms;
   readonly counters: Counters;
@@ -39,13 +43,24 @@ export async function runSearch(context: SearchContext, fields: SearchFields, si
   return outcome;
 }
 
-async function attempt({ engine, config, synonyms }: SearchContext, fields: SearchFields, signal: AbortSignal): Promise<Outcome> {
+async function attempt({ engine, config, synonyms, results }: SearchContext, fields: SearchFields, signal: AbortSignal): Promise<Outcome> {
   const timeoutMs = config.query_timeout;
+  const started = performance.now();
+  const tookMs = () => Math.round((performance.now() - started) * 10) / 10;
   let query;
   try {
     query = synonyms.apply(parseQuery(fields.q));
   } catch (err) {
     return err instanceof QueryError ? { ok: false, error: queryErrorFields(err) } : internal(err, fields.q);
+  }
+  // The version read now is the one a plain engine answers with: search() takes it synchronously.
+  const version = engine.version;
+  let key: string | undefined;
+  if (results.enabled && version !== undefined) {
+    results.use(version);
+    key = resultKey(query, fields, version);
+    const json = results.lookup(key, fields.q);
+    if (json !== undefined) return { ok: true, result: { json }, took_ms: tookMs() };
   }
   // One signal for the engine: the caller's abort or the timeout, whichever comes first.
   const controller = new AbortController();
@@ -61,11 +76,11 @@ async function attempt({ engine, config, synonyms }: SearchContext, fields: Sear
     if (controller.signal.aborted) reject(controller.signal.reason);
     controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
   });
-  const started = performance.now();
   try {
     // The race hears a late rejection of either promise, so an engine slow to notice the abort is no unhandled rejection.
     const result = await Promise.race([engine.search(searchRequest(query, fields), controller.signal), stopped]);
-    return { ok: true, result, took_ms: Math.round((performance.now() - started) * 10) / 10 };
+    if (key !== undefined) keep(results, key, version!, fields.q, result);
+    return { ok: true, result, took_ms: tookMs() };
   } catch (err) {
     if (signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'the search was cancelled' } };
     if (timedOut) return { ok: false, error: { code: 'TIMEOUT', message: `the search took longer than ${timeoutMs} ms` } };
@@ -75,6 +90,12 @@ async function attempt({ engine, config, synonyms }: SearchContext, fields: Sear
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** Puts a result into the cache under `key`, made for `version`: an engine that says which version answered is taken at its word. */
+function keep(results: ResultCache, key: string, version: string, typed: string, result: SearchResult | EncodedResult): void {
+  if (isEncoded(result)) results.store(key, result.version ?? version, typed, result.json);
+  else results.store(key, version, typed, JSON.stringify(result));
 }
 
 /** The engine's request for checked fields and their parsed query. */

@@ -38,6 +38,7 @@ import { SearcherMetrics } from './metrics.js';
 import { MAX_PAYLOAD, SUBPROTOCOL } from './protocol.js';
 import { newCounters, type Counters } from './counters.js';
 import { Synonyms } from './synonyms.js';
+import { ResultCache, type ResultCacheFigures } from './result-cache.js';
 
 const log = logger('searcher');
 
@@ -71,6 +72,8 @@ export class SearchServer {
   private readonly perIp = new Map<string, number>();
   private readonly ipSearches = new KeyedBuckets();
   private readonly counters: Counters = newCounters();
+  /** Answers already given (result-cache.ts); clear() it when something makes them wrong without a new index version. */
+  readonly results: ResultCache;
   private readonly shared: Shared;
   private readonly started = Date.now();
   private readonly metrics: SearcherMetrics;
@@ -85,15 +88,17 @@ export class SearchServer {
     this.token = options.token;
     this.synonyms = options.synonyms ?? Synonyms.NONE;
     this.engine = options.engine;
+    this.results = new ResultCache(this.config.result_cache);
     const server = this;
     this.state = options.state;
     const metrics = new SearcherMetrics(options.registry ?? new Registry(), () => {
       const engine = this.engine.status();
-      return { counters: this.counters, connections: this.connections.size, documents: Number(engine['cards'] ?? 0), indexBytes: Number(engine['bytes'] ?? 0) };
+      return { counters: this.counters, connections: this.connections.size, documents: Number(engine['cards'] ?? 0), indexBytes: Number(engine['bytes'] ?? 0), results: this.results.figures() };
     });
     this.metrics = metrics;
     this.shared = {
       engine: this.engine,
+      results: this.results,
       metrics,
       ipSearches: this.ipSearches,
       counters: this.counters,
@@ -155,6 +160,7 @@ export class SearchServer {
     this.token = token;
     this.synonyms = synonyms;
     this.limits = socketLimits(config);
+    this.results.resize(config.result_cache);
     this.stopTimers();
     this.startTimers();
   }
@@ -176,6 +182,7 @@ export class SearchServer {
       buffered_bytes: buffered,
       ...this.counters,
       queries: this.metrics.recent(),
+      result_cache: resultCacheStatus(this.results.figures()),
       engine: this.engine.status(),
       gatherer: this.gathererStatus(),
     };
@@ -271,6 +278,12 @@ export class SearchServer {
     clearInterval(this.heartbeat);
     clearInterval(this.ticker);
   }
+}
+
+/** The result cache as the status topic shows it: its counts, the share of lookups that hit (null before the first), its bytes and bound. */
+function resultCacheStatus({ hits, misses, entries, bytes, bound }: ResultCacheFigures): Record<string, unknown> {
+  const lookups = hits + misses;
+  return { hits, misses, hit_rate: lookups === 0 ? null : Math.round((hits / lookups) * 1000) / 1000, entries, bytes, bound };
 }
 
 function refuse(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
