@@ -16,6 +16,9 @@
  * - Only results are kept, never errors; only one the version of its key
  *   answered (store()), and all entries go when the engine's version changes
  *   (use()) or clear() is called, so no entry outlives what it was made from.
+ *   A search that missed before a clear() and ends after it is not kept
+ *   either (its `generation` is past): its engine may have answered before
+ *   what the clear() was for took effect.
  * - The bound counts each entry's strings as V8 holds them (a byte a
  *   character, two when one is outside Latin-1) and ENTRY_OVERHEAD bytes
  *   more for the map's slot and the objects around them.
@@ -88,6 +91,8 @@ export class ResultCache {
   private version: string | undefined;
   private hits = 0;
   private misses = 0;
+  /** Counts clear()s: a result is kept only when none came between its lookup and its store(). */
+  private cleared = 0;
 
   constructor(bytes: number) {
     this.bound = bytes;
@@ -108,6 +113,12 @@ export class ResultCache {
   /** Forgets every entry: after it no search is answered from anything cached before. */
   clear(): void {
     this.lru.clear();
+    this.cleared += 1;
+  }
+
+  /** What store() is given back: the entries' generation when a search missed. */
+  get generation(): number {
+    return this.cleared;
   }
 
   /** The engine's version now: a change drops every entry. */
@@ -128,9 +139,9 @@ export class ResultCache {
     return entry.json;
   }
 
-  /** Keeps a result (its JSON text) that `version` answered for `key`; one of another version than the entries' is not kept. */
-  store(key: string, version: string, typed: string, json: string): void {
-    if (!this.enabled || version !== this.version) return;
+  /** Keeps a result (its JSON text) that `version` answered for `key`, looked up in `generation`; one of another version than the entries', or from before a clear(), is not kept. */
+  store(key: string, generation: number, version: string, typed: string, json: string): void {
+    if (!this.enabled || version !== this.version || generation !== this.cleared) return;
     const dependent = hasSuggestion(json) ? typed : undefined;
     const cost = stringBytes(key) + stringBytes(json) + (dependent === undefined ? 0 : stringBytes(dependent)) + ENTRY_OVERHEAD;
     this.lru.set(key, { json, typed: dependent, cost });

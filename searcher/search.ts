@@ -45,19 +45,21 @@ export async function runSearch(context: SearchContext, fields: SearchFields, si
 
 async function attempt({ engine, config, synonyms, results }: SearchContext, fields: SearchFields, signal: AbortSignal): Promise<Outcome> {
   const timeoutMs = config.query_timeout;
-  const started = performance.now();
-  const tookMs = () => Math.round((performance.now() - started) * 10) / 10;
   let query;
   try {
     query = synonyms.apply(parseQuery(fields.q));
   } catch (err) {
     return err instanceof QueryError ? { ok: false, error: queryErrorFields(err) } : internal(err, fields.q);
   }
+  const started = performance.now();
+  const tookMs = () => Math.round((performance.now() - started) * 10) / 10;
   // The version read now is the one a plain engine answers with: search() takes it synchronously.
   const version = engine.version;
   let key: string | undefined;
+  let generation = 0;
   if (results.enabled && version !== undefined) {
     results.use(version);
+    generation = results.generation;
     key = resultKey(query, fields, version);
     const json = results.lookup(key, fields.q);
     if (json !== undefined) return { ok: true, result: { json }, took_ms: tookMs() };
@@ -79,7 +81,7 @@ async function attempt({ engine, config, synonyms, results }: SearchContext, fie
   try {
     // The race hears a late rejection of either promise, so an engine slow to notice the abort is no unhandled rejection.
     const result = await Promise.race([engine.search(searchRequest(query, fields), controller.signal), stopped]);
-    if (key !== undefined) keep(results, key, version!, fields.q, result);
+    if (key !== undefined) keep(results, key, generation, version!, fields.q, result);
     return { ok: true, result, took_ms: tookMs() };
   } catch (err) {
     if (signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'the search was cancelled' } };
@@ -93,9 +95,9 @@ async function attempt({ engine, config, synonyms, results }: SearchContext, fie
 }
 
 /** Puts a result into the cache under `key`, made for `version`: an engine that says which version answered is taken at its word. */
-function keep(results: ResultCache, key: string, version: string, typed: string, result: SearchResult | EncodedResult): void {
-  if (isEncoded(result)) results.store(key, result.version ?? version, typed, result.json);
-  else results.store(key, version, typed, JSON.stringify(result));
+function keep(results: ResultCache, key: string, generation: number, version: string, typed: string, result: SearchResult | EncodedResult): void {
+  if (isEncoded(result)) results.store(key, generation, result.version ?? version, typed, result.json);
+  else results.store(key, generation, version, typed, JSON.stringify(result));
 }
 
 /** The engine's request for checked fields and their parsed query. */

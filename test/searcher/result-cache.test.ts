@@ -86,21 +86,34 @@ test('the key: another page, filter, sort, explain, version, query or minute of 
 test('the cache: a result with a suggestion answers only the query as typed; another version is not kept; use() of a new version drops all; bytes counted', () => {
   const cache = new ResultCache(1 << 20);
   cache.use('v1');
+  const g = cache.generation;
   const plain = '{"total":{"value":1,"relation":"eq"},"hits":[],"facets":{"site":[],"type":[],"lang":[]}}';
-  cache.store('k1', 'v1', 'zebra', plain);
+  cache.store('k1', g, 'v1', 'zebra', plain);
   assert.equal(cache.lookup('k1', ' zebra'), plain, 'no suggestion: any spelling of the query');
   const suggested = '{"total":{"value":0,"relation":"eq"},"hits":[],"facets":{"site":[],"type":[],"lang":[]},"suggest":{"q":"zebra","html":"<mark>zebra</mark>","applied":false}}';
-  cache.store('k2', 'v1', 'zebar', suggested);
+  cache.store('k2', g, 'v1', 'zebar', suggested);
   assert.equal(cache.lookup('k2', 'zebar'), suggested);
   assert.equal(cache.lookup('k2', ' zebar'), undefined, 'the suggestion repeats the text typed');
-  cache.store('k3', 'v0', 'x', plain);
+  cache.store('k3', g, 'v0', 'x', plain);
   assert.equal(cache.lookup('k3', 'x'), undefined, 'a result of another version than the entries');
   assert.deepEqual(cache.figures(), { hits: 2, misses: 2, evictions: 0, entries: 2, bytes: 2 * ENTRY_OVERHEAD + 'k1'.length + plain.length + 'k2'.length + suggested.length + 'zebar'.length, bound: 1 << 20 });
-  cache.store('k4', 'v1', '東京', '{"q":"東京"}');
+  cache.store('k4', g, 'v1', '東京', '{"q":"東京"}');
   assert.equal(cache.figures().bytes - (2 * ENTRY_OVERHEAD + 'k1'.length + plain.length + 'k2'.length + suggested.length + 'zebar'.length), ENTRY_OVERHEAD + 2 + 2 * '{"q":"東京"}'.length);
   cache.use('v2');
   assert.equal(cache.lookup('k1', 'zebra'), undefined);
   assert.equal(cache.figures().entries, 0);
+});
+
+test('the cache: a search that missed before a clear() and ends after it is not kept', () => {
+  const cache = new ResultCache(1 << 20);
+  cache.use('v1');
+  const before = cache.generation;
+  assert.equal(cache.lookup('k', 'q'), undefined);
+  cache.clear();
+  cache.store('k', before, 'v1', 'q', '{}');
+  assert.equal(cache.lookup('k', 'q'), undefined);
+  cache.store('k', cache.generation, 'v1', 'q', '{}');
+  assert.equal(cache.lookup('k', 'q'), '{}');
 });
 
 /** A pool of one search thread over a state whose `current` names `version` (re-pointed by `point`). */
