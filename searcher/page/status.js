@@ -88,6 +88,15 @@ function show(data) {
   $('query-rate').textContent = q.rate.toFixed(1);
   $('query-latency').textContent = q.p50_ms === null ? '–' : `${q.p50_ms} / ${q.p95_ms} ms`;
   $('connections').textContent = number.format(data.connections);
+  $('result-cache').textContent = resultCache(data.result_cache);
+}
+
+/** The result cache's line: off, or its hit rate over its lookups and the bytes it holds of its bound. */
+function resultCache(c) {
+  if (c.bound === 0) return 'off';
+  const held = `${bytes(c.bytes)} of ${bytes(c.bound)}`;
+  if (c.hit_rate === null) return `no lookups yet, ${held}`;
+  return `${(c.hit_rate * 100).toFixed(1)} % hits of ${number.format(c.hits + c.misses)}, ${held}`;
 }
 
 function spark() {

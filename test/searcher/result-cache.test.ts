@@ -10,7 +10,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { after, before, type TestContext } from 'node:test';
@@ -20,6 +20,7 @@ import { parseQuery } from '../../searcher/query.js';
 import { ENTRY_OVERHEAD, ResultCache, resultKey } from '../../searcher/result-cache.js';
 import type { SearchFields } from '../../searcher/protocol.js';
 import { Synonyms } from '../../searcher/synonyms.js';
+import { startCli, until } from '../helpers/cli.js';
 import { parseExposition, sampleValue } from '../helpers/prometheus-text.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
 import { Client, startServer, type Message } from './net.js';
@@ -224,4 +225,33 @@ test('clear() forgets every answer: the next search is a miss', async (t) => {
   await client.search('c', 'gazette');
   const figures = await metrics(http);
   assert.deepEqual([figures.hits, figures.misses, figures.entries], [1, 2, 1]);
+});
+
+test('searcher run: SIGHUP applies a smaller result_cache at once, and "0" turns it off', async (t) => {
+  const config = join(state, 'sherlock.toml');
+  writeFileSync(config, '[searcher]\nresult_cache = "1MiB"\nmessage_rate = 0\nip_search_rate = 0\n');
+  const running = startCli(t, ['--config', config, 'searcher', 'run', '--state', state, '--listen', '127.0.0.202:0']);
+  await until('the searcher to listen', () => /listening address=/.test(running.stderr));
+  const address = /listening address=(\S+)/.exec(running.stderr)![1]!;
+  const http = `http://${address}`;
+  const client = await Client.open(t, `ws://${address}/`);
+  for (const [id, q] of [['a', 'detective'], ['b', 'gazette'], ['c', 'detective']]) assert.equal((await client.search(id!, q!)).type, 'result');
+  const full = await metrics(http);
+  assert.deepEqual([full.hits, full.misses, full.entries, full.bound], [1, 2, 2, 2 ** 20]);
+
+  writeFileSync(config, '[searcher]\nresult_cache = "1KiB"\nmessage_rate = 0\nip_search_rate = 0\n');
+  running.child.kill('SIGHUP');
+  await until('the reload', () => /config reloaded/.test(running.stderr));
+  const shrunk = await metrics(http);
+  assert.deepEqual([shrunk.bound, shrunk.entries, shrunk.bytes], [1024, 0, 0], 'each answer costs more than 1 KiB');
+  await client.search('d', 'detective');
+  assert.deepEqual([(await metrics(http)).misses, (await metrics(http)).entries], [3, 0]);
+
+  writeFileSync(config, '[searcher]\nresult_cache = "0"\nmessage_rate = 0\nip_search_rate = 0\n');
+  running.child.kill('SIGHUP');
+  await until('the second reload', () => running.stderr.match(/config reloaded/g)!.length === 2);
+  await client.search('e', 'detective');
+  await client.search('f', 'detective');
+  const off = await metrics(http);
+  assert.deepEqual([off.bound, off.hits, off.misses, off.entries], [0, 1, 3, 0], 'no lookups while off');
 });

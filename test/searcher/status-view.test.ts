@@ -63,6 +63,7 @@ test('the status view shows the fetch counter rising during a crawl', { timeout:
   const later = await count();
   assert.ok(later > first, `${later} > ${first}`);
   assert.notEqual(await page.locator('#arc').textContent(), '–');
+  assert.equal(await page.locator('#result-cache').textContent(), 'no lookups yet, 0 B of 64.0 MiB');
   await screenshot(t, page, 'sherlock-status-view');
 
   assert.equal(await crawl.exited, 0, crawl.stderr);
