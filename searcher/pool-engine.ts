@@ -167,7 +167,7 @@ export class PoolEngine implements Engine {
     thread.searches += 1;
     try {
       const reply = await thread.ask(id, { type: 'search', request });
-      if (reply.type === 'result') return reply.version === undefined ? { json: reply.json } : { json: reply.json, version: reply.version };
+      if (reply.type === 'result') return { json: reply.json, version: reply.version };
       if (reply.type === 'failed' && reply.noIndex) throw new NoIndexError();
       throw new Error(reply.type === 'failed' ? reply.message : `unexpected reply ${reply.type}`);
     } finally {
