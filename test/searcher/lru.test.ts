@@ -93,3 +93,17 @@ test('peek and holdsOrWouldKeep look without reordering, and count an ask only w
   assert.equal(frequencies.of(3), 3);
   assert.equal(cache.holdsOrWouldKeep(4, 3), false, 'a value over the bound');
 });
+
+test('an LRU tells its entries, their cost and its evictions; clear() forgets all without counting evictions', () => {
+  const cache = new Lru<string, string>(10, (value) => value.length);
+  cache.set('a', 'aaaa');
+  cache.set('b', 'bbbb');
+  assert.deepEqual([cache.size, cache.used, cache.evictions], [2, 8, 0]);
+  cache.set('c', 'cccc');
+  assert.deepEqual([cache.size, cache.used, cache.evictions], [2, 8, 1]);
+  cache.resize(4);
+  assert.deepEqual([cache.size, cache.used, cache.evictions], [1, 4, 2]);
+  cache.clear();
+  assert.deepEqual([cache.size, cache.used, cache.evictions], [0, 0, 2]);
+  assert.equal(cache.get('c'), undefined);
+});
