@@ -1,10 +1,10 @@
 /**
  * The [searcher] table of sherlock.toml: where it listens, who may ask, and
  * how much one client may ask, and how much memory the caches of an index
- * version take. Defaults live here; `etc/sherlock.toml`
+ * version and the result cache take. Defaults live here; `etc/sherlock.toml`
  * documents them and a test checks both agree. A reload (SIGHUP) applies
- * everything but `listen` at once, to connections already open too; the
- * cache sizes with the next index version loaded.
+ * everything but `listen` at once, to connections already open too, and
+ * the cache sizes too (a smaller one pushes the oldest entries out).
  */
 
 import { z } from 'zod';
