@@ -21,7 +21,7 @@ import { IndexVersion } from '../../searcher/index-version.js';
 import { TITLE_BONUS, idf } from '../../searcher/rank.js';
 import { parseQuery } from '../../searcher/query.js';
 import { buildCli } from '../indexer/site.js';
-import { Client, type Message } from './net.js';
+import { Client, listening, type Message } from './net.js';
 
 const SITE_A: Record<string, string> = {
   '/': `<title>Engine home</title><p>Welcome to the fixture.</p>
@@ -81,8 +81,7 @@ before(async () => {
   await crawl(state, [`${a.origin}/`, `${b.origin}/`]);
   await buildCli(state);
   searcher = startCli(undefined, [...SEARCHER_SETS, 'searcher', 'run', '--state', state, '--listen', '127.0.0.1:0']);
-  await until('the searcher to listen', () => /listening address=/.test(searcher.stderr));
-  ws = `ws://${/listening address=(\S+)/.exec(searcher.stderr)![1]!}/`;
+  ws = `ws://${await listening(searcher)}/`;
 });
 
 after(async () => {

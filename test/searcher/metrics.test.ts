@@ -7,10 +7,10 @@
 
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { startCli, until } from '../helpers/cli.js';
+import { startCli } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
 import { parseExposition, sampleValue } from '../helpers/prometheus-text.js';
-import { Client, fixedEngine, startServer } from './net.js';
+import { Client, fixedEngine, listening, startServer } from './net.js';
 
 async function scrape(base: string): Promise<ReturnType<typeof parseExposition>> {
   const response = await fetch(`${base}/metrics`);
@@ -21,8 +21,7 @@ async function scrape(base: string): Promise<ReturnType<typeof parseExposition>>
 
 test('searcher run serves /metrics: searches by answer, their latency, connections, process figures', async (t) => {
   const running = startCli(t, ['searcher', 'run', '--state', scratchDir(t), '--listen', '127.0.0.1:0']);
-  await until('the searcher to listen', () => /listening address=/.test(running.stderr));
-  const base = `http://${/listening address=(\S+)/.exec(running.stderr)![1]!}`;
+  const base = `http://${await listening(running)}`;
 
   const before = await scrape(base);
   assert.equal(sampleValue(before, 'sherlock_searcher_queries_total', { status: 'NO_INDEX' }), undefined);

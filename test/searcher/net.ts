@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import { searcherConfig } from '../../searcher/config.js';
 import type { Engine, SearchHit, SearchRequest, SearchResult } from '../../searcher/engine.js';
 import { SearchServer } from '../../searcher/server.js';
+import { until, type Running } from '../helpers/cli.js';
 
 export interface FixedEngine extends Engine {
   /** Every request the server made, in order. */
@@ -143,4 +144,10 @@ export class Client {
     this.send({ type: 'search', id, q, ...extra });
     return this.answer(id);
   }
+}
+
+/** The HOST:PORT a `sherlock searcher run` logged once it listens. */
+export async function listening(running: Running): Promise<string> {
+  await until('the searcher to listen', () => /listening address=/.test(running.stderr));
+  return /listening address=(\S+)/.exec(running.stderr)![1]!;
 }

@@ -17,7 +17,7 @@ import { PoolEngine } from '../../searcher/pool-engine.js';
 import { parseQuery } from '../../searcher/query.js';
 import { startCli, until } from '../helpers/cli.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
-import { Client, startServer } from './net.js';
+import { Client, listening, startServer } from './net.js';
 
 /** Eight prefixes of 64 words each over pages of 6,000 words: a long search (the chain cache is kept too small to help). */
 const LONG = 'w10* w11* w12* w13* w14* w15* w16* w17*';
@@ -96,8 +96,7 @@ test('searcher run with 2 threads logs a version loaded once; SIGHUP resizes eve
   const config = join(state, 'pool-hup.toml');
   writeFileSync(config, '[searcher]\nsearch_threads = 2\nchain_cache = "8MiB"\ncard_cache = "16MiB"\nstatus_interval = "100ms"\n');
   const running = startCli(t, ['--config', config, 'searcher', 'run', '--state', state, '--listen', '127.0.0.1:0']);
-  await until('the searcher to listen', () => /listening address=/.test(running.stderr));
-  const address = /listening address=(\S+)/.exec(running.stderr)![1]!;
+  const address = await listening(running);
   assert.equal(running.stderr.match(/index version loaded/g)?.length, 1, running.stderr);
   const caches = async (): Promise<[unknown, unknown]> => {
     const client = await Client.open(t, `ws://${address}/`);

@@ -23,7 +23,7 @@ import { Synonyms } from '../../searcher/synonyms.js';
 import { startCli, until } from '../helpers/cli.js';
 import { parseExposition, sampleValue } from '../helpers/prometheus-text.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
-import { Client, startServer, type Message } from './net.js';
+import { Client, listening, startServer, type Message } from './net.js';
 
 const CACHES = { chains: 1 << 22, cards: 1 << 22 };
 
@@ -231,8 +231,7 @@ test('searcher run: SIGHUP applies a smaller result_cache at once, and "0" turns
   const config = join(state, 'sherlock.toml');
   writeFileSync(config, '[searcher]\nresult_cache = "1MiB"\nmessage_rate = 0\nip_search_rate = 0\n');
   const running = startCli(t, ['--config', config, 'searcher', 'run', '--state', state, '--listen', '127.0.0.202:0']);
-  await until('the searcher to listen', () => /listening address=/.test(running.stderr));
-  const address = /listening address=(\S+)/.exec(running.stderr)![1]!;
+  const address = await listening(running);
   const http = `http://${address}`;
   const client = await Client.open(t, `ws://${address}/`);
   for (const [id, q] of [['a', 'detective'], ['b', 'gazette'], ['c', 'detective']]) assert.equal((await client.search(id!, q!)).type, 'result');

@@ -10,16 +10,10 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import test from 'node:test';
-import { runCli, startCli, until, type Running } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
-import { Client } from './net.js';
+import { Client, listening } from './net.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
-
-/** The address the searcher logged once it listens. */
-async function listening(running: Running): Promise<string> {
-  await until('the searcher to listen', () => /listening address=/.test(running.stderr));
-  return /listening address=(\S+)/.exec(running.stderr)![1]!;
-}
 
 test('searcher run without an index: /healthz 503, searches NO_INDEX, SIGTERM stops it with status 0', async (t) => {
   const state = scratchDir(t);

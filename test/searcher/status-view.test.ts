@@ -11,9 +11,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { startCli, until } from '../helpers/cli.js';
+import { startCli } from '../helpers/cli.js';
 import { chainSite, startFixture } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
+import { listening } from './net.js';
 
 const PAGES = 12;
 /** Each page answers this late, so the crawl lasts seconds. */
@@ -42,8 +43,7 @@ test('the status view shows the fetch counter rising during a crawl', { timeout:
   t.after(() => site.close());
 
   const searcher = startCli(t, ['searcher', 'run', '--state', state, '--listen', '127.0.0.1:0']);
-  await until('the searcher to listen', () => /listening address=/.test(searcher.stderr));
-  const base = `http://${/listening address=(\S+)/.exec(searcher.stderr)![1]!}`;
+  const base = `http://${await listening(searcher)}`;
 
   const seeds = join(state, 'seeds.txt');
   writeFileSync(seeds, `${site.origin}/p0\n`);
