@@ -4,11 +4,15 @@
  * built from a real crawl: `takedown add` hides a URL within a second with
  * totals and facets agreeing, `remove` brings it back, a site takedown
  * hides the site, kill -9 and a restart keep it hidden, and the next index
- * version does not hold it at all.
+ * version does not hold it at all; an IndexEngine on its own follows the
+ * file and a prefix hides the pages under it.
  */
 
 import assert from 'node:assert/strict';
 import test from 'node:test';
+import { appendTakedown, takedownFilePath } from '../../common/takedowns.js';
+import { IndexEngine } from '../../searcher/index-engine.js';
+import { parseQuery } from '../../searcher/query.js';
 import { runCli, startCli, until, type Running } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
 import { Client, type Message } from './net.js';
@@ -100,6 +104,10 @@ test('a takedown hides a URL from a running searcher within a second, survives k
   assertAgree(restarted);
   second.running.child.kill('SIGKILL');
   await second.running.exited;
+  // `sherlock search` from the shell hides it as the searcher does.
+  const shell = await runCli(['search', '--state', state, '--json', 'gazette']);
+  assert.equal(shell.status, 0, shell.stderr);
+  assert.deepEqual(answer({ type: 'result', ...(JSON.parse(shell.stdout) as object) }), restarted);
 
   // The next version leaves it out: with the takedown lifted, a fresh searcher still does not find it.
   const { run } = await buildCli(state);
@@ -109,4 +117,33 @@ test('a takedown hides a URL from a running searcher within a second, survives k
   const rebuilt = await search(third.client);
   assert.deepEqual([rebuilt.urls.includes(target), rebuilt.total], [false, before.total - 1]);
   assert.equal((await search(third.client, 'everybody')).total, 0);
+});
+
+test('an IndexEngine on its own follows the file: a prefix hides every URL under it, onTakedowns is called, a lift brings them back', async (t) => {
+  const state = scratchDir(t);
+  const origin = await crawlSite(state, { address: '127.0.0.214' });
+  await buildCli(state);
+  let changes = 0;
+  const engine = await IndexEngine.start({ state, pollMs: 0, onTakedowns: () => (changes += 1) });
+  t.after(() => engine.close());
+  const search = async (q: string, limit = 10) => {
+    const result = await engine.search({ query: parseQuery(q), offset: 0, limit, filters: {} }, new AbortController().signal);
+    return { total: result.total.value, urls: result.hits.map((h) => h.url), site: result.facets.site };
+  };
+  const before = await search('orchard');
+  assert.deepEqual(before.urls.sort(), [`${origin}/menu-a`, `${origin}/menu-b`], JSON.stringify(before));
+  const others = await search('gazette');
+
+  const since = performance.now();
+  await appendTakedown(takedownFilePath(state), { op: 'add', kind: 'prefix', target: `${origin}/menu-`, reason: 'test', time: new Date().toISOString() });
+  await until('the prefix to hide its pages', () => changes === 1, 1000);
+  assert.ok(performance.now() - since < 1000);
+  const hidden = await search('orchard', 1);
+  assert.deepEqual([hidden.total, hidden.site], [0, []]);
+  assert.deepEqual((await search('orchard')).urls, []);
+  assert.deepEqual(await search('gazette'), others);
+
+  await appendTakedown(takedownFilePath(state), { op: 'remove', kind: 'prefix', target: `${origin}/menu-`, time: new Date().toISOString() });
+  await until('the lift', () => changes === 2, 1000);
+  assert.equal((await search('orchard')).total, before.total);
 });
