@@ -125,6 +125,7 @@ export class IndexEngine implements Engine {
       loaded_at: v === undefined ? null : new Date(this.loadedAt).toISOString(),
       swaps: this.swaps,
       failed_loads: this.failures,
+      takedowns: this.takedowns.size,
       chain_cache: this.caches.chains,
       card_cache: this.caches.cards,
     };

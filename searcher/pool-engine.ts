@@ -146,7 +146,7 @@ export class PoolEngine implements Engine {
     const n = this.threads.length;
     const first = this.threads[0]?.status ?? { index: null };
     const whole = (bytes: unknown) => (typeof bytes === 'number' ? bytes * n : bytes);
-    return { ...first, threads: n, chain_cache: whole(first['chain_cache']), card_cache: whole(first['card_cache']) };
+    return { ...first, threads: n, takedowns: this.data.takedowns.length, chain_cache: whole(first['chain_cache']), card_cache: whole(first['card_cache']) };
   }
 
   /** New budgets for the whole searcher (SIGHUP): each thread resizes its share now, and a thread started later gets it. */

@@ -138,6 +138,7 @@ test('an IndexEngine on its own follows the file: a prefix hides every URL under
   await appendTakedown(takedownFilePath(state), { op: 'add', kind: 'prefix', target: `${origin}/menu-`, reason: 'test', time: new Date().toISOString() });
   await until('the prefix to hide its pages', () => changes === 1, 1000);
   assert.ok(performance.now() - since < 1000);
+  assert.equal(engine.status()['takedowns'], 1);
   const hidden = await search('orchard', 1);
   assert.deepEqual([hidden.total, hidden.site], [0, []]);
   assert.deepEqual((await search('orchard')).urls, []);
