@@ -53,6 +53,7 @@ test('a takedown hides a URL from a running searcher within a second, survives k
   const origin = await crawlSite(state, { address: ADDRESS });
   await buildCli(state);
   const target = `${origin}/popular`;
+  const image = `${origin}/pipe.png`;
   let n = 0;
   const search = async (client: Client, q = 'gazette'): Promise<Answer> => answer(await client.search(`q${n++}`, q));
   /** Searches until `ok`, returning the milliseconds it took from `since` and the answer. */
@@ -69,6 +70,7 @@ test('a takedown hides a URL from a running searcher within a second, survives k
   const before = await search(first.client);
   assert.ok(before.urls.includes(target), JSON.stringify(before));
   assertAgree(before);
+  assert.ok((await search(first.client, 'curved pipe')).urls.includes(image));
 
   const add = await runCli(['takedown', 'add', target, '--reason', 'complaint 1', '--state', state]);
   assert.equal(add.status, 0, add.stderr);
@@ -109,14 +111,17 @@ test('a takedown hides a URL from a running searcher within a second, survives k
   assert.equal(shell.status, 0, shell.stderr);
   assert.deepEqual(answer({ type: 'result', ...(JSON.parse(shell.stdout) as object) }), restarted);
 
-  // The next version leaves it out: with the takedown lifted, a fresh searcher still does not find it.
+  // The next version leaves it out (and an image card taken down): with the takedowns lifted, a fresh searcher still does not find them.
+  assert.equal((await runCli(['takedown', 'add', image, '--reason', 'complaint 3', '--state', state])).status, 0);
   const { run } = await buildCli(state);
-  assert.equal((JSON.parse(run.stdout) as { takenDown: number }).takenDown, 1);
+  assert.equal((JSON.parse(run.stdout) as { takenDown: number }).takenDown, 2);
   assert.equal((await runCli(['takedown', 'remove', target, '--state', state])).status, 0);
+  assert.equal((await runCli(['takedown', 'remove', image, '--state', state])).status, 0);
   const third = await startSearcher(t, state);
   const rebuilt = await search(third.client);
   assert.deepEqual([rebuilt.urls.includes(target), rebuilt.total], [false, before.total - 1]);
   assert.equal((await search(third.client, 'everybody')).total, 0);
+  assert.ok(!(await search(third.client, 'curved pipe')).urls.includes(image));
 });
 
 test('an IndexEngine on its own follows the file: a prefix hides every URL under it, onTakedowns is called, a lift brings them back', async (t) => {
