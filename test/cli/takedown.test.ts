@@ -1,7 +1,8 @@
 /**
  * `sherlock takedown add|remove|list` through the real CLI: one log line
  * and one file line per change, the list in force, exit statuses 2 for
- * usage and bad targets, 1 for a remove of nothing and a damaged file.
+ * usage and bad targets, 1 for a remove of nothing and a damaged file;
+ * several commands at once each get their line in.
  */
 
 import assert from 'node:assert/strict';
@@ -64,4 +65,14 @@ test('takedown usage errors exit 2, a remove of what is not in force 1, a damage
   const add = await runCli(['takedown', 'add', 'http://example.org/3', '--reason', 'x', '--state', state]);
   assert.equal(add.status, 0, add.stderr);
   assert.match(add.stderr, /^<3>takedown: damaged takedown line ignored .*line=1/m);
+});
+
+test('takedown commands run at once each get their line in, whole', async (t) => {
+  const state = scratchDir(t);
+  const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => runCli(['takedown', 'add', `http://example.org/${i}`, '--reason', `r${i}`, '--state', state])));
+  for (const run of runs) assert.equal(run.status, 0, run.stderr);
+  const list = await runCli(['takedown', 'list', '--json', '--state', state]);
+  assert.equal(list.status, 0, list.stderr);
+  const targets = list.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { target: string }).target).sort();
+  assert.deepEqual(targets, Array.from({ length: 6 }, (_, i) => `http://example.org/${i}`));
 });
