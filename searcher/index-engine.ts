@@ -93,7 +93,7 @@ export class IndexEngine implements Engine {
       this.takedowns = options.takedowns;
     } else {
       this.watch = new TakedownWatch(takedownFilePath(resolve(options.state)), (set) => this.setTakedowns(set));
-      this.takedowns = currentTakedowns(this.watch);
+      this.takedowns = this.watch.current();
     }
   }
 
@@ -190,16 +190,6 @@ export class IndexEngine implements Engine {
     this.watch?.close();
     this.loaded?.retire();
     this.loaded = undefined;
-  }
-}
-
-/** The takedowns in force at start; a file that cannot be read is logged and none are applied until it can. */
-export function currentTakedowns(watch: TakedownWatch): TakedownSet {
-  try {
-    return watch.current();
-  } catch (err) {
-    log.err('cannot read the takedown file', { problem: err instanceof Error ? err.message : String(err) });
-    return TakedownSet.EMPTY;
   }
 }
 

@@ -27,7 +27,6 @@ import { takedownFilePath, type TakedownSet } from '../common/takedowns.js';
 import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
 import type { CacheSizes } from './index-version.js';
 import type { SearchWorkerData } from './search-worker.js';
-import { currentTakedowns } from './index-engine.js';
 import { TakedownWatch } from './takedowns.js';
 
 /** Each of `threads` threads' share of the searcher's cache budgets. */
@@ -116,7 +115,7 @@ export class PoolEngine implements Engine {
 
   private constructor(private readonly options: PoolEngineOptions) {
     this.takedowns = new TakedownWatch(takedownFilePath(options.state), (set) => void this.applyTakedowns(set));
-    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true, takedowns: currentTakedowns(this.takedowns).entries };
+    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true, takedowns: this.takedowns.current().entries };
     for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn(i));
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     if (pollMs > 0) {

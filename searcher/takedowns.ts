@@ -77,16 +77,21 @@ export class TakedownWatch {
     this.timer.unref();
   }
 
-  /** The set in force now (read at once). */
+  /** The set in force now (read at once); a file that cannot be read keeps the set read before (none at first), logged. */
   current(): TakedownSet {
-    return this.file.current();
+    try {
+      return this.file.current();
+    } catch (err) {
+      log.err('cannot read the takedown file; the takedowns read before stay', { file: this.file.path, problem: err instanceof Error ? err.message : String(err) });
+      return this.file.last;
+    }
   }
 
   private look(): void {
     try {
       if (this.file.changed()) this.onChange(this.file.current());
     } catch (err) {
-      log.err('cannot read the takedown file; the takedowns in force stay', { file: this.file.path, problem: err instanceof Error ? err.message : String(err) });
+      log.err('takedown file not read or not applied; the takedowns in force stay', { file: this.file.path, problem: err instanceof Error ? err.message : String(err) });
     }
   }
 
