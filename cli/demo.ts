@@ -90,7 +90,7 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
   try {
     sites = await startSampleSites();
     // Listening first: a port in use fails the demo at once, not after the crawl.
-    engine = await IndexEngine.start({ state, pollMs: 0, caches: cacheSizes(config.searcher) });
+    engine = await IndexEngine.start({ state, pollMs: 0, caches: cacheSizes(config.searcher), onTakedowns: () => server?.results.clear() });
     server = await listenOrExplain({ ...config.searcher, listen: listen ?? config.searcher.listen }, token, engine, state);
     for (const site of sites.sites) print(`sample site ${site.origin}/  ${site.name} (${site.pages} pages)`);
     print(`state ${state}${temporary && opts.keep !== true ? ' (removed when the demo stops; --keep keeps it)' : ''}`);

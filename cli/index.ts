@@ -98,7 +98,7 @@ async function build(opts: BuildOptions, globals: GlobalOptions): Promise<number
 export function describeBuild(report: BuildReport): string {
   const stages = STAGES.map((stage) => `${stage} ${(report.stages.find((s) => s.stage === stage)?.seconds ?? 0).toFixed(2)}`).join(', ');
   return (
-    `index ${report.version}: ${report.cards} cards (${report.images} images, ${report.emptyCards} empty, ${report.duplicates} duplicates), ${report.anchors} anchor texts, ${report.words} words, ${report.postings} postings, ` +
+    `index ${report.version}: ${report.cards} cards (${report.images} images, ${report.emptyCards} empty, ${report.duplicates} duplicates; ${report.takenDown} taken down left out), ${report.anchors} anchor texts, ${report.words} words, ${report.postings} postings, ` +
     `${report.strings} strings, ${(report.bytes / 1e6).toFixed(1)} MB in ${report.seconds.toFixed(2)} s (${stages} s), peak RSS ${Math.round(report.maxRss / 1048576)} MiB`
   );
 }

@@ -25,6 +25,8 @@ import type { SearchRequest } from '../searcher/engine.js';
 import { rankVersion, searchVersion } from '../searcher/index-engine.js';
 import { CURRENT, currentVersion, indexDirectory } from '../common/index/layout.js';
 import { IndexVersion } from '../searcher/index-version.js';
+import { takenDownCards } from '../searcher/takedowns.js';
+import { TakedownFile, takedownFilePath } from '../common/takedowns.js';
 import { QueryError, parseQuery, type QueryNode } from '../searcher/query.js';
 import { Synonyms } from '../searcher/synonyms.js';
 import { explanationLines } from '../searcher/explain.js';
@@ -52,14 +54,16 @@ function parsed(q: string): QueryNode {
   }
 }
 
-/** The version `current` names under the state directory, opened with the configured caches. */
+/** The version `current` names under the state directory, opened with the configured caches, the takedowns in force hidden as the searcher hides them. */
 function openCurrent(state: string, globals: GlobalOptions): IndexVersion {
   const indexDir = indexDirectory(resolve(state));
   const target = currentVersion(indexDir);
   if (target === undefined) {
     throw new SherlockError('SHERLOCK_NOT_FOUND', `no index version in ${indexDir}: run sherlock index build`, { file: join(indexDir, CURRENT) });
   }
-  return IndexVersion.open(resolve(indexDir, target), basename(target), cacheSizes(loadSettings(globals).config.searcher));
+  const version = IndexVersion.open(resolve(indexDir, target), basename(target), cacheSizes(loadSettings(globals).config.searcher));
+  version.takenDown = takenDownCards(version, new TakedownFile(takedownFilePath(resolve(state))).current());
+  return version;
 }
 
 /** --bench-queries: the query set timed in this process, ranked only and whole. */

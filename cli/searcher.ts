@@ -19,6 +19,7 @@ import { logger } from '../common/log.js';
 import { readToken } from '../searcher/auth.js';
 import { cacheSizes, searchThreads, searcherConfig } from '../searcher/config.js';
 import { PoolEngine } from '../searcher/pool-engine.js';
+import type { ResultCache } from '../searcher/result-cache.js';
 import { SearchServer } from '../searcher/server.js';
 import { Synonyms } from '../searcher/synonyms.js';
 import { STATE_HELP, action, stateDir } from './command.js';
@@ -48,12 +49,15 @@ export function registerSearcher(program: Command): void {
           return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms };
         };
         const { config, token, synonyms } = settings();
-        const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config) });
+        // A takedown changes answers without a new version: the result cache forgets them once every thread has applied it.
+        let results: ResultCache | undefined;
+        const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config), onTakedowns: () => results?.clear() });
         // The search threads keep the process alive: a searcher that cannot listen stops them.
         const server = await SearchServer.listen({ config, token, synonyms, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
           engine.close();
           throw err;
         });
+        results = server.results;
         let stop: (signal: string) => void = () => undefined;
         const stopped = new Promise<string>((resolve) => (stop = resolve));
         const d = daemon({

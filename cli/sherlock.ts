@@ -27,6 +27,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['import', async () => (await import('./import.js')).registerImport],
   ['index', async () => (await import('./index.js')).registerIndex],
   ['indexer', async () => (await import('./indexer.js')).registerIndexer],
+  ['takedown', async () => (await import('./takedown.js')).registerTakedown],
   ['status', async () => (await import('./status.js')).registerStatus],
   ['nutch', async () => (await import('./nutch.js')).registerNutch],
   ['searcher', async () => (await import('./searcher.js')).registerSearcher],

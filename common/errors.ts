@@ -35,6 +35,8 @@ export const ERROR_CODES = {
   SHERLOCK_CORRUPT_GZIP: 'corrupt gzip',
   /** The gatherer's status snapshot (gather/status.json) is not what it writes. */
   SHERLOCK_CORRUPT_STATUS: 'corrupt status snapshot',
+  /** The takedown file (state/takedowns) has a damaged line before its last. */
+  SHERLOCK_CORRUPT_TAKEDOWNS: 'corrupt takedown file',
   /** A record or bucket is larger than the configured limit. */
   SHERLOCK_TOO_LARGE: 'too large',
   /** An object asked for does not exist (deleted bucket, offset past the end). */

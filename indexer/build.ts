@@ -28,6 +28,7 @@ import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { SherlockError } from '../common/errors.js';
 import { acquireLock } from '../common/lock.js';
 import { logger } from '../common/log.js';
+import { TakedownFile, takedownFilePath } from '../common/takedowns.js';
 import { CardFinder, writeCardInfo, writeFingerprints } from './cards.js';
 import { chew, workerCount } from './chew.js';
 import type { IndexerConfig } from './config.js';
@@ -94,6 +95,8 @@ export interface BuildReport {
   images: number;
   /** Cards with nothing to index: redirects, noindex, undecodable. */
   emptyCards: number;
+  /** Documents and images left out because a takedown hides them (common/takedowns.ts). */
+  takenDown: number;
   words: number;
   postings: number;
   strings: number;
@@ -145,7 +148,9 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     dir = begun.dir;
     const at = (name: string) => join(begun.dir, name);
     const buckets = bucketFilePath(state);
-    const scanned = await stage('scan', () => scan(buckets, at('Attributes'), (read) => options.onProgress?.('scan', read, read)));
+    // Read once: a takedown added during the build applies to the next one (and at once in the searcher).
+    const takedowns = new TakedownFile(takedownFilePath(state)).current();
+    const scanned = await stage('scan', () => scan(buckets, at('Attributes'), takedowns, (read) => options.onProgress?.('scan', read, read)));
     const workers = workerCount(config.workers);
     const budget = sharedBudget(config.memory_budget, workers);
     // The vocabulary's share of the budget; past it, it is spilled in segments (segments.ts).
@@ -159,6 +164,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
         { hashes: config.signatures, words: config.shingle_words },
         budget,
         words,
+        takedowns,
         (done) => options.onProgress?.('chew', Math.min(done, scanned.cards), scanned.cards),
       ),
     );
@@ -218,6 +224,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       cards,
       images: chewed.images,
       emptyCards,
+      takenDown: scanned.takenDown + chewed.imagesTakenDown,
       words: ranks.words,
       postings: wordIndex.postings,
       strings,
@@ -232,7 +239,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       maxRss: process.resourceUsage().maxRSS * 1024,
       stages,
     };
-    log.info('index version published', { version, cards: report.cards, words: report.words, bytes: report.bytes, seconds: report.seconds.toFixed(2) });
+    log.info('index version published', { version, cards: report.cards, taken_down: report.takenDown, words: report.words, bytes: report.bytes, seconds: report.seconds.toFixed(2) });
     return report;
   } finally {
     if (!published && dir !== undefined) rmSync(dir, { recursive: true, force: true });

@@ -27,6 +27,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { CARD_FLAG } from '../common/index/cardinfo.js';
+import type { TakedownSet } from '../common/takedowns.js';
 import { CardsWriter } from '../common/index/cards.js';
 import { LinksWriter } from '../common/index/fingerprints.js';
 import { logger } from '../common/log.js';
@@ -70,6 +71,8 @@ export interface ChewReport {
   /** Image cards, after the buckets' cards; images left out at the bound of their memory. */
   images: number;
   imagesDropped: number;
+  /** Image cards left out because a takedown hides them. */
+  imagesTakenDown: number;
   /** The words met, numbered (segments.ts: spilled in segments past their share of the budget). */
   words: Words;
   /** StringIndex records: key, card id (STRING_RECORD bytes each). */
@@ -266,7 +269,7 @@ class Collector {
  * Chews every card of `attributes` (from the bucket file `buckets`) with
  * `workers` threads, writing `files`; `onProgress` gets the cards done.
  */
-export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, budget: number, words: Words, onProgress?: (done: number) => void): Promise<ChewReport> {
+export async function chew(buckets: string, attributes: Attributes, files: ChewFiles, workers: number, signatures: SignatureSettings, budget: number, words: Words, takedowns: TakedownSet, onProgress?: (done: number) => void): Promise<ChewReport> {
   const out = {
     cards: new CardsWriter(files.cards),
     postings: new WorkFileWriter(files.postings, POSTINGS_FORMAT),
@@ -275,7 +278,7 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
     refTexts: new WorkFileWriter(files.refTexts, REFTEXTS_FORMAT),
     signatures: signaturesWriter(files.signatures),
   };
-  const collector = new Collector(attributes.cards, words, out, new ImageRefs(Math.floor(budget / 8)));
+  const collector = new Collector(attributes.cards, words, out, new ImageRefs(Math.floor(budget / 8), takedowns));
   const pool = new Piscina({ filename: new URL('./chew-worker.js', import.meta.url).href, minThreads: workers, maxThreads: workers, idleTimeout: 1000, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MIB } });
   let images: ImageCard[] = [];
   let fingerprints = attributes.fingerprints;
@@ -327,5 +330,5 @@ export async function chew(buckets: string, attributes: Attributes, files: ChewF
   } finally {
     await pool.destroy();
   }
-  return { facts: collector.facts, fingerprints, images: images.length, imagesDropped: collector.images.dropped, words: collector.words, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
+  return { facts: collector.facts, fingerprints, images: images.length, imagesDropped: collector.images.dropped, imagesTakenDown: collector.images.takenDown, words: collector.words, strings: collector.stringRecords, postings: collector.postings, links: collector.links, problems: collector.problems };
 }

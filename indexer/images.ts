@@ -14,6 +14,7 @@
  * out, those met go on gathering texts within their own bound.
  */
 
+import type { TakedownSet } from '../common/takedowns.js';
 import { FINGERPRINT_SIZE } from './work-files.js';
 import { IMAGE_REF_HEAD, type ImageCard } from './chew-worker.js';
 
@@ -27,8 +28,13 @@ export class ImageRefs {
   private bytes = 0;
   /** Images left out because the bound was reached. */
   dropped = 0;
+  /** Images left out because a takedown hides them. */
+  takenDown = 0;
 
-  constructor(private readonly budget: number) {}
+  constructor(
+    private readonly budget: number,
+    private readonly takedowns: TakedownSet,
+  ) {}
 
   /** Takes a batch's image references (records of IMAGE_REF_HEAD and three strings). */
   add(records: Buffer): void {
@@ -66,13 +72,21 @@ export class ImageRefs {
   /**
    * The image cards, in the order their images were first met, leaving out
    * images that are documents already (a bucket's card has their
-   * fingerprint: `fingerprints`, 12 bytes a card); and their fingerprints,
+   * fingerprint: `fingerprints`, 12 bytes a card) and images a takedown
+   * hides; and their fingerprints,
    * in the same order. The references are let go.
    */
   cards(fingerprints: Buffer): { cards: ImageCard[]; fingerprints: Buffer } {
     const { images } = this;
     if (images.size > 0) {
       for (let at = 0; at < fingerprints.length; at += FINGERPRINT_SIZE) images.delete(fingerprints.toString('latin1', at, at + FINGERPRINT_SIZE));
+    }
+    if (this.takedowns.size > 0) {
+      for (const [key, image] of images) {
+        if (!this.takedowns.hidesAny(image.url)) continue;
+        images.delete(key);
+        this.takenDown += 1;
+      }
     }
     const out = Buffer.allocUnsafe(images.size * FINGERPRINT_SIZE);
     let n = 0;

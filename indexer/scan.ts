@@ -21,6 +21,9 @@
  * empty. Cards get ids 0, 1, 2, … in the order of their buckets, which is
  * also the order the chewer reads them in.
  *
+ * A bucket whose URL a takedown hides (common/takedowns.ts) is passed over
+ * as if it were not there: no card, and `takenDown` counts its URL keys.
+ *
  * Output: Attributes (work-files.ts). A damaged stretch of the bucket file or
  * a bucket whose header does not decode is skipped with a warning: one bad
  * bucket must not stop the index.
@@ -32,6 +35,7 @@ import { isSherlockError, SherlockError } from '../common/errors.js';
 import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { MAX_CARD_ID } from '../common/index/refs.js';
 import { logger } from '../common/log.js';
+import type { TakedownSet } from '../common/takedowns.js';
 import { fingerprint } from '../common/url.js';
 import { FINGERPRINT_SIZE, writeAttributes, type Attributes } from './work-files.js';
 
@@ -47,6 +51,8 @@ export interface ScanReport extends Attributes {
   bad: number;
   /** The oid after the last bucket read: where buckets stored after this scan begin. */
   next: number;
+  /** Documents (URL keys) left out because a takedown hides them. */
+  takenDown: number;
 }
 
 /** What a bucket says of its URL: a version to index (`document`, `redirect`), `gone`, or nothing new. */
@@ -60,7 +66,7 @@ function verdict(code: number): 'document' | 'redirect' | 'gone' | undefined {
 const GONE = -1;
 
 /** Scans the bucket file `buckets`, writes `attributesFile`; `onProgress` gets the buckets read so far. */
-export function scan(buckets: string, attributesFile: string, onProgress?: (read: number) => void): ScanReport {
+export function scan(buckets: string, attributesFile: string, takedowns: TakedownSet, onProgress?: (read: number) => void): ScanReport {
   const reader = BucketReader.open(buckets);
   // Per fingerprint (latin1 string of its 12 bytes): its slot in `chosen` and `times`.
   const slots = new Map<string, number>();
@@ -70,6 +76,7 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
   let read = 0;
   let bad = 0;
   let next = 1;
+  const takenDown = new Set<string>();
   try {
     const onDamage = (damage: { offset: number; message: string }) => {
       bad += 1;
@@ -103,6 +110,10 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
         log.warning('bucket skipped', { file: buckets, oid: stored.oid, url, problem: err.message });
         continue;
       }
+      if (takedowns.size > 0 && takedowns.hidesAny(url)) {
+        takenDown.add(key);
+        continue;
+      }
       const what = verdict(code);
       if (what === undefined) continue;
       let slot = slots.get(key);
@@ -132,7 +143,8 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
       flags[id] = values[k]! % 2 === 1 ? CARD_FLAG.empty : 0;
       fingerprints.write(keys[k]!, id * FINGERPRINT_SIZE, 'latin1');
     });
-    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad, next };
+    for (const key of slots.keys()) takenDown.delete(key);
+    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad, next, takenDown: takenDown.size };
     writeAttributes(attributesFile, report);
     return report;
   } finally {

@@ -11,6 +11,12 @@
  * query. A version that fails to open or to answer is logged and not taken
  * (nor tried again until `current` changes); the old one keeps serving.
  * With no version at all every search is NoIndexError, as noIndexEngine.
+ *
+ * Takedowns (takedowns.ts): the engine follows `state/takedowns` itself, or
+ * is given the set (setTakedowns) by a pool that follows it for its
+ * threads. A new set applies to the loaded version at once, and a new
+ * version serves with the set applied; then `onTakedowns` is called (the
+ * one place that learns the takedowns changed).
  */
 
 import { basename, resolve } from 'node:path';
@@ -19,6 +25,7 @@ import { archiveName } from '../common/archive/arc-place.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { languageCode, languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
+import { TakedownSet, takedownFilePath } from '../common/takedowns.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, Suggestion } from './engine.js';
 import { NoIndexError } from './engine.js';
 import { Evaluation, cardTest, type CardTest, type Hits, type Matcher } from './evaluate.js';
@@ -29,6 +36,7 @@ import { LAST_DATE, type QueryNode } from './query.js';
 import { TopK, collapse, seek, withStatic, type Scored } from './rank.js';
 import { escapeHtml } from './render.js';
 import { Marker, highlight } from './snippet.js';
+import { TakedownWatch, takenDownCards } from './takedowns.js';
 import { MIN_WINDOW_CHAINS, WINDOW_BITS, rankByWindows } from './windows.js';
 import { FEW_HITS, corrected, corrections, type Correction } from './spelling.js';
 
@@ -50,6 +58,10 @@ export interface IndexEngineOptions {
   caches?: CacheSizes;
   /** Whether to log each version loaded (a pool's threads but the first do not: one line per swap). */
   logLoads?: boolean;
+  /** The takedowns, given (then kept by setTakedowns); absent: the engine follows the state's takedown file itself. */
+  takedowns?: TakedownSet;
+  /** Called after a change of the takedowns has applied. */
+  onTakedowns?: () => void;
 }
 
 export class IndexEngine implements Engine {
@@ -61,24 +73,42 @@ export class IndexEngine implements Engine {
   private swaps = 0;
   private failures = 0;
   private loadedAt = 0;
+  private takedowns: TakedownSet;
+  private readonly onTakedowns: (() => void) | undefined;
+  private readonly watch: TakedownWatch | undefined;
 
   private constructor(
     private readonly indexDir: string,
     pollMs: number,
     private caches: CacheSizes,
     private readonly logLoads: boolean,
+    options: IndexEngineOptions,
   ) {
     if (pollMs > 0) {
       this.timer = setInterval(() => void this.check(), pollMs);
       this.timer.unref();
     }
+    this.onTakedowns = options.onTakedowns;
+    if (options.takedowns !== undefined) {
+      this.takedowns = options.takedowns;
+    } else {
+      this.watch = new TakedownWatch(takedownFilePath(resolve(options.state)), (set) => this.setTakedowns(set));
+      this.takedowns = this.watch.current();
+    }
   }
 
   /** Starts the engine and loads the current version if there is one (its failure is logged, not thrown). */
   static async start(options: IndexEngineOptions): Promise<IndexEngine> {
-    const engine = new IndexEngine(indexDirectory(resolve(options.state)), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes(), options.logLoads ?? true);
+    const engine = new IndexEngine(indexDirectory(resolve(options.state)), options.pollMs ?? DEFAULT_POLL_MS, options.caches ?? cacheSizes(), options.logLoads ?? true, options);
     await engine.check();
     return engine;
+  }
+
+  /** The takedowns in force from now on: the loaded version hides their cards before the next search. */
+  setTakedowns(set: TakedownSet): void {
+    this.takedowns = set;
+    if (this.loaded !== undefined) this.loaded.takenDown = takenDownCards(this.loaded, set);
+    this.onTakedowns?.();
   }
 
   get version(): string | undefined {
@@ -95,6 +125,7 @@ export class IndexEngine implements Engine {
       loaded_at: v === undefined ? null : new Date(this.loadedAt).toISOString(),
       swaps: this.swaps,
       failed_loads: this.failures,
+      takedowns: this.takedowns.size,
       chain_cache: this.caches.chains,
       card_cache: this.caches.cards,
     };
@@ -127,6 +158,7 @@ export class IndexEngine implements Engine {
     try {
       next = IndexVersion.open(resolve(this.indexDir, target), basename(target), this.caches);
       await selfTest(next);
+      next.takenDown = takenDownCards(next, this.takedowns);
     } catch (err) {
       next?.retire();
       this.failures += 1;
@@ -155,6 +187,7 @@ export class IndexEngine implements Engine {
   /** Stops polling and closes the loaded version once its searches are done. */
   close(): void {
     clearInterval(this.timer);
+    this.watch?.close();
     this.loaded?.retire();
     this.loaded = undefined;
   }
@@ -282,10 +315,11 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
   const top = new TopK(k);
   const counts = new Counts(columns);
+  const down = version.takenDown;
   let siteAt = 0;
   // Asked in ascending card order within one pass (siteAt starts again at each).
   const filtered = (cardId: number): boolean => {
-    if ((flags[cardId]! & HIDDEN) !== 0) return true;
+    if ((flags[cardId]! & HIDDEN) !== 0 || (down !== undefined && down[cardId] === 1)) return true;
     for (const test of tests) if (!test(cardId)) return true;
     if (filterSites === undefined) return false;
     siteAt = seek(filterSites.cards, siteAt, filterSites.count, cardId);
@@ -299,8 +333,8 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
     // Read once: the matcher is one of several classes, and its fields would be looked up per card.
     const { count: matched, cards, bounds: scores, exact, certain } = matches;
     if (!prune || exact || matched <= k || byDate) {
-      // Without filters only the flags are looked at; a card below the top's floor is not pushed.
-      const unfiltered = tests.length === 0 && filterSites === undefined;
+      // Without filters and takedowns only the flags are looked at; a card below the top's floor is not pushed.
+      const unfiltered = tests.length === 0 && filterSites === undefined && down === undefined;
       let floor = top.floor();
       for (let i = 0; i < matched; i++) {
         const cardId = cards[i]!;

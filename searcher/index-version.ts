@@ -270,6 +270,8 @@ export class IndexVersion {
   private readonly mimeCache = new Lru<number, string>(MIME_CACHE_CARDS, () => 1);
   /** Host of each dense site number, filled as facets name them. */
   private readonly siteHosts: Array<string | undefined> = [];
+  /** The cards takedowns hide (takedowns.ts), one byte each, 1 hidden; replaced whole, never written into, when the takedowns change. */
+  takenDown: Uint8Array | undefined;
   private users = 0;
   private retired = false;
   private closed = false;
@@ -496,6 +498,11 @@ export class IndexVersion {
   /** A card as stored, its text not cut into words: what naming a facet needs (from the card cache when it is there). */
   private stored(cardId: number): Omit<Card, 'text'> {
     return this.cardCache.get(cardId) ?? this.cards.get(this.cardInfo.get(cardId).position, cardId);
+  }
+
+  /** A card's canonical URL. */
+  cardUrl(cardId: number): string {
+    return this.stored(cardId).url;
   }
 
   /** The host of a dense site number, `cardId` being one of its cards. */

@@ -15,13 +15,19 @@
  * thread swaps as IndexEngine does (never failing a search in flight), and
  * `version` is the first thread's. A thread that dies is logged, its
  * searches fail as INTERNAL, and a new one takes its place.
+ *
+ * Takedowns: the pool follows `state/takedowns` (takedowns.ts) and hands
+ * each new set to every thread; once all have applied it (a search posted
+ * later reaches a thread after the set), `onTakedowns` is called.
  */
 
 import { Worker } from 'node:worker_threads';
 import { logger } from '../common/log.js';
+import { takedownFilePath, type TakedownSet } from '../common/takedowns.js';
 import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
 import type { CacheSizes } from './index-version.js';
 import type { SearchWorkerData } from './search-worker.js';
+import { TakedownWatch } from './takedowns.js';
 
 /** Each of `threads` threads' share of the searcher's cache budgets. */
 function shares(caches: CacheSizes, threads: number): CacheSizes {
@@ -40,12 +46,15 @@ export interface PoolEngineOptions {
   caches: CacheSizes;
   /** How often to look at `current`; 0: only on check(). */
   pollMs?: number;
+  /** Called once every thread has applied a change of the takedowns. */
+  onTakedowns?: () => void;
 }
 
 type Reply =
   | { type: 'result'; id: number; json: string; version: string | undefined }
   | { type: 'failed'; id: number; noIndex: boolean; message: string }
-  | { type: 'checked'; id: number; version: string | undefined; status: Record<string, unknown> };
+  | { type: 'checked'; id: number; version: string | undefined; status: Record<string, unknown> }
+  | { type: 'applied'; id: number };
 
 interface Waiting {
   resolve(reply: Reply): void;
@@ -102,9 +111,11 @@ export class PoolEngine implements Engine {
   private turn = 0;
   private closed = false;
   private checking: Promise<void> | undefined;
+  private readonly takedowns: TakedownWatch;
 
-  private constructor(options: PoolEngineOptions) {
-    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true };
+  private constructor(private readonly options: PoolEngineOptions) {
+    this.takedowns = new TakedownWatch(takedownFilePath(options.state), (set) => void this.applyTakedowns(set));
+    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true, takedowns: this.takedowns.current().entries };
     for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn(i));
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     if (pollMs > 0) {
@@ -134,7 +145,7 @@ export class PoolEngine implements Engine {
     const n = this.threads.length;
     const first = this.threads[0]?.status ?? { index: null };
     const whole = (bytes: unknown) => (typeof bytes === 'number' ? bytes * n : bytes);
-    return { ...first, threads: n, chain_cache: whole(first['chain_cache']), card_cache: whole(first['card_cache']) };
+    return { ...first, threads: n, takedowns: this.data.takedowns.length, chain_cache: whole(first['chain_cache']), card_cache: whole(first['card_cache']) };
   }
 
   /** New budgets for the whole searcher (SIGHUP): each thread resizes its share now, and a thread started later gets it. */
@@ -149,6 +160,14 @@ export class PoolEngine implements Engine {
       .then(() => undefined)
       .finally(() => (this.checking = undefined));
     return this.checking;
+  }
+
+  /** Every thread takes `set`; threads started later get it with their data. */
+  private async applyTakedowns(set: TakedownSet): Promise<void> {
+    this.data = { ...this.data, takedowns: set.entries };
+    await Promise.all(this.threads.map((thread) => thread.ask(this.next++, { type: 'takedowns', takedowns: set.entries }).catch(() => undefined)));
+    log.notice('takedowns applied', { in_force: set.size });
+    this.options.onTakedowns?.();
   }
 
   async search(request: SearchRequest, signal: AbortSignal): Promise<EncodedResult> {
@@ -180,6 +199,7 @@ export class PoolEngine implements Engine {
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
+    this.takedowns.close();
     for (const thread of this.threads) void thread.worker.terminate();
   }
 

@@ -4,15 +4,19 @@
  * thread posts. It looks at `current` only when told (the pool polls for
  * every thread), so the threads swap together and the pool knows when.
  *
+ * Takedowns come from the pool, which follows the file: the set at start in
+ * the worker data, each change as a message answered once it applies.
+ *
  * Messages in: {search, id, request} | {cancel, id} | {check, id} |
- * {resize, id, caches}.
+ * {resize, id, caches} | {takedowns, id, takedowns}.
  * Messages out: {result, id, json, version} (the SearchResult as JSON text,
  * made once here so the main thread only splices it into its answer, and the
  * version that answered) |
- * {failed, id, noIndex, message} | {checked, id, version, status}.
+ * {failed, id, noIndex, message} | {checked, id, version, status} | {applied, id}.
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { TakedownSet, type Takedown } from '../common/takedowns.js';
 import { NoIndexError } from './engine.js';
 import { IndexEngine } from './index-engine.js';
 import type { CacheSizes } from './index-version.js';
@@ -22,14 +26,16 @@ export interface SearchWorkerData {
   caches: CacheSizes;
   /** Only the first thread logs the versions it loads. */
   logLoads: boolean;
+  /** The takedowns in force (TakedownSet entries). */
+  takedowns: readonly Takedown[];
 }
 
 const port = parentPort!;
-const { state, caches, logLoads } = workerData as SearchWorkerData;
-const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads });
+const { state, caches, logLoads, takedowns } = workerData as SearchWorkerData;
+const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads, takedowns: TakedownSet.of(takedowns) });
 const running = new Map<number, AbortController>();
 
-port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize'; id: number; request?: never; caches?: CacheSizes }) => {
+port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 'takedowns'; id: number; request?: never; caches?: CacheSizes; takedowns?: Takedown[] }) => {
   switch (message.type) {
     case 'search': {
       const controller = new AbortController();
@@ -48,6 +54,10 @@ port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize'; i
       return;
     case 'resize':
       engine.resize(message.caches!);
+      return;
+    case 'takedowns':
+      engine.setTakedowns(TakedownSet.of(message.takedowns!));
+      port.postMessage({ type: 'applied', id: message.id });
       return;
     case 'check':
       void engine.check().then(() => port.postMessage({ type: 'checked', id: message.id, version: engine.version, status: engine.status() }));

@@ -19,6 +19,11 @@
  * [shepherd] rules (scope.ts) judge every link before it is added. Seeds come
  * through the inbox (seed-inbox.ts): `sherlock inject` and `sherlock crawl`
  * put a file there, and whoever holds the database takes it.
+ *
+ * Takedowns (common/takedowns.ts): the file is looked at (a stat) before
+ * each plan and read again when it changed; a URL it hides is never
+ * planned. Its row stays, links to it are still recorded (so a takedown
+ * lifted brings it back as it was), and it is passed over at each plan.
  */
 
 import { BucketReader, bucketFilePath } from '../common/bucket/file.js';
@@ -27,6 +32,7 @@ import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { FEEDBACK_NAME, readFeedback, type FeedbackRecord } from '../common/index/feedback.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { logger } from '../common/log.js';
+import { TakedownFile, TakedownSet, takedownFilePath } from '../common/takedowns.js';
 import { listPlans, writePlan, writePlanInBackground, type PlanEntry } from '../common/gather/plan-file.js';
 import { footprint } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
@@ -107,12 +113,14 @@ export class Shepherd {
   /** The version whose Feedback is applied whole: nothing to read until `current` changes. */
   private feedbackApplied: string | undefined;
   private readonly seedHosts: Set<string>;
+  private readonly takedownFile: TakedownFile;
 
   private constructor(
     readonly state: string,
     private config: ShepherdConfig,
     readonly db: UrlDb,
   ) {
+    this.takedownFile = new TakedownFile(takedownFilePath(state));
     const stored = db.getMeta(META.seedHosts);
     this.seedHosts = new Set(typeof stored === 'string' ? (JSON.parse(stored) as string[]) : []);
     this.scope = new Scope(config, this.seedHosts);
@@ -209,7 +217,7 @@ export class Shepherd {
   /** cycle() with planning, the plan file's fsyncs waited for off the thread (`sherlock crawl`, whose thread drives the gatherer too). */
   async cycleInBackground(now: number, options: PlanOptions): Promise<CycleReport> {
     const report = this.gatherIn(now);
-    const due = this.db.due(now, options.limit, options.perSite);
+    const due = this.db.due(now, options.limit, options.perSite, this.takedowns());
     if (due.length > 0) {
       await writePlanInBackground(this.state, planEntries(due));
       this.markPlanned(due, now, report);
@@ -383,12 +391,22 @@ export class Shepherd {
 
   /** Writes the URLs due now into a plan in the gatherer's inbox, then marks them queued. */
   plan(now: number, options: PlanOptions, report: CycleReport = emptyReport()): CycleReport {
-    const due = this.db.due(now, options.limit, options.perSite);
+    const due = this.db.due(now, options.limit, options.perSite, this.takedowns());
     if (due.length > 0) {
       writePlan(this.state, planEntries(due));
       this.markPlanned(due, now, report);
     }
     return report;
+  }
+
+  /** The takedowns in force, read again when the file changed; one that cannot be read keeps the last set (logged). */
+  private takedowns(): TakedownSet {
+    try {
+      return this.takedownFile.current();
+    } catch (err) {
+      log.err('cannot read the takedown file; the takedowns read before stay', { file: this.takedownFile.path, problem: err instanceof Error ? err.message : String(err) });
+      return this.takedownFile.last;
+    }
   }
 
   /** Their plan file is written (module comment, "plan"): the URLs are queued. */

@@ -114,6 +114,7 @@ import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
 import { PRIORITY_BAND, type PlanEntry } from '../common/gather/plan-file.js';
+import { TakedownSet } from '../common/takedowns.js';
 import { canonicalOrNone, canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
 import { shepherdConfig, type ShepherdConfig } from './config.js';
 import { FootprintMap, MAX_ROW_ID, footprintKey } from './footprint-map.js';
@@ -1016,9 +1017,10 @@ export class UrlDb {
   /**
    * Up to `limit` URLs to fetch now, at most `perSite` per site, in plan order
    * with plan priorities and conditional-GET validators (bands in the module
-   * comment). Reads only; markQueued takes them out once planned.
+   * comment). Reads only; markQueued takes them out once planned. URLs
+   * `takedowns` hides are passed over, left as they are.
    */
-  due(now: number, limit: number, perSite: number = Number.POSITIVE_INFINITY): DueUrl[] {
+  due(now: number, limit: number, perSite: number = Number.POSITIVE_INFINITY, takedowns: TakedownSet = TakedownSet.EMPTY): DueUrl[] {
     whole(now, 'now');
     whole(limit, 'limit');
     if (limit >= PRIORITY_BAND) throw new RangeError(`limit must be below ${PRIORITY_BAND}`);
@@ -1031,6 +1033,7 @@ export class UrlDb {
       // The row is read by id (a rowid lookup) to learn its site; a row over perSite is read and skipped.
       const take = (row: Candidate, band: 'refresh' | 'new') => {
         const d = this.s.dueDetail.get(row.id)!;
+        if (takedowns.size > 0 && takedowns.hides(d.url)) return;
         const n = taken.get(d.site_id) ?? 0;
         if (n >= perSite) return;
         taken.set(d.site_id, n + 1);
