@@ -87,11 +87,11 @@
  * A Scope is immutable; build a new one when the config or the seeds change.
  */
 
-import { getDomain } from 'tldts';
 import { isSherlockError, SherlockError } from '../common/errors.js';
 import { canonicalUrl, MAX_URL_LENGTH, urlParts } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
-import { compileHostPattern, matchesHost, ParamNames, urlPatternProblem, type HostPattern } from './scope-patterns.js';
+import { compileHostPattern, matchesHost, registrableDomain, urlPatternProblem, type HostPattern } from '../common/url-patterns.js';
+import { ParamNames } from './scope-patterns.js';
 
 /** The keys of [shepherd] a Scope reads (the parsed config, defaults filled in). */
 export type ScopeConfig = Pick<
@@ -126,19 +126,10 @@ export type JudgeFrom = { seed: true } | { url: string; depth: number };
 
 export type Verdict = { ok: true; url: string; depth: number } | { ok: false; reason: RejectReason };
 
-/** tldts options: the PSL's private section counts (x.github.io ≠ y.github.io). */
-const PSL = { allowPrivateDomains: true } as const;
-
 /** The path and query of a canonical URL's rest (`/path?query`). */
 function splitRest(rest: string): { path: string; query: string | undefined } {
   const q = rest.indexOf('?');
   return q < 0 ? { path: rest, query: undefined } : { path: rest.slice(0, q), query: rest.slice(q + 1) };
-}
-
-/** The registrable domain of a canonical host, or the host itself when it has none (IP, localhost, bare suffix). */
-function siteDomain(host: string): string {
-  if (host.startsWith('[')) return host;
-  return getDomain(host, PSL) ?? host;
 }
 
 export class Scope {
@@ -169,7 +160,7 @@ export class Scope {
     this.patterns = config.deny_patterns.map((pattern) => new RegExp(pattern));
     for (const host of seedHosts) {
       this.seedHosts.add(host);
-      this.seedDomains.add(siteDomain(host));
+      this.seedDomains.add(registrableDomain(host));
     }
   }
 
@@ -214,7 +205,7 @@ export class Scope {
       case 'host':
         return this.seedHosts.has(host);
       case 'domain':
-        return this.seedDomains.has(siteDomain(host));
+        return this.seedDomains.has(registrableDomain(host));
     }
   }
 
