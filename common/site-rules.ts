@@ -152,6 +152,8 @@ export class SiteRules {
   private readonly byUrl: Compiled[] = [];
   /** Host → its host and domain rules; a cache that changes no answer. */
   private readonly hostRules = new Map<string, Compiled[]>();
+  /** Every accept and reject pattern, compiled once. */
+  private readonly regexes = new Map<string, RegExp>();
 
   /** The rules of the files in `dir` (siteRuleFiles); SHERLOCK_BAD_CONFIG with FILE:LINE on the first problem. */
   static load(dir: string | undefined): SiteRules {
@@ -172,6 +174,7 @@ export class SiteRules {
     this.rules = compiled.map((c) => c.rule);
     this.files = files;
     for (const c of compiled) {
+      for (const pattern of [...(c.rule.settings.accept ?? []), ...(c.rule.settings.reject ?? [])]) this.regexes.set(pattern, new RegExp(pattern));
       const { kind, text } = c.rule.matcher;
       if (kind === 'host') {
         const pattern = compileHostPattern(text) as { host: string; subdomains: boolean };
@@ -215,6 +218,23 @@ export class SiteRules {
       }
     }
     return { rules, settings: settings as RuleSettings, from };
+  }
+
+  /**
+   * Why the rules keep a canonical URL out of the crawl, naming the rule: a
+   * `reject` pattern it matches, or an `accept` list none of whose patterns
+   * it matches. Undefined when they do not.
+   */
+  refusal(url: string): string | undefined {
+    const e = this.effective(url);
+    const test = (pattern: string): boolean => this.regexes.get(pattern)!.test(url);
+    const rejected = e.settings.reject?.find(test);
+    if (rejected !== undefined) {
+      const rule = e.from.reject!.find((r) => r.settings.reject!.includes(rejected))!;
+      return `reject ${JSON.stringify(rejected)} of ${rule.where}`;
+    }
+    if (e.settings.accept !== undefined && !e.settings.accept.some(test)) return `no accept pattern of ${e.from.accept![0]!.where} matches`;
+    return undefined;
   }
 
   /** One setting for a canonical URL, as effective() gives it. */

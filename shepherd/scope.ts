@@ -30,6 +30,8 @@
  *  - denied   the host matches a `deny` host pattern. Deny beats everything,
  *             seeds and allow included: it is the operator's last word.
  *  - pattern  the URL matches one of `deny_patterns`.
+ *  - rule     a site rule (common/site-rules.ts) refuses it: it matches a
+ *             `reject` pattern, or none of an `accept` list's.
  *  Seeds (`from = {seed: true}`) stop here: they are depth 0 and in scope by
  *  definition. Links (`from = {url, depth}`, `url` resolved against `from.url`
  *  when relative) go on:
@@ -88,6 +90,7 @@
  */
 
 import { isSherlockError, SherlockError } from '../common/errors.js';
+import { SiteRules } from '../common/site-rules.js';
 import { canonicalUrl, MAX_URL_LENGTH, urlParts } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
 import { compileHostPattern, matchesHost, registrableDomain, urlPatternProblem, type HostPattern } from '../common/url-patterns.js';
@@ -108,13 +111,14 @@ export type ScopeConfig = Pick<
 >;
 
 /** Why a URL is not taken: a closed set, also the label of the shepherd's rejection counters. */
-export type RejectReason = 'scope' | 'depth' | 'length' | 'repeats' | 'params' | 'denied' | 'pattern' | 'scheme';
+export type RejectReason = 'scope' | 'depth' | 'length' | 'repeats' | 'params' | 'denied' | 'pattern' | 'rule' | 'scheme';
 
 export const REJECT_REASONS: readonly RejectReason[] = [
   'scheme',
   'length',
   'denied',
   'pattern',
+  'rule',
   'scope',
   'depth',
   'repeats',
@@ -148,7 +152,11 @@ export class Scope {
    * host and domain scope compare with them and their domains). A pattern that
    * does not parse is a SherlockError (SHERLOCK_BAD_CONFIG with the key).
    */
-  constructor(config: ScopeConfig, seedHosts: Iterable<string>) {
+  constructor(
+    config: ScopeConfig,
+    seedHosts: Iterable<string>,
+    private readonly rules = SiteRules.none,
+  ) {
     this.config = config;
     this.strip = new ParamNames(config.strip_params);
     this.allow = compileHostPatterns(config.allow, 'shepherd.allow');
@@ -254,6 +262,7 @@ export class Scope {
     const { host, rest } = urlParts(normal);
     if (this.deny.some((p) => matchesHost(p, host))) return { url: normal, early: 'denied', inScope: false };
     if (this.patterns.some((pattern) => pattern.test(normal))) return { url: normal, early: 'pattern', inScope: false };
+    if (this.rules.refusal(normal) !== undefined) return { url: normal, early: 'rule', inScope: false };
     const facts: UrlFacts = { url: normal, inScope: this.hostInScope(host) };
     const { path, query } = splitRest(rest);
     if (repeatsTooOften(path, this.config.max_path_repeats)) facts.late = 'repeats';

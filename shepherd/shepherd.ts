@@ -16,7 +16,8 @@
  *          state lost) are due again after shepherd.requeue_after.
  *
  * Scope: the seeds' hosts (kept in the database, meta `seed_hosts`) and the
- * [shepherd] rules (scope.ts) judge every link before it is added. Seeds come
+ * [shepherd] rules and the site rules' accept and reject patterns (scope.ts)
+ * judge every link before it is added. Seeds come
  * through the inbox (seed-inbox.ts): `sherlock inject` and `sherlock crawl`
  * put a file there, and whoever holds the database takes it.
  */
@@ -28,6 +29,7 @@ import { FEEDBACK_NAME, readFeedback, type FeedbackRecord } from '../common/inde
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { logger } from '../common/log.js';
 import { listPlans, writePlan, writePlanInBackground, type PlanEntry } from '../common/gather/plan-file.js';
+import { SiteRules } from '../common/site-rules.js';
 import { footprint } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
 import { readReports, type FetchResult } from './results.js';
@@ -111,22 +113,24 @@ export class Shepherd {
   private constructor(
     readonly state: string,
     private config: ShepherdConfig,
+    private rules: SiteRules,
     readonly db: UrlDb,
   ) {
     const stored = db.getMeta(META.seedHosts);
     this.seedHosts = new Set(typeof stored === 'string' ? (JSON.parse(stored) as string[]) : []);
-    this.scope = new Scope(config, this.seedHosts);
+    this.scope = new Scope(config, this.seedHosts, rules);
   }
 
-  static open(state: string, config: ShepherdConfig): Shepherd {
-    return new Shepherd(state, config, UrlDb.open(state, config));
+  static open(state: string, config: ShepherdConfig, rules = SiteRules.none): Shepherd {
+    return new Shepherd(state, config, rules, UrlDb.open(state, config, rules));
   }
 
-  /** A reloaded [shepherd] config: scope, budgets and schedule from the next call on; the URL database stays open (UrlDb.configure). */
-  configure(config: ShepherdConfig): void {
+  /** A reloaded [shepherd] config and site rules: scope, budgets and schedule from the next call on; the URL database stays open (UrlDb.configure). */
+  configure(config: ShepherdConfig, rules = this.rules): void {
     this.config = config;
-    this.scope = new Scope(config, this.seedHosts);
-    this.db.configure(config);
+    this.rules = rules;
+    this.scope = new Scope(config, this.seedHosts, rules);
+    this.db.configure(config, rules);
   }
 
   close(): void {
@@ -172,7 +176,7 @@ export class Shepherd {
       this.db.setMeta(META.seedHosts, JSON.stringify([...batch.hosts]));
       // Ahead of the commit by a moment: should it fail, the seed file stays in the inbox and brings the hosts again.
       for (const host of batch.hosts) this.seedHosts.add(host);
-      this.scope = new Scope(this.config, this.seedHosts);
+      this.scope = new Scope(this.config, this.seedHosts, this.rules);
     });
   }
 
