@@ -143,9 +143,15 @@ interface Compiled {
   test?: (url: string) => boolean;
 }
 
+/** A rule file's name and text: what SiteRules are made from, and what a worker thread is given to make them again. */
+export interface RuleSource {
+  file: string;
+  text: string;
+}
+
 export class SiteRules {
   readonly rules: readonly SiteRule[];
-  readonly files: readonly string[];
+  readonly sources: readonly RuleSource[];
   private readonly byHost = new Map<string, Compiled[]>();
   private readonly bySubdomain = new Map<string, Compiled[]>();
   private readonly byDomain = new Map<string, Compiled[]>();
@@ -162,17 +168,17 @@ export class SiteRules {
   }
 
   /** The rules of these texts, in this order (`file` names them in errors and reports). */
-  static fromTexts(sources: ReadonlyArray<{ file: string; text: string }>): SiteRules {
+  static fromTexts(sources: readonly RuleSource[]): SiteRules {
     const compiled: Compiled[] = [];
     for (const { file, text } of sources) compiled.push(...compileFile(file, text, compiled.length));
-    return new SiteRules(compiled, sources.map((source) => source.file));
+    return new SiteRules(compiled, sources);
   }
 
   static readonly none = new SiteRules([], []);
 
-  private constructor(compiled: Compiled[], files: string[]) {
+  private constructor(compiled: Compiled[], sources: readonly RuleSource[]) {
     this.rules = compiled.map((c) => c.rule);
-    this.files = files;
+    this.sources = sources;
     for (const c of compiled) {
       for (const pattern of [...(c.rule.settings.accept ?? []), ...(c.rule.settings.reject ?? [])]) this.regexes.set(pattern, new RegExp(pattern));
       const { kind, text } = c.rule.matcher;
@@ -185,6 +191,10 @@ export class SiteRules {
         this.byUrl.push(c);
       }
     }
+  }
+
+  get files(): string[] {
+    return this.sources.map((source) => source.file);
   }
 
   get empty(): boolean {

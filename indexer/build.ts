@@ -37,6 +37,7 @@ import type { EntryPlace } from '../common/index/chains.js';
 import { attachAnchors, rankCards, staticWeights, writeFeedback } from './links.js';
 import { mergeCards, resolveRedirects } from './merge.js';
 import { indexDirectory } from '../common/index/layout.js';
+import type { SiteRules } from '../common/site-rules.js';
 import { beginVersion, publishVersion } from './publish.js';
 import { scan } from './scan.js';
 import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
@@ -77,6 +78,8 @@ export type Stage = (typeof STAGES)[number];
 export interface BuildOptions {
   state: string;
   config: IndexerConfig;
+  /** The site rules: URLs with `index = false` are left out (scan.ts). */
+  rules?: SiteRules;
   /** Publish the working files too (listed in the Manifest). */
   keepWork?: boolean;
   /** How far a stage is: `done` of `total` (buckets for the scan, cards for chewing). */
@@ -145,7 +148,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     dir = begun.dir;
     const at = (name: string) => join(begun.dir, name);
     const buckets = bucketFilePath(state);
-    const scanned = await stage('scan', () => scan(buckets, at('Attributes'), (read) => options.onProgress?.('scan', read, read)));
+    const scanned = await stage('scan', () => scan(buckets, at('Attributes'), (read) => options.onProgress?.('scan', read, read), options.rules));
     const workers = workerCount(config.workers);
     const budget = sharedBudget(config.memory_budget, workers);
     // The vocabulary's share of the budget; past it, it is spilled in segments (segments.ts).

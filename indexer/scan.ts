@@ -14,6 +14,10 @@
  *   other codes ≥ 2000 (404, robots denied, …)    the document is gone
  *   K=robots (robots.txt)                         not a document
  *
+ * A URL a site rule says `index = false` of (common/site-rules.ts: stored,
+ * not indexed) is gone whatever its bucket says, so a version indexed before
+ * the rule leaves the index with the next build.
+ *
  * Newest is by download time (D), ties going to the later stored: the
  * gatherer stores in fetch order, but `sherlock import archive` stores
  * captures in the order of the files given, an old one after a newer fetch
@@ -32,6 +36,7 @@ import { isSherlockError, SherlockError } from '../common/errors.js';
 import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { MAX_CARD_ID } from '../common/index/refs.js';
 import { logger } from '../common/log.js';
+import { SiteRules } from '../common/site-rules.js';
 import { fingerprint } from '../common/url.js';
 import { FINGERPRINT_SIZE, writeAttributes, type Attributes } from './work-files.js';
 
@@ -60,7 +65,7 @@ function verdict(code: number): 'document' | 'redirect' | 'gone' | undefined {
 const GONE = -1;
 
 /** Scans the bucket file `buckets`, writes `attributesFile`; `onProgress` gets the buckets read so far. */
-export function scan(buckets: string, attributesFile: string, onProgress?: (read: number) => void): ScanReport {
+export function scan(buckets: string, attributesFile: string, onProgress?: (read: number) => void, rules = SiteRules.none): ScanReport {
   const reader = BucketReader.open(buckets);
   // Per fingerprint (latin1 string of its 12 bytes): its slot in `chosen` and `times`.
   const slots = new Map<string, number>();
@@ -103,8 +108,9 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
         log.warning('bucket skipped', { file: buckets, oid: stored.oid, url, problem: err.message });
         continue;
       }
-      const what = verdict(code);
+      let what = verdict(code);
       if (what === undefined) continue;
+      if (what !== 'gone' && !rules.empty && rules.setting(url, 'index') === false) what = 'gone';
       let slot = slots.get(key);
       if (slot === undefined) {
         slot = slots.size;
