@@ -81,10 +81,12 @@ const settingsShape = {
     .optional(),
   /** false: fetch and store, but leave out of the index. */
   index: z.boolean().optional(),
-  /** Added to the static weight of the URLs' cards, -1 to 1 (a bonus or a penalty). */
-  weight: z.number().min(-1).max(1).optional(),
-  /** At most this many results from the site in one answer. */
-  result_cap: z.number().int().min(1).max(1000).optional(),
+};
+
+/** Settings issue 33 asks for that nothing applies yet: refused by name rather than accepted and ignored. */
+const NOT_YET: Record<string, string> = {
+  weight: 'an index-time weight bonus or penalty is not built yet',
+  result_cap: "a site's result cap is not built yet",
 };
 
 const ruleSchema = z
@@ -296,6 +298,7 @@ function compileFile(file: string, text: string, first: number): Compiled[] {
     const keyAt = (key: string): string => (lines.has(`site.${index}.${key}`) ? at(`site.${index}.${key}`) : where);
     if (typeof table !== 'object' || table === null || Array.isArray(table)) throw bad(where, 'site: expected a [[site]] table');
     for (const key of Object.keys(table)) {
+      if (NOT_YET[key] !== undefined) throw bad(keyAt(key), `${key}: ${NOT_YET[key]} (docs/site-rules.md)`);
       if (!(RULE_KEYS as string[]).includes(key)) throw bad(keyAt(key), `${key}: unknown key${didYouMean(key, RULE_KEYS)}`);
     }
     const checked = ruleSchema.safeParse(table);
