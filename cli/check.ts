@@ -12,6 +12,9 @@
  * disallowed, the answer is the output: exit 0. `check fetch` fetches only
  * what robots.txt allows.
  *
+ * Both follow the site rules as the gatherer does: a rule's delay in place
+ * of min_delay, its robots_disallow paths disallowed (and not fetched).
+ *
  * stdout is the report (--json: one JSON object, `check fetch`'s `robots` field
  * being `check robots`'s object); logs go to stderr.
  */
@@ -105,11 +108,11 @@ interface Checked {
 
 /** What both commands begin with: config, the canonical URL, the robots.txt check; exit 1 if that cannot run. */
 async function afterRobots(url: string, cmd: Command, body: (checked: Checked) => Promise<void>): Promise<number> {
-  const config = loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.gatherer;
+  const { config: { gatherer: config }, rules } = loadSettings(cmd.optsWithGlobals<GlobalOptions>());
   const canonical = usableUrl(url);
   const fetcher = fetcherFor(config);
   try {
-    const robots = await checkRobots(canonical, config, fetcher);
+    const robots = await checkRobots(canonical, config, fetcher, rules);
     if (!robots.ok) {
       process.stderr.write(`sherlock: ${canonical}: ${robots.problem}\n`);
       return EXIT.failure;
@@ -149,9 +152,10 @@ function robotsLines(r: RobotsReport, config: GathererConfig): Line[] {
   lines.push(['policy', `${r.policy}, expires ${r.expiresAt} (in ${duration(expires)})`]);
   const capped = r.crawlDelayMs !== null && r.crawlDelayMs > config.max_crawl_delay ? `, capped at max_crawl_delay ${duration(config.max_crawl_delay)}` : '';
   lines.push(['crawl-delay', r.crawlDelayMs === null ? 'none' : `${duration(r.crawlDelayMs)}${capped}`]);
-  lines.push(['delay', `${duration(r.delayMs)} between requests to ${r.address} (min_delay ${duration(config.min_delay)})`]);
+  const floor = r.delayRule === null ? `min_delay ${duration(config.min_delay)}` : `delay of site rule ${r.delayRule}`;
+  lines.push(['delay', `${duration(r.delayMs)} between requests to ${r.address} (${floor})`]);
   for (const sitemap of r.sitemaps) lines.push(['sitemap', sitemap]);
-  lines.push(['verdict', r.verdict]);
+  lines.push(['verdict', r.ruleRefusal === null ? r.verdict : `${r.verdict}: ${r.ruleRefusal}`]);
   return lines;
 }
 

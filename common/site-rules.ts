@@ -241,12 +241,17 @@ export class SiteRules {
     const e = this.effective(url);
     const test = (pattern: string): boolean => this.regexes.get(pattern)!.test(url);
     const rejected = e.settings.reject?.find(test);
-    if (rejected !== undefined) {
-      const rule = e.from.reject!.find((r) => r.settings.reject!.includes(rejected))!;
-      return `reject ${JSON.stringify(rejected)} of ${rule.where}`;
-    }
+    if (rejected !== undefined) return `reject ${JSON.stringify(rejected)} of ${listedBy(e, 'reject', rejected)}`;
     if (e.settings.accept !== undefined && !e.settings.accept.some(test)) return `no accept pattern of ${e.from.accept![0]!.where} matches`;
     return undefined;
+  }
+
+  /** Why a site rule's robots_disallow refuses a canonical URL, naming the rule; undefined when none does. */
+  robotsRefusal(url: string): string | undefined {
+    const e = this.effective(url);
+    const { rest } = urlParts(url);
+    const path = e.settings.robots_disallow?.find((prefix) => rest.startsWith(prefix));
+    return path === undefined ? undefined : `disallowed by site rule ${listedBy(e, 'robots_disallow', path)} (robots_disallow ${path})`;
   }
 
   /** One setting for a canonical URL, as effective() gives it. */
@@ -268,6 +273,11 @@ export class SiteRules {
     this.hostRules.set(host, found);
     return found;
   }
+}
+
+/** Where the first matching rule listing `entry` in its `name` list is written. */
+function listedBy(e: Effective, name: 'reject' | 'robots_disallow', entry: string): string {
+  return e.from[name]!.find((rule) => rule.settings[name]!.includes(entry))!.where;
 }
 
 /** Hosts whose rules are remembered before the memory starts over. */

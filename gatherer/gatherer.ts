@@ -47,7 +47,6 @@ import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/service/metrics.js';
 import { SiteRules } from '../common/site-rules.js';
-import { urlParts } from '../common/url.js';
 import { listPlans } from '../common/gather/plan-file.js';
 import { GatherQueue, queuedIn, type Host, type QueueEntry } from '../common/gather/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/gather/host-file.js';
@@ -428,7 +427,7 @@ export class Gatherer {
       const url = `${siteOf(host)}${queued.rest}`;
       rt.taken += 1;
       const verdict = rt.robots.verdict(url);
-      const ruleDenied = verdict.allowed ? this.ruleDisallows(url) : undefined;
+      const ruleDenied = verdict.allowed ? this.rules.robotsRefusal(url) : undefined;
       if (!verdict.allowed || ruleDenied !== undefined) {
         release(0);
         this.counters.robotsDenied += 1;
@@ -499,17 +498,6 @@ export class Gatherer {
     return Math.max(this.rules.setting(url, 'delay') ?? this.config.min_delay, crawlDelay);
   }
 
-  /** Why a site rule's robots_disallow refuses `url` (the message stored), or undefined when none does. */
-  private ruleDisallows(url: string): string | undefined {
-    const effective = this.rules.effective(url);
-    const paths = effective.settings.robots_disallow;
-    if (paths === undefined) return undefined;
-    const { rest } = urlParts(url);
-    const path = paths.find((prefix) => rest.startsWith(prefix));
-    if (path === undefined) return undefined;
-    const rule = effective.from.robots_disallow!.find((r) => r.settings.robots_disallow!.includes(path))!;
-    return `disallowed by site rule ${rule.where} (robots_disallow ${path})`;
-  }
 
   private refresh(rt: HostRuntime): void {
     const host = this.queue.get(rt.host);

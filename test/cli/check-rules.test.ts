@@ -1,6 +1,7 @@
 /**
  * `sherlock check rules URL` through the built CLI, with rule files in a
- * sites.d beside a real config file.
+ * sites.d beside a real config file; `check robots` and `check fetch`
+ * following them against a real server on 127.0.0.229.
  */
 
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import test from 'node:test';
 import type { TestContext } from 'node:test';
 import { runCli } from '../helpers/cli.js';
+import { startFixture } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
 
 /** A config file with the given rule files in sites.d beside it; its path. */
@@ -62,4 +64,32 @@ test('check rules: a bad rule file is exit 78 naming file:line, a bad URL exit 2
   const good = configWithRules(t, RULES);
   const url = await runCli(['--config', good, 'check', 'rules', 'ftp://example.org/']);
   assert.equal(url.status, 2);
+});
+
+test('check robots and check fetch follow the site rules: the rule delay, and robots_disallow disallows without a fetch', async (t) => {
+  const server = await startFixture({
+    address: '127.0.0.229',
+    routes: {
+      '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nDisallow: /private\n'),
+      '*': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<title>t</title>'),
+    },
+  });
+  t.after(() => server.close());
+  const config = configWithRules(t, { 'local.toml': '[[site]]\nhost = "127.0.0.229"\ndelay = "250ms"\nrobots_disallow = ["/drafts/"]\n' });
+  const sites = join(config, '..', 'sites.d');
+  const args = ['--config', config, '--set', 'gatherer.allow_private_addresses=true'];
+
+  const open = await runCli([...args, 'check', 'robots', `${server.origin}/pub`]);
+  assert.equal(open.status, 0, open.stderr);
+  assert.match(open.stdout, new RegExp(`^delay {8}250ms between requests to 127\\.0\\.0\\.229 \\(delay of site rule ${sites}/local\\.toml:1\\)$`, 'm'));
+  assert.match(open.stdout, /^verdict {6}allowed$/m);
+
+  const drafts = await runCli([...args, 'check', 'fetch', `${server.origin}/drafts/x`, '--json']);
+  assert.equal(drafts.status, 0, drafts.stderr);
+  const report = JSON.parse(drafts.stdout) as { robots: { verdict: string; ruleRefusal: string; delayMs: number }; fetch: unknown };
+  assert.equal(report.robots.verdict, 'disallowed');
+  assert.equal(report.robots.ruleRefusal, `disallowed by site rule ${sites}/local.toml:1 (robots_disallow /drafts/)`);
+  assert.equal(report.robots.delayMs, 250);
+  assert.equal(report.fetch, null);
+  assert.deepEqual(server.requests.map((r) => r.path), ['/robots.txt', '/robots.txt'], 'the drafts page was never requested');
 });

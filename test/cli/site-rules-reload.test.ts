@@ -11,17 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { writePlan } from '../../common/gather/plan-file.js';
-import { startCli } from '../helpers/cli.js';
+import { startCli, until } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
-
-const until = async (what: string, ok: () => boolean, ms = 15_000): Promise<void> => {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 test('gatherer run on SIGHUP: a bad rule file is logged with file:line and the running rules kept; a good one replaces them', async (t) => {
   const dir = scratchDir(t);
