@@ -105,7 +105,8 @@ export function registerShepherd(program: Command): void {
         const state = stateDir(opts);
         const sites = opts.all === true ? ['*'] : opts.site!.map(origin);
         const path = writeRefetch(state, sites);
-        const report = takeInboxIfFree(state, loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.shepherd);
+        const { config, rules } = loadSettings(cmd.optsWithGlobals<GlobalOptions>());
+        const report = takeInboxIfFree(state, config.shepherd, rules);
         print(report === undefined ? `a running shepherd holds the URL database; it applies ${path} at its next cycle` : `${report.refetched} URLs due now`);
       }),
     );

@@ -238,6 +238,7 @@ export class SiteRules {
    * it matches. Undefined when they do not.
    */
   refusal(url: string): string | undefined {
+    if (this.empty) return undefined;
     const e = this.effective(url);
     const test = (pattern: string): boolean => this.regexes.get(pattern)!.test(url);
     const rejected = e.settings.reject?.find(test);
@@ -248,6 +249,7 @@ export class SiteRules {
 
   /** Why a site rule's robots_disallow refuses a canonical URL, naming the rule; undefined when none does. */
   robotsRefusal(url: string): string | undefined {
+    if (this.empty) return undefined;
     const e = this.effective(url);
     const { rest } = urlParts(url);
     const path = e.settings.robots_disallow?.find((prefix) => rest.startsWith(prefix));

@@ -412,12 +412,13 @@ export class Shepherd {
 
 /**
  * Takes the inbox at once when no shepherd holds the URL database (the
- * report), else leaves it to the running one (undefined).
+ * report), else leaves it to the running one (undefined). Seeds are judged
+ * with the site rules as the running shepherd would judge them.
  */
-export function takeInboxIfFree(state: string, config: ShepherdConfig): InjectReport | undefined {
+export function takeInboxIfFree(state: string, config: ShepherdConfig, rules = SiteRules.none): InjectReport | undefined {
   let shepherd: Shepherd;
   try {
-    shepherd = Shepherd.open(state, config);
+    shepherd = Shepherd.open(state, config, rules);
   } catch (err) {
     if (isSherlockError(err, 'SHERLOCK_LOCKED')) return undefined;
     throw err;

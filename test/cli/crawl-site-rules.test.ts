@@ -2,7 +2,8 @@
  * Site rules in the shepherd, end to end through `sherlock crawl
  * --until-idle` with a sites.d beside the config file: reject and accept
  * patterns keep URLs from ever being planned (so the servers never see them),
- * and a rule's refetch bounds set the intervals of its URLs in the URL database.
+ * and a rule's refetch bounds set the intervals of its URLs in the URL
+ * database. `sherlock inject` judges seeds by the same rules.
  */
 
 import assert from 'node:assert/strict';
@@ -53,4 +54,19 @@ test('a crawl never requests what site rules reject or do not accept, and refetc
     // initial_refetch (1d) held within the rule bounds [10m, 2h] for the shop, [shepherd]'s [1h, 30d] for the docs.
     assert.equal(row.nextFetch - row.lastFetch, row.url.startsWith(shop.origin) ? 2 * 3600 : 86_400, row.url);
   }
+});
+
+test('sherlock inject refuses seeds a site rule rejects, naming the reason rule', async (t) => {
+  const dir = scratchDir(t);
+  const config = join(dir, 'sherlock.toml');
+  writeFileSync(config, '');
+  mkdirSync(join(dir, 'sites.d'));
+  writeFileSync(join(dir, 'sites.d', 'a.toml'), '[[site]]\ndomain = "example.org"\nreject = ["/private/"]\n');
+  const seeds = join(dir, 'seeds.txt');
+  writeFileSync(seeds, 'https://example.org/\nhttps://www.example.org/private/x\nhttps://example.net/private/y\n');
+  const run = await runCli(['--config', config, 'inject', '--state', join(dir, 'state'), '--json', seeds]);
+  assert.equal(run.status, 0, run.stderr);
+  const report = JSON.parse(run.stdout) as { added: number; rejected: Record<string, number> };
+  assert.equal(report.added, 2);
+  assert.deepEqual(report.rejected, { rule: 1 });
 });
