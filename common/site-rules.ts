@@ -81,11 +81,12 @@ const settingsShape = {
     .optional(),
   /** false: fetch and store, but leave out of the index. */
   index: z.boolean().optional(),
+  /** Added to the static weight of the URLs' cards, as a share of its range: -1 to 1 (a penalty or a bonus). */
+  weight: z.number().min(-1).max(1).optional(),
 };
 
 /** Settings issue 33 asks for that nothing applies yet: refused by name rather than accepted and ignored. */
 const NOT_YET: Record<string, string> = {
-  weight: 'an index-time weight bonus or penalty is not built yet',
   result_cap: "a site's result cap is not built yet",
 };
 

@@ -182,7 +182,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       return { rank, ...mergeCards(at('Merges'), facts, redirects, { checksums: at('Checksums'), signatures: at('Signatures'), threshold: config.signature_threshold, rank }) };
     });
     const anchored = await stage('links', () => {
-      facts.weights.set(staticWeights(merged.rank, merged.merges, facts.flags));
+      facts.weights.set(staticWeights(merged.rank, merged.merges, facts.flags, scanned.bonus));
       writeFeedback(at('Feedback'), facts);
       const files = { refTexts: at('RefTexts'), postings: at('Postings'), out: at('AnchoredPostings'), sortDir: begun.dir };
       return attachAnchors(files, finder, facts, merged.merges, words, sortBudget(words.bytes));

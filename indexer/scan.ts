@@ -16,7 +16,8 @@
  *
  * A URL a site rule says `index = false` of (common/site-rules.ts: stored,
  * not indexed) is gone whatever its bucket says, so a version indexed before
- * the rule leaves the index with the next build.
+ * the rule leaves the index with the next build. A rule's `weight` of each
+ * card's URL is kept for the links stage (`bonus`).
  *
  * Newest is by download time (D), ties going to the later stored: the
  * gatherer stores in fetch order, but `sherlock import archive` stores
@@ -52,6 +53,8 @@ export interface ScanReport extends Attributes {
   bad: number;
   /** The oid after the last bucket read: where buckets stored after this scan begin. */
   next: number;
+  /** Per card, its site rules' weight (-1 to 1); undefined without rules. */
+  bonus: Float32Array | undefined;
 }
 
 /** What a bucket says of its URL: a version to index (`document`, `redirect`), `gone`, or nothing new. */
@@ -72,6 +75,7 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
   // Per slot: oid × 2, plus 1 for a redirect, or GONE; and the D of the bucket that decided it.
   const chosen: number[] = [];
   const times: number[] = [];
+  const bonuses: number[] = [];
   let read = 0;
   let bad = 0;
   let next = 1;
@@ -118,14 +122,17 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
       } else if (time < times[slot]!) continue;
       chosen[slot] = what === 'gone' ? GONE : stored.oid * 2 + (what === 'redirect' ? 1 : 0);
       times[slot] = time;
+      if (!rules.empty) bonuses[slot] = rules.setting(url, 'weight') ?? 0;
     }
     onProgress?.(read);
     const keys: string[] = [];
     const values: number[] = [];
+    const kept: number[] = [];
     for (const [key, slot] of slots) {
       if (chosen[slot] === GONE) continue;
       keys.push(key);
       values.push(chosen[slot]!);
+      kept.push(slot);
     }
     const cards = keys.length;
     if (cards > MAX_CARD_ID + 1) throw new RangeError(`${cards} documents: an index version holds at most ${MAX_CARD_ID + 1}`);
@@ -133,12 +140,14 @@ export function scan(buckets: string, attributesFile: string, onProgress?: (read
     const oids = new Uint32Array(cards);
     const flags = new Uint8Array(cards);
     const fingerprints = Buffer.alloc(cards * FINGERPRINT_SIZE);
+    const bonus = rules.empty ? undefined : new Float32Array(cards);
     order.forEach((k, id) => {
+      if (bonus !== undefined) bonus[id] = bonuses[kept[k]!]!;
       oids[id] = Math.floor(values[k]! / 2);
       flags[id] = values[k]! % 2 === 1 ? CARD_FLAG.empty : 0;
       fingerprints.write(keys[k]!, id * FINGERPRINT_SIZE, 'latin1');
     });
-    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad, next };
+    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad, next, bonus };
     writeAttributes(attributesFile, report);
     return report;
   } finally {

@@ -66,7 +66,8 @@ test('a bad rule is refused with file:line: unknown key with did-you-mean, bad v
   assert.match(refused('[[site]]\nhost = "a.example"\n\ndelya = "1s"\n').message, /^a\.toml:4: delya: unknown key, did you mean delay\?/);
   assert.match(refused('[[site]]\nhost = "a.example"\nconnections = 4\n').message, /^a\.toml:3: connections: only 1/);
   assert.match(refused('[[site]]\nhost = "a.example"\n[[site]]\nhost = "b.example"\ndelay = 3\n').message, /^a\.toml:5: delay: .*got 3/);
-  assert.match(refused('[[site]]\nhost = "a.example"\nweight = 0.5\n').message, /^a\.toml:3: weight: .*not built yet/);
+  assert.match(refused('[[site]]\nhost = "a.example"\nweight = 1.5\n').message, /^a\.toml:3: weight: .*got 1\.5/);
+  assert.match(refused('[[site]]\nhost = "a.example"\nresult_cap = 3\n').message, /^a\.toml:3: result_cap: .*not built yet/);
   assert.match(refused('[[site]]\nregex = "a(b"\n').message, /^a\.toml:2: regex: .*not a valid regular expression/);
   assert.match(refused('[[site]]\nhost = "a.example"\nreject = ["ok", "(("]\n').message, /^a\.toml:3: reject: entry 1/);
   assert.match(refused('# nothing\n[[site]]\ndelay = "1s"\n').message, /^a\.toml:2: a rule needs exactly one matcher .* found none/);
