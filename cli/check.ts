@@ -1,12 +1,19 @@
 /**
  * `sherlock check robots|fetch URL`: what the gatherer would do with one URL,
  * writing nothing and needing no state directory (gatherer/check.ts does the
- * work; this file parses the arguments and prints the report).
+ * work; this file parses the arguments and prints the report). `sherlock
+ * check rules URL`: the site rules (common/site-rules.ts) that apply to a URL,
+ * each with its FILE:LINE and matcher, then each effective setting and the
+ * rules it came from; exit 0 whether or not any applies, 78 when a rule file
+ * is bad.
  *
  * The URL is canonicalised (a bad one is a usage error, exit 2). A refused or
  * failed lookup of its host means the check cannot run: exit 1. Allowed or
  * disallowed, the answer is the output: exit 0. `check fetch` fetches only
  * what robots.txt allows.
+ *
+ * Both follow the site rules as the gatherer does: a rule's delay in place
+ * of min_delay, its robots_disallow paths disallowed (and not fetched).
  *
  * stdout is the report (--json: one JSON object, `check fetch`'s `robots` field
  * being `check robots`'s object); logs go to stderr.
@@ -15,6 +22,7 @@
 import type { Command } from 'commander';
 import type { LinkType } from '../common/bucket/doc-body.js';
 import { EXIT, SherlockError, isSherlockError } from '../common/errors.js';
+import { SETTING_NAMES, type Effective, type SiteRule } from '../common/site-rules.js';
 import { canonicalUrl } from '../common/url.js';
 import { checkFetch, checkRobots, type DocumentReport, type FetchReport, type RobotsReport } from '../gatherer/check.js';
 import type { GathererConfig } from '../gatherer/config.js';
@@ -31,7 +39,23 @@ interface CheckOptions {
 }
 
 export function registerCheck(program: Command): void {
-  const check = program.command('check').description('what the gatherer would do with a URL; writes nothing');
+  const check = program.command('check').description('what the gatherer would do with a URL, or which site rules apply to it; writes nothing');
+
+  check
+    .command('rules')
+    .description('the site rules (sites.d) that apply to the URL, and each setting they give with the rule it came from')
+    .argument('<url>', 'the URL to check')
+    .option('--json', 'print the report as one JSON object')
+    .action(
+      action((url: string, opts: CheckOptions, cmd: Command) => {
+        const { rules } = loadSettings(cmd.optsWithGlobals<GlobalOptions>());
+        const canonical = usableUrl(url);
+        const effective = rules.effective(canonical);
+        if (opts.json === true) printJson(rulesReport(canonical, effective));
+        else printLines(rulesLines(canonical, effective, rules.rules.length, rules.files.length));
+        return EXIT.ok;
+      }),
+    );
 
   check
     .command('robots')
@@ -84,11 +108,11 @@ interface Checked {
 
 /** What both commands begin with: config, the canonical URL, the robots.txt check; exit 1 if that cannot run. */
 async function afterRobots(url: string, cmd: Command, body: (checked: Checked) => Promise<void>): Promise<number> {
-  const config = loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.gatherer;
+  const { config: { gatherer: config }, rules } = loadSettings(cmd.optsWithGlobals<GlobalOptions>());
   const canonical = usableUrl(url);
   const fetcher = fetcherFor(config);
   try {
-    const robots = await checkRobots(canonical, config, fetcher);
+    const robots = await checkRobots(canonical, config, fetcher, rules);
     if (!robots.ok) {
       process.stderr.write(`sherlock: ${canonical}: ${robots.problem}\n`);
       return EXIT.failure;
@@ -128,10 +152,37 @@ function robotsLines(r: RobotsReport, config: GathererConfig): Line[] {
   lines.push(['policy', `${r.policy}, expires ${r.expiresAt} (in ${duration(expires)})`]);
   const capped = r.crawlDelayMs !== null && r.crawlDelayMs > config.max_crawl_delay ? `, capped at max_crawl_delay ${duration(config.max_crawl_delay)}` : '';
   lines.push(['crawl-delay', r.crawlDelayMs === null ? 'none' : `${duration(r.crawlDelayMs)}${capped}`]);
-  lines.push(['delay', `${duration(r.delayMs)} between requests to ${r.address} (min_delay ${duration(config.min_delay)})`]);
+  const floor = r.delayRule === null ? `min_delay ${duration(config.min_delay)}` : `delay of site rule ${r.delayRule}`;
+  lines.push(['delay', `${duration(r.delayMs)} between requests to ${r.address} (${floor})`]);
   for (const sitemap of r.sitemaps) lines.push(['sitemap', sitemap]);
-  lines.push(['verdict', r.verdict]);
+  lines.push(['verdict', r.ruleRefusal === null ? r.verdict : `${r.verdict}: ${r.ruleRefusal}`]);
   return lines;
+}
+
+// ------------------------------------------------------------ site rules
+
+const ruleText = (rule: SiteRule): string => `${rule.where} ${rule.matcher.kind} = ${JSON.stringify(rule.matcher.text)}`;
+
+function rulesLines(url: string, e: Effective, ruleCount: number, fileCount: number): Line[] {
+  const lines: Line[] = [['url', url]];
+  if (e.rules.length === 0) lines.push(['rules', `none of ${ruleCount} in ${fileCount} files applies`]);
+  for (const rule of e.rules) lines.push(['rule', ruleText(rule)]);
+  for (const name of SETTING_NAMES) {
+    const value = e.settings[name];
+    if (value === undefined) continue;
+    const shown = name === 'delay' || name === 'min_refetch' || name === 'max_refetch' ? duration(value as number) : Array.isArray(value) ? value.map((v) => JSON.stringify(v)).join(', ') : String(value);
+    lines.push([name, `${shown} (from ${e.from[name]!.map((rule) => rule.where).join(', ')})`]);
+  }
+  return lines;
+}
+
+function rulesReport(url: string, e: Effective): Record<string, unknown> {
+  return {
+    url,
+    rules: e.rules.map((rule) => ({ where: rule.where, matcher: rule.matcher, settings: rule.settings })),
+    settings: e.settings,
+    from: Object.fromEntries(Object.entries(e.from).map(([name, rules]) => [name, rules.map((rule) => rule.where)])),
+  };
 }
 
 // ------------------------------------------------------------ the fetch

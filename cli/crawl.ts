@@ -16,6 +16,7 @@ import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import type { MetricsListener } from '../common/service/metrics-listener.js';
+import type { SiteRules } from '../common/site-rules.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { spoolSeeds } from '../shepherd/seed-inbox.js';
 import { ShepherdMetrics } from '../shepherd/metrics.js';
@@ -62,7 +63,7 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   if (maxPages !== undefined && !(Number.isSafeInteger(maxPages) && maxPages > 0)) {
     throw new SherlockError('SHERLOCK_USAGE', `--max-pages: a positive whole number expected, not ${JSON.stringify(opts.maxPages)}`);
   }
-  const config = loadSettings(globals).config;
+  const { config, rules } = loadSettings(globals);
   await spoolSeeds(state, seedInput(opts.seeds), opts.seeds);
   let stopRequested = false;
   const onSignal = (): void => {
@@ -71,7 +72,7 @@ async function crawl(opts: CrawlOptions, globals: GlobalOptions): Promise<number
   process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   let summary: CrawlSummary;
   try {
-    summary = await runCrawl(state, config, { untilIdle: opts.untilIdle === true, ...(maxPages === undefined ? {} : { maxPages }), stopped: () => stopRequested });
+    summary = await runCrawl(state, config, { rules, untilIdle: opts.untilIdle === true, ...(maxPages === undefined ? {} : { maxPages }), stopped: () => stopRequested });
   } finally {
     process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
   }
@@ -91,6 +92,8 @@ export interface CrawlSummary {
 }
 
 export interface CrawlRun {
+  /** The site rules the shepherd and the gatherer follow; none when absent. */
+  rules?: SiteRules;
   untilIdle: boolean;
   maxPages?: number;
   /** Asked every cycle: true ends the crawl as --until-idle would, at once. */
@@ -102,7 +105,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   const started = Date.now();
   const registry = daemonRegistry();
   const metrics = new ShepherdMetrics(registry, state);
-  const shepherd = Shepherd.open(state, config.shepherd);
+  const shepherd = Shepherd.open(state, config.shepherd, run.rules);
   const plan = { limit: config.shepherd.plan_batch, perSite: config.shepherd.plan_per_site };
   let gatherer: Gatherer | undefined;
   const total: CycleReport = emptyReport();
@@ -115,7 +118,7 @@ export async function runCrawl(state: string, config: SherlockConfig, run: Crawl
   try {
     const injected = shepherd.takeInbox(seconds());
     log.notice('seeds injected', { summary: describeInject(injected) });
-    gatherer = await Gatherer.open(state, config.gatherer, registry);
+    gatherer = await Gatherer.open(state, config.gatherer, registry, run.rules);
     control = await controlGatherer(gatherer, runtimeDir());
     listener = await adminListener(registry, config.gatherer.admin_listen, 'gatherer.admin_listen');
     running = gatherer.run().catch((error: unknown) => {

@@ -16,14 +16,13 @@ import { GatherQueue } from '../common/gather/queue-file.js';
 import { queueKeyText } from '../common/gather/host-file.js';
 import { canonicalUrl } from '../common/url.js';
 import type { Registry } from '../common/service/metrics.js';
-import type { GathererConfig } from '../gatherer/config.js';
 import { controlGatherer } from '../gatherer/control.js';
 import { Gatherer } from '../gatherer/gatherer.js';
 import { readFileSync } from 'node:fs';
 import { STATE_HELP, action, print, printJson, runtimeDir, stateDir } from './command.js';
 import { daemon } from './daemon.js';
 import { adminListener, daemonRegistry } from './metrics.js';
-import { loadSettings, type GlobalOptions } from './settings.js';
+import { loadSettings, type GlobalOptions, type Settings } from './settings.js';
 
 const log = logger('gatherer');
 
@@ -41,11 +40,12 @@ export function registerGatherer(program: Command): void {
         const globals = cmd.optsWithGlobals<GlobalOptions>();
         const state = stateDir(opts);
         const maxPages = opts.maxPages === undefined ? undefined : count(opts.maxPages, '--max-pages');
-        const config = loadSettings(globals).config.gatherer;
+        const settings = loadSettings(globals);
+        const config = settings.config.gatherer;
         const registry = daemonRegistry();
         const metrics = await adminListener(registry, config.admin_listen, 'gatherer.admin_listen');
         try {
-          await runGatherer(state, config, registry, globals, opts.untilIdle === true, maxPages);
+          await runGatherer(state, settings, registry, globals, opts.untilIdle === true, maxPages);
         } finally {
           await metrics?.close();
         }
@@ -111,8 +111,8 @@ export function registerGatherer(program: Command): void {
     );
 }
 
-async function runGatherer(state: string, config: GathererConfig, registry: Registry, globals: GlobalOptions, untilIdle: boolean, maxPages: number | undefined): Promise<void> {
-  const g = await Gatherer.open(state, config, registry);
+async function runGatherer(state: string, settings: Settings, registry: Registry, globals: GlobalOptions, untilIdle: boolean, maxPages: number | undefined): Promise<void> {
+  const g = await Gatherer.open(state, settings.config.gatherer, registry, settings.rules);
   const control = await controlGatherer(g, runtimeDir()).catch(async (err: unknown) => {
     g.stop('abort');
     await g.run(); // closes its files
@@ -124,7 +124,8 @@ async function runGatherer(state: string, config: GathererConfig, registry: Regi
       g.stop(count === 1 ? 'drain' : 'abort');
     },
     reload() {
-      g.reload(loadSettings(globals).config.gatherer);
+      const next = loadSettings(globals);
+      g.reload(next.config.gatherer, next.rules);
     },
   });
   try {

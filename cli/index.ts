@@ -79,7 +79,7 @@ interface BuildOptions {
 
 async function build(opts: BuildOptions, globals: GlobalOptions): Promise<number> {
   const state = stateDir(opts);
-  const config = loadSettings(globals).config;
+  const { config, rules } = loadSettings(globals);
   const tty = process.stderr.isTTY;
   let shown = 0;
   const onProgress = (stage: Stage, done: number, total: number): void => {
@@ -88,7 +88,7 @@ async function build(opts: BuildOptions, globals: GlobalOptions): Promise<number
     shown = now;
     process.stderr.write(`\r${stage} ${done}${total > done ? `/${total}` : ''}\x1b[K`);
   };
-  const report = await buildIndex({ state, config: config.indexer, keepWork: opts.keepWork === true, ...(tty ? { onProgress } : {}) });
+  const report = await buildIndex({ state, config: config.indexer, rules, keepWork: opts.keepWork === true, ...(tty ? { onProgress } : {}) });
   if (tty) process.stderr.write('\r\x1b[K');
   if (opts.json === true) printJson(report);
   else print(describeBuild(report));

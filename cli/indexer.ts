@@ -32,7 +32,7 @@ export function registerIndexer(program: Command): void {
       action(async (opts: { state?: string }, cmd: Command) => {
         const globals = cmd.optsWithGlobals<GlobalOptions>();
         const state = stateDir(opts);
-        const config = loadSettings(globals).config;
+        const { config, rules } = loadSettings(globals);
         const registry = daemonRegistry();
         const metrics = new IndexerMetrics(registry);
         const listener = await adminListener(registry, config.indexer.admin_listen, 'indexer.admin_listen');
@@ -40,6 +40,7 @@ export function registerIndexer(program: Command): void {
         const rebuilder = new Rebuilder({
           state,
           config: config.indexer,
+          rules,
           logLevel: config.log.level,
           onStatus: (text) => d?.status(text),
           onBuilt: (report) => {
@@ -54,7 +55,8 @@ export function registerIndexer(program: Command): void {
             rebuilder.stop(count === 1 ? 'abandon' : 'now');
           },
           reload() {
-            rebuilder.reload(loadSettings(globals).config.indexer);
+            const next = loadSettings(globals);
+            rebuilder.reload(next.config.indexer, next.rules);
           },
         });
         try {

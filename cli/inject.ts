@@ -28,9 +28,9 @@ export function registerInject(program: Command): void {
     .action(
       action(async (file: string, opts: { state?: string; json?: boolean }, cmd: Command) => {
         const state = stateDir(opts);
-        const config = loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config;
+        const { config, rules } = loadSettings(cmd.optsWithGlobals<GlobalOptions>());
         const spooled = await spoolSeeds(state, seedInput(file), file);
-        const report = takeInboxIfFree(state, config.shepherd);
+        const report = takeInboxIfFree(state, config.shepherd, rules);
         if (report === undefined) {
           if (opts.json === true) printJson({ pending: spooled });
           else print(`a running shepherd holds the URL database; it injects ${spooled} at its next cycle`);

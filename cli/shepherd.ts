@@ -15,7 +15,6 @@ import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { canonicalUrl, urlParts } from '../common/url.js';
-import type { ShepherdConfig } from '../shepherd/config.js';
 import { writeRefetch } from '../shepherd/seed-inbox.js';
 import { ShepherdMetrics } from '../shepherd/metrics.js';
 import { Shepherd, takeInboxIfFree, type CycleReport } from '../shepherd/shepherd.js';
@@ -24,7 +23,7 @@ import { URL_STATES, urlDbPath } from '../shepherd/urldb.js';
 import { STATE_HELP, action, print, printJson, stateDir } from './command.js';
 import { daemon } from './daemon.js';
 import { adminListener, daemonRegistry } from './metrics.js';
-import { loadSettings, type GlobalOptions } from './settings.js';
+import { loadSettings, type GlobalOptions, type Settings } from './settings.js';
 
 const log = logger('shepherd');
 
@@ -40,20 +39,21 @@ export function registerShepherd(program: Command): void {
       action(async (opts: { state?: string; once?: boolean }, cmd: Command) => {
         const globals = cmd.optsWithGlobals<GlobalOptions>();
         const state = stateDir(opts);
-        let config = loadSettings(globals).config.shepherd;
+        const settings = loadSettings(globals);
+        let config = settings.config.shepherd;
         const registry = daemonRegistry();
         const metrics = new ShepherdMetrics(registry, state);
         const listener = await adminListener(registry, config.admin_listen, 'shepherd.admin_listen');
         let s: Shepherd;
         try {
-          s = Shepherd.open(state, config);
+          s = Shepherd.open(state, config, settings.rules);
         } catch (err) {
           await listener?.close();
           throw err;
         }
         let stopping = false;
         let wake: (() => void) | undefined;
-        let reload: ShepherdConfig | undefined;
+        let reload: Settings | undefined;
         const d = daemon({
           stop(signal) {
             stopping = true;
@@ -61,7 +61,7 @@ export function registerShepherd(program: Command): void {
             wake?.();
           },
           reload() {
-            reload = loadSettings(globals).config.shepherd;
+            reload = loadSettings(globals);
           },
         });
         try {
@@ -69,9 +69,9 @@ export function registerShepherd(program: Command): void {
           d.ready('cycling');
           for (;;) {
             if (reload !== undefined) {
-              config = reload;
+              config = reload.config.shepherd;
+              s.configure(config, reload.rules);
               reload = undefined;
-              s.configure(config);
             }
             const report = s.cycle(Math.floor(Date.now() / 1000), { limit: config.plan_batch, perSite: config.plan_per_site, plan: !s.plansWaiting() });
             logCycle(report);
@@ -105,7 +105,8 @@ export function registerShepherd(program: Command): void {
         const state = stateDir(opts);
         const sites = opts.all === true ? ['*'] : opts.site!.map(origin);
         const path = writeRefetch(state, sites);
-        const report = takeInboxIfFree(state, loadSettings(cmd.optsWithGlobals<GlobalOptions>()).config.shepherd);
+        const { config, rules } = loadSettings(cmd.optsWithGlobals<GlobalOptions>());
+        const report = takeInboxIfFree(state, config.shepherd, rules);
         print(report === undefined ? `a running shepherd holds the URL database; it applies ${path} at its next cycle` : `${report.refetched} URLs due now`);
       }),
     );

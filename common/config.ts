@@ -152,7 +152,8 @@ function configFiles(explicit: string | undefined, env: NodeJS.ProcessEnv): stri
   return [main, ...extra];
 }
 
-function readConfigFile(file: string): string {
+/** A config file's text; a file that does not read is SHERLOCK_BAD_CONFIG naming it. */
+export function readConfigFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
@@ -161,7 +162,8 @@ function readConfigFile(file: string): string {
   }
 }
 
-function parseTomlFile(text: string, file: string): Record<string, unknown> {
+/** A TOML document; a syntax error is SHERLOCK_BAD_CONFIG with FILE:LINE:COLUMN. */
+export function parseTomlFile(text: string, file: string): Record<string, unknown> {
   try {
     return parseToml(text) as Record<string, unknown>;
   } catch (err) {
@@ -262,14 +264,18 @@ function unknownKey(key: string, source: string, shape: Map<string, AnySchema>):
       source,
     });
   }
+  return new SherlockError('SHERLOCK_BAD_CONFIG', `${key}: unknown key${didYouMean(key, shape.keys())} (from ${source})`, { key, source });
+}
+
+/** ", did you mean KEY?" for the known key nearest `key` (fewer than four edits away), else "". */
+export function didYouMean(key: string, known: Iterable<string>): string {
   let best: string | undefined;
   let bestDistance = 4;
-  for (const known of shape.keys()) {
-    const d = editDistance(key, known);
-    if (d < bestDistance) [best, bestDistance] = [known, d];
+  for (const candidate of known) {
+    const d = editDistance(key, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  const hint = best === undefined ? '' : `, did you mean ${best}?`;
-  return new SherlockError('SHERLOCK_BAD_CONFIG', `${key}: unknown key${hint} (from ${source})`, { key, source });
+  return best === undefined ? '' : `, did you mean ${best}?`;
 }
 
 function editDistance(a: string, b: string): number {
@@ -287,9 +293,10 @@ function editDistance(a: string, b: string): number {
 /**
  * The line of each `key = value` in a TOML text, by full dotted key. Good enough
  * for error messages: it follows [table] headers and dotted keys, not values
- * spread over several lines.
+ * spread over several lines. The Nth `[[name]]` table (from 0) is `name.N`,
+ * its header's line under that key and its keys under `name.N.key`.
  */
-function keyLines(text: string): Map<string, number> {
+export function keyLines(text: string): Map<string, number> {
   const lines = new Map<string, number>();
   const segment = String.raw`(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')`;
   const dotted = String.raw`${segment}(?:\s*\.\s*${segment})*`;
@@ -297,12 +304,20 @@ function keyLines(text: string): Map<string, number> {
   const assignment = new RegExp(String.raw`^(${dotted})\s*=`);
   const split = (key: string): string[] =>
     [...key.matchAll(new RegExp(segment, 'g'))].map((m) => m[0].replace(/^["']|["']$/g, ''));
+  const arrayCounts = new Map<string, number>();
   let table: string[] = [];
   text.split('\n').forEach((raw, index) => {
     const line = raw.trim();
     const h = header.exec(line);
     if (h !== null) {
       table = split(h[1]!);
+      if (line.startsWith('[[')) {
+        const name = table.join('.');
+        const n = arrayCounts.get(name) ?? 0;
+        arrayCounts.set(name, n + 1);
+        table.push(String(n));
+        lines.set(table.join('.'), index + 1);
+      }
       return;
     }
     const a = assignment.exec(line);

@@ -24,6 +24,7 @@ import { plainText } from '../common/bucket/doc-text.js';
 import type { LinkType } from '../common/bucket/doc-body.js';
 import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
+import { SiteRules } from '../common/site-rules.js';
 import { urlParts } from '../common/url.js';
 import type { GathererConfig } from './config.js';
 import { resolverFor } from './dns.js';
@@ -66,10 +67,14 @@ export interface RobotsReport {
   fetchedAt: string;
   expiresAt: string;
   crawlDelayMs: number | null;
-  /** What the address rests between requests: max(min_delay, min(Crawl-delay, max_crawl_delay)). */
+  /** What the address rests between requests: max(min_delay or the site rule's delay, min(Crawl-delay, max_crawl_delay)). */
   delayMs: number;
+  /** The site rule whose delay replaces min_delay (FILE:LINE), if one does. */
+  delayRule: string | null;
   sitemaps: string[];
   verdict: 'allowed' | 'disallowed';
+  /** Why a site rule's robots_disallow disallows the URL robots.txt allows, if it does. */
+  ruleRefusal: string | null;
 }
 
 export interface FetchReport {
@@ -121,7 +126,7 @@ export interface FetchCheck {
 // ------------------------------------------------------------ robots.txt
 
 /** The robots.txt answer for the canonical `url`, as gatherer.ts fetchRobots reaches it. */
-export async function checkRobots(url: string, config: GathererConfig, fetcher: Fetcher): Promise<RobotsCheck> {
+export async function checkRobots(url: string, config: GathererConfig, fetcher: Fetcher, rules = SiteRules.none): Promise<RobotsCheck> {
   const resolver = resolverFor(config);
   const { host, site } = urlParts(url);
   const own = await resolver.resolve(host);
@@ -152,6 +157,9 @@ export async function checkRobots(url: string, config: GathererConfig, fetcher: 
   }
   const last = fetches[fetches.length - 1]!;
   const crawlDelay = Math.min(policy.crawlDelayMs ?? 0, config.max_crawl_delay);
+  const effective = rules.effective(url);
+  const allowed = policy.allowed(url);
+  const ruleRefusal = allowed ? (rules.robotsRefusal(url) ?? null) : null;
   return {
     ok: true,
     report: {
@@ -165,9 +173,11 @@ export async function checkRobots(url: string, config: GathererConfig, fetcher: 
       fetchedAt: new Date(policy.fetchedAt).toISOString(),
       expiresAt: new Date(policy.expiresAt).toISOString(),
       crawlDelayMs: policy.crawlDelayMs ?? null,
-      delayMs: Math.max(config.min_delay, crawlDelay),
+      delayMs: Math.max(effective.settings.delay ?? config.min_delay, crawlDelay),
+      delayRule: effective.from.delay?.[0]?.where ?? null,
       sitemaps: policy.sitemaps,
-      verdict: policy.allowed(url) ? 'allowed' : 'disallowed',
+      verdict: allowed && ruleRefusal === null ? 'allowed' : 'disallowed',
+      ruleRefusal,
     },
   };
 }

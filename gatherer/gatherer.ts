@@ -11,6 +11,12 @@
  *   store (ARC, bucket, done; a temporary failure queues a retry first) →
  *   the address rests max(min_delay, Crawl-delay up to max_crawl_delay).
  *
+ * Site rules (common/site-rules.ts, docs/site-rules.md), looked up by the URL
+ * just fetched: a rule's `delay` takes min_delay's place in that rest (so it
+ * may be shorter or longer, never shorter than Crawl-delay), and its
+ * `robots_disallow` paths are refused as robots.txt's own Disallow lines are
+ * (2304 without a request). Reloaded with the config.
+ *
  * Restart. Opening reconciles the queues with the buckets stored after the
  * last checkpoint (store.ts): an entry whose bucket exists is marked done
  * (and its retry queued if the bucket says one was due and none is queued),
@@ -40,6 +46,7 @@ import { md5Hex } from '../common/archive/digest.js';
 import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/service/metrics.js';
+import { SiteRules } from '../common/site-rules.js';
 import { listPlans } from '../common/gather/plan-file.js';
 import { GatherQueue, queuedIn, type Host, type QueueEntry } from '../common/gather/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/gather/host-file.js';
@@ -121,6 +128,7 @@ export class Gatherer {
     private readonly queue: GatherQueue,
     private readonly store: GatherStore,
     registry: Registry,
+    private rules: SiteRules,
   ) {
     this.config = config;
     // Every fetch in flight listens on it: max_connections listeners is normal, not a leak.
@@ -134,7 +142,7 @@ export class Gatherer {
   }
 
   /** Opens the queues and the store, repairs what a crash left, imports waiting plans; its metrics go into `registry`. */
-  static async open(state: string, config: GathererConfig, registry = new Registry()): Promise<Gatherer> {
+  static async open(state: string, config: GathererConfig, registry = new Registry(), rules = SiteRules.none): Promise<Gatherer> {
     const queue = GatherQueue.open(state);
     let store: GatherStore;
     try {
@@ -143,15 +151,15 @@ export class Gatherer {
       queue.close();
       throw err;
     }
-    const gatherer = new Gatherer(state, config, queue, store, registry);
+    const gatherer = new Gatherer(state, config, queue, store, registry, rules);
     gatherer.reconcile(store.unfinished);
     await gatherer.importInbox();
     for (const host of queue.hosts()) gatherer.track(host);
     return gatherer;
   }
 
-  /** Takes new config values (SIGHUP); politeness and limits apply to the next requests. */
-  reload(config: GathererConfig): void {
+  /** Takes new config values and site rules (SIGHUP); politeness and limits apply to the next requests. */
+  reload(config: GathererConfig, rules = this.rules): void {
     // First what can fail (a hosts file that does not read): a refused reload changes nothing.
     const resolver = resolverFor(config);
     const old = this.fetcher;
@@ -162,6 +170,7 @@ export class Gatherer {
       void pool.close();
     }
     this.config = config;
+    this.rules = rules;
     this.fetcher = fetcherFor(config);
     this.counters.dnsLookups += this.resolver.lookups;
     this.resolver = resolver;
@@ -398,7 +407,7 @@ export class Gatherer {
       if (rt.robots === undefined) rt.robots = this.cachedRobots(rt);
       if (rt.robots === undefined || isExpired(rt.robots, Date.now())) {
         await this.inOrder(rt, () => this.fetchRobots(rt, rt.address!));
-        release(this.restAfter(rt));
+        release(this.restAfter(rt, robotsUrl(siteOf(rt.host))));
         return;
       }
       if (rt.robots.kind === 'disallow-all') {
@@ -418,11 +427,12 @@ export class Gatherer {
       const url = `${siteOf(host)}${queued.rest}`;
       rt.taken += 1;
       const verdict = rt.robots.verdict(url);
-      if (!verdict.allowed) {
+      const ruleDenied = verdict.allowed ? this.rules.robotsRefusal(url) : undefined;
+      if (!verdict.allowed || ruleDenied !== undefined) {
         release(0);
         this.counters.robotsDenied += 1;
         this.count('robots_denied');
-        const message = verdict.overBudget ? 'robots.txt too costly to match: treated as disallowed' : 'disallowed by robots.txt';
+        const message = ruleDenied ?? (verdict.overBudget ? 'robots.txt too costly to match: treated as disallowed' : 'disallowed by robots.txt');
         const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message });
         await this.inOrder(rt, () => this.store.put({ header, body: new BucketObject(), from: { slot, seq: entry.seq } }, () => this.finish(rt, host, entry.seq)));
         this.counters.stored += 1;
@@ -434,7 +444,7 @@ export class Gatherer {
         rt.taken -= 1; // stays queued; fetched again after the restart
         return;
       }
-      release(this.restAfter(rt));
+      release(this.restAfter(rt, url));
       await this.inOrder(rt, () => this.storeResponse(rt, host, entry.seq, queued, url, response));
     } finally {
       release(0);
@@ -482,10 +492,12 @@ export class Gatherer {
     rt.taken -= 1;
   }
 
-  private restAfter(rt: HostRuntime): number {
+  /** The rest of the address after a request for `url`: its site rule's delay or min_delay, Crawl-delay when longer. */
+  private restAfter(rt: HostRuntime, url: string): number {
     const crawlDelay = Math.min(rt.robots?.crawlDelayMs ?? 0, this.config.max_crawl_delay);
-    return Math.max(this.config.min_delay, crawlDelay);
+    return Math.max(this.rules.setting(url, 'delay') ?? this.config.min_delay, crawlDelay);
   }
+
 
   private refresh(rt: HostRuntime): void {
     const host = this.queue.get(rt.host);

@@ -13,12 +13,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { isSherlockError } from '../common/errors.js';
 import { setLogLevel, type Level } from '../common/log.js';
+import { SiteRules, type RuleSource } from '../common/site-rules.js';
 import { buildIndex, type BuildReport, type Stage } from './build.js';
 import type { IndexerConfig } from './config.js';
 
 export interface BuildJob {
   state: string;
   config: IndexerConfig;
+  /** The site rule files, compiled again in the worker (SiteRules do not cross threads). */
+  rules: readonly RuleSource[];
   logLevel: Level;
   /** Int32Array over a SharedArrayBuffer; 1 asks the build to stop. */
   stop: Int32Array;
@@ -40,6 +43,7 @@ try {
   const report = await buildIndex({
     state: job.state,
     config: job.config,
+    rules: SiteRules.fromTexts(job.rules),
     onProgress: (stage, done, total) => {
       const now = Date.now();
       if (stage === shown.stage && now - shown.at < PROGRESS_MS) return;

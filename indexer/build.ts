@@ -38,6 +38,7 @@ import type { EntryPlace } from '../common/index/chains.js';
 import { attachAnchors, rankCards, staticWeights, writeFeedback } from './links.js';
 import { mergeCards, resolveRedirects } from './merge.js';
 import { indexDirectory } from '../common/index/layout.js';
+import type { SiteRules } from '../common/site-rules.js';
 import { beginVersion, publishVersion } from './publish.js';
 import { scan } from './scan.js';
 import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
@@ -78,6 +79,8 @@ export type Stage = (typeof STAGES)[number];
 export interface BuildOptions {
   state: string;
   config: IndexerConfig;
+  /** The site rules: URLs with `index = false` are left out (scan.ts). */
+  rules?: SiteRules;
   /** Publish the working files too (listed in the Manifest). */
   keepWork?: boolean;
   /** How far a stage is: `done` of `total` (buckets for the scan, cards for chewing). */
@@ -150,7 +153,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
     const buckets = bucketFilePath(state);
     // Read once: a takedown added during the build applies to the next one (and at once in the searcher).
     const takedowns = new TakedownFile(takedownFilePath(state)).current();
-    const scanned = await stage('scan', () => scan(buckets, at('Attributes'), takedowns, (read) => options.onProgress?.('scan', read, read)));
+    const scanned = await stage('scan', () => scan(buckets, at('Attributes'), takedowns, (read) => options.onProgress?.('scan', read, read), options.rules));
     const workers = workerCount(config.workers);
     const budget = sharedBudget(config.memory_budget, workers);
     // The vocabulary's share of the budget; past it, it is spilled in segments (segments.ts).
@@ -185,7 +188,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       return { rank, ...mergeCards(at('Merges'), facts, redirects, { checksums: at('Checksums'), signatures: at('Signatures'), threshold: config.signature_threshold, rank }) };
     });
     const anchored = await stage('links', () => {
-      facts.weights.set(staticWeights(merged.rank, merged.merges, facts.flags));
+      facts.weights.set(staticWeights(merged.rank, merged.merges, facts.flags, scanned.bonus));
       writeFeedback(at('Feedback'), facts);
       const files = { refTexts: at('RefTexts'), postings: at('Postings'), out: at('AnchoredPostings'), sortDir: begun.dir };
       return attachAnchors(files, finder, facts, merged.merges, words, sortBudget(words.bytes));

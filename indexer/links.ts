@@ -110,14 +110,19 @@ export function rankCards(linksFile: string, finder: CardFinder, flags: Uint8Arr
   return rank;
 }
 
-/** The static weight byte of each card: its class's rank on its primary, log-scaled (see above). */
-export function staticWeights(rank: Float64Array, merges: Uint32Array, flags: Uint8Array): Uint8Array {
+/**
+ * The static weight byte of each card: its class's rank on its primary,
+ * log-scaled (see above), plus its site rules' weight (`bonus`, -1 to 1 of
+ * the byte's range, for the cards of the scan; common/site-rules.ts).
+ */
+export function staticWeights(rank: Float64Array, merges: Uint32Array, flags: Uint8Array, bonus?: Float32Array): Uint8Array {
   const cards = rank.length;
   const classRank = Float64Array.from(rank);
   for (let c = 0; c < cards; c++) {
     if ((flags[c]! & CARD_FLAG.dup) !== 0) classRank[merges[c]!]! += rank[c]!;
   }
-  return Uint8Array.from(classRank, (r) => staticWeight(r * cards));
+  // Image cards come after the scan's: no bonus of their own.
+  return Uint8Array.from(classRank, (r, c) => Math.min(255, Math.max(0, staticWeight(r * cards) + Math.round(255 * (bonus?.[c] ?? 0)))));
 }
 
 export interface AnchorReport {

@@ -23,6 +23,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { logger, type Level } from '../common/log.js';
+import { SiteRules } from '../common/site-rules.js';
 import { BacklogWatch, type Backlog } from './backlog.js';
 import type { BuildJob, BuildMessage } from './build-worker.js';
 import type { BuildReport } from './build.js';
@@ -33,6 +34,8 @@ const log = logger('indexer');
 export interface RebuilderOptions {
   state: string;
   config: IndexerConfig;
+  /** The site rules the builds follow; none when absent. */
+  rules?: SiteRules;
   logLevel: Level;
   /** A short line on what the daemon does (STATUS= for systemd). */
   onStatus?: (text: string) => void;
@@ -44,6 +47,7 @@ export interface RebuilderOptions {
 
 export class Rebuilder {
   private config: IndexerConfig;
+  private rules: SiteRules;
   private readonly watch: BacklogWatch;
   private stopping = false;
   private wake: (() => void) | undefined;
@@ -53,12 +57,14 @@ export class Rebuilder {
 
   constructor(private readonly options: RebuilderOptions) {
     this.config = options.config;
+    this.rules = options.rules ?? SiteRules.none;
     this.watch = new BacklogWatch(options.state);
   }
 
-  /** New config values (SIGHUP): the rule and the build after the one in progress use them. */
-  reload(config: IndexerConfig): void {
+  /** New config values and site rules (SIGHUP): the rule and the build after the one in progress use them. */
+  reload(config: IndexerConfig, rules = this.rules): void {
     this.config = config;
+    this.rules = rules;
     this.wake?.();
   }
 
@@ -108,7 +114,7 @@ export class Rebuilder {
   /** One build in its thread; true when a version was published. */
   private runBuild(): Promise<boolean> {
     const stop = new Int32Array(new SharedArrayBuffer(4));
-    const job: BuildJob = { state: this.options.state, config: this.config, logLevel: this.options.logLevel, stop };
+    const job: BuildJob = { state: this.options.state, config: this.config, rules: this.rules.sources, logLevel: this.options.logLevel, stop };
     const worker = new Worker(new URL('./build-worker.js', import.meta.url), { workerData: job });
     this.build = { worker, stop };
     log.notice('building an index version');

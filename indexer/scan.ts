@@ -14,6 +14,11 @@
  *   other codes ≥ 2000 (404, robots denied, …)    the document is gone
  *   K=robots (robots.txt)                         not a document
  *
+ * A URL a site rule says `index = false` of (common/site-rules.ts: stored,
+ * not indexed) is gone whatever its bucket says, so a version indexed before
+ * the rule leaves the index with the next build. A rule's `weight` of each
+ * card's URL is kept for the links stage (`bonus`).
+ *
  * Newest is by download time (D), ties going to the later stored: the
  * gatherer stores in fetch order, but `sherlock import archive` stores
  * captures in the order of the files given, an old one after a newer fetch
@@ -36,6 +41,7 @@ import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { MAX_CARD_ID } from '../common/index/refs.js';
 import { logger } from '../common/log.js';
 import type { TakedownSet } from '../common/takedowns.js';
+import { SiteRules } from '../common/site-rules.js';
 import { fingerprint } from '../common/url.js';
 import { FINGERPRINT_SIZE, writeAttributes, type Attributes } from './work-files.js';
 
@@ -53,6 +59,8 @@ export interface ScanReport extends Attributes {
   next: number;
   /** Documents (URL keys) left out because a takedown hides them. */
   takenDown: number;
+  /** Per card, its site rules' weight (-1 to 1); undefined without rules. */
+  bonus: Float32Array | undefined;
 }
 
 /** What a bucket says of its URL: a version to index (`document`, `redirect`), `gone`, or nothing new. */
@@ -66,13 +74,14 @@ function verdict(code: number): 'document' | 'redirect' | 'gone' | undefined {
 const GONE = -1;
 
 /** Scans the bucket file `buckets`, writes `attributesFile`; `onProgress` gets the buckets read so far. */
-export function scan(buckets: string, attributesFile: string, takedowns: TakedownSet, onProgress?: (read: number) => void): ScanReport {
+export function scan(buckets: string, attributesFile: string, takedowns: TakedownSet, onProgress?: (read: number) => void, rules = SiteRules.none): ScanReport {
   const reader = BucketReader.open(buckets);
   // Per fingerprint (latin1 string of its 12 bytes): its slot in `chosen` and `times`.
   const slots = new Map<string, number>();
   // Per slot: oid × 2, plus 1 for a redirect, or GONE; and the D of the bucket that decided it.
   const chosen: number[] = [];
   const times: number[] = [];
+  const bonuses: number[] = [];
   let read = 0;
   let bad = 0;
   let next = 1;
@@ -114,8 +123,9 @@ export function scan(buckets: string, attributesFile: string, takedowns: Takedow
         takenDown.add(key);
         continue;
       }
-      const what = verdict(code);
+      let what = verdict(code);
       if (what === undefined) continue;
+      if (what !== 'gone' && !rules.empty && rules.setting(url, 'index') === false) what = 'gone';
       let slot = slots.get(key);
       if (slot === undefined) {
         slot = slots.size;
@@ -123,14 +133,17 @@ export function scan(buckets: string, attributesFile: string, takedowns: Takedow
       } else if (time < times[slot]!) continue;
       chosen[slot] = what === 'gone' ? GONE : stored.oid * 2 + (what === 'redirect' ? 1 : 0);
       times[slot] = time;
+      if (!rules.empty) bonuses[slot] = rules.setting(url, 'weight') ?? 0;
     }
     onProgress?.(read);
     const keys: string[] = [];
     const values: number[] = [];
+    const kept: number[] = [];
     for (const [key, slot] of slots) {
       if (chosen[slot] === GONE) continue;
       keys.push(key);
       values.push(chosen[slot]!);
+      kept.push(slot);
     }
     const cards = keys.length;
     if (cards > MAX_CARD_ID + 1) throw new RangeError(`${cards} documents: an index version holds at most ${MAX_CARD_ID + 1}`);
@@ -138,13 +151,15 @@ export function scan(buckets: string, attributesFile: string, takedowns: Takedow
     const oids = new Uint32Array(cards);
     const flags = new Uint8Array(cards);
     const fingerprints = Buffer.alloc(cards * FINGERPRINT_SIZE);
+    const bonus = rules.empty ? undefined : new Float32Array(cards);
     order.forEach((k, id) => {
+      if (bonus !== undefined) bonus[id] = bonuses[kept[k]!]!;
       oids[id] = Math.floor(values[k]! / 2);
       flags[id] = values[k]! % 2 === 1 ? CARD_FLAG.empty : 0;
       fingerprints.write(keys[k]!, id * FINGERPRINT_SIZE, 'latin1');
     });
     for (const key of slots.keys()) takenDown.delete(key);
-    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad, next, takenDown: takenDown.size };
+    const report = { generation: reader.generation, cards, oids, fingerprints, flags, buckets: read, bad, next, takenDown: takenDown.size, bonus };
     writeAttributes(attributesFile, report);
     return report;
   } finally {

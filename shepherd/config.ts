@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { duration, size } from '../common/config.js';
 import { adminListen } from '../common/service/metrics-listener.js';
 import { MAX_URL_LENGTH } from '../common/url.js';
-import { hostPatternProblem, paramNameProblem, urlPatternProblem } from './scope-patterns.js';
+import { hostPatternProblem, urlPatternProblem } from '../common/url-patterns.js';
+import { paramNameProblem } from './scope-patterns.js';
 
 export const shepherdConfig = z
   .object({

@@ -30,6 +30,8 @@
  *  - denied   the host matches a `deny` host pattern. Deny beats everything,
  *             seeds and allow included: it is the operator's last word.
  *  - pattern  the URL matches one of `deny_patterns`.
+ *  - rule     a site rule (common/site-rules.ts) refuses it: it matches a
+ *             `reject` pattern, or none of an `accept` list's.
  *  Seeds (`from = {seed: true}`) stop here: they are depth 0 and in scope by
  *  definition. Links (`from = {url, depth}`, `url` resolved against `from.url`
  *  when relative) go on:
@@ -87,11 +89,12 @@
  * A Scope is immutable; build a new one when the config or the seeds change.
  */
 
-import { getDomain } from 'tldts';
 import { isSherlockError, SherlockError } from '../common/errors.js';
+import { SiteRules } from '../common/site-rules.js';
 import { canonicalUrl, MAX_URL_LENGTH, urlParts } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
-import { compileHostPattern, matchesHost, ParamNames, urlPatternProblem, type HostPattern } from './scope-patterns.js';
+import { compileHostPattern, matchesHost, registrableDomain, urlPatternProblem, type HostPattern } from '../common/url-patterns.js';
+import { ParamNames } from './scope-patterns.js';
 
 /** The keys of [shepherd] a Scope reads (the parsed config, defaults filled in). */
 export type ScopeConfig = Pick<
@@ -108,13 +111,14 @@ export type ScopeConfig = Pick<
 >;
 
 /** Why a URL is not taken: a closed set, also the label of the shepherd's rejection counters. */
-export type RejectReason = 'scope' | 'depth' | 'length' | 'repeats' | 'params' | 'denied' | 'pattern' | 'scheme';
+export type RejectReason = 'scope' | 'depth' | 'length' | 'repeats' | 'params' | 'denied' | 'pattern' | 'rule' | 'scheme';
 
 export const REJECT_REASONS: readonly RejectReason[] = [
   'scheme',
   'length',
   'denied',
   'pattern',
+  'rule',
   'scope',
   'depth',
   'repeats',
@@ -126,19 +130,10 @@ export type JudgeFrom = { seed: true } | { url: string; depth: number };
 
 export type Verdict = { ok: true; url: string; depth: number } | { ok: false; reason: RejectReason };
 
-/** tldts options: the PSL's private section counts (x.github.io ≠ y.github.io). */
-const PSL = { allowPrivateDomains: true } as const;
-
 /** The path and query of a canonical URL's rest (`/path?query`). */
 function splitRest(rest: string): { path: string; query: string | undefined } {
   const q = rest.indexOf('?');
   return q < 0 ? { path: rest, query: undefined } : { path: rest.slice(0, q), query: rest.slice(q + 1) };
-}
-
-/** The registrable domain of a canonical host, or the host itself when it has none (IP, localhost, bare suffix). */
-function siteDomain(host: string): string {
-  if (host.startsWith('[')) return host;
-  return getDomain(host, PSL) ?? host;
 }
 
 export class Scope {
@@ -157,7 +152,11 @@ export class Scope {
    * host and domain scope compare with them and their domains). A pattern that
    * does not parse is a SherlockError (SHERLOCK_BAD_CONFIG with the key).
    */
-  constructor(config: ScopeConfig, seedHosts: Iterable<string>) {
+  constructor(
+    config: ScopeConfig,
+    seedHosts: Iterable<string>,
+    private readonly rules = SiteRules.none,
+  ) {
     this.config = config;
     this.strip = new ParamNames(config.strip_params);
     this.allow = compileHostPatterns(config.allow, 'shepherd.allow');
@@ -169,7 +168,7 @@ export class Scope {
     this.patterns = config.deny_patterns.map((pattern) => new RegExp(pattern));
     for (const host of seedHosts) {
       this.seedHosts.add(host);
-      this.seedDomains.add(siteDomain(host));
+      this.seedDomains.add(registrableDomain(host));
     }
   }
 
@@ -214,7 +213,7 @@ export class Scope {
       case 'host':
         return this.seedHosts.has(host);
       case 'domain':
-        return this.seedDomains.has(siteDomain(host));
+        return this.seedDomains.has(registrableDomain(host));
     }
   }
 
@@ -263,6 +262,7 @@ export class Scope {
     const { host, rest } = urlParts(normal);
     if (this.deny.some((p) => matchesHost(p, host))) return { url: normal, early: 'denied', inScope: false };
     if (this.patterns.some((pattern) => pattern.test(normal))) return { url: normal, early: 'pattern', inScope: false };
+    if (this.rules.refusal(normal) !== undefined) return { url: normal, early: 'rule', inScope: false };
     const facts: UrlFacts = { url: normal, inScope: this.hostInScope(host) };
     const { path, query } = splitRest(rest);
     if (repeatsTooOften(path, this.config.max_path_repeats)) facts.late = 'repeats';

@@ -16,7 +16,8 @@
  *          state lost) are due again after shepherd.requeue_after.
  *
  * Scope: the seeds' hosts (kept in the database, meta `seed_hosts`) and the
- * [shepherd] rules (scope.ts) judge every link before it is added. Seeds come
+ * [shepherd] rules and the site rules' accept and reject patterns (scope.ts)
+ * judge every link before it is added. Seeds come
  * through the inbox (seed-inbox.ts): `sherlock inject` and `sherlock crawl`
  * put a file there, and whoever holds the database takes it.
  *
@@ -34,6 +35,7 @@ import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { logger } from '../common/log.js';
 import { TakedownFile, TakedownSet, takedownFilePath } from '../common/takedowns.js';
 import { listPlans, writePlan, writePlanInBackground, type PlanEntry } from '../common/gather/plan-file.js';
+import { SiteRules } from '../common/site-rules.js';
 import { footprint } from '../common/url.js';
 import type { ShepherdConfig } from './config.js';
 import { readReports, type FetchResult } from './results.js';
@@ -118,23 +120,25 @@ export class Shepherd {
   private constructor(
     readonly state: string,
     private config: ShepherdConfig,
+    private rules: SiteRules,
     readonly db: UrlDb,
   ) {
     this.takedownFile = new TakedownFile(takedownFilePath(state));
     const stored = db.getMeta(META.seedHosts);
     this.seedHosts = new Set(typeof stored === 'string' ? (JSON.parse(stored) as string[]) : []);
-    this.scope = new Scope(config, this.seedHosts);
+    this.scope = new Scope(config, this.seedHosts, rules);
   }
 
-  static open(state: string, config: ShepherdConfig): Shepherd {
-    return new Shepherd(state, config, UrlDb.open(state, config));
+  static open(state: string, config: ShepherdConfig, rules = SiteRules.none): Shepherd {
+    return new Shepherd(state, config, rules, UrlDb.open(state, config, rules));
   }
 
-  /** A reloaded [shepherd] config: scope, budgets and schedule from the next call on; the URL database stays open (UrlDb.configure). */
-  configure(config: ShepherdConfig): void {
+  /** A reloaded [shepherd] config and site rules: scope, budgets and schedule from the next call on; the URL database stays open (UrlDb.configure). */
+  configure(config: ShepherdConfig, rules = this.rules): void {
     this.config = config;
-    this.scope = new Scope(config, this.seedHosts);
-    this.db.configure(config);
+    this.rules = rules;
+    this.scope = new Scope(config, this.seedHosts, rules);
+    this.db.configure(config, rules);
   }
 
   close(): void {
@@ -180,7 +184,7 @@ export class Shepherd {
       this.db.setMeta(META.seedHosts, JSON.stringify([...batch.hosts]));
       // Ahead of the commit by a moment: should it fail, the seed file stays in the inbox and brings the hosts again.
       for (const host of batch.hosts) this.seedHosts.add(host);
-      this.scope = new Scope(this.config, this.seedHosts);
+      this.scope = new Scope(this.config, this.seedHosts, this.rules);
     });
   }
 
@@ -426,12 +430,13 @@ export class Shepherd {
 
 /**
  * Takes the inbox at once when no shepherd holds the URL database (the
- * report), else leaves it to the running one (undefined).
+ * report), else leaves it to the running one (undefined). Seeds are judged
+ * with the site rules as the running shepherd would judge them.
  */
-export function takeInboxIfFree(state: string, config: ShepherdConfig): InjectReport | undefined {
+export function takeInboxIfFree(state: string, config: ShepherdConfig, rules = SiteRules.none): InjectReport | undefined {
   let shepherd: Shepherd;
   try {
-    shepherd = Shepherd.open(state, config);
+    shepherd = Shepherd.open(state, config, rules);
   } catch (err) {
     if (isSherlockError(err, 'SHERLOCK_LOCKED')) return undefined;
     throw err;

@@ -67,7 +67,8 @@
  *                                    beyond: given up, code + 1000 recorded,
  *                                    time + max_refetch
  *   any other          error         time + max_refetch         kept
- * Intervals stay within [min_refetch, max_refetch]. A success resets retries;
+ * Intervals stay within [min_refetch, max_refetch], a site rule's where one
+ * sets them (common/site-rules.ts). A success resets retries;
  * errors keep the copy we have (oid, checksum, validators) so a refetch can
  * still be conditional. A result not newer than the row's last fetch is
  * ignored (two fetches of one URL are never a second apart: the gatherer's
@@ -113,6 +114,7 @@ import Database from 'better-sqlite3';
 import { SherlockError, ioError } from '../common/errors.js';
 import { acquireLock, type Lock } from '../common/lock.js';
 import { logger } from '../common/log.js';
+import { SiteRules } from '../common/site-rules.js';
 import { PRIORITY_BAND, type PlanEntry } from '../common/gather/plan-file.js';
 import { TakedownSet } from '../common/takedowns.js';
 import { canonicalOrNone, canonicalUrl, footprint as footprintOf, siteFootprint, urlParts, type UrlParts } from '../common/url.js';
@@ -465,6 +467,7 @@ export class UrlDb {
   readonly file: string;
   private readonly s: Statements;
   private schedule!: Schedule;
+  private rules = SiteRules.none;
   private maxDepth!: number;
   private maxUrls!: number;
   private readonly runTx: Database.Transaction<(fn: () => unknown) => unknown>;
@@ -488,10 +491,11 @@ export class UrlDb {
     file: string,
     private readonly lock: Lock,
     settings: Partial<UrlDbSettings>,
+    rules: SiteRules,
   ) {
     this.file = file;
     this.s = prepareAll(db);
-    this.configure(settings);
+    this.configure(settings, rules);
     this.runTx = db.transaction((fn: () => unknown) => {
       const out = fn();
       this.flushSites();
@@ -503,10 +507,12 @@ export class UrlDb {
    * Takes new settings (a daemon's reload) without closing: the budgets and
    * the schedule apply from the next call, and the footprint map is kept,
    * where reopening would read it from the table again (~7 s at 10 million
-   * URLs). Settings not given take the [shepherd] defaults.
+   * URLs). Settings not given take the [shepherd] defaults; site rules'
+   * min_refetch and max_refetch bound the intervals of their URLs instead.
    */
-  configure(settings: Partial<UrlDbSettings>): void {
+  configure(settings: Partial<UrlDbSettings>, rules = SiteRules.none): void {
     const all: UrlDbSettings = { ...shepherdConfig.parse({}), ...settings };
+    this.rules = rules;
     this.maxDepth = all.max_depth;
     this.maxUrls = all.max_urls_per_site;
     const min = seconds(all.min_refetch);
@@ -526,7 +532,7 @@ export class UrlDb {
    * Opens (creating or upgrading) `<state>/shepherd/urls.sqlite` as its one
    * writer. Settings not given take the [shepherd] defaults.
    */
-  static open(state: string, settings: Partial<UrlDbSettings> = {}): UrlDb {
+  static open(state: string, settings: Partial<UrlDbSettings> = {}, rules = SiteRules.none): UrlDb {
     const file = urlDbPath(state);
     const dir = dirname(file);
     try {
@@ -548,7 +554,7 @@ export class UrlDb {
       db.pragma(`journal_size_limit = ${64 * 2 ** 20}`);
       if (found === 0) log.info('URL database created', { file, version: SCHEMA_VERSION });
       else if (found !== SCHEMA_VERSION) log.notice('URL database schema upgraded', { file, from: found, to: SCHEMA_VERSION });
-      const urlDb = new UrlDb(db, file, lock, settings);
+      const urlDb = new UrlDb(db, file, lock, settings, rules);
       urlDb.footprints();
       return urlDb;
     } catch (err) {
@@ -938,13 +944,21 @@ export class UrlDb {
     return row.state === NEW || row.state === QUEUED || row.next_fetch !== null;
   }
 
-  private bounded(interval: number): number {
-    return Math.round(Math.min(this.schedule.max, Math.max(this.schedule.min, interval)));
+  /** The schedule of one URL: [shepherd]'s, with the refetch bounds of its site rules. */
+  private scheduleOf(url: string): Schedule {
+    if (this.rules.empty) return this.schedule;
+    const { min_refetch: ruleMin, max_refetch: ruleMax } = this.rules.effective(url).settings;
+    if (ruleMin === undefined && ruleMax === undefined) return this.schedule;
+    const min = ruleMin === undefined ? this.schedule.min : seconds(ruleMin);
+    const max = Math.max(min, ruleMax === undefined ? this.schedule.max : seconds(ruleMax));
+    return { ...this.schedule, min, max, initial: Math.min(max, Math.max(min, this.schedule.initial)) };
   }
 
   /** The row after result `r`; anything else `prev` carries (its id) is kept. */
   private transition<R extends ResultRow>(prev: R, r: FetchOutcome, url: string): R {
-    const { initial, max, retryDelay, maxRetries } = this.schedule;
+    const schedule = this.scheduleOf(url);
+    const { initial, max, retryDelay, maxRetries } = schedule;
+    const bounded = (interval: number): number => Math.round(Math.min(schedule.max, Math.max(schedule.min, interval)));
     const next: R = { ...prev, last_fetch: r.time, status: r.status ?? null };
     const code = r.code;
     const settle = (state: number, interval: number) => {
@@ -958,7 +972,7 @@ export class UrlDb {
       const sum = md5Bytes(r.checksum);
       let interval = prev.interval;
       if (interval === null) interval = initial;
-      else if (sum !== null && prev.checksum !== null) interval = this.bounded(interval * (sum.equals(prev.checksum) ? GROW : SHRINK));
+      else if (sum !== null && prev.checksum !== null) interval = bounded(interval * (sum.equals(prev.checksum) ? GROW : SHRINK));
       settle(OK, interval);
       next.checksum = sum;
       next.oid = r.oid ?? null;
@@ -966,13 +980,13 @@ export class UrlDb {
       next.etag = r.etag ?? null;
       next.redirect = null;
     } else if (code === CODE_NOT_MODIFIED || code === CODE_UNCHANGED) {
-      settle(NOT_MODIFIED, prev.interval === null ? initial : this.bounded(prev.interval * GROW));
+      settle(NOT_MODIFIED, prev.interval === null ? initial : bounded(prev.interval * GROW));
       if (r.lastModified !== undefined) next.last_modified = r.lastModified;
       if (r.etag !== undefined) next.etag = r.etag;
     } else if (code === CODE_REDIRECT) {
       const target = r.redirect === undefined ? null : (canonicalOrNone(r.redirect, url) ?? null);
       const same = target !== null && target === prev.redirect;
-      settle(REDIRECT, prev.interval === null ? initial : this.bounded(prev.interval * (same ? GROW : SHRINK)));
+      settle(REDIRECT, prev.interval === null ? initial : bounded(prev.interval * (same ? GROW : SHRINK)));
       next.redirect = target;
       next.checksum = md5Bytes(r.checksum);
       next.oid = r.oid ?? null;

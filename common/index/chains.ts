@@ -30,10 +30,10 @@
  */
 
 import { createHash } from 'node:crypto';
-import { getDomain } from 'tldts';
 import { CountingWriter, INDEX_HEADER_SIZE, IndexFileReader, type IndexFormat } from './file.js';
 import { ChainDecoder, encodeChains, type Chain, type PackedChains } from './refs.js';
 import { urlParts } from '../url.js';
+import { registrableDomain } from '../url-patterns.js';
 
 export const WORDINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-WORDIDX', version: 2, fields: ['words'], what: 'WordIndex' };
 export const STRINGINDEX_FORMAT: IndexFormat = { magic: 'SHERLOCK-STRIDX', version: 2, fields: ['strings'], what: 'StringIndex' };
@@ -46,9 +46,6 @@ export const STRING_KINDS = ['url', 'host', 'domain'] as const;
 export type StringKind = (typeof STRING_KINDS)[number];
 const FINGERPRINT_SIZE = 12;
 
-/** tldts options: the PSL's private section counts (x.github.io and y.github.io are two domains), as for the shepherd's scope. */
-const PSL = { allowPrivateDomains: true } as const;
-
 /**
  * The strings a card is found by: its canonical URL, its host, and the
  * host's registrable domain (the host itself when it has none: an IP
@@ -57,7 +54,7 @@ const PSL = { allowPrivateDomains: true } as const;
  */
 export function urlStrings(canonical: string): Record<StringKind, string> {
   const { host } = urlParts(canonical);
-  return { url: canonical, host, domain: host.startsWith('[') ? host : (getDomain(host, PSL) ?? host) };
+  return { url: canonical, host, domain: registrableDomain(host) };
 }
 
 /** A StringIndex key: the first 12 bytes of MD5 of "<kind> <value>". */
