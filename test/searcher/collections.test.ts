@@ -161,3 +161,15 @@ test('the merge by date: newest first whatever the collection, ties by normalise
   const merged = mergeResults([{ name: 'one', result: one, hidden: new Set() }, { name: 'two', result: two, hidden: new Set() }], { offset: 0, limit: 10, sort: 'date' });
   assert.deepEqual(merged.hits.map((h) => h.url.slice(20)), ['c', 'b', 'a']);
 });
+
+test('searcher run refuses a bad collection list, naming the key and the culprit', async (t) => {
+  const dir = scratchDir(t);
+  const refused = async (value: string) => {
+    const run = await runCli(['searcher', 'run', '--state', dir, '--listen', `${ADDRESS}:0`, '--set', `searcher.collections=${value}`]);
+    assert.notEqual(run.status, 0);
+    return run.stderr;
+  };
+  assert.match(await refused(`Intranet=${dir}`), /searcher\.collections.*NAME=STATE_DIR/);
+  assert.match(await refused(`a=${dir},a=${dir}`), /collection "a" is named twice/);
+  assert.match(await refused(`a=${join(dir, 'missing')}`), /searcher\.collections: collection "a": no directory .*missing/);
+});
