@@ -5,7 +5,8 @@
  * origin serves both crawls with other pages, so `/notice` (and `/`) are in
  * both. Merged results name their collection, `collections` picks, an
  * unknown name is refused, the newer collection's copy hides the older
- * one's, a takedown in either state hides the URL in both within a second.
+ * one's, a takedown in either state hides the URL in both within a second;
+ * the search page takes `collections=` too.
  * Then the merge on its own: normalisation, override, totals and facets.
  */
 
@@ -18,7 +19,7 @@ import type { SearchResult } from '../../searcher/engine.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
-import { Client, hit, listening, type Message } from './net.js';
+import { Client, fixedEngine, hit, listening, startServer, type Message } from './net.js';
 import { PAGES, buildCli, crawlOrigin, siteRoutes } from '../indexer/site.js';
 
 const ADDRESS = '127.0.0.241';
@@ -65,7 +66,8 @@ test('two collections in one searcher: merged hits, picked by name, the newer co
   const { origin } = fixture;
 
   const running = startCli(t, ['searcher', 'run', '--state', dir, '--listen', `${ADDRESS}:0`, '--set', `searcher.collections=a=${a},b=${b}`]);
-  const client = await Client.open(t, `ws://${await listening(running)}/`);
+  const address = await listening(running);
+  const client = await Client.open(t, `ws://${address}/`);
   const welcome = await client.next();
   assert.match(String(welcome['index']), /^a=\S+ b=\S+$/);
   let n = 0;
@@ -97,6 +99,17 @@ test('two collections in one searcher: merged hits, picked by name, the newer co
   const refused = await client.answer('bad');
   assert.deepEqual([refused.type, refused['code'], refused['field']], ['error', 'BAD_MESSAGE', 'collections[1]']);
   assert.match(String(refused['message']), /"c"/);
+
+  // The search page takes collections= too, and shows each hit's collection.
+  const shown = await fetch(`http://${address}/search?q=lighthouse&collections=a`);
+  const html = await shown.text();
+  assert.equal(shown.status, 200);
+  assert.match(html, /alpha/);
+  assert.match(html, /<span class="collection">a<\/span>/);
+  assert.match(html, /name="collections" value="a"/);
+  const unknown = await fetch(`http://${address}/search?q=lighthouse&collections=c`);
+  assert.equal(unknown.status, 400);
+  assert.match(await unknown.text(), /no collection &#34;c&#34;/);
 
   // The status names each collection.
   client.send({ type: 'subscribe', id: 's', topic: 'status' });
@@ -172,4 +185,15 @@ test('searcher run refuses a bad collection list, naming the key and the culprit
   assert.match(await refused(`Intranet=${dir}`), /searcher\.collections.*NAME=STATE_DIR/);
   assert.match(await refused(`a=${dir},a=${dir}`), /collection "a" is named twice/);
   assert.match(await refused(`a=${join(dir, 'missing')}`), /searcher\.collections: collection "a": no directory .*missing/);
+});
+
+test('a searcher of one unnamed collection refuses any collection name, and searches as before without one', async (t) => {
+  const { ws } = await startServer(t, fixedEngine({ hits: [hit(1)] }), { listen: `${ADDRESS}:0` });
+  const client = await Client.open(t, ws);
+  await client.next();
+  const refused = await client.search('a', 'word', { collections: ['docs'] });
+  assert.deepEqual([refused['code'], refused['field']], ['BAD_MESSAGE', 'collections[0]']);
+  assert.match(String(refused['message']), /no collection "docs"; this searcher has one collection, unnamed/);
+  const plain = await client.search('b', 'word', { collections: [] });
+  assert.equal((plain['hits'] as Array<Record<string, unknown>>)[0]!['collection'], undefined);
 });
