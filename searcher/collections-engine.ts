@@ -99,22 +99,22 @@ export class CollectionsEngine implements Engine {
     const versions = new Map(this.all.map((c) => [c.name, c.engine.version]));
     const wanted = request.offset + request.limit;
     const windows = picked.map(() => wanted);
-    let answers: Array<CollectionAnswer | undefined> = [];
-    for (let round = 0; ; round++) {
-      answers = await Promise.all(picked.map((c, i) => this.ask(c, windows[i]!, request, signal, versions)));
-      if (answers.every((a) => a === undefined)) throw new NoIndexError();
-      await markOverridden(picked, answers);
+    const answers = await Promise.all(picked.map((c, i) => this.ask(c, windows[i]!, request, signal, versions)));
+    if (answers.every((a) => a === undefined)) throw new NoIndexError();
+    let asked = picked.map((_, i) => i);
+    for (let round = 1; ; round++) {
+      await markOverridden(picked, answers, asked);
       const shown = answers.reduce((n, a) => n + (a === undefined ? 0 : a.result.hits.length - a.hidden.size), 0);
-      if (shown >= wanted || round + 1 === MAX_ROUNDS) break;
-      // Those that had hidden hits and may hold more are asked for as many more; none: the page is what there is.
-      let more = false;
-      answers.forEach((a, i) => {
-        if (a !== undefined && a.hidden.size > 0 && a.result.hits.length === windows[i] && a.result.total.value > windows[i]!) {
-          windows[i]! += a.hidden.size;
-          more = true;
-        }
-      });
-      if (!more) break;
+      if (shown >= wanted || round === MAX_ROUNDS) break;
+      // Those that had hidden hits and may hold more are asked again for as many more; none: the page is what there is.
+      asked = answers.flatMap((a, i) => (a !== undefined && a.hidden.size > 0 && a.result.hits.length === windows[i] && a.result.total.value > windows[i]! ? [i] : []));
+      if (asked.length === 0) break;
+      await Promise.all(
+        asked.map(async (i) => {
+          windows[i]! += answers[i]!.hidden.size;
+          answers[i] = await this.ask(picked[i]!, windows[i]!, request, signal, versions);
+        }),
+      );
     }
     const merged = mergeResults(
       answers.filter((a): a is CollectionAnswer => a !== undefined),
@@ -142,16 +142,17 @@ function joinVersions(pairs: Array<[string, string | undefined]>): string | unde
   return pairs.map(([name, version]) => `${name}=${version ?? '-'}`).join(' ');
 }
 
-/** Marks in each answer the URLs a newer picked collection has a copy of (the answers in `picked`'s order, oldest first). */
-async function markOverridden(picked: readonly Collection[], answers: Array<CollectionAnswer | undefined>): Promise<void> {
+/** Marks in the answers at `which` the URLs a newer picked collection has a copy of (the answers in `picked`'s order, oldest first). */
+async function markOverridden(picked: readonly Collection[], answers: Array<CollectionAnswer | undefined>, which: readonly number[]): Promise<void> {
   await Promise.all(
-    answers.map(async (answer, i) => {
+    which.map(async (i) => {
+      const answer = answers[i];
       if (answer === undefined) return;
-      const urls = answer.result.hits.map((h) => h.url);
       const hidden = new Set<string>();
       for (const newer of picked.slice(i + 1)) {
-        const found = await newer.engine.hasUrls(urls.filter((url) => !hidden.has(url)));
-        urls.filter((url) => !hidden.has(url)).forEach((url, k) => found[k] && hidden.add(url));
+        const urls = answer.result.hits.map((h) => h.url).filter((url) => !hidden.has(url));
+        const found = await newer.engine.hasUrls(urls);
+        urls.forEach((url, k) => found[k] && hidden.add(url));
       }
       answers[i] = { ...answer, hidden };
     }),
