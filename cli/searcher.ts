@@ -7,17 +7,25 @@
  * seconds, and at once on SIGHUP); until a version exists every search is
  * answered NO_INDEX and /healthz is 503, which is the truth.
  *
+ * With `searcher.collections` it searches several state directories, each
+ * with its own pool of threads (searcher/collections-engine.ts); the list
+ * is read at start only.
+ *
  * SIGTERM (or SIGINT) stops listening, answers searches in flight
  * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file
  * and the token file; everything but `listen` takes effect at once.
  */
 
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { readToken } from '../searcher/auth.js';
 import { cacheSizes, searchThreads, searcherConfig } from '../searcher/config.js';
+import { takedownFilePath } from '../common/takedowns.js';
+import { CollectionsEngine } from '../searcher/collections-engine.js';
+import type { SearcherConfig } from '../searcher/config.js';
 import { PoolEngine } from '../searcher/pool-engine.js';
 import type { ResultCache } from '../searcher/result-cache.js';
 import { SearchServer } from '../searcher/server.js';
@@ -51,7 +59,7 @@ export function registerSearcher(program: Command): void {
         const { config, token, synonyms } = settings();
         // A takedown changes answers without a new version: the result cache forgets them once every thread has applied it.
         let results: ResultCache | undefined;
-        const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config), onTakedowns: () => results?.clear() });
+        const engine = await startEngine(state, config, () => results?.clear());
         // The search threads keep the process alive: a searcher that cannot listen stops them.
         const server = await SearchServer.listen({ config, token, synonyms, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
           engine.close();
@@ -82,6 +90,34 @@ export function registerSearcher(program: Command): void {
         log.notice('searcher stopped');
       }),
     );
+}
+
+/**
+ * The engine of `searcher run`: one pool over `state`, or, with collections,
+ * one pool each with an equal share of the threads (at least one) and of
+ * the caches, each following every collection's takedowns.
+ */
+async function startEngine(state: string, config: SearcherConfig, onTakedowns: () => void): Promise<PoolEngine | CollectionsEngine> {
+  const threads = searchThreads(config.search_threads);
+  if (config.collections.length === 0) return PoolEngine.start({ state, threads, caches: cacheSizes(config), onTakedowns });
+  const states = config.collections.map(({ name, state: dir }) => {
+    const at = resolve(dir);
+    if (!statSync(at, { throwIfNoEntry: false })?.isDirectory()) throw new SherlockError('SHERLOCK_BAD_CONFIG', `searcher.collections: collection "${name}": no directory ${at}`, { key: 'searcher.collections' });
+    return at;
+  });
+  const n = states.length;
+  const share = (bytes: number) => Math.max(1, Math.floor(bytes / n));
+  const takedownFiles = states.map(takedownFilePath);
+  const started: PoolEngine[] = [];
+  try {
+    for (const dir of states) {
+      started.push(await PoolEngine.start({ state: dir, threads: Math.max(1, Math.floor(threads / n)), caches: { chains: share(config.chain_cache), cards: share(config.card_cache) }, takedownFiles, onTakedowns }));
+    }
+  } catch (err) {
+    for (const pool of started) pool.close();
+    throw err;
+  }
+  return new CollectionsEngine(config.collections.map(({ name }, i) => ({ name, state: states[i]!, engine: started[i]! })));
 }
 
 export function checkListen(text: string): string {

@@ -33,6 +33,21 @@ const hostName = z
   .regex(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, 'expected a host name such as "search.example.org" (no port, no scheme)')
   .transform((name) => name.toLowerCase());
 
+/** A collection's name: a short identifier, as requests name it. */
+export const COLLECTION_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** One collection, "NAME=STATE_DIR". */
+const collection = z.string().transform((text, ctx) => {
+  const eq = text.indexOf('=');
+  const name = text.slice(0, eq);
+  const state = text.slice(eq + 1).trim();
+  if (eq < 0 || !COLLECTION_NAME.test(name) || state === '') {
+    ctx.addIssue({ code: 'custom', message: 'expected "NAME=STATE_DIR", NAME of 1 to 32 characters a-z, 0-9, _ and - starting with a letter' });
+    return z.NEVER;
+  }
+  return { name, state };
+});
+
 /** Requests a second, fractions allowed; 0 turns the limit off. */
 const rate = z.number().min(0).max(1_000_000);
 const burst = z.number().int().min(1).max(1_000_000);
@@ -92,6 +107,14 @@ export const searcherConfig = z
     result_cache: size({ max: '64GiB' }).prefault('64MiB'),
     /** Threads that run searches, each with its own Lexicon and CardInfo and a share of the caches; "auto": one per core but one. */
     search_threads: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default('auto'),
+    /** Several collections in one searcher (docs/search.md "Several collections"): "NAME=STATE_DIR" each, a later one newer (its copy of a URL hides an older one's); empty: the --state directory alone. */
+    collections: z.array(collection).default([]).superRefine((list, ctx) => {
+      const seen = new Set<string>();
+      for (const [i, { name }] of list.entries()) {
+        if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [i], message: `collection "${name}" is named twice` });
+        seen.add(name);
+      }
+    }),
   })
   .strict();
 

@@ -43,6 +43,8 @@ export interface SearchRequest {
   sort?: 'relevance' | 'date';
   /** Each hit with the parts of its score (searcher/explain.ts). */
   explain?: boolean;
+  /** A searcher of several collections: the ones to search, by name (names known: Engine.collections); absent: all. */
+  collections?: string[];
 }
 
 export interface SearchHit {
@@ -70,6 +72,8 @@ export interface SearchHit {
   archive?: { file: string; offset: number; length: number };
   /** With `explain`: the parts of its score. */
   explain?: Explanation;
+  /** A searcher of several collections: the collection the hit is from. */
+  collection?: string;
 }
 
 /** How a card has a query word: as typed, an accent variant, a word of its stem class, a synonym, a word of a synonym's stem class. */
@@ -147,6 +151,8 @@ export interface Engine {
   search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult | EncodedResult>;
   /** The index version searched, undefined while there is none. */
   readonly version: string | undefined;
+  /** A searcher of several collections: their names, a request may pick among them; absent: one unnamed collection. */
+  readonly collections?: readonly string[];
   /** What the `status` topic and the status page show about the index; JSON-safe. */
   status(): Record<string, unknown>;
 }

@@ -184,6 +184,12 @@ export class IndexEngine implements Engine {
     }
   }
 
+  /** Whether the loaded version has a card of each URL (canonical); none without a version. */
+  hasUrls(urls: readonly string[]): boolean[] {
+    const version = this.loaded;
+    return urls.map((url) => version !== undefined && version.stringCards('url', url).length > 0);
+  }
+
   /** Stops polling and closes the loaded version once its searches are done. */
   close(): void {
     clearInterval(this.timer);

@@ -139,7 +139,8 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
   let fields;
   try {
     const filters = { site: state.site, type: state.type, lang: state.lang };
-    fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}) });
+    const collections = state.collections === undefined ? {} : { collections: state.collections };
+    fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}), ...collections });
   } catch (err) {
     if (!(err instanceof MessageError)) throw err;
     return refuse('BAD_MESSAGE', err.message);

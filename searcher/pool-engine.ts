@@ -16,14 +16,15 @@
  * `version` is the first thread's. A thread that dies is logged, its
  * searches fail as INTERNAL, and a new one takes its place.
  *
- * Takedowns: the pool follows `state/takedowns` (takedowns.ts) and hands
- * each new set to every thread; once all have applied it (a search posted
- * later reaches a thread after the set), `onTakedowns` is called.
+ * Takedowns: the pool follows `state/takedowns` (takedowns.ts), or, in a
+ * searcher of several collections, every collection's file (their union),
+ * and hands each new set to every thread; once all have applied it (a
+ * search posted later reaches a thread after the set), `onTakedowns` is called.
  */
 
 import { Worker } from 'node:worker_threads';
 import { logger } from '../common/log.js';
-import { takedownFilePath, type TakedownSet } from '../common/takedowns.js';
+import { TakedownSet, takedownFilePath } from '../common/takedowns.js';
 import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
 import type { CacheSizes } from './index-version.js';
 import type { SearchWorkerData } from './search-worker.js';
@@ -46,6 +47,8 @@ export interface PoolEngineOptions {
   caches: CacheSizes;
   /** How often to look at `current`; 0: only on check(). */
   pollMs?: number;
+  /** The takedown files followed, their union in force; default: the state's own. */
+  takedownFiles?: readonly string[];
   /** Called once every thread has applied a change of the takedowns. */
   onTakedowns?: () => void;
 }
@@ -54,7 +57,8 @@ type Reply =
   | { type: 'result'; id: number; json: string; version: string | undefined }
   | { type: 'failed'; id: number; noIndex: boolean; message: string }
   | { type: 'checked'; id: number; version: string | undefined; status: Record<string, unknown> }
-  | { type: 'applied'; id: number };
+  | { type: 'applied'; id: number }
+  | { type: 'found'; id: number; found: boolean[] };
 
 interface Waiting {
   resolve(reply: Reply): void;
@@ -111,11 +115,12 @@ export class PoolEngine implements Engine {
   private turn = 0;
   private closed = false;
   private checking: Promise<void> | undefined;
-  private readonly takedowns: TakedownWatch;
+  private readonly takedowns: TakedownWatch[];
 
   private constructor(private readonly options: PoolEngineOptions) {
-    this.takedowns = new TakedownWatch(takedownFilePath(options.state), (set) => void this.applyTakedowns(set));
-    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true, takedowns: this.takedowns.current().entries };
+    const files = options.takedownFiles ?? [takedownFilePath(options.state)];
+    this.takedowns = files.map((file) => new TakedownWatch(file, () => void this.applyTakedowns(this.inForce())));
+    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true, takedowns: this.inForce().entries };
     for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn(i));
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     if (pollMs > 0) {
@@ -162,6 +167,11 @@ export class PoolEngine implements Engine {
     return this.checking;
   }
 
+  /** The union of the takedowns in force in every file followed. */
+  private inForce(): TakedownSet {
+    return TakedownSet.of(this.takedowns.flatMap((watch) => watch.current().entries));
+  }
+
   /** Every thread takes `set`; threads started later get it with their data. */
   private async applyTakedowns(set: TakedownSet): Promise<void> {
     this.data = { ...this.data, takedowns: set.entries };
@@ -172,14 +182,7 @@ export class PoolEngine implements Engine {
 
   async search(request: SearchRequest, signal: AbortSignal): Promise<EncodedResult> {
     signal.throwIfAborted();
-    // Ties go round: every thread sees every kind of query and warms its caches with them.
-    const n = this.threads.length;
-    const from = this.turn++ % n;
-    let thread = this.threads[from]!;
-    for (let i = 1; i < n; i++) {
-      const other = this.threads[(from + i) % n]!;
-      if (other.searches < thread.searches) thread = other;
-    }
+    const thread = this.pick();
     const id = this.next++;
     const cancel = () => thread.worker.postMessage({ type: 'cancel', id });
     signal.addEventListener('abort', cancel, { once: true });
@@ -195,11 +198,31 @@ export class PoolEngine implements Engine {
     }
   }
 
+  /** Whether the loaded version has a card of each URL (canonical); none without a version. */
+  async hasUrls(urls: readonly string[]): Promise<boolean[]> {
+    if (urls.length === 0) return [];
+    const reply = await this.pick().ask(this.next++, { type: 'has', urls });
+    if (reply.type !== 'found') throw new Error(`unexpected reply ${reply.type}`);
+    return reply.found;
+  }
+
+  /** The thread with the fewest searches in flight; ties go round, so every thread sees every kind of query and warms its caches with them. */
+  private pick(): Thread {
+    const n = this.threads.length;
+    const from = this.turn++ % n;
+    let thread = this.threads[from]!;
+    for (let i = 1; i < n; i++) {
+      const other = this.threads[(from + i) % n]!;
+      if (other.searches < thread.searches) thread = other;
+    }
+    return thread;
+  }
+
   /** Stops polling and the threads; searches still in flight fail. */
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
-    this.takedowns.close();
+    for (const watch of this.takedowns) watch.close();
     for (const thread of this.threads) void thread.worker.terminate();
   }
 

@@ -16,6 +16,7 @@
  * messages 4400, authentication 4401, ignoring rate limits 4429).
  */
 
+import { COLLECTION_NAME } from './config.js';
 import type { SearchFilters, SearchHit, SearchResult } from './engine.js';
 import { MAX_QUERY_LENGTH, QueryError, parseQuery, type QueryErrorCode } from './query.js';
 
@@ -71,6 +72,8 @@ export interface SearchFields {
   filters: SearchFilters;
   sort?: 'relevance' | 'date';
   explain?: boolean;
+  /** Collection names, as written (search.ts checks them against the engine's); absent: all. */
+  collections?: string[];
 }
 
 export type ClientMessage =
@@ -148,7 +151,7 @@ export function queryErrorFields(err: QueryError): ErrorFields {
 
 const FIELDS = {
   hello: ['token'],
-  search: ['id', 'q', 'offset', 'limit', 'filters', 'sort', 'explain'],
+  search: ['id', 'q', 'offset', 'limit', 'filters', 'sort', 'explain', 'collections'],
   cancel: ['id'],
   subscribe: ['id', 'topic'],
   unsubscribe: ['id'],
@@ -218,7 +221,26 @@ export function checkSearchFields(value: Json, id?: string): SearchFields {
   const { sort, explain } = value;
   if (sort !== undefined && sort !== 'relevance' && sort !== 'date') throw new MessageError('sort must be "relevance" or "date"', 'sort', id);
   if (explain !== undefined && typeof explain !== 'boolean') throw new MessageError('explain must be true or false', 'explain', id);
-  return { q, offset, limit, filters: checkFilters(value['filters'], id), ...(sort === undefined ? {} : { sort }), ...(explain === true ? { explain } : {}) };
+  const collections = checkCollections(value['collections'], id);
+  return {
+    q,
+    offset,
+    limit,
+    filters: checkFilters(value['filters'], id),
+    ...(sort === undefined ? {} : { sort }),
+    ...(explain === true ? { explain } : {}),
+    ...(collections === undefined ? {} : { collections }),
+  };
+}
+
+/** A list of collection names, each once; an empty list is absent (all). */
+function checkCollections(list: unknown, id: string | undefined): string[] | undefined {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list) || list.length > MAX_FILTER_VALUES) throw new MessageError(`collections must be a list of at most ${MAX_FILTER_VALUES} collection names`, 'collections', id);
+  for (const [i, name] of list.entries()) {
+    if (typeof name !== 'string' || !COLLECTION_NAME.test(name)) throw new MessageError(`collections[${i}] is not a collection name (a-z, 0-9, _ and -, at most 32)`, `collections[${i}]`, id);
+  }
+  return list.length === 0 ? undefined : [...new Set(list as string[])];
 }
 
 function integer(value: Json, field: string, min: number, max: number, fallback: number, id: string | undefined): number {

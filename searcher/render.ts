@@ -29,6 +29,8 @@ export interface PageState {
   lang: string[];
   /** Newest first instead of by score. */
   byDate: boolean;
+  /** A searcher of several collections: the ones to search (`collections=`, repeated); absent: all. */
+  collections?: string[];
 }
 
 /** A result (a `result` message or the engine's result with its time) or an error (`error` message fields). */
@@ -43,6 +45,7 @@ export function stateFromParams(params: URLSearchParams): PageState {
     type: params.getAll('type').slice(0, MAX_FILTERS),
     lang: params.getAll('lang').slice(0, MAX_FILTERS),
     byDate: params.get('sort') === 'date',
+    ...(params.has('collections') ? { collections: params.getAll('collections').slice(0, MAX_FILTERS) } : {}),
   };
 }
 
@@ -54,6 +57,7 @@ export function stateHref(state: PageState): string {
   for (const type of state.type) params.append('type', type);
   for (const lang of state.lang) params.append('lang', lang);
   if (state.byDate) params.set('sort', 'date');
+  for (const name of state.collections ?? []) params.append('collections', name);
   if (state.page > 1) params.set('page', String(state.page));
   return `/search?${params.toString()}`;
 }
@@ -168,7 +172,8 @@ function card(hit: SearchHit): string {
   // A PDF viewer opens a URL ending #page=N at that page.
   const where = hit.page === undefined ? '' : webUrl(hit.url) ? `<a class="page" href="${escapeHtml(`${hit.url.replace(/#.*$/s, '')}#page=${hit.page}`)}">page ${hit.page}</a>` : `page ${hit.page}`;
   const pages = hit.pages === undefined ? '' : `${hit.pages} page${hit.pages === 1 ? '' : 's'}`;
-  const meta = [hit.referrer === undefined ? formatSize(hit.size) : '', escapeHtml(hit.type), pages, where, date, lang, page].filter((part) => part !== '').join(' · ');
+  const from = hit.collection === undefined ? '' : `<span class="collection">${escapeHtml(hit.collection)}</span>`;
+  const meta = [hit.referrer === undefined ? formatSize(hit.size) : '', escapeHtml(hit.type), pages, where, date, lang, page, from].filter((part) => part !== '').join(' · ');
   return `<li class="hit"><h2 class="hit-title">${heading}</h2><p class="hit-url">${url}</p><p class="hit-snippet">${safeSnippet(hit.snippet)}</p><p class="hit-meta">${meta}</p></li>`;
 }
 
@@ -231,7 +236,7 @@ export function renderPage(state: PageState, answer: Answer | undefined): string
 <form id="search-form" role="search" action="/search" method="get">
 <label for="q" class="visually-hidden">Search</label>
 <input id="q" name="q" type="search" value="${escapeHtml(state.q)}" maxlength="1024" autocomplete="off" spellcheck="false" autofocus aria-describedby="status" placeholder="Search: words, &quot;phrases&quot;, -exclude, site:, type:, lang:">
-${[...state.site.map((v) => ['site', v]), ...state.type.map((v) => ['type', v]), ...state.lang.map((v) => ['lang', v]), ...(state.byDate ? [['sort', 'date']] : [])].map(([name, v]) => `<input type="hidden" name="${name}" value="${escapeHtml(v!)}">`).join('')}
+${[...state.site.map((v) => ['site', v]), ...state.type.map((v) => ['type', v]), ...state.lang.map((v) => ['lang', v]), ...(state.byDate ? [['sort', 'date']] : []), ...(state.collections ?? []).map((v) => ['collections', v])].map(([name, v]) => `<input type="hidden" name="${name}" value="${escapeHtml(v!)}">`).join('')}
 <button type="submit">Search</button>
 </form>
 <form id="token-form" hidden>

@@ -7,7 +7,8 @@
  * - The key is everything a result depends on (resultKey): the parsed
  *   query with synonyms applied, as canonical text (positions left out, so
  *   queries that parse the same share an entry), the filters as sets, the
- *   page (offset, limit), the sort, explain, the index version, and for an
+ *   page (offset, limit), the sort, explain, the collections picked, the
+ *   index version (of several collections: all their versions), and for an
  *   `age` filter the minute (its cut-off moves with the clock).
  * - A result carrying a spelling suggestion also depends on the query as
  *   typed (the suggestion is that text with words replaced): such an entry
@@ -56,10 +57,10 @@ interface Entry {
  * `now` (ms) matters only with an age filter.
  */
 export function resultKey(query: QueryNode, fields: SearchFields, version: string, now = Date.now()): string {
-  const { offset, limit, filters, sort, explain } = fields;
+  const { offset, limit, filters, sort, explain, collections } = fields;
   const set = (values: readonly string[] | undefined) => [...new Set(values ?? [])].sort();
   const minute = filters.age === undefined ? null : Math.floor(now / MINUTE_MS);
-  const page = [version, offset, limit, sort ?? 'relevance', explain === true, set(filters.site), set(filters.type), set(filters.lang), filters.age ?? null, minute];
+  const page = [version, offset, limit, sort ?? 'relevance', explain === true, set(filters.site), set(filters.type), set(filters.lang), filters.age ?? null, minute, set(collections)];
   return `${JSON.stringify(page)}\n${canonical(query)}`;
 }
 

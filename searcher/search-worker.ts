@@ -8,11 +8,12 @@
  * the worker data, each change as a message answered once it applies.
  *
  * Messages in: {search, id, request} | {cancel, id} | {check, id} |
- * {resize, id, caches} | {takedowns, id, takedowns}.
+ * {resize, id, caches} | {takedowns, id, takedowns} | {has, id, urls}.
  * Messages out: {result, id, json, version} (the SearchResult as JSON text,
  * made once here so the main thread only splices it into its answer, and the
  * version that answered) |
- * {failed, id, noIndex, message} | {checked, id, version, status} | {applied, id}.
+ * {failed, id, noIndex, message} | {checked, id, version, status} | {applied, id} |
+ * {found, id, found} (whether the version has a card of each URL).
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
@@ -35,7 +36,7 @@ const { state, caches, logLoads, takedowns } = workerData as SearchWorkerData;
 const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads, takedowns: TakedownSet.of(takedowns) });
 const running = new Map<number, AbortController>();
 
-port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 'takedowns'; id: number; request?: never; caches?: CacheSizes; takedowns?: Takedown[] }) => {
+port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 'takedowns' | 'has'; id: number; request?: never; caches?: CacheSizes; takedowns?: Takedown[]; urls?: string[] }) => {
   switch (message.type) {
     case 'search': {
       const controller = new AbortController();
@@ -58,6 +59,9 @@ port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 
     case 'takedowns':
       engine.setTakedowns(TakedownSet.of(message.takedowns!));
       port.postMessage({ type: 'applied', id: message.id });
+      return;
+    case 'has':
+      port.postMessage({ type: 'found', id: message.id, found: engine.hasUrls(message.urls!) });
       return;
     case 'check':
       void engine.check().then(() => port.postMessage({ type: 'checked', id: message.id, version: engine.version, status: engine.status() }));

@@ -51,6 +51,8 @@ async function attempt({ engine, config, synonyms, results }: SearchContext, fie
   } catch (err) {
     return err instanceof QueryError ? { ok: false, error: queryErrorFields(err) } : internal(err, fields.q);
   }
+  const unknown = unknownCollection(engine, fields.collections);
+  if (unknown !== undefined) return { ok: false, error: unknown };
   const started = performance.now();
   const tookMs = () => Math.round((performance.now() - started) * 10) / 10;
   // The version read now is the one a plain engine answers with: search() takes it synchronously.
@@ -100,9 +102,28 @@ function keep(results: ResultCache, key: string, generation: number, version: st
   else results.store(key, generation, version, typed, JSON.stringify(result));
 }
 
+/** The refusal of a collection name the engine does not have, naming it and the field. */
+function unknownCollection(engine: Engine, collections: readonly string[] | undefined): ErrorFields | undefined {
+  const known = engine.collections ?? [];
+  const at = (collections ?? []).findIndex((name) => !known.includes(name));
+  if (at < 0) return undefined;
+  const name = collections![at]!;
+  const which = known.length === 0 ? 'this searcher has one collection, unnamed' : `there are ${known.join(', ')}`;
+  return { code: 'BAD_MESSAGE', message: `collections[${at}]: no collection "${name}"; ${which}`, field: `collections[${at}]` };
+}
+
 /** The engine's request for checked fields and their parsed query. */
-function searchRequest(query: QueryNode, { q, offset, limit, filters, sort, explain }: SearchFields): SearchRequest {
-  return { query, text: q, offset, limit, filters, ...(sort === undefined ? {} : { sort }), ...(explain === true ? { explain } : {}) };
+function searchRequest(query: QueryNode, { q, offset, limit, filters, sort, explain, collections }: SearchFields): SearchRequest {
+  return {
+    query,
+    text: q,
+    offset,
+    limit,
+    filters,
+    ...(sort === undefined ? {} : { sort }),
+    ...(explain === true ? { explain } : {}),
+    ...(collections === undefined ? {} : { collections }),
+  };
 }
 
 /** A bug: the client learns only that it failed, the log gets the details. */

@@ -69,7 +69,8 @@ function search() {
   due = false;
   latest = `s${++serial}`;
   const filters = { site: state.site, type: state.type, lang: state.lang };
-  send({ type: 'search', id: latest, q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}) });
+  const collections = state.collections === undefined ? {} : { collections: state.collections };
+  send({ type: 'search', id: latest, q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}), ...collections });
   region.setAttribute('aria-busy', 'true');
 }
 

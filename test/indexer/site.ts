@@ -69,14 +69,15 @@ function bulkPage(i: number): string {
   return `<html><head><title>Bulk ${i}</title></head><body><p>${words.join(' ')}</p></body></html>`;
 }
 
-function routes(bulk: number): Record<string, RouteHandler> {
+/** The site's routes: `pages` (default PAGES) as HTML, `bulk` generated pages linked from the home page, robots.txt, a redirect. */
+export function siteRoutes(bulk = 0, pages: Record<string, string> = PAGES): Record<string, RouteHandler> {
   const html = (body: string): RouteHandler => (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
   const links = Array.from({ length: bulk }, (_, i) => `<a href="/bulk${i}">bulk ${i}</a>`).join(' ');
   const out: Record<string, RouteHandler> = {
     '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n'),
     '/moved': (_req, res) => res.writeHead(301, { Location: '/accents' }).end(),
   };
-  for (const [path, body] of Object.entries(PAGES)) out[path] = html(path === '/' ? body.replace('</body>', `${links}</body>`) : body);
+  for (const [path, body] of Object.entries(pages)) out[path] = html(path === '/' ? body.replace('</body>', `${links}</body>`) : body);
   for (let i = 0; i < bulk; i++) out[`/bulk${i}`] = html(bulkPage(i));
   return out;
 }
@@ -85,16 +86,21 @@ const CRAWL_SETS = ['gatherer.allow_private_addresses=true', 'gatherer.min_delay
 
 /** Serves the site on `address`, crawls it into `state` with the CLI and stops serving; returns the site's origin. */
 export async function crawlSite(state: string, options: { address: string; bulk?: number }): Promise<string> {
-  const fixture: Fixture = await startFixture({ address: options.address, routes: routes(options.bulk ?? 0) });
+  const fixture: Fixture = await startFixture({ address: options.address, routes: siteRoutes(options.bulk ?? 0) });
   try {
-    const seeds = join(state, 'seeds.txt');
-    writeFileSync(seeds, `${fixture.origin}/\n`);
-    const crawl = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', ...CRAWL_SETS]);
-    assert.equal(crawl.status, 0, crawl.stderr);
+    await crawlOrigin(state, fixture.origin);
   } finally {
     await fixture.close();
   }
   return fixture.origin;
+}
+
+/** Crawls the site served at `origin` into `state` with the CLI, from its home page until idle. */
+export async function crawlOrigin(state: string, origin: string): Promise<void> {
+  const seeds = join(state, 'seeds.txt');
+  writeFileSync(seeds, `${origin}/\n`);
+  const crawl = await runCli(['crawl', '--state', state, '--seeds', seeds, '--until-idle', ...CRAWL_SETS]);
+  assert.equal(crawl.status, 0, crawl.stderr);
 }
 
 /** `sherlock index build --state STATE --json` with `--set` values; asserts success and returns the summary. */

@@ -98,6 +98,16 @@ test('each field of a search is checked and named', () => {
   refused(search({ filters: { site: [''] } }), 'filters.site[0]', 's');
   refused(search({ filters: { type: ['nonsense'] } }), 'filters.type[0]', 's');
   refused(search({ filters: { type: [5] } }), 'filters.type[0]', 's');
+  refused(search({ collections: 'a' }), 'collections', 's');
+  refused(search({ collections: Array.from({ length: MAX_FILTER_VALUES + 1 }, (_, i) => `c${i}`) }), 'collections', 's');
+  refused(search({ collections: ['a', 'Big'] }), 'collections[1]', 's');
+  refused(search({ collections: [3] }), 'collections[0]', 's');
+});
+
+test('collections: names each once in the order given, an empty list is all', () => {
+  const read = (collections: unknown) => parseClientMessage(JSON.stringify({ type: 'search', id: 's', q: 'x', collections })) as { collections?: string[] };
+  assert.deepEqual(read(['docs', 'intranet', 'docs']).collections, ['docs', 'intranet']);
+  assert.equal(read([]).collections, undefined);
 });
 
 test('each field of the other messages is checked and named', () => {

@@ -51,17 +51,18 @@ after(() => {
 const fields = (q: string, more: Partial<SearchFields> = {}): SearchFields => ({ q, offset: 0, limit: 10, filters: {}, ...more });
 const key = (q: string, more: Partial<SearchFields> = {}, version = 'v1', now = 0) => resultKey(parseQuery(q), fields(q, more), version, now);
 
-test('the key: queries that parse the same share it; filters as sets, the default sort and no explain are one key', () => {
+test('the key: queries that parse the same share it; filters and collections as sets, the default sort and no explain are one key', () => {
   assert.equal(key('zebra  café'), key(' zebra café '));
   assert.equal(key('Zebra'), key('zebra'));
   assert.equal(key('"baker street"'), key('"baker   street"'));
   assert.equal(key('zebra', { filters: { site: ['a.org', 'b.org'], type: [] } }), key('zebra', { filters: { site: ['b.org', 'a.org', 'b.org'] } }));
   assert.equal(key('zebra', { sort: 'relevance' }), key('zebra'));
   assert.equal(key('zebra', { explain: false }), key('zebra'));
+  assert.equal(key('zebra', { collections: ['b', 'a'] }), key('zebra', { collections: ['a', 'b', 'a'] }));
   assert.equal(key('zebra', { filters: { site: ['a.org'] } }, 'v1', 0), key('zebra', { filters: { site: ['a.org'] } }, 'v1', 3_600_000), 'the clock matters only with an age filter');
 });
 
-test('the key: another page, filter, sort, explain, version, query or minute of an age filter is another key', () => {
+test('the key: another page, filter, sort, explain, collections, version, query or minute of an age filter is another key', () => {
   const base = key('zebra');
   const others = [
     key('zebra', { offset: 10 }),
@@ -73,6 +74,8 @@ test('the key: another page, filter, sort, explain, version, query or minute of 
     key('zebra', { sort: 'date' }),
     key('zebra', { explain: true }),
     key('zebra', {}, 'v2'),
+    key('zebra', { collections: ['a'] }),
+    key('zebra', { collections: ['a', 'b'] }),
     key('=zebra'),
     key('zebra*'),
     key('title:zebra'),
