@@ -6,15 +6,22 @@
  * it runs; the servers' request logs show no request for them after the add
  * returned but the one each host may have had under way at that moment (its
  * check made just before), the shepherd holds them as new again, and once
- * the takedowns are removed a later crawl fetches them.
+ * the takedowns are removed a later crawl fetches them. A damaged takedown
+ * file never stops the gatherer: its intact lines apply.
  */
 
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
+import { writePlan } from '../../common/gather/plan-file.js';
+import { takedownFilePath, takedownLine, type TakedownChange } from '../../common/takedowns.js';
+import { gathererConfig } from '../../gatherer/config.js';
+import { CODE } from '../../gatherer/outcome.js';
+import { Gatherer } from '../../gatherer/gatherer.js';
 import { runCli, startCli, until } from '../helpers/cli.js';
+import { storedObjects } from '../helpers/gather-state.js';
 import { startFixture, type Fixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { scratchDir } from '../helpers/paths.js';
 
@@ -80,4 +87,23 @@ test('URLs queued in the gatherer are not requested once a takedown of them is a
   assert.equal(again.status, 0, again.stderr);
   assert.deepEqual(unrequested(a, [...numbered('/p/'), target]), []);
   assert.deepEqual(unrequested(b, numbered('/b/')), []);
+});
+
+test('a damaged takedown file does not stop the gatherer: its intact lines apply, the rest is fetched', async (t) => {
+  const state = scratchDir(t);
+  const page: RouteHandler = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html><body>page</body></html>');
+  const site = await startFixture({ address: '127.0.0.218', routes: { '/robots.txt': (_req, res) => res.writeHead(404).end(), '*': page } });
+  t.after(() => site.close());
+  const change = (kind: TakedownChange['kind'], target: string): string => takedownLine({ op: 'add', kind, target, reason: 'test', time: new Date().toISOString() });
+  mkdirSync(state, { recursive: true });
+  // An intact line, a damaged one (a byte flipped), another intact one, and a tail cut by a crash.
+  const flipped = change('url', `${site.origin}/c`).replace('"url"', '"urk"');
+  writeFileSync(takedownFilePath(state), `${change('url', `${site.origin}/a`)}${flipped}${change('prefix', `${site.origin}/b/`)}${change('url', `${site.origin}/d`).slice(0, 30)}`);
+  writePlan(state, ['/a', '/b/1', '/b/2', '/c', '/d'].map((p, priority) => ({ url: `${site.origin}${p}`, priority })));
+  const gatherer = await Gatherer.open(state, gathererConfig.parse({ allow_private_addresses: true, min_delay: '0s', sync_interval: '200ms' }));
+  await gatherer.run({ untilIdle: true });
+  assert.deepEqual(site.requests.map((r) => r.path).sort(), ['/c', '/d', '/robots.txt']);
+  const codes = new Map(storedObjects(state).filter((o) => !o.robots).map((o) => [o.url.slice(site.origin.length), o.code]));
+  assert.deepEqual(Object.fromEntries(codes), { '/a': CODE.takenDown, '/b/1': CODE.takenDown, '/b/2': CODE.takenDown, '/c': 0, '/d': 0 });
+  assert.equal(gatherer.status().outcomes['taken_down'], 3);
 });
