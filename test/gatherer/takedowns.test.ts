@@ -7,7 +7,8 @@
  * returned but the one each host may have had under way at that moment (its
  * check made just before), the shepherd holds them as new again, and once
  * the takedowns are removed a later crawl fetches them. A damaged takedown
- * file never stops the gatherer: its intact lines apply.
+ * file never stops the gatherer: its intact lines apply. A URL fetched before
+ * and taken down later keeps its copy for the indexer once it is lifted.
  */
 
 import assert from 'node:assert/strict';
@@ -16,7 +17,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { writePlan } from '../../common/gather/plan-file.js';
-import { takedownFilePath, takedownLine, type TakedownChange } from '../../common/takedowns.js';
+import { bucketFilePath } from '../../common/bucket/file.js';
+import { TakedownSet, takedownFilePath, takedownLine, type TakedownChange } from '../../common/takedowns.js';
+import { scan } from '../../indexer/scan.js';
 import { gathererConfig } from '../../gatherer/config.js';
 import { CODE } from '../../gatherer/outcome.js';
 import { Gatherer } from '../../gatherer/gatherer.js';
@@ -106,4 +109,25 @@ test('a damaged takedown file does not stop the gatherer: its intact lines apply
   const codes = new Map(storedObjects(state).filter((o) => !o.robots).map((o) => [o.url.slice(site.origin.length), o.code]));
   assert.deepEqual(Object.fromEntries(codes), { '/a': CODE.takenDown, '/b/1': CODE.takenDown, '/b/2': CODE.takenDown, '/c': 0, '/d': 0 });
   assert.equal(gatherer.status().outcomes['taken_down'], 3);
+});
+
+test('a page fetched before its takedown keeps its copy: the indexer scan takes 2308 as nothing new', async (t) => {
+  const state = scratchDir(t);
+  const site = await startFixture({ address: '127.0.0.219', routes: { '/robots.txt': (_req, res) => res.writeHead(404).end(), '/page': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>copy</p>') } });
+  t.after(() => site.close());
+  const url = `${site.origin}/page`;
+  const cfg = gathererConfig.parse({ allow_private_addresses: true, min_delay: '0s', sync_interval: '200ms' });
+  const gatherOnce = async () => {
+    writePlan(state, [{ url, priority: 0 }]);
+    await (await Gatherer.open(state, cfg)).run({ untilIdle: true });
+  };
+  await gatherOnce();
+  writeFileSync(takedownFilePath(state), takedownLine({ op: 'add', kind: 'url', target: url, reason: 'test', time: new Date().toISOString() }));
+  await gatherOnce();
+  assert.deepEqual(site.requests.map((r) => r.path), ['/robots.txt', '/page']);
+  const pages = storedObjects(state).filter((o) => !o.robots);
+  assert.deepEqual(pages.map((o) => o.code), [0, CODE.takenDown]);
+  // The takedown lifted: the newest bucket says nothing new, so the copy fetched before is the card.
+  const attributes = scan(bucketFilePath(state), join(state, 'attributes'), TakedownSet.EMPTY);
+  assert.deepEqual([...attributes.oids], [pages[0]!.oid]);
 });
