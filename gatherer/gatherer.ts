@@ -133,6 +133,7 @@ export class Gatherer {
   private readonly live: LiveStatus;
   /** The status snapshot could not be written (logged once). */
   private liveFailed = false;
+  /** `state/takedowns`, looked at before each request (module comment, "Takedowns"). */
   private readonly takedowns: TakedownFile;
 
   private constructor(
