@@ -2,7 +2,8 @@
  * Takedowns: URLs, URL prefixes and whole sites the operator has withdrawn
  * (`sherlock takedown add|remove`). The CLI writes the file; the searcher
  * hides what it names at once, the indexer leaves it out of the next
- * version, the shepherd plans no fetch of it (docs/operating.md "Takedowns").
+ * version, the shepherd plans no fetch of it and the gatherer requests none
+ * it has queued (docs/operating.md "Takedowns").
  *
  * File `state/takedowns`: append-only UTF-8 text, one change per line,
  *
@@ -287,11 +288,6 @@ export class TakedownFile {
 
   constructor(readonly path: string) {}
 
-  /** The set current() last gave. */
-  get last(): TakedownSet {
-    return this.set;
-  }
-
   /** Whether the file changed since the last current(). */
   changed(): boolean {
     return this.stat() !== this.stamp;
@@ -306,6 +302,16 @@ export class TakedownFile {
     this.stamp = stamp;
     this.set = TakedownSet.of(read.changes);
     return this.set;
+  }
+
+  /** current(), but a file that cannot be read keeps the set read before (none at first), logged at err: a daemon never stops for it. */
+  inForce(): TakedownSet {
+    try {
+      return this.current();
+    } catch (err) {
+      log.err('cannot read the takedown file; the takedowns read before stay', { file: this.path, problem: err instanceof Error ? err.message : String(err) });
+      return this.set;
+    }
   }
 
   private stat(): string {

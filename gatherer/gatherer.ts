@@ -7,7 +7,8 @@
  * else on a host (robots.ts), DNS with its own limit (dns.ts), at most
  * gatherer.max_connections requests at once. Per host, a unit of work is
  * either its robots.txt or its head entry:
- *   head entry → robots check (2304 without a request) → fetch → parse →
+ *   head entry → takedown check (2308 without a request) → robots check
+ *   (2304 without a request) → fetch → parse →
  *   store (ARC, bucket, done; a temporary failure queues a retry first) →
  *   the address rests max(min_delay, Crawl-delay up to max_crawl_delay).
  *
@@ -16,6 +17,16 @@
  * may be shorter or longer, never shorter than Crawl-delay), and its
  * `robots_disallow` paths are refused as robots.txt's own Disallow lines are
  * (2304 without a request). Reloaded with the config.
+ *
+ * Takedowns (common/takedowns.ts, docs/operating.md "Takedowns"): right
+ * before each request for a queued URL the takedown file is looked at (one
+ * stat; read again when it changed), so once `sherlock takedown add` has
+ * returned no request of ours starts for what it names; those already under
+ * way finish. A URL it hides is recorded taken_down (2308) without a request,
+ * which the shepherd reads as "not fetched" and plans again once the takedown
+ * is lifted. robots.txt requests are not checked (they fetch no document). A
+ * damaged file is logged at err and its intact lines apply; one that cannot
+ * be read keeps the takedowns read before.
  *
  * Restart. Opening reconciles the queues with the buckets stored after the
  * last checkpoint (store.ts): an entry whose bucket exists is marked done
@@ -47,6 +58,7 @@ import { isSherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { Registry } from '../common/service/metrics.js';
 import { SiteRules } from '../common/site-rules.js';
+import { TakedownFile, takedownFilePath } from '../common/takedowns.js';
 import { listPlans } from '../common/gather/plan-file.js';
 import { GatherQueue, queuedIn, type Host, type QueueEntry } from '../common/gather/queue-file.js';
 import { queueKeyOf, queueKeyText } from '../common/gather/host-file.js';
@@ -121,6 +133,8 @@ export class Gatherer {
   private readonly live: LiveStatus;
   /** The status snapshot could not be written (logged once). */
   private liveFailed = false;
+  /** `state/takedowns`, looked at before each request (module comment, "Takedowns"). */
+  private readonly takedowns: TakedownFile;
 
   private constructor(
     readonly state: string,
@@ -139,6 +153,7 @@ export class Gatherer {
     this.counters = { started: Date.now(), fetches: 0, bytes: 0, stored: 0, robotsFetches: 0, robotsDenied: 0, retries: 0, dnsLookups: 0, outcomes: {}, inFlight: 0, queued: 0, hosts: 0, paused: false };
     this.metrics = new GathererMetrics(registry, () => this.status());
     this.live = new LiveStatus(state);
+    this.takedowns = new TakedownFile(takedownFilePath(state));
   }
 
   /** Opens the queues and the store, repairs what a crash left, imports waiting plans; its metrics go into `registry`. */
@@ -426,16 +441,20 @@ export class Gatherer {
       }
       const url = `${siteOf(host)}${queued.rest}`;
       rt.taken += 1;
+      // A stat per request, not a timer: the takedown applies from the moment `takedown add` returns (module comment).
+      const takedowns = this.takedowns.inForce();
+      if (takedowns.size > 0 && takedowns.hidesAny(url)) {
+        release(0);
+        await this.settleUnfetched(rt, host, entry.seq, url, 'taken_down', CODE.takenDown, 'taken down: not requested');
+        return;
+      }
       const verdict = rt.robots.verdict(url);
       const ruleDenied = verdict.allowed ? this.rules.robotsRefusal(url) : undefined;
       if (!verdict.allowed || ruleDenied !== undefined) {
         release(0);
         this.counters.robotsDenied += 1;
-        this.count('robots_denied');
         const message = ruleDenied ?? (verdict.overBudget ? 'robots.txt too costly to match: treated as disallowed' : 'disallowed by robots.txt');
-        const header = documentHeader({ url, time: Date.now(), code: CODE.robotsDenied, message });
-        await this.inOrder(rt, () => this.store.put({ header, body: new BucketObject(), from: { slot, seq: entry.seq } }, () => this.finish(rt, host, entry.seq)));
-        this.counters.stored += 1;
+        await this.settleUnfetched(rt, host, entry.seq, url, 'robots_denied', CODE.robotsDenied, message);
         return;
       }
       const request = { url, address: rt.address, ...(queued.ifModifiedSince === undefined ? {} : { ifModifiedSince: queued.ifModifiedSince }), ...(queued.ifNoneMatch === undefined ? {} : { ifNoneMatch: queued.ifNoneMatch }) };
@@ -484,6 +503,14 @@ export class Gatherer {
       () => undefined,
     );
     return run;
+  }
+
+  /** Records an entry settled without a request (taken down, robots denied): a bucket of its code and no body, the entry done in queue order. */
+  private async settleUnfetched(rt: HostRuntime, host: Host, seq: number, url: string, outcome: Outcome, code: number, message: string): Promise<void> {
+    this.count(outcome);
+    const header = documentHeader({ url, time: Date.now(), code, message });
+    await this.inOrder(rt, () => this.store.put({ header, body: new BucketObject(), from: { slot: host.slot, seq } }, () => this.finish(rt, host, seq)));
+    this.counters.stored += 1;
   }
 
   /** The entry is stored: mark it done (the queue's head, as entries are stored in order). */

@@ -8,8 +8,8 @@ import { RATE_WINDOW_S, TOP_HOSTS, GATHER_STATUS_FORMAT, statusTime, writeGather
 import type { GathererStatus } from './counters.js';
 import type { Outcome } from './outcome.js';
 
-/** Outcomes that are not errors. */
-const FINE: ReadonlySet<string> = new Set<Outcome>(['ok', 'not_modified', 'redirect']);
+/** Outcomes that are not errors (taken_down is the operator's doing, not the site's). */
+const FINE: ReadonlySet<string> = new Set<Outcome>(['ok', 'not_modified', 'redirect', 'taken_down']);
 
 export interface HostRow {
   host: string;

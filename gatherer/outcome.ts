@@ -29,6 +29,11 @@
  *                                            or over the parse's time cap;
  *                                            stored, not parsed. Over its
  *                                            memory cap it is too_large.
+ *   taken_down                             2308 a takedown hides the URL
+ *                                            (common/takedowns.ts): no
+ *                                            request; the shepherd plans it
+ *                                            again once the takedown is
+ *                                            lifted
  *   http_4xx           1000 + status for   2000 + status (2400–2499)
  *                      408, 425, 429
  *   http_5xx           1000 + status       2000 + status after the last retry
@@ -54,6 +59,7 @@ export const OUTCOMES = [
   'too_large',
   'unsupported_type',
   'unparseable',
+  'taken_down',
 ] as const;
 
 export type Outcome = (typeof OUTCOMES)[number];
@@ -73,6 +79,7 @@ export const CODE = {
   tooLarge: 2305,
   unsupportedType: 2306,
   unparseable: 2307,
+  takenDown: 2308,
 } as const;
 
 /** HTTP client errors worth asking again: request timeout, too early, too many requests. */

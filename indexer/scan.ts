@@ -9,8 +9,8 @@
  *   code 1 redirect                               an empty card (CARD_FLAG.empty),
  *                                                 kept so that the merge stage
  *                                                 can fold it into its target
- *   code 3 not modified, other codes < 2000       say nothing new: the version
- *                                                 before stays
+ *   code 3 not modified, other codes < 2000,      say nothing new: the version
+ *   2308 taken down (not requested)               before stays
  *   other codes ≥ 2000 (404, robots denied, …)    the document is gone
  *   K=robots (robots.txt)                         not a document
  *
@@ -48,7 +48,7 @@ import { FINGERPRINT_SIZE, writeAttributes, type Attributes } from './work-files
 const log = logger('indexer');
 
 /** Outcome codes (gatherer/outcome.ts, docs/gatherer.md) the scan tells apart. */
-const CODE = { ok: 0, redirect: 1, tooLarge: 2305, permanent: 2000 } as const;
+const CODE = { ok: 0, redirect: 1, tooLarge: 2305, takenDown: 2308, permanent: 2000 } as const;
 
 export interface ScanReport extends Attributes {
   /** Buckets read, robots buckets and failures included. */
@@ -67,7 +67,7 @@ export interface ScanReport extends Attributes {
 function verdict(code: number): 'document' | 'redirect' | 'gone' | undefined {
   if (code === CODE.ok || code === CODE.tooLarge) return 'document';
   if (code === CODE.redirect) return 'redirect';
-  return code >= CODE.permanent ? 'gone' : undefined;
+  return code >= CODE.permanent && code !== CODE.takenDown ? 'gone' : undefined;
 }
 
 /** A slot's value for a URL whose newest bucket says it is gone. */

@@ -79,12 +79,7 @@ export class TakedownWatch {
 
   /** The set in force now (read at once); a file that cannot be read keeps the set read before (none at first), logged. */
   current(): TakedownSet {
-    try {
-      return this.file.current();
-    } catch (err) {
-      log.err('cannot read the takedown file; the takedowns read before stay', { file: this.file.path, problem: err instanceof Error ? err.message : String(err) });
-      return this.file.last;
-    }
+    return this.file.inForce();
   }
 
   private look(): void {

@@ -33,7 +33,7 @@ import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { FEEDBACK_NAME, readFeedback, type FeedbackRecord } from '../common/index/feedback.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { logger } from '../common/log.js';
-import { TakedownFile, TakedownSet, takedownFilePath } from '../common/takedowns.js';
+import { TakedownFile, takedownFilePath } from '../common/takedowns.js';
 import { listPlans, writePlan, writePlanInBackground, type PlanEntry } from '../common/gather/plan-file.js';
 import { SiteRules } from '../common/site-rules.js';
 import { footprint } from '../common/url.js';
@@ -221,7 +221,7 @@ export class Shepherd {
   /** cycle() with planning, the plan file's fsyncs waited for off the thread (`sherlock crawl`, whose thread drives the gatherer too). */
   async cycleInBackground(now: number, options: PlanOptions): Promise<CycleReport> {
     const report = this.gatherIn(now);
-    const due = this.db.due(now, options.limit, options.perSite, this.takedowns());
+    const due = this.db.due(now, options.limit, options.perSite, this.takedownFile.inForce());
     if (due.length > 0) {
       await writePlanInBackground(this.state, planEntries(due));
       this.markPlanned(due, now, report);
@@ -395,22 +395,12 @@ export class Shepherd {
 
   /** Writes the URLs due now into a plan in the gatherer's inbox, then marks them queued. */
   plan(now: number, options: PlanOptions, report: CycleReport = emptyReport()): CycleReport {
-    const due = this.db.due(now, options.limit, options.perSite, this.takedowns());
+    const due = this.db.due(now, options.limit, options.perSite, this.takedownFile.inForce());
     if (due.length > 0) {
       writePlan(this.state, planEntries(due));
       this.markPlanned(due, now, report);
     }
     return report;
-  }
-
-  /** The takedowns in force, read again when the file changed; one that cannot be read keeps the last set (logged). */
-  private takedowns(): TakedownSet {
-    try {
-      return this.takedownFile.current();
-    } catch (err) {
-      log.err('cannot read the takedown file; the takedowns read before stay', { file: this.takedownFile.path, problem: err instanceof Error ? err.message : String(err) });
-      return this.takedownFile.last;
-    }
   }
 
   /** Their plan file is written (module comment, "plan"): the URLs are queued. */
@@ -471,5 +461,5 @@ export function classOf(code: number): string {
   if (code === 1) return 'redirect';
   if (code === 3) return 'not_modified';
   if (code >= 1000 && code < 2000) return 'temporary';
-  return code === 2304 ? 'robots_denied' : 'permanent';
+  return code === 2304 ? 'robots_denied' : code === 2308 ? 'taken_down' : 'permanent';
 }

@@ -62,6 +62,11 @@
  *   2404, 2410 after   gone          never                      kept
  *     2404 or 2410
  *   2304               disallowed    never                      kept
+ *   2308 (taken down,  not fetched: a queued row goes back to new when never
+ *     no request)      fetched, else stays queued due at once (a lost plan);
+ *                      anything else is kept, last_fetch too. So a takedown
+ *                      lifted lets the next plan take it, and until then
+ *                      due() passes it over like any row a takedown hides.
  *   1000–1999          error         retries + 1 ≤ max_retries: kept
  *                                    time + max(retry_delay × 2^(retries − 1), Retry-After);
  *                                    beyond: given up, code + 1000 recorded,
@@ -147,6 +152,7 @@ const CODE_REDIRECT = 1;
 const CODE_NOT_MODIFIED = 3;
 const CODE_UNCHANGED = 4;
 const CODE_ROBOTS = 2304;
+const CODE_TAKEN_DOWN = 2308;
 const CODE_NOT_FOUND = 2404;
 const CODE_GONE = 2410;
 
@@ -385,6 +391,17 @@ const HEX_MD5 = /^[0-9a-f]{32}$/i;
 
 function md5Bytes(hex: string | undefined): Buffer | null {
   return hex !== undefined && HEX_MD5.test(hex) ? Buffer.from(hex, 'hex') : null;
+}
+
+/**
+ * The row after a result that fetched nothing (a takedown hid the URL in the
+ * gatherer's queue): as if never planned. Only a queued row moves: to new
+ * when it was never fetched, else due at once; a row a later fetch or plan
+ * settled already is kept.
+ */
+function notFetched<R extends ResultRow>(prev: R, time: number): R {
+  if (prev.state !== QUEUED) return prev;
+  return prev.last_fetch === null ? { ...prev, state: NEW, next_fetch: null } : { ...prev, next_fetch: time };
 }
 
 /** What the worker is asked for `entries` (url-batch.ts): a depth that is not a number is NaN, refused there. */
@@ -959,8 +976,9 @@ export class UrlDb {
     const schedule = this.scheduleOf(url);
     const { initial, max, retryDelay, maxRetries } = schedule;
     const bounded = (interval: number): number => Math.round(Math.min(schedule.max, Math.max(schedule.min, interval)));
-    const next: R = { ...prev, last_fetch: r.time, status: r.status ?? null };
     const code = r.code;
+    if (code === CODE_TAKEN_DOWN) return notFetched(prev, r.time);
+    const next: R = { ...prev, last_fetch: r.time, status: r.status ?? null };
     const settle = (state: number, interval: number) => {
       next.state = state;
       next.interval = interval;

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import test from 'node:test';
 import Database from 'better-sqlite3';
 import { isSherlockError } from '../../common/errors.js';
+import { TakedownSet } from '../../common/takedowns.js';
 import { canonicalUrl, footprint } from '../../common/url.js';
 import { APPLICATION_ID, DUE_NEW_SQL, DUE_REFRESH_SQL, MIGRATIONS, SCHEMA_VERSION } from '../../shepherd/schema.js';
 import { UrlDb, type FetchOutcome, type UrlDbSettings } from '../../shepherd/urldb.js';
@@ -428,6 +429,31 @@ test('2304: disallowed by robots.txt, not planned again', (t) => {
   assert.equal(row().error, 2304);
   assert.equal(row().nextFetch, undefined);
   assert.deepEqual(db.due(T0 + 365 * DAY, 10), []);
+});
+
+test('2308: taken down in the gatherer queue is not a fetch; the row is planned again once the takedown is lifted', (t) => {
+  const { db, url, result, row } = oneUrl(t);
+  const hidden = TakedownSet.of([{ op: 'add', kind: 'url', target: url, reason: 'test', time: new Date(T0 * 1000).toISOString() }]);
+  // Never fetched: new again, passed over while the takedown holds, planned at once after.
+  db.markQueued([fp(url)], T0);
+  assert.equal(result(T0 + 5, { code: 2308 }), 'new');
+  assert.equal(row().lastFetch, undefined);
+  assert.equal(row().error, undefined);
+  assert.deepEqual(db.due(T0 + 10, 10, Infinity, hidden), []);
+  assert.deepEqual(db.due(T0 + 10, 10).map((d) => d.url), [url]);
+  // Fetched before: stays queued, due at once, its copy and validators kept for a conditional refetch.
+  result(T0 + HOUR, { code: 0, status: 200, checksum: MD5_A, oid: 4, etag: '"v"' });
+  db.markQueued([fp(url)], T0 + 2 * DAY);
+  assert.equal(result(T0 + 2 * DAY + 5, { code: 2308 }), 'queued');
+  const r = row();
+  assert.deepEqual([r.lastFetch, r.nextFetch, r.oid, r.checksum, r.etag, r.retries, r.error], [T0 + HOUR, T0 + 2 * DAY + 5, 4, MD5_A, '"v"', 0, undefined]);
+  assert.deepEqual(db.due(T0 + 2 * DAY + 10, 10, Infinity, hidden), []);
+  const [again] = db.due(T0 + 2 * DAY + 10, 10);
+  assert.deepEqual([again?.url, again?.ifNoneMatch], [url, '"v"']);
+  // A row settled by a fetch of a twin entry is not moved by a takedown met later.
+  assert.equal(result(T0 + 2 * DAY + 6, { code: 0, status: 200, checksum: MD5_A }), 'ok');
+  assert.equal(result(T0 + 2 * DAY + 7, { code: 2308 }), 'ok');
+  assert.equal(row().nextFetch, T0 + 2 * DAY + 6 + 1.5 * DAY);
 });
 
 test('temporary errors are retried with a doubling delay (or Retry-After), then given up until max_refetch', (t) => {
