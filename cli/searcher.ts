@@ -8,8 +8,9 @@
  * answered NO_INDEX and /healthz is 503, which is the truth.
  *
  * SIGTERM (or SIGINT) stops listening, answers searches in flight
- * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file
- * and the token file; everything but `listen` takes effect at once.
+ * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file,
+ * the site rules (their result_cap) and the token file; everything but
+ * `listen` takes effect at once.
  */
 
 import { statSync } from 'node:fs';
@@ -44,14 +45,15 @@ export function registerSearcher(program: Command): void {
         if (!statSync(state, { throwIfNoEntry: false })?.isDirectory()) throw new SherlockError('SHERLOCK_USAGE', `--state: no directory ${state}`);
         const listen = opts.listen === undefined ? undefined : checkListen(opts.listen);
         const settings = () => {
-          const config = loadSettings(globals).config.searcher;
+          const loaded = loadSettings(globals);
+          const config = loaded.config.searcher;
           const synonyms = config.synonyms_file === '' ? Synonyms.NONE : Synonyms.load(config.synonyms_file);
-          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms };
+          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms, rules: loaded.rules };
         };
-        const { config, token, synonyms } = settings();
+        const { config, token, synonyms, rules } = settings();
         // A takedown changes answers without a new version: the result cache forgets them once every thread has applied it.
         let results: ResultCache | undefined;
-        const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config), onTakedowns: () => results?.clear() });
+        const engine = await PoolEngine.start({ state, threads: searchThreads(config.search_threads), caches: cacheSizes(config), onTakedowns: () => results?.clear(), rules });
         // The search threads keep the process alive: a searcher that cannot listen stops them.
         const server = await SearchServer.listen({ config, token, synonyms, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
           engine.close();
@@ -66,6 +68,13 @@ export function registerSearcher(program: Command): void {
             const next = settings();
             server.reload(next.config, next.token, next.synonyms);
             engine.resize(cacheSizes(next.config));
+            // New result caps change answers as a takedown does: the cache forgets them once every thread has the rules.
+            void engine.setRules(next.rules).then((changed) => {
+              if (changed) {
+                results?.clear();
+                log.notice('site rules applied', { rules: next.rules.rules.length });
+              }
+            });
             void engine.check();
           },
         });
