@@ -6,14 +6,14 @@
  * results (the total agreeing), a site: query for it is not capped, SIGHUP
  * with the rule changed applies the new cap to every thread and the result
  * cache does not give the old answer, and a bad rule file on SIGHUP keeps
- * the running cap.
+ * the running cap; `sherlock search` applies the rules too.
  */
 
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
-import { startCli, until } from '../helpers/cli.js';
+import { runCli, startCli, until } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
 import { Client, listening, type Message } from './net.js';
@@ -119,4 +119,12 @@ test('searcher run: result_cap limits a site over every page of the results; SIG
 
   running.child.kill('SIGTERM');
   assert.equal(await running.exited, 0, running.stderr);
+
+  // sherlock search reads the rules as the searcher does.
+  rule(3);
+  const cli = await runCli(['--config', config, 'search', '--state', state, '--json', '--limit', '100', 'lighthouse']);
+  assert.equal(cli.status, 0, cli.stderr);
+  const printed = JSON.parse(cli.stdout) as { total: { value: number }; hits: Array<{ url: string }> };
+  assert.equal(of(printed.hits.map((h) => h.url), capped), 3);
+  assert.equal(printed.total.value, others + 3);
 });
