@@ -66,7 +66,7 @@ export function registerDemo(program: Command): void {
 
 async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> {
   const listen = opts.listen === undefined ? undefined : checkListen(opts.listen);
-  const config = loadSettings({ ...globals, set: [...DEMO_SETS, ...(globals.set ?? [])] }).config;
+  const { config, rules } = loadSettings({ ...globals, set: [...DEMO_SETS, ...(globals.set ?? [])] });
   log.notice('deflate', deflatePathFields());
   const token = readToken(config.searcher.token_file);
   const state = opts.state ?? mkdtempSync(join(tmpdir(), 'sherlock-demo-'));
@@ -90,7 +90,7 @@ async function demo(opts: DemoOptions, globals: GlobalOptions): Promise<number> 
   try {
     sites = await startSampleSites();
     // Listening first: a port in use fails the demo at once, not after the crawl.
-    engine = await IndexEngine.start({ state, pollMs: 0, caches: cacheSizes(config.searcher), onTakedowns: () => server?.results.clear() });
+    engine = await IndexEngine.start({ state, pollMs: 0, caches: cacheSizes(config.searcher), onTakedowns: () => server?.results.clear(), rules });
     server = await listenOrExplain({ ...config.searcher, listen: listen ?? config.searcher.listen }, token, engine, state);
     for (const site of sites.sites) print(`sample site ${site.origin}/  ${site.name} (${site.pages} pages)`);
     print(`state ${state}${temporary && opts.keep !== true ? ' (removed when the demo stops; --keep keeps it)' : ''}`);

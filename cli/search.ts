@@ -25,6 +25,7 @@ import type { SearchRequest } from '../searcher/engine.js';
 import { rankVersion, searchVersion } from '../searcher/index-engine.js';
 import { CURRENT, currentVersion, indexDirectory } from '../common/index/layout.js';
 import { IndexVersion } from '../searcher/index-version.js';
+import { siteCaps } from '../searcher/result-caps.js';
 import { takenDownCards } from '../searcher/takedowns.js';
 import { TakedownFile, takedownFilePath } from '../common/takedowns.js';
 import { QueryError, parseQuery, type QueryNode } from '../searcher/query.js';
@@ -54,15 +55,17 @@ function parsed(q: string): QueryNode {
   }
 }
 
-/** The version `current` names under the state directory, opened with the configured caches, the takedowns in force hidden as the searcher hides them. */
+/** The version `current` names under the state directory, opened with the configured caches, the takedowns in force hidden and the site rules' result caps kept as the searcher does. */
 function openCurrent(state: string, globals: GlobalOptions): IndexVersion {
   const indexDir = indexDirectory(resolve(state));
   const target = currentVersion(indexDir);
   if (target === undefined) {
     throw new SherlockError('SHERLOCK_NOT_FOUND', `no index version in ${indexDir}: run sherlock index build`, { file: join(indexDir, CURRENT) });
   }
-  const version = IndexVersion.open(resolve(indexDir, target), basename(target), cacheSizes(loadSettings(globals).config.searcher));
+  const { config, rules } = loadSettings(globals);
+  const version = IndexVersion.open(resolve(indexDir, target), basename(target), cacheSizes(config.searcher));
   version.takenDown = takenDownCards(version, new TakedownFile(takedownFilePath(resolve(state))).current());
+  version.siteCaps = siteCaps(version, rules);
   return version;
 }
 

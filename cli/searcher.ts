@@ -12,8 +12,9 @@
  * is read at start only.
  *
  * SIGTERM (or SIGINT) stops listening, answers searches in flight
- * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file
- * and the token file; everything but `listen` takes effect at once.
+ * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file,
+ * the site rules (their result_cap) and the token file; everything but
+ * `listen` takes effect at once.
  */
 
 import { statSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { readToken } from '../searcher/auth.js';
 import { cacheSizes, searchThreads, searcherConfig } from '../searcher/config.js';
+import type { SiteRules } from '../common/site-rules.js';
 import { takedownFilePath } from '../common/takedowns.js';
 import { CollectionsEngine } from '../searcher/collections-engine.js';
 import type { SearcherConfig } from '../searcher/config.js';
@@ -52,14 +54,15 @@ export function registerSearcher(program: Command): void {
         if (!statSync(state, { throwIfNoEntry: false })?.isDirectory()) throw new SherlockError('SHERLOCK_USAGE', `--state: no directory ${state}`);
         const listen = opts.listen === undefined ? undefined : checkListen(opts.listen);
         const settings = () => {
-          const config = loadSettings(globals).config.searcher;
+          const loaded = loadSettings(globals);
+          const config = loaded.config.searcher;
           const synonyms = config.synonyms_file === '' ? Synonyms.NONE : Synonyms.load(config.synonyms_file);
-          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms };
+          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms, rules: loaded.rules };
         };
-        const { config, token, synonyms } = settings();
+        const { config, token, synonyms, rules } = settings();
         // A takedown changes answers without a new version: the result cache forgets them once every thread has applied it.
         let results: ResultCache | undefined;
-        const engine = await startEngine(state, config, () => results?.clear());
+        const engine = await startEngine(state, config, rules, () => results?.clear());
         // The search threads keep the process alive: a searcher that cannot listen stops them.
         const server = await SearchServer.listen({ config, token, synonyms, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
           engine.close();
@@ -74,6 +77,13 @@ export function registerSearcher(program: Command): void {
             const next = settings();
             server.reload(next.config, next.token, next.synonyms);
             engine.resize(cacheSizes(next.config));
+            // New result caps change answers as a takedown does: the cache forgets them once every thread has the rules.
+            void engine.setRules(next.rules).then((changed) => {
+              if (changed) {
+                results?.clear();
+                log.notice('site rules applied', { rules: next.rules.rules.length });
+              }
+            });
             void engine.check();
           },
         });
@@ -97,9 +107,9 @@ export function registerSearcher(program: Command): void {
  * one pool each with an equal share of the threads (at least one) and of
  * the caches, each following every collection's takedowns.
  */
-async function startEngine(state: string, config: SearcherConfig, onTakedowns: () => void): Promise<PoolEngine | CollectionsEngine> {
+async function startEngine(state: string, config: SearcherConfig, rules: SiteRules, onTakedowns: () => void): Promise<PoolEngine | CollectionsEngine> {
   const threads = searchThreads(config.search_threads);
-  if (config.collections.length === 0) return PoolEngine.start({ state, threads, caches: cacheSizes(config), onTakedowns });
+  if (config.collections.length === 0) return PoolEngine.start({ state, threads, caches: cacheSizes(config), onTakedowns, rules });
   const states = config.collections.map(({ name, state: dir }) => {
     const at = resolve(dir);
     if (!statSync(at, { throwIfNoEntry: false })?.isDirectory()) throw new SherlockError('SHERLOCK_BAD_CONFIG', `searcher.collections: collection "${name}": no directory ${at}`, { key: 'searcher.collections' });
@@ -111,7 +121,7 @@ async function startEngine(state: string, config: SearcherConfig, onTakedowns: (
   const started: PoolEngine[] = [];
   try {
     for (const dir of states) {
-      started.push(await PoolEngine.start({ state: dir, threads: Math.max(1, Math.floor(threads / n)), caches: { chains: share(config.chain_cache), cards: share(config.card_cache) }, takedownFiles, onTakedowns }));
+      started.push(await PoolEngine.start({ state: dir, threads: Math.max(1, Math.floor(threads / n)), caches: { chains: share(config.chain_cache), cards: share(config.card_cache) }, takedownFiles, onTakedowns, rules }));
     }
   } catch (err) {
     for (const pool of started) pool.close();

@@ -23,6 +23,9 @@
  * except the ones that only restrict, which add up: `reject` and
  * `robots_disallow` are the union of every matching rule's lists.
  *
+ * A setting of a whole host (result_cap) may be set only by host and domain
+ * rules, and is looked up by host (hostSetting), not by URL.
+ *
  * Validation is the config's (common/config.ts): a TOML error, an unknown key
  * (with did-you-mean), a value out of range, a bad pattern or a rule without
  * exactly one matcher is SHERLOCK_BAD_CONFIG naming FILE:LINE, and nothing of
@@ -56,6 +59,9 @@ export type SitesConfig = z.output<typeof sitesConfig>;
 export const MATCHERS = ['host', 'domain', 'prefix', 'regex'] as const;
 export type MatcherKind = (typeof MATCHERS)[number];
 
+/** The largest result_cap: more is no cap that a page of results would notice. */
+export const MAX_RESULT_CAP = 1000;
+
 const patterns = () =>
   z.array(z.string()).superRefine((entries, ctx) => {
     const problem = urlPatternProblem(entries);
@@ -83,12 +89,12 @@ const settingsShape = {
   index: z.boolean().optional(),
   /** Added to the static weight of the URLs' cards, as a share of its range: -1 to 1 (a penalty or a bonus). */
   weight: z.number().min(-1).max(1).optional(),
+  /** At most this many of the site's results in one result list (the searcher; host and domain rules only). */
+  result_cap: z.number().int().min(1).max(MAX_RESULT_CAP).optional(),
 };
 
-/** Settings issue 33 asks for that nothing applies yet: refused by name rather than accepted and ignored. */
-const NOT_YET: Record<string, string> = {
-  result_cap: "a site's result cap is not built yet",
-};
+/** Settings of a whole host, which only a host or domain rule may give: the searcher looks them up by host (hostSetting). */
+const HOST_ONLY: ReadonlySet<SettingName> = new Set<SettingName>(['result_cap']);
 
 const ruleSchema = z
   .object({
@@ -262,6 +268,29 @@ export class SiteRules {
     return this.effective(url).settings[name];
   }
 
+  /**
+   * A setting of a whole host: from its host and domain rules (the only ones
+   * that may set result_cap), the last that sets it winning as in effective().
+   */
+  hostSetting<K extends SettingName>(host: string, name: K): RuleSettings[K] | undefined {
+    if (this.empty) return undefined;
+    let value: RuleSettings[K] | undefined;
+    let order = -1;
+    for (const c of this.forHost(host)) {
+      const set = c.rule.settings[name];
+      if (set !== undefined && c.rule.order > order) {
+        value = set;
+        order = c.rule.order;
+      }
+    }
+    return value;
+  }
+
+  /** Whether any rule sets `name`. */
+  sets(name: SettingName): boolean {
+    return this.rules.some((rule) => rule.settings[name] !== undefined);
+  }
+
   private forHost(host: string): Compiled[] {
     let found = this.hostRules.get(host);
     if (found !== undefined) return found;
@@ -311,7 +340,6 @@ function compileFile(file: string, text: string, first: number): Compiled[] {
     const keyAt = (key: string): string => (lines.has(`site.${index}.${key}`) ? at(`site.${index}.${key}`) : where);
     if (typeof table !== 'object' || table === null || Array.isArray(table)) throw bad(where, 'site: expected a [[site]] table');
     for (const key of Object.keys(table)) {
-      if (NOT_YET[key] !== undefined) throw bad(keyAt(key), `${key}: ${NOT_YET[key]} (docs/site-rules.md)`);
       if (!(RULE_KEYS as string[]).includes(key)) throw bad(keyAt(key), `${key}: unknown key${didYouMean(key, RULE_KEYS)}`);
     }
     const checked = ruleSchema.safeParse(table);
@@ -328,6 +356,10 @@ function compileFile(file: string, text: string, first: number): Compiled[] {
       throw bad(where, `a rule needs exactly one matcher of ${MATCHERS.join(', ')}; found ${found}`);
     }
     const kind = kinds[0]!;
+    const hostOnly = Object.keys(rule).find((key) => HOST_ONLY.has(key as SettingName));
+    if (hostOnly !== undefined && kind !== 'host' && kind !== 'domain') {
+      throw bad(keyAt(hostOnly), `${hostOnly}: applies to whole hosts, so only a host or domain rule may set it, not a ${kind} rule`);
+    }
     const { host: _h, domain: _d, prefix: _p, regex: _r, ...settings } = rule;
     if (settings.min_refetch !== undefined && settings.max_refetch !== undefined && settings.min_refetch > settings.max_refetch) {
       throw bad(keyAt('min_refetch'), 'min_refetch: longer than max_refetch');

@@ -25,6 +25,7 @@
  * swap in any of them changes it (the result cache keys on it).
  */
 
+import type { SiteRules } from '../common/site-rules.js';
 import { NoIndexError, decodeResult, type EncodedResult, type Engine, type FacetCount, type SearchHit, type SearchRequest, type SearchResult } from './engine.js';
 import type { CacheSizes } from './index-version.js';
 
@@ -33,6 +34,7 @@ export interface CollectionEngine extends Engine {
   hasUrls(urls: readonly string[]): Promise<boolean[]>;
   check(): Promise<void>;
   resize(caches: CacheSizes): void;
+  setRules(rules: SiteRules): Promise<boolean>;
   close(): void;
 }
 
@@ -88,6 +90,12 @@ export class CollectionsEngine implements Engine {
 
   async check(): Promise<void> {
     await Promise.all(this.all.map((c) => c.engine.check()));
+  }
+
+  /** The site rules to every collection's pool (each caps within its own ranking); true when any of them changed. */
+  async setRules(rules: SiteRules): Promise<boolean> {
+    const changed = await Promise.all(this.all.map((c) => c.engine.setRules(rules)));
+    return changed.includes(true);
   }
 
   close(): void {

@@ -17,6 +17,10 @@
  * threads. A new set applies to the loaded version at once, and a new
  * version serves with the set applied; then `onTakedowns` is called (the
  * one place that learns the takedowns changed).
+ *
+ * Site rules: given at start and by setRules (SIGHUP); their result_cap
+ * applies to the loaded version at once and to each version loaded
+ * (result-caps.ts).
  */
 
 import { basename, resolve } from 'node:path';
@@ -25,6 +29,7 @@ import { archiveName } from '../common/archive/arc-place.js';
 import { currentVersion, indexDirectory } from '../common/index/layout.js';
 import { languageCode, languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
+import { SiteRules } from '../common/site-rules.js';
 import { TakedownSet, takedownFilePath } from '../common/takedowns.js';
 import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, Suggestion } from './engine.js';
 import { NoIndexError } from './engine.js';
@@ -36,6 +41,7 @@ import { LAST_DATE, type QueryNode } from './query.js';
 import { TopK, collapse, seek, withStatic, type Scored } from './rank.js';
 import { escapeHtml } from './render.js';
 import { Marker, highlight } from './snippet.js';
+import { CappedTop, siteCaps } from './result-caps.js';
 import { TakedownWatch, takenDownCards } from './takedowns.js';
 import { MIN_WINDOW_CHAINS, WINDOW_BITS, rankByWindows } from './windows.js';
 import { FEW_HITS, corrected, corrections, type Correction } from './spelling.js';
@@ -62,6 +68,8 @@ export interface IndexEngineOptions {
   takedowns?: TakedownSet;
   /** Called after a change of the takedowns has applied. */
   onTakedowns?: () => void;
+  /** The site rules (their result_cap); none when absent. */
+  rules?: SiteRules;
 }
 
 export class IndexEngine implements Engine {
@@ -76,6 +84,7 @@ export class IndexEngine implements Engine {
   private takedowns: TakedownSet;
   private readonly onTakedowns: (() => void) | undefined;
   private readonly watch: TakedownWatch | undefined;
+  private rules: SiteRules;
 
   private constructor(
     private readonly indexDir: string,
@@ -89,6 +98,7 @@ export class IndexEngine implements Engine {
       this.timer.unref();
     }
     this.onTakedowns = options.onTakedowns;
+    this.rules = options.rules ?? SiteRules.none;
     if (options.takedowns !== undefined) {
       this.takedowns = options.takedowns;
     } else {
@@ -109,6 +119,12 @@ export class IndexEngine implements Engine {
     this.takedowns = set;
     if (this.loaded !== undefined) this.loaded.takenDown = takenDownCards(this.loaded, set);
     this.onTakedowns?.();
+  }
+
+  /** The site rules from now on: the loaded version's result caps are made again before the next search. */
+  setRules(rules: SiteRules): void {
+    this.rules = rules;
+    if (this.loaded !== undefined) this.loaded.siteCaps = siteCaps(this.loaded, rules);
   }
 
   get version(): string | undefined {
@@ -159,6 +175,7 @@ export class IndexEngine implements Engine {
       next = IndexVersion.open(resolve(this.indexDir, target), basename(target), this.caches);
       await selfTest(next);
       next.takenDown = takenDownCards(next, this.takedowns);
+      next.siteCaps = siteCaps(next, this.rules);
     } catch (err) {
       next?.retire();
       this.failures += 1;
@@ -277,13 +294,19 @@ function suggestionText(request: SearchRequest, fixes: readonly Correction[]): {
 /** The languages a search names (`lang:` outside a minus, filters.lang), in which its words are stemmed; undefined when it names none. */
 function queryLanguages(request: SearchRequest): number[] | undefined {
   const named = new Set((request.filters.lang ?? []).map(languageCode));
-  const visit = (node: QueryNode): void => {
-    if (node.kind === 'lang') for (const lang of node.languages) named.add(languageCode(lang));
-    else if (node.kind === 'and' || node.kind === 'or') node.children.forEach(visit);
-  };
-  visit(request.query);
+  for (const node of required(request.query)) if (node.kind === 'lang') for (const lang of node.languages) named.add(languageCode(lang));
   named.delete(0);
   return named.size === 0 ? undefined : [...named].sort((a, b) => a - b);
+}
+
+/** The nodes of a query outside any minus: what it asks for, not what it excludes. */
+function required(node: QueryNode): QueryNode[] {
+  return node.kind === 'and' || node.kind === 'or' ? node.children.flatMap(required) : [node];
+}
+
+/** Whether a search names sites (`site:` outside a minus, filters.site): then it asked for them, and the site rules' result caps do not apply. */
+function namesSites(request: SearchRequest): boolean {
+  return (request.filters.site?.length ?? 0) > 0 || required(request.query).some((node) => node.kind === 'site');
 }
 
 /** What ranking gives: the total, the cards of the page asked for, and the facets. */
@@ -319,7 +342,8 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   // By date: the date, ties broken by the score in the fraction (a score s ≥ 1 adds s ÷ (s + 1) < 1).
   const key = (cardId: number, score: number): number => (byDate ? date[cardId]! + score / (score + 1) : score);
   const k = (request.offset + request.limit) * COLLAPSE_SLACK + request.limit;
-  const top = new TopK(k);
+  const caps = namesSites(request) ? undefined : version.siteCaps;
+  const top = caps === undefined ? new TopK(k) : new CappedTop(k, site, caps);
   const counts = new Counts(columns);
   const down = version.takenDown;
   let siteAt = 0;
@@ -405,7 +429,8 @@ export async function rankVersion(version: IndexVersion, request: SearchRequest,
   // By date the key is no score: the page's cards are scored again (found by binary search among the matches).
   if (byDate) page = page.map(({ cardId }) => ({ cardId, score: withStatic(matches!.score(seek(matches!.cards, 0, matches!.count, cardId)), weight[cardId]!) }));
   return {
-    total: { value: counts.total, relation: lower ? 'gte' : 'eq' },
+    // A capped site's matches past its cap are in no page: the total counts what the list shows, the facets every match (docs/search.md).
+    total: { value: counts.total - (caps === undefined ? 0 : counts.sites.beyond(caps)), relation: lower ? 'gte' : 'eq' },
     page,
     facets: {
       site: counts.sites.largest((key, card) => version.siteHost(key, card)),
@@ -474,6 +499,17 @@ class Tally {
       // Pruned ranking counts out of card order: each key keeps its lowest card.
       this.cards[key] = cardId;
     }
+  }
+
+  /** How many were counted past each key's limit (0: no limit). */
+  beyond(limits: Uint16Array): number {
+    let over = 0;
+    for (let i = 0; i < this.size; i++) {
+      const key = this.met[i]!;
+      const limit = limits[key]!;
+      if (limit !== 0 && this.counts[key]! > limit) over += this.counts[key]! - limit;
+    }
+    return over;
   }
 
   /** The largest counts, named by one card of each (a site → its host, a coarse type → a MIME type). */

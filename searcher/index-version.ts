@@ -272,6 +272,8 @@ export class IndexVersion {
   private readonly siteHosts: Array<string | undefined> = [];
   /** The cards takedowns hide (takedowns.ts), one byte each, 1 hidden; replaced whole, never written into, when the takedowns change. */
   takenDown: Uint8Array | undefined;
+  /** The site rules' result_cap by dense site number (result-caps.ts), 0 uncapped; replaced whole when the rules change. */
+  siteCaps: Uint16Array | undefined;
   private users = 0;
   private retired = false;
   private closed = false;
@@ -508,6 +510,25 @@ export class IndexVersion {
   /** The host of a dense site number, `cardId` being one of its cards. */
   siteHost(site: number, cardId: number): string {
     return (this.siteHosts[site] ??= urlParts(this.stored(cardId).url).host);
+  }
+
+  /**
+   * `value` of each site's host, by dense site number (one card read a
+   * site, in one pass over the site column); undefined when every value is 0.
+   */
+  siteValues(value: (host: string) => number): Uint16Array | undefined {
+    const { site, sites } = this.columns;
+    const values = new Uint16Array(sites);
+    const seen = new Uint8Array(sites);
+    let any = false;
+    for (let cardId = 0; cardId < site.length; cardId++) {
+      const s = site[cardId]!;
+      if (seen[s] === 1) continue;
+      seen[s] = 1;
+      values[s] = value(this.siteHost(s, cardId));
+      if (values[s] !== 0) any = true;
+    }
+    return any ? values : undefined;
   }
 
   /** The MIME type of a card. */

@@ -20,10 +20,12 @@
  * searcher of several collections, every collection's file (their union),
  * and hands each new set to every thread; once all have applied it (a
  * search posted later reaches a thread after the set), `onTakedowns` is called.
+ * The site rules go the same way (setRules, on SIGHUP), as their files' texts.
  */
 
 import { Worker } from 'node:worker_threads';
 import { logger } from '../common/log.js';
+import { SiteRules } from '../common/site-rules.js';
 import { TakedownSet, takedownFilePath } from '../common/takedowns.js';
 import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
 import type { CacheSizes } from './index-version.js';
@@ -51,6 +53,8 @@ export interface PoolEngineOptions {
   takedownFiles?: readonly string[];
   /** Called once every thread has applied a change of the takedowns. */
   onTakedowns?: () => void;
+  /** The site rules at start (setRules changes them). */
+  rules?: SiteRules;
 }
 
 type Reply =
@@ -120,7 +124,7 @@ export class PoolEngine implements Engine {
   private constructor(private readonly options: PoolEngineOptions) {
     const files = options.takedownFiles ?? [takedownFilePath(options.state)];
     this.takedowns = files.map((file) => new TakedownWatch(file, () => void this.applyTakedowns(this.inForce())));
-    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true, takedowns: this.inForce().entries };
+    this.data = { state: options.state, caches: shares(options.caches, options.threads), logLoads: true, takedowns: this.inForce().entries, rules: (options.rules ?? SiteRules.none).sources };
     for (let i = 0; i < options.threads; i++) this.threads.push(this.spawn(i));
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     if (pollMs > 0) {
@@ -178,6 +182,18 @@ export class PoolEngine implements Engine {
     await Promise.all(this.threads.map((thread) => thread.ask(this.next++, { type: 'takedowns', takedowns: set.entries }).catch(() => undefined)));
     log.notice('takedowns applied', { in_force: set.size });
     this.options.onTakedowns?.();
+  }
+
+  /**
+   * Every thread takes `rules` (SIGHUP); threads started later get them with
+   * their data. Resolves once all have applied them: true, or false at once
+   * when the rule files say what they said before (nothing to forget).
+   */
+  async setRules(rules: SiteRules): Promise<boolean> {
+    if (JSON.stringify(rules.sources) === JSON.stringify(this.data.rules)) return false;
+    this.data = { ...this.data, rules: rules.sources };
+    await Promise.all(this.threads.map((thread) => thread.ask(this.next++, { type: 'rules', rules: rules.sources }).catch(() => undefined)));
+    return true;
   }
 
   async search(request: SearchRequest, signal: AbortSignal): Promise<EncodedResult> {

@@ -5,10 +5,12 @@
  * every thread), so the threads swap together and the pool knows when.
  *
  * Takedowns come from the pool, which follows the file: the set at start in
- * the worker data, each change as a message answered once it applies.
+ * the worker data, each change as a message answered once it applies. The
+ * site rules come the same way, as their files' texts (SIGHUP).
  *
  * Messages in: {search, id, request} | {cancel, id} | {check, id} |
- * {resize, id, caches} | {takedowns, id, takedowns} | {has, id, urls}.
+ * {resize, id, caches} | {takedowns, id, takedowns} | {has, id, urls} |
+ * {rules, id, rules}.
  * Messages out: {result, id, json, version} (the SearchResult as JSON text,
  * made once here so the main thread only splices it into its answer, and the
  * version that answered) |
@@ -17,6 +19,7 @@
  */
 
 import { parentPort, workerData } from 'node:worker_threads';
+import { SiteRules, type RuleSource } from '../common/site-rules.js';
 import { TakedownSet, type Takedown } from '../common/takedowns.js';
 import { NoIndexError } from './engine.js';
 import { IndexEngine } from './index-engine.js';
@@ -29,14 +32,16 @@ export interface SearchWorkerData {
   logLoads: boolean;
   /** The takedowns in force (TakedownSet entries). */
   takedowns: readonly Takedown[];
+  /** The site rules' files (SiteRules.sources), made into rules again here. */
+  rules: readonly RuleSource[];
 }
 
 const port = parentPort!;
-const { state, caches, logLoads, takedowns } = workerData as SearchWorkerData;
-const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads, takedowns: TakedownSet.of(takedowns) });
+const { state, caches, logLoads, takedowns, rules } = workerData as SearchWorkerData;
+const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads, takedowns: TakedownSet.of(takedowns), rules: SiteRules.fromTexts(rules) });
 const running = new Map<number, AbortController>();
 
-port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 'takedowns' | 'has'; id: number; request?: never; caches?: CacheSizes; takedowns?: Takedown[]; urls?: string[] }) => {
+port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 'takedowns' | 'has' | 'rules'; id: number; request?: never; caches?: CacheSizes; takedowns?: Takedown[]; urls?: string[]; rules?: RuleSource[] }) => {
   switch (message.type) {
     case 'search': {
       const controller = new AbortController();
@@ -62,6 +67,10 @@ port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 
       return;
     case 'has':
       port.postMessage({ type: 'found', id: message.id, found: engine.hasUrls(message.urls!) });
+      return;
+    case 'rules':
+      engine.setRules(SiteRules.fromTexts(message.rules!));
+      port.postMessage({ type: 'applied', id: message.id });
       return;
     case 'check':
       void engine.check().then(() => port.postMessage({ type: 'checked', id: message.id, version: engine.version, status: engine.status() }));

@@ -37,15 +37,10 @@ export function takenDownCards(version: IndexVersion, set: TakedownSet): Uint8Ar
     any = true;
   };
   for (const url of set.urls) for (const cardId of version.stringCards('url', url)) mark(cardId);
-  if (set.sites.size > 0) {
-    const { site, sites } = version.columns;
-    // Per dense site number: 0 not looked at yet, 1 shown, 2 hidden.
-    const verdict = new Uint8Array(sites);
-    for (let cardId = 0; cardId < site.length; cardId++) {
-      const s = site[cardId]!;
-      if (verdict[s] === 0) verdict[s] = set.hidesHost(version.siteHost(s, cardId)) ? 2 : 1;
-      if (verdict[s] === 2) mark(cardId);
-    }
+  const sites = set.sites.size > 0 ? version.siteValues((host) => (set.hidesHost(host) ? 1 : 0)) : undefined;
+  if (sites !== undefined) {
+    const { site } = version.columns;
+    for (let cardId = 0; cardId < site.length; cardId++) if (sites[site[cardId]!] === 1) mark(cardId);
   }
   for (const host of new Set(set.prefixes.map((prefix) => urlParts(prefix).host))) {
     for (const cardId of version.stringCards('host', host)) if (hidden[cardId] === 0 && set.hides(version.cardUrl(cardId))) mark(cardId);

@@ -62,12 +62,25 @@ test('a setting comes from the last matching rule that sets it; reject and robot
   assert.equal(r.effective('https://www.example.org/').settings.delay, 10_000);
 });
 
+test('result_cap is a setting of whole hosts: from their host and domain rules, the last that sets it', () => {
+  const r = rules('[[site]]\ndomain = "example.org"\nresult_cap = 5\n[[site]]\nhost = "*.docs.example.org"\nresult_cap = 2\n[[site]]\nprefix = "https://www.example.org/"\ndelay = "1s"\n');
+  assert.equal(r.sets('result_cap'), true);
+  assert.equal(r.sets('weight'), false);
+  assert.equal(r.hostSetting('www.example.org', 'result_cap'), 5);
+  assert.equal(r.hostSetting('a.docs.example.org', 'result_cap'), 2);
+  assert.equal(r.hostSetting('other.example', 'result_cap'), undefined);
+  assert.equal(r.hostSetting('www.example.org', 'delay'), undefined, 'a prefix rule is no setting of the host');
+  assert.equal(r.setting('https://a.docs.example.org/x', 'result_cap'), 2);
+});
+
 test('a bad rule is refused with file:line: unknown key with did-you-mean, bad value, bad regex, no matcher, two matchers', () => {
   assert.match(refused('[[site]]\nhost = "a.example"\n\ndelya = "1s"\n').message, /^a\.toml:4: delya: unknown key, did you mean delay\?/);
   assert.match(refused('[[site]]\nhost = "a.example"\nconnections = 4\n').message, /^a\.toml:3: connections: only 1/);
   assert.match(refused('[[site]]\nhost = "a.example"\n[[site]]\nhost = "b.example"\ndelay = 3\n').message, /^a\.toml:5: delay: .*got 3/);
   assert.match(refused('[[site]]\nhost = "a.example"\nweight = 1.5\n').message, /^a\.toml:3: weight: .*got 1\.5/);
-  assert.match(refused('[[site]]\nhost = "a.example"\nresult_cap = 3\n').message, /^a\.toml:3: result_cap: .*not built yet/);
+  assert.match(refused('[[site]]\nprefix = "https://a.example/docs/"\nresult_cap = 3\n').message, /^a\.toml:3: result_cap: .*only a host or domain rule may set it, not a prefix rule/);
+  assert.match(refused('[[site]]\nhost = "a.example"\nresult_cap = 0\n').message, /^a\.toml:3: result_cap: .*got 0/);
+  assert.match(refused('[[site]]\nhost = "a.example"\nresult_cap = 2.5\n').message, /^a\.toml:3: result_cap: .*got 2\.5/);
   assert.match(refused('[[site]]\nregex = "a(b"\n').message, /^a\.toml:2: regex: .*not a valid regular expression/);
   assert.match(refused('[[site]]\nhost = "a.example"\nreject = ["ok", "(("]\n').message, /^a\.toml:3: reject: entry 1/);
   assert.match(refused('# nothing\n[[site]]\ndelay = "1s"\n').message, /^a\.toml:2: a rule needs exactly one matcher .* found none/);

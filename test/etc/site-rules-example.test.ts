@@ -30,4 +30,5 @@ test('the shipped example rule file, uncommented, is valid and its rules apply w
   assert.match(rules.refusal('https://docs.example.net/blog/') ?? '', /no accept pattern/);
   assert.match(rules.refusal('https://forum.example.com/t/1?print=1') ?? '', /reject/);
   assert.equal(rules.setting('https://forum.example.com/t/1', 'weight'), -0.2);
+  assert.equal(rules.hostSetting('forum.example.com', 'result_cap'), 3);
 });

@@ -69,24 +69,25 @@ function bulkPage(i: number): string {
   return `<html><head><title>Bulk ${i}</title></head><body><p>${words.join(' ')}</p></body></html>`;
 }
 
-/** The site's routes: `pages` (default PAGES) as HTML, `bulk` generated pages linked from the home page, robots.txt, a redirect. */
-export function siteRoutes(bulk = 0, pages: Record<string, string> = PAGES): Record<string, RouteHandler> {
+/** The site's routes: `pages` (default PAGES) as HTML and `extra` pages, linked from the home page with `bulk` generated pages; robots.txt, a redirect. */
+export function siteRoutes(bulk = 0, pages: Record<string, string> = PAGES, extra: Record<string, string> = {}): Record<string, RouteHandler> {
   const html = (body: string): RouteHandler => (_req, res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
-  const links = Array.from({ length: bulk }, (_, i) => `<a href="/bulk${i}">bulk ${i}</a>`).join(' ');
+  const links = [...Array.from({ length: bulk }, (_, i) => `<a href="/bulk${i}">bulk ${i}</a>`), ...Object.keys(extra).map((path) => `<a href="${path}">more</a>`)].join(' ');
   const out: Record<string, RouteHandler> = {
     '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n'),
     '/moved': (_req, res) => res.writeHead(301, { Location: '/accents' }).end(),
   };
   for (const [path, body] of Object.entries(pages)) out[path] = html(path === '/' ? body.replace('</body>', `${links}</body>`) : body);
   for (let i = 0; i < bulk; i++) out[`/bulk${i}`] = html(bulkPage(i));
+  for (const [path, body] of Object.entries(extra)) out[path] = html(body);
   return out;
 }
 
 const CRAWL_SETS = ['gatherer.allow_private_addresses=true', 'gatherer.min_delay=0s'].flatMap((s) => ['--set', s]);
 
-/** Serves the site on `address`, crawls it into `state` with the CLI and stops serving; returns the site's origin. */
-export async function crawlSite(state: string, options: { address: string; bulk?: number }): Promise<string> {
-  const fixture: Fixture = await startFixture({ address: options.address, routes: siteRoutes(options.bulk ?? 0) });
+/** Serves the site (with `extra` pages by path, linked from the home page) on `address`, crawls it into `state` with the CLI and stops serving; returns the site's origin. */
+export async function crawlSite(state: string, options: { address: string; bulk?: number; extra?: Record<string, string> }): Promise<string> {
+  const fixture: Fixture = await startFixture({ address: options.address, routes: siteRoutes(options.bulk ?? 0, PAGES, options.extra ?? {}) });
   try {
     await crawlOrigin(state, fixture.origin);
   } finally {
