@@ -14,7 +14,10 @@
  *
  * Site rules (common/site-rules.ts, docs/site-rules.md), looked up by the URL
  * just fetched: a rule's `delay` takes min_delay's place in that rest (so it
- * may be shorter or longer, never shorter than Crawl-delay), and its
+ * may be shorter or longer, never shorter than Crawl-delay); a host rule's
+ * `connections` gives the address that many requests at once, each resting
+ * after its own (connectionsOf(): only once robots.txt is read and asks no
+ * Crawl-delay; the smallest of an address's hosts, scheduler.ts); its
  * `robots_disallow` paths are refused as robots.txt's own Disallow lines are
  * (2304 without a request). Reloaded with the config.
  *
@@ -186,6 +189,7 @@ export class Gatherer {
     }
     this.config = config;
     this.rules = rules;
+    for (const rt of this.runtime.values()) this.scheduler.set(rt.host.slot, { connections: this.connectionsOf(rt) }, Date.now());
     this.fetcher = fetcherFor(config);
     this.counters.dnsLookups += this.resolver.lookups;
     this.resolver = resolver;
@@ -370,7 +374,7 @@ export class Gatherer {
     const fresh = this.queue.get(host);
     rt.host = fresh;
     const notBefore = fresh.backoffUntil * 1000;
-    this.scheduler.set(fresh.slot, { priority: hasWork(fresh, rt) ? fresh.priority : undefined, notBefore }, Date.now());
+    this.scheduler.set(fresh.slot, { priority: hasWork(fresh, rt) ? fresh.priority : undefined, notBefore, connections: this.connectionsOf(rt) }, Date.now());
     return rt;
   }
 
@@ -421,6 +425,8 @@ export class Gatherer {
       if (rt.address === undefined) return;
       if (rt.robots === undefined) rt.robots = this.cachedRobots(rt);
       if (rt.robots === undefined || isExpired(rt.robots, Date.now())) {
+        // robots.txt alone: no other request of the host starts before it is read.
+        this.scheduler.set(slot, { connections: 1 }, Date.now());
         await this.inOrder(rt, () => this.fetchRobots(rt, rt.address!));
         release(this.restAfter(rt, robotsUrl(siteOf(rt.host))));
         return;
@@ -525,11 +531,22 @@ export class Gatherer {
     return Math.max(this.rules.setting(url, 'delay') ?? this.config.min_delay, crawlDelay);
   }
 
+  /**
+   * Requests at once the host may have to its address: its host or domain
+   * rule's `connections` once robots.txt is read and current, 1 before and
+   * when robots.txt asks a Crawl-delay (a pace several slots would multiply).
+   */
+  private connectionsOf(rt: HostRuntime): number {
+    const robots = rt.robots;
+    if (robots === undefined || isExpired(robots, Date.now()) || (robots.crawlDelayMs ?? 0) > 0) return 1;
+    return this.rules.hostSetting(rt.host.name, 'connections') ?? 1;
+  }
+
 
   private refresh(rt: HostRuntime): void {
     const host = this.queue.get(rt.host);
     rt.host = host;
-    this.scheduler.set(host.slot, { priority: hasWork(host, rt) ? host.priority : undefined }, Date.now());
+    this.scheduler.set(host.slot, { priority: hasWork(host, rt) ? host.priority : undefined, connections: this.connectionsOf(rt) }, Date.now());
   }
 
   private async storeResponse(rt: HostRuntime, host: Host, seq: number, queued: QueuedUrl, url: string, response: FetchResponse): Promise<void> {

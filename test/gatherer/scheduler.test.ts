@@ -237,6 +237,48 @@ test(
   },
 );
 
+test('connections = 3 gives a key three slots, even to one host, and each slot rests after its own request', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1, connections: 3 }, 0);
+  assert.deepEqual([s.take(0), s.take(0), s.take(0)], [1, 1, 1]);
+  assert.equal(s.take(0), undefined, 'a fourth would be a fourth request at once');
+  assert.equal(s.busy, 3);
+  s.release(1, 100, 500);
+  assert.equal(s.take(100), undefined, 'the freed slot rests');
+  s.release(1, 200, 0);
+  assert.equal(s.take(200), 1, 'a slot released without a rest is free at once');
+  assert.equal(s.take(200), undefined);
+  assert.equal(s.nextAt(1), 600, 'two slots out, the third rests until 600');
+  s.release(1, 300, 500);
+  s.release(1, 400, 500);
+  assert.equal(s.nextAt(1), 600);
+  assert.equal(s.wakeAt(), 600);
+  assert.equal(s.take(599), undefined);
+  assert.equal(s.take(600), 1);
+  assert.equal(s.take(600), undefined, 'the next slot rests until 800');
+  assert.equal(s.take(800), 1);
+});
+
+test('the slots of a shared key are the smallest connections of its hosts, and a lowered value waits for releases', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1, connections: 4 }, 0);
+  s.set(2, { key: 'K', priority: 1, connections: 2 }, 0);
+  assert.notEqual(s.take(0), undefined);
+  assert.notEqual(s.take(0), undefined);
+  assert.equal(s.take(0), undefined, 'the stricter host sets two');
+  s.set(2, { key: 'K', priority: 1 }, 0);
+  s.set(3, { key: 'L', priority: 1, connections: 2 }, 0);
+  s.set(3, { connections: 1 }, 0);
+  assert.equal(s.take(0), 3);
+  assert.equal(s.take(0), undefined, 'L is down to one slot');
+  s.set(2, { connections: 1 }, 0);
+  s.release(1, 0, 0);
+  assert.equal(s.take(0), undefined, 'K is down to one slot and one request is still out');
+  s.release(s.busy > 1 ? 2 : 1, 0, 0);
+  assert.equal(s.busy, 1);
+  assert.notEqual(s.take(0), undefined);
+});
+
 test('with 1,000 hosts on 100 keys, every key is handed out before any key twice, every host before any host twice', () => {
   const s = new Scheduler();
   const keyOf = (slot: number): string => `10.0.0.${slot % 100}`;
