@@ -3,9 +3,10 @@
  * what came back (store.ts) and marks the entries done. `sherlock gatherer
  * run` runs one until SIGTERM; `sherlock crawl` runs one beside the shepherd.
  *
- * One host at a time per address (scheduler.ts), robots.txt before anything
- * else on a host (robots.ts), DNS with its own limit (dns.ts), at most
- * gatherer.max_connections requests at once. Per host, a unit of work is
+ * One request at a time per address unless a site rule allows more
+ * (scheduler.ts), robots.txt before anything else on a host (robots.ts), DNS
+ * with its own limit (dns.ts), at most gatherer.max_connections requests at
+ * once. Per host, a unit of work is
  * either its robots.txt or its head entry:
  *   head entry → takedown check (2308 without a request) → robots check
  *   (2304 without a request) → fetch → parse →

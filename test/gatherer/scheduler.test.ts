@@ -1,8 +1,9 @@
 /**
  * The politeness scheduler (gatherer/scheduler.ts), driven with a fake clock:
- * one request per queue key at a time, keys rest after a request, hosts may
- * be held back on their own, lower priority bands first and round robin
- * within a band.
+ * one request per queue key at a time (or as many as its hosts' smallest
+ * `connections`, each slot resting after its own), keys rest after a request,
+ * hosts may be held back on their own, lower priority bands first and round
+ * robin within a band.
  */
 
 import assert from 'node:assert/strict';
