@@ -90,6 +90,12 @@ const INBOX_POLL_MS = 1000;
 /** How often the status snapshot (common/gather/status.ts) is rewritten. */
 const STATUS_MS = 1000;
 
+/** A place in a host's store order (storeTurn()). */
+interface StoreTurn {
+  store(step: () => Promise<void>): Promise<unknown>;
+  pass(): void;
+}
+
 interface HostRuntime {
   host: Host;
   address?: string;
@@ -414,6 +420,7 @@ export class Gatherer {
    */
   private async work(rt: HostRuntime): Promise<void> {
     const slot = rt.host.slot;
+    let turn: StoreTurn | undefined;
     let released = false;
     const release = (delay: number): void => {
       if (released) return;
@@ -465,14 +472,17 @@ export class Gatherer {
         return;
       }
       const request = { url, address: rt.address, ...(queued.ifModifiedSince === undefined ? {} : { ifModifiedSince: queued.ifModifiedSince }), ...(queued.ifNoneMatch === undefined ? {} : { ifNoneMatch: queued.ifNoneMatch }) };
+      // With several requests of the host at once (a site rule's connections) they may end in any order.
+      turn = this.storeTurn(rt);
       const response = await this.fetcher.fetch(request, this.aborter.signal);
       if (this.aborter.signal.aborted) {
         rt.taken -= 1; // stays queued; fetched again after the restart
         return;
       }
       release(this.restAfter(rt, url));
-      await this.inOrder(rt, () => this.storeResponse(rt, host, entry.seq, queued, url, response));
+      await turn.store(() => this.storeResponse(rt, host, entry.seq, queued, url, response));
     } finally {
+      turn?.pass();
       release(0);
       this.refresh(rt);
     }
@@ -510,6 +520,25 @@ export class Gatherer {
       () => undefined,
     );
     return run;
+  }
+
+  /**
+   * The host's next place in store order, taken now for a step given later:
+   * its entries are marked done in the order they were taken, whatever order
+   * their requests end in. pass() gives up a place not used (a step already
+   * given still runs).
+   */
+  private storeTurn(rt: HostRuntime): StoreTurn {
+    let give!: (step: () => Promise<unknown>) => void;
+    const given = new Promise<() => Promise<unknown>>((resolve) => (give = resolve));
+    const run = this.inOrder(rt, async () => (await given)());
+    return {
+      store: (step) => {
+        give(step);
+        return run;
+      },
+      pass: () => give(async () => undefined),
+    };
   }
 
   /** Records an entry settled without a request (taken down, robots denied): a bucket of its code and no body, the entry done in queue order. */

@@ -59,13 +59,13 @@ test('a rule delay slows one host, lets another go faster than min_delay, and ne
   for (const gap of gaps(polite)) assert.ok(gap >= 1000, `127.0.0.223: ${gap} ms between requests, Crawl-delay says 1000`);
 });
 
-/** A server answering every page after `ms`, counting the requests it has at once; robots.txt at once. */
-async function slowSite(t: test.TestContext, address: string, ms: number, robots?: string): Promise<Fixture & { most: () => number }> {
+/** A server answering every page after `ms` (or `ms(path)`), counting the requests it has at once; robots.txt at once. */
+async function slowSite(t: test.TestContext, address: string, ms: number | ((path: string) => number), robots?: string): Promise<Fixture & { most: () => number }> {
   let now = 0;
   let most = 0;
   const slow: RouteHandler = async (req, res) => {
     most = Math.max(most, ++now);
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await new Promise((resolve) => setTimeout(resolve, typeof ms === 'number' ? ms : ms(req.url ?? '')));
     now -= 1;
     page(req, res);
   };
@@ -106,6 +106,20 @@ test('a rule connections = 3 lets three requests at once reach its address and n
   }
   for (const gap of gaps(paced)) assert.ok(gap >= 200, `127.0.0.209: ${gap} ms between requests, Crawl-delay says 200`);
   assert.ok(Date.now() - started < 10_000);
+});
+
+test('requests of one host that end out of order are stored in queue order', async (t) => {
+  const state = scratchDir(t);
+  const server = await slowSite(t, '127.0.0.207', (path) => (path === '/p/0' ? 700 : path === '/p/1' ? 400 : 50));
+  const rules = SiteRules.fromTexts([{ file: 'wide.toml', text: '[[site]]\nhost = "127.0.0.207"\nconnections = 3\ndelay = "0s"\n' }]);
+  writePlan(state, slowPages(server, 6));
+  const g = await Gatherer.open(state, config({ min_delay: '0s' }), undefined, rules);
+  await g.run({ untilIdle: true });
+  assert.equal(server.most(), 3);
+  const stored = storedObjects(state).filter((o) => o.url.includes('/p/'));
+  assert.deepEqual(stored.map((o) => o.url).sort(), slowPages(server, 6).map((p) => p.url).sort());
+  assert.ok(stored.every((o) => o.code === 0 && o.arc !== undefined), 'every page stored as fetched, none with an error');
+  assert.equal(g.status().queued, 0, 'every entry marked done');
 });
 
 test('reload during a run changes connections for the next requests', async (t) => {
