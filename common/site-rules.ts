@@ -23,8 +23,8 @@
  * except the ones that only restrict, which add up: `reject` and
  * `robots_disallow` are the union of every matching rule's lists.
  *
- * A setting of a whole host (result_cap) may be set only by host and domain
- * rules, and is looked up by host (hostSetting), not by URL.
+ * A setting of a whole host (connections, result_cap) may be set only by
+ * host and domain rules, and is looked up by host (hostSetting), not by URL.
  *
  * Validation is the config's (common/config.ts): a TOML error, an unknown key
  * (with did-you-mean), a value out of range, a bad pattern or a rule without
@@ -62,6 +62,9 @@ export type MatcherKind = (typeof MATCHERS)[number];
 /** The largest result_cap: more is no cap that a page of results would notice. */
 export const MAX_RESULT_CAP = 1000;
 
+/** The most requests at once a rule may allow to one address: more is a load test, not a crawl. */
+export const MAX_SITE_CONNECTIONS = 16;
+
 const patterns = () =>
   z.array(z.string()).superRefine((entries, ctx) => {
     const problem = urlPatternProblem(entries);
@@ -72,8 +75,8 @@ const patterns = () =>
 const settingsShape = {
   /** The rest of the host's address after each request, instead of gatherer.min_delay (robots.txt's Crawl-delay still wins when longer). */
   delay: duration({ max: '1h' }).optional(),
-  /** Requests at once to the host's address: only 1, the gatherer's rule (docs/site-rules.md). */
-  connections: z.literal(1, { error: 'only 1: the gatherer never sends two requests at once to an address' }).optional(),
+  /** Requests at once to the host's address, each resting `delay` after its own (host and domain rules only; docs/site-rules.md). */
+  connections: z.number().int().min(1).max(MAX_SITE_CONNECTIONS).optional(),
   /** Bounds of the adaptive refetch interval, instead of shepherd.min_refetch / max_refetch. */
   min_refetch: duration({ min: '1m' }).optional(),
   max_refetch: duration({ min: '1m' }).optional(),
@@ -93,8 +96,8 @@ const settingsShape = {
   result_cap: z.number().int().min(1).max(MAX_RESULT_CAP).optional(),
 };
 
-/** Settings of a whole host, which only a host or domain rule may give: the searcher looks them up by host (hostSetting). */
-const HOST_ONLY: ReadonlySet<SettingName> = new Set<SettingName>(['result_cap']);
+/** Settings of a whole host, which only a host or domain rule may give: they are looked up by host (hostSetting). */
+const HOST_ONLY: ReadonlySet<SettingName> = new Set<SettingName>(['connections', 'result_cap']);
 
 const ruleSchema = z
   .object({
@@ -270,7 +273,8 @@ export class SiteRules {
 
   /**
    * A setting of a whole host: from its host and domain rules (the only ones
-   * that may set result_cap), the last that sets it winning as in effective().
+   * that may set connections and result_cap), the last that sets it winning
+   * as in effective().
    */
   hostSetting<K extends SettingName>(host: string, name: K): RuleSettings[K] | undefined {
     if (this.empty) return undefined;

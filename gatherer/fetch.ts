@@ -68,6 +68,7 @@ import { isIP } from 'node:net';
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 import type { GathererConfig } from './config.js';
 import { SherlockError } from '../common/errors.js';
+import { MAX_SITE_CONNECTIONS } from '../common/site-rules.js';
 import { bodyCap, contentType, type TypeLimit } from './content-type.js';
 import { CODE, httpOutcome, httpResult, type Outcome } from './outcome.js';
 
@@ -429,7 +430,8 @@ export class Fetcher {
   constructor(options: FetcherOptions) {
     this.#options = options;
     this.#agent = new Agent({
-      connections: 1,
+      // Per origin: as many as a site rule may allow; the scheduler keeps every other address to one request at a time.
+      connections: MAX_SITE_CONNECTIONS,
       pipelining: 1,
       connect: { timeout: options.connectTimeoutMs },
       // Off: Transfer keeps these timers itself (see #arm).

@@ -3,9 +3,10 @@
  * what came back (store.ts) and marks the entries done. `sherlock gatherer
  * run` runs one until SIGTERM; `sherlock crawl` runs one beside the shepherd.
  *
- * One host at a time per address (scheduler.ts), robots.txt before anything
- * else on a host (robots.ts), DNS with its own limit (dns.ts), at most
- * gatherer.max_connections requests at once. Per host, a unit of work is
+ * One request at a time per address unless a site rule allows more
+ * (scheduler.ts), robots.txt before anything else on a host (robots.ts), DNS
+ * with its own limit (dns.ts), at most gatherer.max_connections requests at
+ * once. Per host, a unit of work is
  * either its robots.txt or its head entry:
  *   head entry → takedown check (2308 without a request) → robots check
  *   (2304 without a request) → fetch → parse →
@@ -14,7 +15,10 @@
  *
  * Site rules (common/site-rules.ts, docs/site-rules.md), looked up by the URL
  * just fetched: a rule's `delay` takes min_delay's place in that rest (so it
- * may be shorter or longer, never shorter than Crawl-delay), and its
+ * may be shorter or longer, never shorter than Crawl-delay); a host rule's
+ * `connections` gives the address that many requests at once, each resting
+ * after its own (connectionsOf(): only once robots.txt is read and asks no
+ * Crawl-delay; the smallest of an address's hosts, scheduler.ts); its
  * `robots_disallow` paths are refused as robots.txt's own Disallow lines are
  * (2304 without a request). Reloaded with the config.
  *
@@ -85,6 +89,12 @@ const INBOX_POLL_MS = 1000;
 
 /** How often the status snapshot (common/gather/status.ts) is rewritten. */
 const STATUS_MS = 1000;
+
+/** A place in a host's store order (storeTurn()). */
+interface StoreTurn {
+  store(step: () => Promise<void>): Promise<unknown>;
+  pass(): void;
+}
 
 interface HostRuntime {
   host: Host;
@@ -186,6 +196,7 @@ export class Gatherer {
     }
     this.config = config;
     this.rules = rules;
+    for (const rt of this.runtime.values()) this.scheduler.set(rt.host.slot, { connections: this.connectionsOf(rt) }, Date.now());
     this.fetcher = fetcherFor(config);
     this.counters.dnsLookups += this.resolver.lookups;
     this.resolver = resolver;
@@ -370,7 +381,7 @@ export class Gatherer {
     const fresh = this.queue.get(host);
     rt.host = fresh;
     const notBefore = fresh.backoffUntil * 1000;
-    this.scheduler.set(fresh.slot, { priority: hasWork(fresh, rt) ? fresh.priority : undefined, notBefore }, Date.now());
+    this.scheduler.set(fresh.slot, { priority: hasWork(fresh, rt) ? fresh.priority : undefined, notBefore, connections: this.connectionsOf(rt) }, Date.now());
     return rt;
   }
 
@@ -409,6 +420,7 @@ export class Gatherer {
    */
   private async work(rt: HostRuntime): Promise<void> {
     const slot = rt.host.slot;
+    let turn: StoreTurn | undefined;
     let released = false;
     const release = (delay: number): void => {
       if (released) return;
@@ -421,6 +433,8 @@ export class Gatherer {
       if (rt.address === undefined) return;
       if (rt.robots === undefined) rt.robots = this.cachedRobots(rt);
       if (rt.robots === undefined || isExpired(rt.robots, Date.now())) {
+        // robots.txt alone: no other request of the host starts before it is read.
+        this.scheduler.set(slot, { connections: 1 }, Date.now());
         await this.inOrder(rt, () => this.fetchRobots(rt, rt.address!));
         release(this.restAfter(rt, robotsUrl(siteOf(rt.host))));
         return;
@@ -458,14 +472,17 @@ export class Gatherer {
         return;
       }
       const request = { url, address: rt.address, ...(queued.ifModifiedSince === undefined ? {} : { ifModifiedSince: queued.ifModifiedSince }), ...(queued.ifNoneMatch === undefined ? {} : { ifNoneMatch: queued.ifNoneMatch }) };
+      // With several requests of the host at once (a site rule's connections) they may end in any order.
+      turn = this.storeTurn(rt);
       const response = await this.fetcher.fetch(request, this.aborter.signal);
       if (this.aborter.signal.aborted) {
         rt.taken -= 1; // stays queued; fetched again after the restart
         return;
       }
       release(this.restAfter(rt, url));
-      await this.inOrder(rt, () => this.storeResponse(rt, host, entry.seq, queued, url, response));
+      await turn.store(() => this.storeResponse(rt, host, entry.seq, queued, url, response));
     } finally {
+      turn?.pass();
       release(0);
       this.refresh(rt);
     }
@@ -505,6 +522,25 @@ export class Gatherer {
     return run;
   }
 
+  /**
+   * The host's next place in store order, taken now for a step given later:
+   * its entries are marked done in the order they were taken, whatever order
+   * their requests end in. pass() gives up a place not used (a step already
+   * given still runs).
+   */
+  private storeTurn(rt: HostRuntime): StoreTurn {
+    let give!: (step: () => Promise<unknown>) => void;
+    const given = new Promise<() => Promise<unknown>>((resolve) => (give = resolve));
+    const run = this.inOrder(rt, async () => (await given)());
+    return {
+      store: (step) => {
+        give(step);
+        return run;
+      },
+      pass: () => give(async () => undefined),
+    };
+  }
+
   /** Records an entry settled without a request (taken down, robots denied): a bucket of its code and no body, the entry done in queue order. */
   private async settleUnfetched(rt: HostRuntime, host: Host, seq: number, url: string, outcome: Outcome, code: number, message: string): Promise<void> {
     this.count(outcome);
@@ -525,11 +561,22 @@ export class Gatherer {
     return Math.max(this.rules.setting(url, 'delay') ?? this.config.min_delay, crawlDelay);
   }
 
+  /**
+   * Requests at once the host may have to its address: its host or domain
+   * rule's `connections` once robots.txt is read and current, 1 before and
+   * when robots.txt asks a Crawl-delay (a pace several slots would multiply).
+   */
+  private connectionsOf(rt: HostRuntime): number {
+    const robots = rt.robots;
+    if (robots === undefined || isExpired(robots, Date.now()) || (robots.crawlDelayMs ?? 0) > 0) return 1;
+    return this.rules.hostSetting(rt.host.name, 'connections') ?? 1;
+  }
+
 
   private refresh(rt: HostRuntime): void {
     const host = this.queue.get(rt.host);
     rt.host = host;
-    this.scheduler.set(host.slot, { priority: hasWork(host, rt) ? host.priority : undefined }, Date.now());
+    this.scheduler.set(host.slot, { priority: hasWork(host, rt) ? host.priority : undefined, connections: this.connectionsOf(rt) }, Date.now());
   }
 
   private async storeResponse(rt: HostRuntime, host: Host, seq: number, queued: QueuedUrl, url: string, response: FetchResponse): Promise<void> {

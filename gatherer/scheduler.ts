@@ -4,6 +4,11 @@
  *   - time is kept per queue key (the host's IP address): at most one request
  *     to a key at a time, and after it the key rests for a delay the caller
  *     gives (min_delay, or a longer robots.txt Crawl-delay);
+ *   - unless every host on the key allows more `connections` (a site rule,
+ *     given by the caller; 1 when unset): then the key has that many slots,
+ *     the smallest of its hosts', each taking one request at a time and
+ *     resting the delay after it, so N slots make N requests per delay plus
+ *     response time. One host may have several of its key's slots;
  *   - a host may also be held back on its own (back-off after errors, a
  *     retry not yet due, robots.txt unreachable) with `notBefore`;
  *   - among keys ready now, the one whose best host is in the lowest priority
@@ -34,23 +39,30 @@ export interface HostWork {
   priority?: number;
   /** Not before this time (ms). */
   notBefore?: number;
+  /** Requests at once its key may have for it (1 unless given). */
+  connections?: number;
 }
 
 interface HostState {
   slot: number;
   key: string | undefined;
-  /** The key its request went to, while one is out (the host may have moved since). */
-  out: KeyState | undefined;
+  /** The keys its requests went to, oldest first, while they are out (the host may have moved since). */
+  out: KeyState[];
   /** The band of its head priority; undefined when it has nothing to do. */
   band: number | undefined;
   notBefore: number;
   served: number;
+  connections: number;
 }
 
 interface KeyState {
   id: string;
   hosts: Set<HostState>;
-  busy: boolean;
+  /** Requests out. */
+  out: number;
+  /** When each slot resting after its request may take the next (ms, unordered). */
+  resting: number[];
+  /** When a slot is next free by rest (ms; 0 when one is free now or all wait for a release). */
   nextAt: number;
   served: number;
   /** Bumped whenever the key is re-filed; heap entries with an older one are stale. */
@@ -145,11 +157,12 @@ export class Scheduler {
   set(slot: number, work: HostWork, now: number): void {
     let host = this.hosts.get(slot);
     if (host === undefined) {
-      host = { slot, key: undefined, out: undefined, band: undefined, notBefore: 0, served: 0 };
+      host = { slot, key: undefined, out: [], band: undefined, notBefore: 0, served: 0, connections: 1 };
       this.hosts.set(slot, host);
     }
     if ('priority' in work) host.band = work.priority === undefined ? undefined : Math.floor(work.priority / PRIORITY_BAND);
     if (work.notBefore !== undefined) host.notBefore = work.notBefore;
+    if (work.connections !== undefined) host.connections = work.connections;
     if ('key' in work && work.key !== host.key) {
       if (host.key !== undefined) {
         const old = this.keys.get(host.key)!;
@@ -161,7 +174,7 @@ export class Scheduler {
     if (host.key !== undefined) {
       let key = this.keys.get(host.key);
       if (key === undefined) {
-        key = { id: host.key, hosts: new Set(), busy: false, nextAt: 0, served: 0, version: 0 };
+        key = { id: host.key, hosts: new Set(), out: 0, resting: [], nextAt: 0, served: 0, version: 0 };
         this.keys.set(host.key, key);
       }
       key.hosts.add(host);
@@ -170,8 +183,8 @@ export class Scheduler {
   }
 
   /**
-   * The host to fetch from now, its key marked busy until release(); undefined
-   * when nothing is ready (see wakeAt()).
+   * The host to fetch from now, holding a slot of its key until release();
+   * undefined when nothing is ready (see wakeAt()).
    */
   take(now: number): number | undefined {
     for (let timer = this.timers.peek(); timer !== undefined && timer.at <= now; timer = this.timers.peek()) {
@@ -180,27 +193,30 @@ export class Scheduler {
     }
     for (let entry = this.ready.pop(); entry !== undefined; entry = this.ready.pop()) {
       const key = entry.key;
-      if (entry.version !== key.version || key.busy) continue;
+      if (entry.version !== key.version || freeSlots(key, now) === 0) continue;
       const host = this.bestHost(key, now);
       if (host === undefined) continue;
-      key.busy = true;
-      key.version += 1;
-      host.out = key;
+      key.out += 1;
+      host.out.push(key);
       key.served = host.served = ++this.serial;
       this.busyCount += 1;
+      // Another slot may be free: filed again behind the keys served before it.
+      this.file(key, now);
       return host.slot;
     }
     return undefined;
   }
 
-  /** The request to `slot`'s key is over; the key rests `delayMs` from now. */
+  /**
+   * A request of `slot` is over (its oldest, when several are out); its slot
+   * of the key rests `delayMs` from now.
+   */
   release(slot: number, now: number, delayMs: number): void {
     const host = this.hosts.get(slot);
-    const key = host?.out;
+    const key = host?.out.shift();
     if (host === undefined || key === undefined) throw new Error(`release(${slot}): no request of this host is out`);
-    host.out = undefined;
-    key.busy = false;
-    key.nextAt = now + delayMs;
+    key.out -= 1;
+    if (delayMs > 0) key.resting.push(now + delayMs);
     this.busyCount -= 1;
     this.file(key, now);
     // A host moved while its request was out was passed over by its new key; file that one again.
@@ -216,10 +232,15 @@ export class Scheduler {
   /** Puts a key in the ready heap or on a timer, as its state says. */
   private file(key: KeyState, now: number): void {
     key.version += 1;
-    if (key.busy) return;
+    key.resting = key.resting.filter((at) => at > now);
+    const limit = connectionsOf(key);
+    // The slots to wait for beyond those out: the soonest rests to end.
+    const waitFor = key.out + key.resting.length - limit + 1;
+    key.nextAt = waitFor > 0 && waitFor <= key.resting.length ? key.resting.sort((a, b) => a - b)[waitFor - 1]! : 0;
+    if (key.out >= limit) return;
     if (key.hosts.size === 0) {
       // Only this very key: a stale timer may name one replaced since under the same id.
-      if (key.nextAt <= now && this.keys.get(key.id) === key) this.keys.delete(key.id);
+      if (key.out === 0 && key.resting.length === 0 && this.keys.get(key.id) === key) this.keys.delete(key.id);
       return;
     }
     let wake = Infinity;
@@ -234,11 +255,26 @@ export class Scheduler {
   }
 
   private bestHost(key: KeyState, now: number): HostState | undefined {
+    const limit = connectionsOf(key);
     let best: HostState | undefined;
     for (const host of key.hosts) {
-      if (host.band === undefined || host.notBefore > now || host.out !== undefined) continue;
+      if (host.band === undefined || host.notBefore > now || host.out.length >= limit) continue;
       if (best === undefined || before(host as { band: number; served: number }, best as { band: number; served: number })) best = host;
     }
     return best;
   }
+}
+
+/** A key's slots: the smallest `connections` of its hosts (the strictest rule on a shared address). */
+function connectionsOf(key: KeyState): number {
+  let limit = Infinity;
+  for (const host of key.hosts) limit = Math.min(limit, host.connections);
+  return limit === Infinity ? 1 : limit;
+}
+
+/** Slots of a key neither out nor resting at `now`. */
+function freeSlots(key: KeyState, now: number): number {
+  let taken = key.out;
+  for (const at of key.resting) if (at > now) taken += 1;
+  return Math.max(0, connectionsOf(key) - taken);
 }

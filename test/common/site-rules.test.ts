@@ -73,9 +73,18 @@ test('result_cap is a setting of whole hosts: from their host and domain rules, 
   assert.equal(r.setting('https://a.docs.example.org/x', 'result_cap'), 2);
 });
 
+test('connections is a setting of whole hosts: up to 16, from host and domain rules', () => {
+  const r = rules('[[site]]\ndomain = "example.org"\nconnections = 16\n[[site]]\nhost = "slow.example.org"\nconnections = 1\n');
+  assert.equal(r.hostSetting('www.example.org', 'connections'), 16);
+  assert.equal(r.hostSetting('slow.example.org', 'connections'), 1);
+  assert.equal(r.hostSetting('other.example', 'connections'), undefined);
+});
+
 test('a bad rule is refused with file:line: unknown key with did-you-mean, bad value, bad regex, no matcher, two matchers', () => {
   assert.match(refused('[[site]]\nhost = "a.example"\n\ndelya = "1s"\n').message, /^a\.toml:4: delya: unknown key, did you mean delay\?/);
-  assert.match(refused('[[site]]\nhost = "a.example"\nconnections = 4\n').message, /^a\.toml:3: connections: only 1/);
+  assert.match(refused('[[site]]\nhost = "a.example"\nconnections = 17\n').message, /^a\.toml:3: connections: .*got 17/);
+  assert.match(refused('[[site]]\nhost = "a.example"\nconnections = 0\n').message, /^a\.toml:3: connections: .*got 0/);
+  assert.match(refused('[[site]]\nregex = "^https://a\\\\.example/"\n\nconnections = 2\n').message, /^a\.toml:4: connections: .*only a host or domain rule may set it, not a regex rule/);
   assert.match(refused('[[site]]\nhost = "a.example"\n[[site]]\nhost = "b.example"\ndelay = 3\n').message, /^a\.toml:5: delay: .*got 3/);
   assert.match(refused('[[site]]\nhost = "a.example"\nweight = 1.5\n').message, /^a\.toml:3: weight: .*got 1\.5/);
   assert.match(refused('[[site]]\nprefix = "https://a.example/docs/"\nresult_cap = 3\n').message, /^a\.toml:3: result_cap: .*only a host or domain rule may set it, not a prefix rule/);

@@ -1,8 +1,9 @@
 /**
  * The politeness scheduler (gatherer/scheduler.ts), driven with a fake clock:
- * one request per queue key at a time, keys rest after a request, hosts may
- * be held back on their own, lower priority bands first and round robin
- * within a band.
+ * one request per queue key at a time (or as many as its hosts' smallest
+ * `connections`, each slot resting after its own), keys rest after a request,
+ * hosts may be held back on their own, lower priority bands first and round
+ * robin within a band.
  */
 
 import assert from 'node:assert/strict';
@@ -237,6 +238,48 @@ test(
   },
 );
 
+test('connections = 3 gives a key three slots, even to one host, and each slot rests after its own request', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1, connections: 3 }, 0);
+  assert.deepEqual([s.take(0), s.take(0), s.take(0)], [1, 1, 1]);
+  assert.equal(s.take(0), undefined, 'a fourth would be a fourth request at once');
+  assert.equal(s.busy, 3);
+  s.release(1, 100, 500);
+  assert.equal(s.take(100), undefined, 'the freed slot rests');
+  s.release(1, 200, 0);
+  assert.equal(s.take(200), 1, 'a slot released without a rest is free at once');
+  assert.equal(s.take(200), undefined);
+  assert.equal(s.nextAt(1), 600, 'two slots out, the third rests until 600');
+  s.release(1, 300, 500);
+  s.release(1, 400, 500);
+  assert.equal(s.nextAt(1), 600);
+  assert.equal(s.wakeAt(), 600);
+  assert.equal(s.take(599), undefined);
+  assert.equal(s.take(600), 1);
+  assert.equal(s.take(600), undefined, 'the next slot rests until 800');
+  assert.equal(s.take(800), 1);
+});
+
+test('the slots of a shared key are the smallest connections of its hosts, and a lowered value waits for releases', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'K', priority: 1, connections: 4 }, 0);
+  s.set(2, { key: 'K', priority: 1, connections: 2 }, 0);
+  assert.notEqual(s.take(0), undefined);
+  assert.notEqual(s.take(0), undefined);
+  assert.equal(s.take(0), undefined, 'the stricter host sets two');
+  s.set(2, { key: 'K', priority: 1 }, 0);
+  s.set(3, { key: 'L', priority: 1, connections: 2 }, 0);
+  s.set(3, { connections: 1 }, 0);
+  assert.equal(s.take(0), 3);
+  assert.equal(s.take(0), undefined, 'L is down to one slot');
+  s.set(2, { connections: 1 }, 0);
+  s.release(1, 0, 0);
+  assert.equal(s.take(0), undefined, 'K is down to one slot and one request is still out');
+  s.release(s.busy > 1 ? 2 : 1, 0, 0);
+  assert.equal(s.busy, 1);
+  assert.notEqual(s.take(0), undefined);
+});
+
 test('with 1,000 hosts on 100 keys, every key is handed out before any key twice, every host before any host twice', () => {
   const s = new Scheduler();
   const keyOf = (slot: number): string => `10.0.0.${slot % 100}`;
@@ -412,3 +455,84 @@ test(
     );
   },
 );
+
+type SlotOp =
+  | { op: 'set'; slot: number; connections?: number; priority?: number | null }
+  | { op: 'take' }
+  | { op: 'release'; pick: number; delay: number }
+  | { op: 'advance'; by: number };
+
+const slotOpArb: fc.Arbitrary<SlotOp> = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { op: fc.constant('set' as const), slot: fc.integer({ min: 1, max: 6 }), connections: fc.integer({ min: 1, max: 4 }), priority: fc.option(fc.constantFrom(P(0, 0), P(1, 0)), { nil: null }) },
+      { requiredKeys: ['op', 'slot'] },
+    ),
+  },
+  { weight: 5, arbitrary: fc.constant({ op: 'take' as const }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('release' as const), pick: fc.nat(), delay: fc.constantFrom(0, 10, 50) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('advance' as const), by: fc.constantFrom(1, 10, 50) }) },
+);
+
+/**
+ * Hosts 1–6 on keys a (odd) and b (even) with random connections, against a
+ * model of each key's slots: a take never goes past the smallest connections
+ * of the key's hosts, counting requests out and slots resting, nor past a
+ * host's own share; a take that finds nothing leaves no free slot with a
+ * ready host.
+ */
+function runSlotOps(ops: readonly SlotOp[]): void {
+  const s = new Scheduler();
+  const keyOf = (slot: number): string => (slot % 2 === 1 ? 'a' : 'b');
+  const hosts = new Map<number, { connections: number; priority: number | undefined }>();
+  const out: number[] = [];
+  const rests = new Map<string, number[]>([['a', []], ['b', []]]);
+  const outOf = (key: string): number => out.filter((slot) => keyOf(slot) === key).length;
+  let now = 0;
+  const limit = (key: string): number => Math.min(...[...hosts].filter(([slot]) => keyOf(slot) === key).map(([, h]) => h.connections));
+  const free = (key: string): number => limit(key) - outOf(key) - rests.get(key)!.filter((at) => at > now).length;
+  const ready = (slot: number): boolean => hosts.get(slot)!.priority !== undefined && free(keyOf(slot)) > 0 && out.filter((o) => o === slot).length < limit(keyOf(slot));
+  for (const op of ops) {
+    switch (op.op) {
+      case 'set': {
+        const host = hosts.get(op.slot) ?? { connections: 1, priority: undefined };
+        hosts.set(op.slot, host);
+        if (op.connections !== undefined) host.connections = op.connections;
+        if (op.priority !== undefined) host.priority = op.priority ?? undefined;
+        s.set(op.slot, { key: keyOf(op.slot), connections: host.connections, priority: host.priority }, now);
+        break;
+      }
+      case 'take': {
+        const slot = s.take(now);
+        if (slot === undefined) {
+          const waiting = [...hosts.keys()].filter(ready);
+          assert.equal(waiting.length, 0, `take found nothing at ${now} while host(s) ${waiting} had a free slot`);
+        } else {
+          assert.ok(ready(slot), `slot ${slot} handed out at ${now} without a free slot of key ${keyOf(slot)} (limit ${limit(keyOf(slot))})`);
+          out.push(slot);
+        }
+        break;
+      }
+      case 'release': {
+        if (out.length === 0) break;
+        const slot = out[op.pick % out.length]!;
+        s.release(slot, now, op.delay);
+        out.splice(out.indexOf(slot), 1);
+        rests.get(keyOf(slot))!.push(now + op.delay);
+        break;
+      }
+      case 'advance':
+        now += op.by;
+        break;
+    }
+    assert.equal(s.busy, out.length);
+  }
+}
+
+test('random operations with connections: a key never has more requests out or resting than its slots, nothing free left waiting (property)', () => {
+  fc.assert(
+    fc.property(fc.array(slotOpArb, { maxLength: 150, size: 'max' }), (ops) => runSlotOps(ops)),
+    { numRuns: 400 },
+  );
+});

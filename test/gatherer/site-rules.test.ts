@@ -1,8 +1,10 @@
 /**
- * Site rules in the gatherer against real servers on 127.0.0.221–223: a
- * rule's delay as the servers' arrival times show it (slower, and faster
- * than min_delay, never faster than Crawl-delay), its robots_disallow paths
- * never requested, and rules taken on reload.
+ * Site rules in the gatherer against real servers on 127.0.0.221–224 and
+ * 127.0.0.206–209: a rule's delay as the servers' arrival times show it
+ * (slower, and faster than min_delay, never faster than Crawl-delay), its
+ * connections as the servers' overlapping slow responses show them (up to
+ * the rule's, never above, none without a rule or under Crawl-delay), its
+ * robots_disallow paths never requested, and rules taken on reload.
  */
 
 import assert from 'node:assert/strict';
@@ -55,6 +57,84 @@ test('a rule delay slows one host, lets another go faster than min_delay, and ne
   assert.ok(span < 500, `127.0.0.222: five requests took ${span} ms; min_delay alone would need 1000`);
   assert.equal(polite.requests.length, 3);
   for (const gap of gaps(polite)) assert.ok(gap >= 1000, `127.0.0.223: ${gap} ms between requests, Crawl-delay says 1000`);
+});
+
+/** A server answering every page after `ms` (or `ms(path)`), counting the requests it has at once; robots.txt at once. */
+async function slowSite(t: test.TestContext, address: string, ms: number | ((path: string) => number), robots?: string): Promise<Fixture & { most: () => number }> {
+  let now = 0;
+  let most = 0;
+  const slow: RouteHandler = async (req, res) => {
+    most = Math.max(most, ++now);
+    await new Promise((resolve) => setTimeout(resolve, typeof ms === 'number' ? ms : ms(req.url ?? '')));
+    now -= 1;
+    page(req, res);
+  };
+  const routes: Record<string, RouteHandler> = { '*': slow };
+  if (robots !== undefined) routes['/robots.txt'] = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end(robots);
+  const fixture = await startFixture({ address, routes });
+  t.after(() => fixture.close());
+  return Object.assign(fixture, { most: () => most });
+}
+
+const slowPages = (f: Fixture, n: number) => [...Array(n).keys()].map((i) => ({ url: `${f.origin}/p/${i}`, priority: i }));
+
+test('a rule connections = 3 lets three requests at once reach its address and never four; no rule, connections = 1 and Crawl-delay keep one', async (t) => {
+  const state = scratchDir(t);
+  const wide = await slowSite(t, '127.0.0.206', 300);
+  const plain = await slowSite(t, '127.0.0.207', 300);
+  const one = await slowSite(t, '127.0.0.208', 300);
+  const paced = await slowSite(t, '127.0.0.209', 100, 'User-agent: *\nCrawl-delay: 0.2\n');
+  const rules = SiteRules.fromTexts([
+    {
+      file: 'rules.toml',
+      text: '[[site]]\nhost = "127.0.0.206"\nconnections = 3\ndelay = "0s"\n\n[[site]]\nhost = "127.0.0.208"\nconnections = 1\n\n[[site]]\nhost = "127.0.0.209"\nconnections = 3\n',
+    },
+  ]);
+  writePlan(state, [...slowPages(wide, 9), ...slowPages(plain, 4), ...slowPages(one, 4), ...slowPages(paced, 4)]);
+  const g = await Gatherer.open(state, config({ min_delay: '0s' }), undefined, rules);
+  const started = Date.now();
+  await g.run({ untilIdle: true });
+
+  assert.equal(wide.requests.length, 10);
+  assert.equal(wide.most(), 3, '127.0.0.206: the rule allows three at once');
+  const pages = wide.requests.filter((r) => r.path !== '/robots.txt');
+  const span = pages.at(-1)!.at - pages[0]!.at;
+  assert.ok(span < 1500, `127.0.0.206: nine 300 ms pages began over ${span} ms; one at a time needs 2400`);
+  for (const server of [plain, one, paced]) {
+    assert.equal(server.requests.length, 5, server.origin);
+    assert.equal(server.most(), 1, `${server.origin}: never two requests at once`);
+  }
+  for (const gap of gaps(paced)) assert.ok(gap >= 200, `127.0.0.209: ${gap} ms between requests, Crawl-delay says 200`);
+  assert.ok(Date.now() - started < 10_000);
+});
+
+test('requests of one host that end out of order are stored in queue order', async (t) => {
+  const state = scratchDir(t);
+  const server = await slowSite(t, '127.0.0.207', (path) => (path === '/p/0' ? 700 : path === '/p/1' ? 400 : 50));
+  const rules = SiteRules.fromTexts([{ file: 'wide.toml', text: '[[site]]\nhost = "127.0.0.207"\nconnections = 3\ndelay = "0s"\n' }]);
+  writePlan(state, slowPages(server, 6));
+  const g = await Gatherer.open(state, config({ min_delay: '0s' }), undefined, rules);
+  await g.run({ untilIdle: true });
+  assert.equal(server.most(), 3);
+  const stored = storedObjects(state).filter((o) => o.url.includes('/p/'));
+  assert.deepEqual(stored.map((o) => o.url).sort(), slowPages(server, 6).map((p) => p.url).sort());
+  assert.ok(stored.every((o) => o.code === 0 && o.arc !== undefined), 'every page stored as fetched, none with an error');
+  assert.equal(g.status().queued, 0, 'every entry marked done');
+});
+
+test('reload during a run changes connections for the next requests', async (t) => {
+  const state = scratchDir(t);
+  const server = await slowSite(t, '127.0.0.206', 200);
+  const wide = SiteRules.fromTexts([{ file: 'wide.toml', text: '[[site]]\ndomain = "127.0.0.206"\nconnections = 4\n' }]);
+  writePlan(state, slowPages(server, 12));
+  const g = await Gatherer.open(state, config({ min_delay: '0s' }));
+  const run = g.run({ untilIdle: true });
+  while (server.requests.length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(server.most(), 1, 'no rule yet: one at a time');
+  g.reload(config({ min_delay: '0s' }), wide);
+  await run;
+  assert.equal(server.requests.length, 13);
+  assert.equal(server.most(), 4, 'after the reload: four at once');
 });
 
 test('robots_disallow paths are never requested and are stored as robots-denied naming the rule; reload brings new rules', async (t) => {
