@@ -26,17 +26,20 @@ const DAEMONS = ['gatherer', 'shepherd', 'indexer', 'searcher'];
 // A chain longer than the test lasts, each answer held back: the crawl is still running at every step.
 const PAGES = 600;
 const ANSWER_MS = 100;
+// Pages under /hold/ linked from each: more than the gatherer fetches in a step, so some are always queued when the prefix goes in.
+const HELD = 4;
 const SETS = [...LOOPBACK_CRAWL, ...['shepherd.cycle_interval=100ms', 'indexer.poll_interval=100ms', 'indexer.rebuild_documents=3', 'indexer.workers=1'].flatMap((s) => ['--set', s])];
 
-/** `/kp<i>` links to `/kp<i+1>` and to `/hold/<i>`; kp0 and kp1 share the word pairword, every hold page has holdword. */
+/** `/kp<i>` links to `/kp<i+1>` and to `/hold/<i>-<k>`; kp0 and kp1 share the word pairword, every hold page has holdword. */
 function site(): Record<string, RouteHandler> {
   const routes: Record<string, RouteHandler> = {
     '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n'),
   };
   const page = (body: string): RouteHandler => (_req, res) => setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/html' }).end(body), ANSWER_MS);
   for (let i = 0; i < PAGES; i++) {
-    routes[`/kp${i}`] = page(`<title>kp page ${i}</title><p>kpword${i} ${i < 2 ? 'pairword' : ''} <a href="/kp${i + 1}">next</a> <a href="/hold/${i}">held</a></p>`);
-    routes[`/hold/${i}`] = page(`<title>held ${i}</title><p>holdword holdword${i}</p>`);
+    const held = Array.from({ length: HELD }, (_, k) => `<a href="/hold/${i}-${k}">held</a>`).join(' ');
+    routes[`/kp${i}`] = page(`<title>kp page ${i}</title><p>kpword${i} ${i < 2 ? 'pairword' : ''} <a href="/kp${i + 1}">next</a> ${held}</p>`);
+    for (let k = 0; k < HELD; k++) routes[`/hold/${i}-${k}`] = page(`<title>held ${i}</title><p>holdword holdword${i}x${k}</p>`);
   }
   return routes;
 }
