@@ -16,7 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { currentVersion } from '../../common/index/layout.js';
-import { Client, type Message } from '../searcher/net.js';
+import { Client, listening, resultPage, type ResultPage } from '../searcher/net.js';
 import { daemonPids, gone, runCli, startCli, until, type Running } from '../helpers/cli.js';
 import { startFixture, type RouteHandler } from '../helpers/http-fixtures.js';
 import { LOOPBACK_CRAWL } from '../helpers/linked-site.js';
@@ -44,16 +44,6 @@ function site(): Record<string, RouteHandler> {
   return routes;
 }
 
-interface Answer {
-  total: number;
-  urls: string[];
-}
-
-function answer(m: Message): Answer {
-  assert.equal(m.type, 'result', JSON.stringify(m));
-  return { total: (m['total'] as { value: number }).value, urls: (m['hits'] as Array<{ url: string }>).map((h) => h.url) };
-}
-
 /** `sherlock run` on `state`, its searcher on the test's address, and a WebSocket client to it. */
 async function startRun(t: TestContext, state: string): Promise<{ run: Running; client: Client }> {
   // Killed, it cannot remove its own temporary files: those go in the test's scratch directory.
@@ -61,9 +51,7 @@ async function startRun(t: TestContext, state: string): Promise<{ run: Running; 
   t.after(() => {
     for (const daemon of DAEMONS) for (const pid of daemonPids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
   });
-  await until('the searcher to listen', () => /\[searcher\] searcher: searcher listening address=\S+/.test(run.stderr), 60_000);
-  const address = /\[searcher\] searcher: searcher listening address=(\S+)/.exec(run.stderr)![1]!;
-  return { run, client: await Client.open(t, `ws://${address}/`) };
+  return { run, client: await Client.open(t, `ws://${await listening(run)}/`) };
 }
 
 /** SIGKILL of the supervisor and of every daemon's process group, stopped first so that it restarts nothing in between; waits until none is left. */
@@ -88,9 +76,9 @@ test('a takedown hides its URLs within a second, survives kill -9 of every daemo
   const target = `${fixture.origin}/kp1`;
   const prefix = `${fixture.origin}/hold/`;
   let n = 0;
-  const search = async (client: Client, q: string): Promise<Answer> => answer(await client.search(`q${n++}`, q));
+  const search = async (client: Client, q: string): Promise<ResultPage> => resultPage(await client.search(`q${n++}`, q));
   /** Searches `q` until `ok`; the milliseconds from `since`. */
-  const waitFor = async (client: Client, q: string, since: number, ok: (a: Answer) => boolean, ms: number): Promise<number> => {
+  const waitFor = async (client: Client, q: string, since: number, ok: (a: ResultPage) => boolean, ms: number): Promise<number> => {
     for (;;) {
       const a = await search(client, q).catch(() => undefined);
       if (a !== undefined && ok(a)) return performance.now() - since;
@@ -152,10 +140,10 @@ test('a takedown hides its URLs within a second, survives kill -9 of every daemo
   assert.ok(currentVersion(join(state, 'index')) !== killed);
   assert.equal((await runCli(['takedown', 'remove', target, '--state', state])).status, 0);
   assert.equal((await runCli(['takedown', 'remove', prefix, '--prefix', '--state', state])).status, 0);
-  const fresh = async (q: string): Promise<Answer> => {
+  const fresh = async (q: string): Promise<ResultPage> => {
     const run = await runCli(['search', '--state', state, '--json', q]);
     assert.equal(run.status, 0, run.stderr);
-    return answer({ type: 'result', ...(JSON.parse(run.stdout) as object) });
+    return resultPage({ type: 'result', ...(JSON.parse(run.stdout) as object) });
   };
   assert.deepEqual(await fresh('pairword'), { total: 1, urls: [`${fixture.origin}/kp0`] });
   assert.equal((await fresh('holdword')).total, 0);
