@@ -1,12 +1,12 @@
 /**
- * Takedowns under `kill -9` of every daemon (docs/reliability.md "Takedowns
- * under kill -9"): `sherlock run` crawls a loopback site that is still being
- * crawled, indexes it and answers over a real WebSocket; `takedown add` of a
+ * Takedowns under `kill -9` of every daemon (docs/reliability.md "Crash
+ * safety"): `sherlock run` crawls a loopback site (still crawling
+ * throughout), indexes it and answers over a real WebSocket; `takedown add` of a
  * fetched page and of a prefix of pages not yet fetched hides them within a
  * second; then the supervisor and its four daemons are killed with SIGKILL
  * and `sherlock run` is started again on the same state. The first search
  * after the restart hides them, the site saw no request for them after the
- * adds (bar one in flight), the takedown file lists both, and the first index
+ * adds (bar one in flight), the takedown file lists both, and the index
  * version the restarted indexer publishes holds neither: once they are lifted,
  * a fresh `sherlock search` still does not find them.
  */
