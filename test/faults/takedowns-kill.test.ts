@@ -28,12 +28,9 @@ const PAGES = 600;
 const ANSWER_MS = 100;
 // Pages under /hold/ linked from each: more than the gatherer fetches in a step, so some are always queued when the prefix goes in.
 const HELD = 4;
-const SETS = [...LOOPBACK_CRAWL, ...['shepherd.cycle_interval=100ms', 'indexer.poll_interval=100ms', 'indexer.workers=1'].flatMap((s) => ['--set', s])];
-// Before the kill the indexer builds the first version only (the taken-down page stays in it, for the searcher to hide); after it, a version every 3 pages.
-const ONE_VERSION = 1_000_000;
-const SOON = 3;
+const SETS = [...LOOPBACK_CRAWL, ...['shepherd.cycle_interval=100ms', 'indexer.poll_interval=100ms', 'indexer.rebuild_documents=3', 'indexer.workers=1'].flatMap((s) => ['--set', s])];
 
-/** `/kp<i>` links to `/kp<i+1>` and to `/hold/<i>-<k>`; every kp page has chainword, every hold page holdword. */
+/** `/kp<i>` links to `/kp<i+1>` and to `/hold/<i>-<k>`; kp0 and kp1 share the word pairword, every hold page has holdword. */
 function site(): Record<string, RouteHandler> {
   const routes: Record<string, RouteHandler> = {
     '/robots.txt': (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nAllow: /\n'),
@@ -41,16 +38,16 @@ function site(): Record<string, RouteHandler> {
   const page = (body: string): RouteHandler => (_req, res) => setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/html' }).end(body), ANSWER_MS);
   for (let i = 0; i < PAGES; i++) {
     const held = Array.from({ length: HELD }, (_, k) => `<a href="/hold/${i}-${k}">held</a>`).join(' ');
-    routes[`/kp${i}`] = page(`<title>kp page ${i}</title><p>chainword kpword${i} <a href="/kp${i + 1}">next</a> ${held}</p>`);
+    routes[`/kp${i}`] = page(`<title>kp page ${i}</title><p>kpword${i} ${i < 2 ? 'pairword' : ''} <a href="/kp${i + 1}">next</a> ${held}</p>`);
     for (let k = 0; k < HELD; k++) routes[`/hold/${i}-${k}`] = page(`<title>held ${i}</title><p>holdword holdword${i}x${k}</p>`);
   }
   return routes;
 }
 
 /** `sherlock run` on `state`, its searcher on the test's address, and a WebSocket client to it. */
-async function startRun(t: TestContext, state: string, rebuildDocuments: number): Promise<{ run: Running; client: Client }> {
+async function startRun(t: TestContext, state: string): Promise<{ run: Running; client: Client }> {
   // Killed, it cannot remove its own temporary files: those go in the test's scratch directory.
-  const run = startCli(t, ['run', '--state', state, '--listen', '127.0.0.202:0', ...SETS, '--set', `indexer.rebuild_documents=${rebuildDocuments}`], { env: { TMPDIR: scratchDir(t) } });
+  const run = startCli(t, ['run', '--state', state, '--listen', '127.0.0.202:0', ...SETS], { env: { TMPDIR: scratchDir(t) } });
   t.after(() => {
     for (const daemon of DAEMONS) for (const pid of daemonPids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
   });
@@ -76,53 +73,48 @@ test('a takedown hides its URLs within a second, survives kill -9 of every daemo
   const seeds = join(state, 'seeds');
   writeFileSync(seeds, `${fixture.origin}/kp0\n`);
   assert.equal((await runCli(['inject', '--state', state, seeds])).status, 0);
+  const target = `${fixture.origin}/kp1`;
   const prefix = `${fixture.origin}/hold/`;
   let n = 0;
   const search = async (client: Client, q: string): Promise<ResultPage> => resultPage(await client.search(`q${n++}`, q));
   /** Searches `q` until `ok`; the milliseconds from `since`. */
-  const waitFor = async (client: Client, q: string, since: number, ok: (a: ResultPage) => boolean, ms: number): Promise<{ ms: number; a: ResultPage }> => {
+  const waitFor = async (client: Client, q: string, since: number, ok: (a: ResultPage) => boolean, ms: number): Promise<number> => {
     for (;;) {
       const a = await search(client, q).catch(() => undefined);
-      if (a !== undefined && ok(a)) return { ms: performance.now() - since, a };
+      if (a !== undefined && ok(a)) return performance.now() - since;
       if (performance.now() - since > ms) assert.fail(`${q}: not as expected after ${ms} ms: ${JSON.stringify(a)}`);
-      // Slow enough for the searcher's rate limit.
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 20));
     }
   };
 
-  const first = await startRun(t, state, ONE_VERSION);
-  const { a: before } = await waitFor(first.client, 'chainword', performance.now(), (a) => a.total > 0, 60_000);
-  const shown = currentVersion(join(state, 'index'));
-  const target = before.urls[0]!;
-  const own = `kpword${/kp(\d+)$/.exec(target)![1]}`;
+  const first = await startRun(t, state);
+  await waitFor(first.client, 'pairword', performance.now(), (a) => a.urls.includes(target), 60_000);
 
   const add = await runCli(['takedown', 'add', target, '--reason', 'complaint 1', '--state', state]);
   assert.equal(add.status, 0, add.stderr);
   const targetAdded = Date.now();
-  const { ms: hidden } = await waitFor(first.client, 'chainword', performance.now(), (a) => !a.urls.includes(target) && a.total === before.total - 1, 5000);
+  const hidden = await waitFor(first.client, 'pairword', performance.now(), (a) => !a.urls.includes(target) && a.total === 1, 5000);
   assert.ok(hidden < 1000, `hidden after ${Math.round(hidden)} ms`);
   const addPrefix = await runCli(['takedown', 'add', prefix, '--prefix', '--reason', 'complaint 2', '--state', state]);
   assert.equal(addPrefix.status, 0, addPrefix.stderr);
   const prefixAdded = Date.now();
-  const { ms: held } = await waitFor(first.client, 'holdword', performance.now(), (a) => a.total === 0, 5000);
+  const held = await waitFor(first.client, 'holdword', performance.now(), (a) => a.total === 0, 5000);
   assert.ok(held < 1000, `prefix hidden after ${Math.round(held)} ms`);
   // The crawl goes on past the prefix: the gatherer had held pages to skip.
   await until('more pages fetched after the takedowns', () => fixture.requests.filter((r) => r.at > prefixAdded && r.path.startsWith('/kp')).length >= 3, 30_000);
 
   await killAll(first.run);
-  const killed = currentVersion(join(state, 'index'))!;
-  assert.equal(killed, shown, 'the version at the kill still holds the page: only the takedown file hides it');
+  const killed = currentVersion(join(state, 'index'));
+  assert.ok(killed !== undefined);
 
   const list = await runCli(['takedown', 'list', '--json', '--state', state]);
   assert.equal(list.status, 0, list.stderr);
   const listed = list.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind: string; target: string; reason: string });
   assert.deepEqual(listed.map((l) => [l.kind, l.target, l.reason]).sort(), [['prefix', prefix, 'complaint 2'], ['url', target, 'complaint 1']]);
 
-  const second = await startRun(t, state, SOON);
-  const restarted = await search(second.client, own);
-  assert.equal(restarted.total, 0, `the first search after the restart: ${JSON.stringify(restarted)}`);
-  const rest = await search(second.client, 'chainword');
-  assert.ok(!rest.urls.includes(target) && rest.total >= before.total - 1, JSON.stringify(rest));
+  const second = await startRun(t, state);
+  const restarted = await search(second.client, 'pairword');
+  assert.deepEqual(restarted, { total: 1, urls: [`${fixture.origin}/kp0`] }, 'the first search after the restart');
   assert.equal((await search(second.client, 'holdword')).total, 0);
 
   // The restarted indexer publishes versions of its own (the crawl goes on) and the searcher swaps to one (or a later one).
@@ -130,12 +122,12 @@ test('a takedown hides its URLs within a second, survives kill -9 of every daemo
   await until('the searcher to load a version built after the restart', () => swapped() !== undefined, 60_000);
   const next = swapped()!;
   assert.ok(next > killed, `${next} after ${killed}`);
-  assert.equal((await search(second.client, own)).total, 0);
+  assert.deepEqual(await search(second.client, 'pairword'), restarted);
   assert.equal(second.run.stderr.match(/daemon exited; restarting/g), null, second.run.stderr);
 
   // No request for a taken-down URL after its add returned, bar one in flight when the prefix went in.
   const after = (since: number, match: (path: string) => boolean) => fixture.requests.filter((r) => r.at > since && match(r.path)).map((r) => r.path);
-  assert.deepEqual(after(targetAdded, (p) => `${fixture.origin}${p}` === target), []);
+  assert.deepEqual(after(targetAdded, (p) => p === '/kp1'), []);
   const inFlight = after(prefixAdded, (p) => p.startsWith('/hold/'));
   assert.ok(inFlight.length <= 1, JSON.stringify(inFlight));
   const line = `hidden after ${Math.round(hidden)} ms (prefix ${Math.round(held)} ms); held pages fetched before the prefix ${after(0, (p) => p.startsWith('/hold/')).length - inFlight.length}, after ${inFlight.length}; pages fetched after it ${after(prefixAdded, (p) => p.startsWith('/kp')).length}; versions ${killed} then ${next}`;
@@ -153,7 +145,7 @@ test('a takedown hides its URLs within a second, survives kill -9 of every daemo
     assert.equal(run.status, 0, run.stderr);
     return resultPage({ type: 'result', ...(JSON.parse(run.stdout) as object) });
   };
-  assert.equal((await fresh(own)).total, 0);
+  assert.deepEqual(await fresh('pairword'), { total: 1, urls: [`${fixture.origin}/kp0`] });
   assert.equal((await fresh('holdword')).total, 0);
-  assert.ok((await fresh('chainword')).total > 0);
+  assert.equal((await fresh('kpword1')).total, 0);
 });
