@@ -10,25 +10,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Client, type Message } from '../searcher/net.js';
-import { runCli, startCli, until, type Running } from '../helpers/cli.js';
+import { daemonPids, gone, runCli, startCli, until } from '../helpers/cli.js';
 import { startFixture } from '../helpers/http-fixtures.js';
 import { LOOPBACK_CRAWL, linkedPages } from '../helpers/linked-site.js';
 import { notifySocket } from '../helpers/notify-socket.js';
 import { scratchDir } from '../helpers/paths.js';
-
-/** The pids `sherlock run` logged for `daemon`, in start order. */
-function pids(run: Running, daemon: string): number[] {
-  return [...run.stderr.matchAll(new RegExp(`daemon started daemon=${daemon} pid=(\\d+)`, 'g'))].map((m) => Number(m[1]));
-}
-
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
 
 test('sherlock run crawls, indexes and serves a loopback site, restarts a killed daemon, and stops them all on SIGINT', async (t) => {
   const site = await startFixture({ address: '127.0.0.63', routes: linkedPages('runpage', 5) });
@@ -41,7 +27,7 @@ test('sherlock run crawls, indexes and serves a loopback site, restarts a killed
   const fast = ['shepherd.cycle_interval=100ms', 'indexer.poll_interval=100ms', 'indexer.rebuild_documents=1', 'indexer.workers=1'].flatMap((set) => ['--set', set]);
   const run = startCli(t, ['run', '--state', state, '--listen', '127.0.0.1:0', ...LOOPBACK_CRAWL, ...fast], { env: { NOTIFY_SOCKET: notify.path } });
   t.after(() => {
-    for (const daemon of ['gatherer', 'shepherd', 'indexer', 'searcher']) for (const pid of pids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
+    for (const daemon of ['gatherer', 'shepherd', 'indexer', 'searcher']) for (const pid of daemonPids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
   });
 
   await until('READY=1 from sherlock run', () => notify.messages.some((m) => m.startsWith('READY=1')), 30_000);
@@ -58,16 +44,16 @@ test('sherlock run crawls, indexes and serves a loopback site, restarts a killed
   }
   assert.equal((answer['hits'] as { url: string }[])[0]!.url, `${site.origin}/runpage4`);
 
-  const [gatherer] = pids(run, 'gatherer');
+  const [gatherer] = daemonPids(run, 'gatherer');
   process.kill(gatherer!, 'SIGKILL');
-  await until('the gatherer started again', () => pids(run, 'gatherer').length === 2, 30_000);
+  await until('the gatherer started again', () => daemonPids(run, 'gatherer').length === 2, 30_000);
   assert.match(run.stderr, /daemon exited; restarting daemon=gatherer exit="signal SIGKILL"/);
   await until('the new gatherer ready', () => run.stderr.includes('[gatherer] gatherer: gatherer running') && run.stderr.lastIndexOf('gatherer running') > run.stderr.lastIndexOf('daemon started daemon=gatherer'), 30_000);
 
   run.child.kill('SIGINT');
   assert.equal(await run.exited, 0, run.stderr);
   for (const daemon of ['gatherer', 'shepherd', 'indexer', 'searcher']) {
-    const started = pids(run, daemon);
+    const started = daemonPids(run, daemon);
     assert.ok(started.length > 0, daemon);
     assert.ok(gone(started.at(-1)!), `${daemon} still running`);
     assert.match(run.stderr, new RegExp(`\\[${daemon}\\] `));
@@ -82,13 +68,13 @@ test('sherlock run killed with SIGKILL: its daemons notice and stop on their own
   const run = startCli(t, ['run', '--state', state, '--listen', '127.0.0.1:0'], { env: { NOTIFY_SOCKET: notify.path, TMPDIR: scratchDir(t) } });
   const daemons = ['gatherer', 'shepherd', 'indexer', 'searcher'];
   t.after(() => {
-    for (const daemon of daemons) for (const pid of pids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
+    for (const daemon of daemons) for (const pid of daemonPids(run, daemon)) if (!gone(pid)) process.kill(pid, 'SIGKILL');
   });
   await until('READY=1 from sherlock run', () => notify.messages.some((m) => m.startsWith('READY=1')), 30_000);
   run.child.kill('SIGKILL');
   await run.exited;
   for (const daemon of daemons) {
-    const [pid] = pids(run, daemon);
+    const [pid] = daemonPids(run, daemon);
     await until(`${daemon} gone`, () => gone(pid!), 30_000);
   }
 });

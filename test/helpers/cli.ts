@@ -69,3 +69,18 @@ export async function until(what: string, ok: () => boolean, ms = 15_000): Promi
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** The pids `sherlock run` logged for `daemon`, in start order. */
+export function daemonPids(run: Running, daemon: string): number[] {
+  return [...run.stderr.matchAll(new RegExp(`daemon started daemon=${daemon} pid=(\\d+)`, 'g'))].map((m) => Number(m[1]));
+}
+
+/** Whether no process `pid` exists any more. */
+export function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}

@@ -151,3 +151,15 @@ export async function listening(running: Running): Promise<string> {
   await until('the searcher to listen', () => /listening address=/.test(running.stderr));
   return /listening address=(\S+)/.exec(running.stderr)![1]!;
 }
+
+/** A result's total and the URLs of its hits. */
+export interface ResultPage {
+  total: number;
+  urls: string[];
+}
+
+/** `m` as a ResultPage; fails the test when it is not a result. */
+export function resultPage(m: Message): ResultPage {
+  assert.equal(m.type, 'result', JSON.stringify(m));
+  return { total: (m['total'] as { value: number }).value, urls: (m['hits'] as Array<{ url: string }>).map((h) => h.url) };
+}

@@ -16,7 +16,7 @@ import test from 'node:test';
 import { runCli, startCli, until } from '../helpers/cli.js';
 import { scratchDir } from '../helpers/paths.js';
 import { buildCli, crawlSite } from '../indexer/site.js';
-import { Client, listening, type Message } from './net.js';
+import { Client, listening, resultPage } from './net.js';
 
 const CAPPED = '127.0.0.251';
 const OTHER = '127.0.0.252';
@@ -33,15 +33,6 @@ function notes(site: string): Record<string, string> {
 }
 const PAGE = 4;
 
-interface Page {
-  total: number;
-  urls: string[];
-}
-
-function page(m: Message): Page {
-  assert.equal(m.type, 'result', JSON.stringify(m));
-  return { total: (m['total'] as { value: number }).value, urls: (m['hits'] as Array<{ url: string }>).map((h) => h.url) };
-}
 
 test('searcher run: result_cap limits a site over every page of the results; SIGHUP applies a new cap at once and a bad rule file keeps the running one', async (t) => {
   const dir = scratchDir(t);
@@ -66,7 +57,7 @@ test('searcher run: result_cap limits a site over every page of the results; SIG
     const urls: string[] = [];
     let total = -1;
     for (let offset = 0; ; offset += PAGE) {
-      const p = page(await client.search(`q${n++}`, q, { offset, limit: PAGE, ...extra }));
+      const p = resultPage(await client.search(`q${n++}`, q, { offset, limit: PAGE, ...extra }));
       if (total >= 0) assert.equal(p.total, total, `page at ${offset}`);
       total = p.total;
       urls.push(...p.urls);
