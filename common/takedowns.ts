@@ -281,15 +281,20 @@ function byCodeUnits(a: string, b: string): number {
  * The takedown file as the daemons follow it: current() reads it again
  * when its size, inode or mtime changed, logging damage (at err, file:line,
  * the intact lines folded) and a torn tail (a warning) once per change.
+ * A file that cannot be read is logged when the problem starts or changes
+ * and when it is readable again, not at every look (the searcher looks
+ * four times a second, the gatherer before every request).
  */
 export class TakedownFile {
   private stamp = '';
   private set = TakedownSet.EMPTY;
+  /** Why the last look could not read the file; undefined while it can. */
+  private problem: string | undefined;
 
   constructor(readonly path: string) {}
 
   /** Whether the file changed since the last current(). */
-  changed(): boolean {
+  private changed(): boolean {
     return this.stat() !== this.stamp;
   }
 
@@ -304,13 +309,23 @@ export class TakedownFile {
     return this.set;
   }
 
-  /** current(), but a file that cannot be read keeps the set read before (none at first), logged at err: a daemon never stops for it. */
+  /** current(), but a file that cannot be read keeps the set read before (none at first): a daemon never stops for it. */
   inForce(): TakedownSet {
+    return this.poll() ?? this.set;
+  }
+
+  /** The set when the file changed and was read now; undefined when it did not change or cannot be read. */
+  poll(): TakedownSet | undefined {
     try {
-      return this.current();
+      const set = this.changed() ? this.current() : undefined;
+      if (this.problem !== undefined) log.notice('the takedown file is readable again', { file: this.path });
+      this.problem = undefined;
+      return set;
     } catch (err) {
-      log.err('cannot read the takedown file; the takedowns read before stay', { file: this.path, problem: err instanceof Error ? err.message : String(err) });
-      return this.set;
+      const problem = err instanceof Error ? err.message : String(err);
+      if (problem !== this.problem) log.err('cannot read the takedown file; the takedowns read before stay', { file: this.path, problem });
+      this.problem = problem;
+      return undefined;
     }
   }
 

@@ -125,7 +125,9 @@ export function scan(buckets: string, attributesFile: string, takedowns: Takedow
       }
       let what = verdict(code);
       if (what === undefined) continue;
-      if (what !== 'gone' && !rules.empty && rules.setting(url, 'index') === false) what = 'gone';
+      // One match of the rules a bucket: their prefix and regex rules are tried in turn.
+      const settings = rules.empty ? undefined : rules.effective(url).settings;
+      if (what !== 'gone' && settings?.index === false) what = 'gone';
       let slot = slots.get(key);
       if (slot === undefined) {
         slot = slots.size;
@@ -133,7 +135,7 @@ export function scan(buckets: string, attributesFile: string, takedowns: Takedow
       } else if (time < times[slot]!) continue;
       chosen[slot] = what === 'gone' ? GONE : stored.oid * 2 + (what === 'redirect' ? 1 : 0);
       times[slot] = time;
-      if (!rules.empty) bonuses[slot] = rules.setting(url, 'weight') ?? 0;
+      if (settings !== undefined) bonuses[slot] = settings.weight ?? 0;
     }
     onProgress?.(read);
     const keys: string[] = [];

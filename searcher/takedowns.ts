@@ -78,10 +78,12 @@ export class TakedownWatch {
   }
 
   private look(): void {
+    const set = this.file.poll();
+    if (set === undefined) return;
     try {
-      if (this.file.changed()) this.onChange(this.file.current());
+      this.onChange(set);
     } catch (err) {
-      log.err('takedown file not read or not applied; the takedowns in force stay', { file: this.file.path, problem: err instanceof Error ? err.message : String(err) });
+      log.err('takedowns not applied; the takedowns in force stay', { file: this.file.path, problem: err instanceof Error ? err.message : String(err) });
     }
   }
 

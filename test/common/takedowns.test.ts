@@ -5,7 +5,7 @@
  */
 
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'node:test';
 import { crc32 } from 'node:zlib';
@@ -79,6 +79,26 @@ test('a damaged line in the middle is SHERLOCK_CORRUPT_TAKEDOWNS naming file and
   const read = await logged(() => new TakedownFile(file).current());
   assert.deepEqual(read.value.entries.map((e) => e.target), ['http://a.example/1', 'http://a.example/3']);
   assert.ok(read.lines.some((l) => l.startsWith('<3>') && l.includes('line=2')), read.lines.join('\n'));
+});
+
+test('a file that cannot be read keeps the set read before and is logged once per problem, then once when readable again', async (t) => {
+  const dir = scratchDir(t);
+  const file = takedownFilePath(dir);
+  await appendTakedown(file, { op: 'add', kind: 'url', target: 'http://a.example/x', reason: 'r', time: TIME });
+  const follower = new TakedownFile(file);
+  assert.equal(follower.inForce().size, 1);
+  // A directory where the file was: stat works, reading fails, at every look.
+  rmSync(file);
+  mkdirSync(file);
+  const failing = await logged(() => Array.from({ length: 20 }, () => [follower.inForce().size, follower.poll()]));
+  assert.ok(failing.value.every(([size, polled]) => size === 1 && polled === undefined), JSON.stringify(failing.value));
+  assert.equal(failing.lines.filter((line) => line.includes('cannot read the takedown file')).length, 1, failing.lines.join('\n'));
+  rmdirSync(file);
+  await appendTakedown(file, { op: 'add', kind: 'site', target: 'b.example', reason: 'r', time: TIME });
+  const back = await logged(() => [follower.inForce().size, follower.inForce().size]);
+  assert.deepEqual(back.value, [1, 1]);
+  assert.ok(follower.inForce().hidesAny('http://www.b.example/'));
+  assert.equal(back.lines.filter((line) => line.includes('readable again')).length, 1, back.lines.join('\n'));
 });
 
 test('lines that decode but break the format are damage, each named', (t) => {
