@@ -20,6 +20,10 @@
  * copies seen among the hits fetched; copies further down are not looked
  * for, so the total may count a URL twice (docs/search.md says so).
  *
+ * Result caps and site collapsing apply within each collection's ranking
+ * (its pool's), not over the merged list: a capped site can show its cap
+ * from each collection picked (docs/search.md "Several collections").
+ *
  * Takedowns: each pool follows every collection's takedown file and hides
  * their union (pool-engine.ts). `version` joins every collection's, so a
  * swap in any of them changes it (the result cache keys on it).
