@@ -14,12 +14,13 @@
  * SIGTERM (or SIGINT) stops listening, answers searches in flight
  * UNAVAILABLE and closes every socket (1001). SIGHUP reloads the config file,
  * the site rules (their result_cap) and the token file; everything but
- * `listen` takes effect at once.
+ * `listen` and `collections` (read at start only) takes effect at once.
  */
 
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { configRelative } from '../common/config.js';
 import { SherlockError } from '../common/errors.js';
 import { logger } from '../common/log.js';
 import { readToken } from '../searcher/auth.js';
@@ -27,6 +28,7 @@ import { cacheSizes, searchThreads, searcherConfig } from '../searcher/config.js
 import type { SiteRules } from '../common/site-rules.js';
 import { takedownFilePath } from '../common/takedowns.js';
 import { CollectionsEngine } from '../searcher/collections-engine.js';
+import { shares } from '../searcher/index-version.js';
 import type { SearcherConfig } from '../searcher/config.js';
 import { PoolEngine } from '../searcher/pool-engine.js';
 import type { ResultCache } from '../searcher/result-cache.js';
@@ -57,12 +59,12 @@ export function registerSearcher(program: Command): void {
           const loaded = loadSettings(globals);
           const config = loaded.config.searcher;
           const synonyms = config.synonyms_file === '' ? Synonyms.NONE : Synonyms.load(config.synonyms_file);
-          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms, rules: loaded.rules };
+          return { config: listen === undefined ? config : { ...config, listen }, token: readToken(config.token_file), synonyms, rules: loaded.rules, configFile: loaded.files[0] };
         };
-        const { config, token, synonyms, rules } = settings();
+        const { config, token, synonyms, rules, configFile } = settings();
         // A takedown changes answers without a new version: the result cache forgets them once every thread has applied it.
         let results: ResultCache | undefined;
-        const engine = await startEngine(state, config, rules, () => results?.clear());
+        const engine = await startEngine(state, config, configFile, rules, () => results?.clear());
         // The search threads keep the process alive: a searcher that cannot listen stops them.
         const server = await SearchServer.listen({ config, token, synonyms, engine, registry: daemonRegistry(), state }).catch((err: unknown) => {
           engine.close();
@@ -105,23 +107,25 @@ export function registerSearcher(program: Command): void {
 /**
  * The engine of `searcher run`: one pool over `state`, or, with collections,
  * one pool each with an equal share of the threads (at least one) and of
- * the caches, each following every collection's takedowns.
+ * the caches, each following every collection's takedowns. A relative
+ * collection directory is from the config file's directory (configRelative,
+ * as `[sites] dir`), not the working directory.
  */
-async function startEngine(state: string, config: SearcherConfig, rules: SiteRules, onTakedowns: () => void): Promise<PoolEngine | CollectionsEngine> {
+async function startEngine(state: string, config: SearcherConfig, configFile: string | undefined, rules: SiteRules, onTakedowns: () => void): Promise<PoolEngine | CollectionsEngine> {
   const threads = searchThreads(config.search_threads);
   if (config.collections.length === 0) return PoolEngine.start({ state, threads, caches: cacheSizes(config), onTakedowns, rules });
   const states = config.collections.map(({ name, state: dir }) => {
-    const at = resolve(dir);
+    const at = resolve(configRelative(dir, configFile));
     if (!statSync(at, { throwIfNoEntry: false })?.isDirectory()) throw new SherlockError('SHERLOCK_BAD_CONFIG', `searcher.collections: collection "${name}": no directory ${at}`, { key: 'searcher.collections' });
     return at;
   });
   const n = states.length;
-  const share = (bytes: number) => Math.max(1, Math.floor(bytes / n));
+  const caches = shares(cacheSizes(config), n);
   const takedownFiles = states.map(takedownFilePath);
   const started: PoolEngine[] = [];
   try {
     for (const dir of states) {
-      started.push(await PoolEngine.start({ state: dir, threads: Math.max(1, Math.floor(threads / n)), caches: { chains: share(config.chain_cache), cards: share(config.card_cache) }, takedownFiles, onTakedowns, rules }));
+      started.push(await PoolEngine.start({ state: dir, threads: Math.max(1, Math.floor(threads / n)), caches, takedownFiles, onTakedowns, rules }));
     }
   } catch (err) {
     for (const pool of started) pool.close();

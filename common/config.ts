@@ -17,7 +17,7 @@
  */
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { SherlockError } from './errors.js';
@@ -72,6 +72,17 @@ export interface LoadedConfig<T> {
 }
 
 type AnySchema = z.ZodType;
+
+/**
+ * A directory or file a config key names: absolute as given; relative from
+ * the directory of the config file (the first file read, `files[0]`), so it
+ * does not depend on the working directory (under systemd, /); as given
+ * without a config file.
+ */
+export function configRelative(path: string, configFile: string | undefined): string {
+  if (isAbsolute(path) || configFile === undefined) return path;
+  return join(dirname(configFile), path);
+}
 
 /** Reads every layer, validates each value where it enters, returns the typed config. */
 export function loadConfig<S extends z.ZodObject>(schema: S, inputs: ConfigInputs = {}): LoadedConfig<z.output<S>> {

@@ -39,9 +39,9 @@
  */
 
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { didYouMean, duration, keyLines, parseTomlFile, readConfigFile } from './config.js';
+import { configRelative, didYouMean, duration, keyLines, parseTomlFile, readConfigFile } from './config.js';
 import { SherlockError } from './errors.js';
 import { canonicalOrNone, urlParts } from './url.js';
 import { compileHostPattern, registrableDomain, urlPatternProblem } from './url-patterns.js';
@@ -136,8 +136,7 @@ export interface Effective {
 /** Where the rule files are for this config: `[sites] dir`, else sites.d beside the config file, else none. */
 export function siteRulesDir(sites: SitesConfig, configFile: string | undefined): string | undefined {
   if (sites.dir === '') return configFile === undefined ? undefined : join(dirname(configFile), 'sites.d');
-  if (isAbsolute(sites.dir) || configFile === undefined) return sites.dir;
-  return join(dirname(configFile), sites.dir);
+  return configRelative(sites.dir, configFile);
 }
 
 /** The `*.toml` files of `dir` in byte order of their names; none when it does not exist. */

@@ -20,6 +20,10 @@
  * copies seen among the hits fetched; copies further down are not looked
  * for, so the total may count a URL twice (docs/search.md says so).
  *
+ * Result caps and site collapsing apply within each collection's ranking
+ * (its pool's), not over the merged list: a capped site can show its cap
+ * from each collection picked (docs/search.md "Several collections").
+ *
  * Takedowns: each pool follows every collection's takedown file and hides
  * their union (pool-engine.ts). `version` joins every collection's, so a
  * swap in any of them changes it (the result cache keys on it).
@@ -27,7 +31,7 @@
 
 import type { SiteRules } from '../common/site-rules.js';
 import { NoIndexError, decodeResult, type EncodedResult, type Engine, type FacetCount, type SearchHit, type SearchRequest, type SearchResult } from './engine.js';
-import type { CacheSizes } from './index-version.js';
+import { shares, type CacheSizes } from './index-version.js';
 
 /** What the merge needs of one collection's engine (a PoolEngine). */
 export interface CollectionEngine extends Engine {
@@ -84,8 +88,8 @@ export class CollectionsEngine implements Engine {
 
   /** New budgets for the whole searcher: each collection's pool gets an equal share. */
   resize(caches: CacheSizes): void {
-    const n = this.all.length;
-    for (const c of this.all) c.engine.resize({ chains: Math.max(1, Math.floor(caches.chains / n)), cards: Math.max(1, Math.floor(caches.cards / n)) });
+    const share = shares(caches, this.all.length);
+    for (const c of this.all) c.engine.resize(share);
   }
 
   async check(): Promise<void> {

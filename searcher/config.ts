@@ -103,11 +103,11 @@ export const searcherConfig = z
     chain_cache: size({ min: '1MiB', max: '64GiB' }).prefault('512MiB'),
     /** Bytes of cards (title, URL, text cut into words for snippets) kept per index version. */
     card_cache: size({ min: '1MiB', max: '64GiB' }).prefault('256MiB'),
-    /** Bytes of answers kept by the result cache (searcher/result-cache.ts: keyed by the parsed query, filters, page and index version, dropped on a swap); 0 turns it off. A reload applies a new size at once. */
+    /** Bytes of answers kept by the result cache (searcher/result-cache.ts: keyed by the parsed query, filters, page, collections picked and index version, dropped on a swap and when takedowns or the site rules change); 0 turns it off. A reload applies a new size at once. */
     result_cache: size({ max: '64GiB' }).prefault('64MiB'),
     /** Threads that run searches, each with its own Lexicon and CardInfo and a share of the caches; "auto": one per core but one. */
     search_threads: z.union([z.literal('auto'), z.number().int().min(1).max(256)]).default('auto'),
-    /** Several collections in one searcher (docs/search.md "Several collections"): "NAME=STATE_DIR" each, a later one newer (its copy of a URL hides an older one's); empty: the --state directory alone. */
+    /** Several collections in one searcher (docs/search.md "Several collections"): "NAME=STATE_DIR" each, a later one newer (its copy of a URL hides an older one's); a relative STATE_DIR is from the config file's directory; empty: the --state directory alone. */
     collections: z.array(collection).default([]).superRefine((list, ctx) => {
       const seen = new Set<string>();
       for (const [i, { name }] of list.entries()) {

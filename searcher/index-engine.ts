@@ -201,10 +201,18 @@ export class IndexEngine implements Engine {
     }
   }
 
-  /** Whether the loaded version has a card of each URL (canonical); none without a version. */
+  /**
+   * Whether the loaded version has a card of each URL (canonical) that a
+   * search could show: hidden cards (empty, duplicate) and cards the
+   * takedowns hide do not count; none without a version.
+   */
   hasUrls(urls: readonly string[]): boolean[] {
     const version = this.loaded;
-    return urls.map((url) => version !== undefined && version.stringCards('url', url).length > 0);
+    if (version === undefined) return urls.map(() => false);
+    const { flags } = version.columns;
+    const down = version.takenDown;
+    const shown = (cardId: number): boolean => (flags[cardId]! & HIDDEN) === 0 && (down === undefined || down[cardId] !== 1);
+    return urls.map((url) => version.stringCards('url', url).some(shown));
   }
 
   /** Stops polling and closes the loaded version once its searches are done. */

@@ -52,6 +52,12 @@ export interface CacheSizes {
   cards: number;
 }
 
+/** One of `n` equal shares of cache budgets (at least a byte each): a thread's of its pool's, a collection's pool's of the searcher's. */
+export function shares(caches: CacheSizes, n: number): CacheSizes {
+  const share = (bytes: number) => Math.max(1, Math.floor(bytes / n));
+  return { chains: share(caches.chains), cards: share(caches.cards) };
+}
+
 /** Card ids whose MIME type the type facet has named. */
 const MIME_CACHE_CARDS = 65_536;
 /** What a cached card costs beyond its text: the object, URL, title and the rest. */

@@ -28,15 +28,10 @@ import { logger } from '../common/log.js';
 import { SiteRules } from '../common/site-rules.js';
 import { TakedownSet, takedownFilePath } from '../common/takedowns.js';
 import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
-import type { CacheSizes } from './index-version.js';
+import { shares, type CacheSizes } from './index-version.js';
 import type { SearchWorkerData } from './search-worker.js';
 import { TakedownWatch } from './takedowns.js';
 
-/** Each of `threads` threads' share of the searcher's cache budgets. */
-function shares(caches: CacheSizes, threads: number): CacheSizes {
-  const share = (bytes: number) => Math.max(1, Math.floor(bytes / threads));
-  return { chains: share(caches.chains), cards: share(caches.cards) };
-}
 
 const log = logger('searcher');
 
