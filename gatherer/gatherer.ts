@@ -79,7 +79,7 @@ import { importPlans } from './plan-import.js';
 import { decodeQueued, encodeQueued, type QueuedUrl } from './queue-entry.js';
 import { interpretRobots, isExpired, policyFromBucket, robotsBucket, robotsUrl, type RobotsPolicy } from './robots.js';
 import { requestRobots } from './robots-fetch.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, type Ticket } from './scheduler.js';
 import { GatherStore, parseQueueAttribute, type Unfinished } from './store.js';
 
 const log = logger('gatherer');
@@ -107,6 +107,8 @@ interface HostRuntime {
   /** The host's store steps, chained (see inOrder()). */
   storing: Promise<void>;
   robots?: RobotsPolicy;
+  /** The robots.txt fetch queued or in flight: one per host at a time (work()). */
+  robotsFetch?: Promise<boolean>;
   robotsRedirect?: { url: string; hops: number };
   /** A queue page of the host failed its check: nothing more is taken from it until a restart. */
   quarantined?: boolean;
@@ -352,10 +354,10 @@ export class Gatherer {
       if (!rt.resolving && rt.resolveAfter <= now && rt.host.queued > 0) this.resolve(rt);
     }
     while (this.inFlight.size < this.config.max_connections) {
-      const slot = this.scheduler.take(now);
-      if (slot === undefined) break;
-      const rt = this.runtime.get(slot)!;
-      const task: Promise<void> = this.work(rt)
+      const ticket = this.scheduler.takeTicket(now);
+      if (ticket === undefined) break;
+      const rt = this.runtime.get(ticket.slot)!;
+      const task: Promise<void> = this.work(rt, ticket)
         .catch((err: unknown) => {
           // A failure here is ours (disk, a bug), not the site's: stop rather than lose track.
           log.err('gatherer stopping after an internal failure', { host: rt.host.name, problem: err instanceof Error ? err.message : String(err) });
@@ -418,7 +420,7 @@ export class Gatherer {
    * parsing and storing go on while the key rests, and the host may already
    * fetch its next entry: `rt.taken` entries are out, stored in take order.
    */
-  private async work(rt: HostRuntime): Promise<void> {
+  private async work(rt: HostRuntime, ticket: Ticket): Promise<void> {
     const slot = rt.host.slot;
     let turn: StoreTurn | undefined;
     let released = false;
@@ -426,17 +428,34 @@ export class Gatherer {
       if (released) return;
       released = true;
       this.refresh(rt);
-      this.scheduler.release(slot, Date.now(), delay);
+      this.scheduler.release(ticket, Date.now(), delay);
       this.poke();
     };
     try {
       if (rt.address === undefined) return;
       if (rt.robots === undefined) rt.robots = this.cachedRobots(rt);
       if (rt.robots === undefined || isExpired(rt.robots, Date.now())) {
-        // robots.txt alone: no other request of the host starts before it is read.
+        // robots.txt once and alone: no other request of the host starts before it is read.
         this.scheduler.set(slot, { connections: 1 }, Date.now());
-        await this.inOrder(rt, () => this.fetchRobots(rt, rt.address!));
-        release(this.restAfter(rt, robotsUrl(siteOf(rt.host))));
+        if (rt.robotsFetch !== undefined) {
+          // Another slot of the host, taken before the limit fell to 1, already asks for it: this one makes no request.
+          release(0);
+          return;
+        }
+        const fetch = this.inOrder(rt, async () => {
+          // Behind the host's requests already out; one of them may have been a robots.txt fetch that read it.
+          if (rt.robots !== undefined && !isExpired(rt.robots, Date.now())) return false;
+          await this.fetchRobots(rt, rt.address!);
+          return true;
+        });
+        rt.robotsFetch = fetch;
+        let requested: boolean;
+        try {
+          requested = await fetch;
+        } finally {
+          rt.robotsFetch = undefined;
+        }
+        release(requested ? this.restAfter(rt, robotsUrl(siteOf(rt.host))) : 0);
         return;
       }
       if (rt.robots.kind === 'disallow-all') {

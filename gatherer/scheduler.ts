@@ -26,6 +26,11 @@
  * take(). The scheduler is pure bookkeeping with the time passed in, so the
  * gatherer and the tests drive it with a real or a fake clock alike.
  *
+ * A request is handed out as a ticket (takeTicket()) naming its host and
+ * key; release() takes the ticket back, so with several requests of a host
+ * out, ending in any order, each frees the key it went to even when the host
+ * moved address between them.
+ *
  * Cost: take() and release() are O(log keys) plus the hosts of one key
  * (usually one; virtual hosting puts many on one address).
  */
@@ -41,6 +46,12 @@ export interface HostWork {
   notBefore?: number;
   /** Requests at once its key may have for it (1 unless given). */
   connections?: number;
+}
+
+/** One request handed out by take(), given back to release(): its host and the key it went to. */
+export interface Ticket {
+  readonly slot: number;
+  readonly key: string;
 }
 
 interface HostState {
@@ -187,6 +198,15 @@ export class Scheduler {
    * undefined when nothing is ready (see wakeAt()).
    */
   take(now: number): number | undefined {
+    return this.takeTicket(now)?.slot;
+  }
+
+  /**
+   * take(), naming the key the request goes to: given back to release(), it
+   * frees that key's slot even when the host's requests end out of order and
+   * the host moved address between them.
+   */
+  takeTicket(now: number): Ticket | undefined {
     for (let timer = this.timers.peek(); timer !== undefined && timer.at <= now; timer = this.timers.peek()) {
       this.timers.pop();
       this.file(timer.key, now);
@@ -202,19 +222,23 @@ export class Scheduler {
       this.busyCount += 1;
       // Another slot may be free: filed again behind the keys served before it.
       this.file(key, now);
-      return host.slot;
+      return { slot: host.slot, key: key.id };
     }
     return undefined;
   }
 
   /**
-   * A request of `slot` is over (its oldest, when several are out); its slot
-   * of the key rests `delayMs` from now.
+   * A request is over: the ticket's (or, given a slot alone, the host's
+   * oldest, right only when one is out); its slot of the key rests `delayMs`
+   * from now. A key with requests out is never dropped, so the ticket's key
+   * id names the very key it was taken from.
    */
-  release(slot: number, now: number, delayMs: number): void {
+  release(taken: number | Ticket, now: number, delayMs: number): void {
+    const slot = typeof taken === 'number' ? taken : taken.slot;
     const host = this.hosts.get(slot);
-    const key = host?.out.shift();
-    if (host === undefined || key === undefined) throw new Error(`release(${slot}): no request of this host is out`);
+    const at = host === undefined ? -1 : typeof taken === 'number' ? (host.out.length > 0 ? 0 : -1) : host.out.findIndex((k) => k.id === taken.key);
+    if (host === undefined || at < 0) throw new Error(`release(${slot}): no request of this host is out`);
+    const key = host.out.splice(at, 1)[0]!;
     key.out -= 1;
     if (delayMs > 0) key.resting.push(now + delayMs);
     this.busyCount -= 1;

@@ -238,6 +238,26 @@ test(
   },
 );
 
+test('requests of a host that moved address between them and end out of order each free the key they went to (tickets)', () => {
+  const s = new Scheduler();
+  s.set(1, { key: 'A', priority: P(0, 0), connections: 3 }, 0);
+  s.set(2, { key: 'A', priority: P(1, 0) }, 0);
+  const first = s.takeTicket(0);
+  assert.deepEqual(first, { slot: 1, key: 'A' }, 'host 2 makes A a one-slot key; host 1 goes first by band');
+  s.set(1, { key: 'B' }, 1);
+  const later = [s.takeTicket(1), s.takeTicket(1)];
+  assert.deepEqual(later, [{ slot: 1, key: 'B' }, { slot: 1, key: 'B' }], 'host 1 alone on B: its third request out, the host\'s cap');
+  assert.equal(s.takeTicket(1), undefined, 'A holds its one request (host 2 waits); host 1 has its three out');
+  // A later request (on B) ends first: a slot of B is freed, A stays busy with host 1's first request.
+  s.release(later[1]!, 2, 0);
+  assert.deepEqual(s.takeTicket(2), { slot: 1, key: 'B' }, 'the freed slot is B\'s');
+  assert.equal(s.takeTicket(2), undefined, 'A is still busy: host 2 waits');
+  s.release(first!, 3, 0);
+  assert.deepEqual([s.takeTicket(3), s.takeTicket(3)], [{ slot: 1, key: 'B' }, { slot: 2, key: 'A' }], 'A is free once the request that went to it ends (host 1 goes first by band, on B)');
+  assert.equal(s.busy, 4);
+  assert.throws(() => s.release(first!, 4, 0), /no request/, 'a ticket whose key has no request of the host out');
+});
+
 test('connections = 3 gives a key three slots, even to one host, and each slot rests after its own request', () => {
   const s = new Scheduler();
   s.set(1, { key: 'K', priority: 1, connections: 3 }, 0);

@@ -3,7 +3,8 @@
  * 127.0.0.206–209: a rule's delay as the servers' arrival times show it
  * (slower, and faster than min_delay, never faster than Crawl-delay), its
  * connections as the servers' overlapping slow responses show them (up to
- * the rule's, never above, none without a rule or under Crawl-delay), its
+ * the rule's, never above, none without a rule or under Crawl-delay; robots.txt
+ * once per expiry and alone), its
  * robots_disallow paths never requested, and rules taken on reload.
  */
 
@@ -106,6 +107,68 @@ test('a rule connections = 3 lets three requests at once reach its address and n
   }
   for (const gap of gaps(paced)) assert.ok(gap >= 200, `127.0.0.209: ${gap} ms between requests, Crawl-delay says 200`);
   assert.ok(Date.now() - started < 10_000);
+});
+
+/** A server whose robots.txt and pages both answer after `ms`, recording when each request was being answered. */
+async function timedSite(t: test.TestContext, address: string, ms: number): Promise<Fixture & { spans: { path: string; from: number; to: number }[] }> {
+  const spans: { path: string; from: number; to: number }[] = [];
+  const slow =
+    (answer: RouteHandler): RouteHandler =>
+    async (req, res) => {
+      const from = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      spans.push({ path: req.url ?? '', from, to: Date.now() });
+      answer(req, res);
+    };
+  const robots: RouteHandler = (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('User-agent: *\nDisallow: /never\n');
+  const fixture = await startFixture({ address, routes: { '/robots.txt': slow(robots), '*': slow(page) } });
+  t.after(() => fixture.close());
+  return Object.assign(fixture, { spans });
+}
+
+/** Each robots.txt request against the page requests: none being answered while it is. */
+function assertRobotsAlone(spans: { path: string; from: number; to: number }[], origin: string): void {
+  for (const robots of spans.filter((s) => s.path === '/robots.txt')) {
+    for (const other of spans.filter((s) => s !== robots)) {
+      assert.ok(other.to <= robots.from || other.from >= robots.to, `${origin}: ${other.path} (${other.from}–${other.to}) overlaps robots.txt (${robots.from}–${robots.to})`);
+    }
+  }
+}
+
+test('a host with connections = 4 on a fresh crawl requests robots.txt once, alone, before its pages', async (t) => {
+  const state = scratchDir(t);
+  const server = await timedSite(t, '127.0.0.208', 300);
+  const rules = SiteRules.fromTexts([{ file: 'wide.toml', text: '[[site]]\nhost = "127.0.0.208"\nconnections = 4\ndelay = "0s"\n' }]);
+  writePlan(state, slowPages(server, 8));
+  const g = await Gatherer.open(state, config({ min_delay: '0s' }), undefined, rules);
+  await g.run({ untilIdle: true });
+
+  const paths = server.requests.map((r) => r.path);
+  assert.equal(paths.filter((p) => p === '/robots.txt').length, 1, `one robots.txt request: ${paths.join(' ')}`);
+  assert.equal(paths[0], '/robots.txt', 'robots.txt before any page');
+  assert.equal(paths.length, 9);
+  assertRobotsAlone(server.spans, server.origin);
+  const most = Math.max(...server.spans.map((a) => server.spans.filter((b) => b.from < a.to && b.to > a.from).length));
+  assert.equal(most, 4, 'the pages then go four at once');
+});
+
+test('a robots.txt expiring while four requests of the host are out is requested once per expiry, alone', async (t) => {
+  const state = scratchDir(t);
+  const server = await timedSite(t, '127.0.0.209', 250);
+  const rules = SiteRules.fromTexts([{ file: 'wide.toml', text: '[[site]]\nhost = "127.0.0.209"\nconnections = 4\ndelay = "0s"\n' }]);
+  writePlan(state, slowPages(server, 24));
+  const g = await Gatherer.open(state, config({ min_delay: '0s', robots_expire: '1s' }), undefined, rules);
+  const started = Date.now();
+  await g.run({ untilIdle: true });
+  const took = Date.now() - started;
+
+  const robots = server.spans.filter((s) => s.path === '/robots.txt');
+  assert.equal(server.spans.length - robots.length, 24);
+  assert.ok(robots.length >= 2, 'robots.txt expired during the crawl');
+  // Each fetch reads it for a second from its end: no more fetches than whole seconds the crawl took, plus the first.
+  assert.ok(robots.length <= Math.ceil(took / 1000) + 1, `${robots.length} robots.txt requests in ${took} ms`);
+  for (const [i, fetch] of robots.entries()) if (i > 0) assert.ok(fetch.from - robots[i - 1]!.to >= 900, `robots.txt asked again ${fetch.from - robots[i - 1]!.to} ms after it was read`);
+  assertRobotsAlone(server.spans, server.origin);
 });
 
 test('requests of one host that end out of order are stored in queue order', async (t) => {
