@@ -120,7 +120,6 @@ export const sherlockGather: GatherEntry = {
   },
 };
 
-
 /** Makes sure a crawled state exists (an untimed crawl when the gathering part was skipped). */
 async function ensureState(ctx: BenchContext): Promise<string> {
   const state = stateDir(ctx);

@@ -591,7 +591,6 @@ export class Gatherer {
     return this.rules.hostSetting(rt.host.name, 'connections') ?? 1;
   }
 
-
   private refresh(rt: HostRuntime): void {
     const host = this.queue.get(rt.host);
     rt.host = host;

@@ -32,7 +32,6 @@ import { shares, type CacheSizes } from './index-version.js';
 import type { SearchWorkerData } from './search-worker.js';
 import { TakedownWatch } from './takedowns.js';
 
-
 const log = logger('searcher');
 
 const DEFAULT_POLL_MS = 5000;

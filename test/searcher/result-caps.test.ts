@@ -33,7 +33,6 @@ function notes(site: string): Record<string, string> {
 }
 const PAGE = 4;
 
-
 test('searcher run: result_cap limits a site over every page of the results; SIGHUP applies a new cap at once and a bad rule file keeps the running one', async (t) => {
   const dir = scratchDir(t);
   const state = join(dir, 'state');
