@@ -11,6 +11,7 @@
  *                         status.css): live figures over the status topic
  *   GET /metrics          Prometheus text format (metrics.ts); with a token
  *                         set, only for `Authorization: Bearer` with it
+ *   /api/*                the JSON API (http-api.ts)
  *
  * /search obeys the same per-IP search bucket and query timeout as the
  * socket, and the bearer token (Authorization header) when one is set.
@@ -24,10 +25,11 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { CONTENT_TYPE } from '../common/service/metrics.js';
-import { bearerToken, tokenMatches } from './auth.js';
 import type { Shared } from './connection.js';
 import { decodeResult } from './engine.js';
-import { MessageError, checkSearchFields, type ErrorCode } from './protocol.js';
+import { handleApi } from './http-api.js';
+import { STATUS_OF, errorHeaders, searchBucketRefusal, tokenRefusal } from './http-refusals.js';
+import { MessageError, checkSearchFields, type ErrorFields } from './protocol.js';
 import { PAGE_SIZE, renderPage, stateFromParams, type Answer } from './render.js';
 import { runSearch } from './search.js';
 
@@ -66,20 +68,9 @@ const HTML_HEADERS = {
   'cache-control': 'no-store',
 };
 
-const STATUS_OF: Record<ErrorCode, number> = {
-  BAD_MESSAGE: 400,
-  BAD_QUERY: 400,
-  UNAUTHORIZED: 401,
-  TOO_MANY_REQUESTS: 429,
-  CANCELLED: 499,
-  TIMEOUT: 504,
-  NO_INDEX: 503,
-  UNAVAILABLE: 503,
-  INTERNAL: 500,
-};
-
 /** Answers one request; `url` is its target, already parsed (common/service/http-listener.ts). */
 export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, shared: Shared, assets: Map<string, Asset>): void | Promise<void> {
+  if (url.pathname.startsWith('/api/')) return handleApi(req, res, url, shared);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
     return;
@@ -98,8 +89,7 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, 
     return searchPage(req, res, url.searchParams, shared);
   }
   if (url.pathname === '/metrics') {
-    const given = bearerToken(req.headers.authorization);
-    if (shared.token !== undefined && (given === undefined || !tokenMatches(shared.token, given))) {
+    if (tokenRefusal(req, shared) !== undefined) {
       res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain; charset=utf-8' }).end('this searcher asks for its access token\n');
     } else {
       res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }).end(shared.metrics.registry.expose());
@@ -122,20 +112,10 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
   const page = (status: number, answer: Answer | undefined, headers: Record<string, string> = {}) => {
     if (!res.destroyed) res.writeHead(status, { ...HTML_HEADERS, ...headers }).end(renderPage(state, answer));
   };
-  const refuse = (code: ErrorCode, message: string, headers: Record<string, string> = {}) => page(STATUS_OF[code], { code, message }, headers);
+  const refuse = (error: ErrorFields) => page(STATUS_OF[error.code], error, errorHeaders(error));
   if (state.q === '') return page(200, undefined);
-  const { config, token } = shared;
-  if (token !== undefined) {
-    const given = bearerToken(req.headers.authorization);
-    if (given === undefined || !tokenMatches(token, given)) {
-      return refuse('UNAUTHORIZED', 'This searcher asks for an access token (Authorization: Bearer).', { 'www-authenticate': 'Bearer' });
-    }
-  }
-  const wait = shared.ipSearches.take(req.socket.remoteAddress ?? '', config.ip_search_rate, config.ip_search_burst, performance.now());
-  if (wait > 0) {
-    shared.counters.rate_limited++;
-    return refuse('TOO_MANY_REQUESTS', 'Too many searches from this address.', { 'retry-after': String(Math.ceil(wait / 1000)) });
-  }
+  const refusal = tokenRefusal(req, shared) ?? searchBucketRefusal(req, shared);
+  if (refusal !== undefined) return refuse(refusal);
   let fields;
   try {
     const filters = { site: state.site, type: state.type, lang: state.lang };
@@ -143,11 +123,11 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
     fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}), ...collections });
   } catch (err) {
     if (!(err instanceof MessageError)) throw err;
-    return refuse('BAD_MESSAGE', err.message);
+    return refuse({ code: 'BAD_MESSAGE', message: err.message });
   }
   const controller = new AbortController();
   res.on('close', () => controller.abort());
-  const outcome = await runSearch(shared, fields, controller.signal);
+  const outcome = await runSearch(shared, fields, controller.signal, 'page');
   if (outcome.ok) page(200, { ...decodeResult(outcome.result), took_ms: outcome.took_ms });
   else page(STATUS_OF[outcome.error.code], outcome.error);
 }
