@@ -63,6 +63,8 @@ export const searcherConfig = z
     token_file: z.string().default(''),
     /** The operator's synonyms (searcher/synonyms.ts, Solr's format); empty: none. */
     synonyms_file: z.string().default(''),
+    /** The searcher's short name in browsers' search engine lists (OpenSearch ShortName, at most 16 characters) and the search page's link to its description. */
+    opensearch_name: z.string().min(1).max(16).default('sherlock'),
     /** Browser origins allowed besides the searcher's own (the Origin naming the Host asked), for the WebSocket and the JSON API's CORS. */
     allowed_origins: z.array(origin).default([]),
     /** Host names the searcher answers to besides IP addresses and "localhost" (a name a reverse proxy passes on); any other Host is refused, which stops DNS rebinding. */

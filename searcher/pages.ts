@@ -11,6 +11,7 @@
  *                         status.css): live figures over the status topic
  *   GET /metrics          Prometheus text format (metrics.ts); with a token
  *                         set, only for `Authorization: Bearer` with it
+ *   GET /opensearch.xml   the OpenSearch description (opensearch.ts)
  *   /api/*                the JSON API (http-api.ts)
  *
  * /search obeys the same per-IP search bucket and query timeout as the
@@ -30,6 +31,7 @@ import { decodeResult } from './engine.js';
 import { handleApi } from './http-api.js';
 import { STATUS_OF, errorHeaders, searchBucketRefusal, tokenRefusal } from './http-refusals.js';
 import { MessageError, checkSearchFields, type ErrorFields } from './protocol.js';
+import { OPENSEARCH_TYPE, openSearchDescription, requestBase } from './opensearch.js';
 import { PAGE_SIZE, renderPage, stateFromParams, type Answer } from './render.js';
 import { runSearch } from './search.js';
 
@@ -82,7 +84,12 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, 
     return;
   }
   if (url.pathname === '/') {
-    res.writeHead(200, HTML_HEADERS).end(renderPage(stateFromParams(url.searchParams), undefined));
+    res.writeHead(200, HTML_HEADERS).end(renderPage(stateFromParams(url.searchParams), undefined, shared.config.opensearch_name));
+    return;
+  }
+  if (url.pathname === '/opensearch.xml') {
+    res.writeHead(200, { 'content-type': `${OPENSEARCH_TYPE}; charset=utf-8`, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+    res.end(openSearchDescription(requestBase(req), shared.config.opensearch_name));
     return;
   }
   if (url.pathname === '/search') {
@@ -110,7 +117,7 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, 
 async function searchPage(req: IncomingMessage, res: ServerResponse, params: URLSearchParams, shared: Shared): Promise<void> {
   const state = stateFromParams(params);
   const page = (status: number, answer: Answer | undefined, headers: Record<string, string> = {}) => {
-    if (!res.destroyed) res.writeHead(status, { ...HTML_HEADERS, ...headers }).end(renderPage(state, answer));
+    if (!res.destroyed) res.writeHead(status, { ...HTML_HEADERS, ...headers }).end(renderPage(state, answer, shared.config.opensearch_name));
   };
   const refuse = (error: ErrorFields) => page(STATUS_OF[error.code], error, errorHeaders(error));
   if (state.q === '') return page(200, undefined);
