@@ -7,6 +7,7 @@
  *                         (&site=…&type=…&lang=… filters, &page=N), for browsers
  *                         without JavaScript, shared links, curl and tests
  *   GET /page.css, /page.js, /render.js   the page's assets
+ *   GET /widget.js        the search box other sites embed (page/widget.js)
  *   GET /status           the status view (page/status.html, status.js,
  *                         status.css): live figures over the status topic
  *   GET /metrics          Prometheus text format (metrics.ts); with a token
@@ -49,6 +50,7 @@ const ASSET_FILES: Record<string, { url: URL; type: string }> = {
   '/status': { url: new URL('../../searcher/page/status.html', import.meta.url), type: 'text/html; charset=utf-8' },
   '/status.css': { url: new URL('../../searcher/page/status.css', import.meta.url), type: 'text/css; charset=utf-8' },
   '/status.js': { url: new URL('../../searcher/page/status.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  '/widget.js': { url: new URL('../../searcher/page/widget.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
 };
 
 /** Reads the page's assets once, at start: a missing file fails the start, not a visitor. */
