@@ -24,10 +24,15 @@ export async function readJsonBody(req: IncomingMessage, max: number): Promise<B
   if (Number(req.headers['content-length'] ?? 0) > max) return bad(413, tooBig);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) return bad(413, tooBig);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) return bad(413, tooBig);
+      chunks.push(chunk);
+    }
+  } catch {
+    // The client went away mid-body: the refusal has no one to go to, and is no fault of ours.
+    return bad(400, 'the body did not arrive whole');
   }
   let text: string;
   try {

@@ -152,7 +152,7 @@ test('GET and POST /api/search answer the JSON text the socket sends for the sam
 });
 
 test('bad fields, queries, methods, bodies and routes get their status and the socket words', async (t) => {
-  const { http } = await startServer(t, await pool(t), { ...LISTEN, ip_search_rate: 0 });
+  const { server, http } = await startServer(t, await pool(t), { ...LISTEN, ip_search_rate: 0 });
   const api = `${http}/api/search`;
   const limit = await call(`${api}?q=x&limit=500`);
   assert.equal(limit.status, 400);
@@ -186,8 +186,16 @@ test('bad fields, queries, methods, bodies and routes get their status and the s
   assert.equal(chunked.status, 413);
   const route = await call(`${http}/api/nothing`);
   assert.deepEqual([route.status, route.json['message']], [404, 'no route /api/nothing; there are /api/search']);
-  // The searcher still answers after all that.
+  // A client that goes away in the middle of its body.
+  const partial = request(api, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100' } });
+  partial.on('error', () => undefined);
+  partial.write('{"q": "det');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  partial.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The searcher still answers after all that, and none of it was its own failure.
   assert.equal((await call(`${api}?q=detective`)).status, 200);
+  assert.equal(server.refused.routeErrors, 0);
 });
 
 test('the token: 401 with WWW-Authenticate without it or with a wrong one, served with it', async (t) => {
