@@ -6,19 +6,20 @@
  * the field's own check refuses it in the WebSocket's words.
  */
 
+import type { IncomingMessage } from 'node:http';
 import type { Shared } from './connection.js';
 import { MessageError, type ErrorFields } from './protocol.js';
 
-/** What a route gives: the JSON text of its answer, or the error. */
-export type ApiAnswer = { ok: true; json: string } | { ok: false; error: ErrorFields };
+/** What a route gives: the JSON text of its answer (and its media type when not application/json, e.g. OpenSearch suggestions), or the error. */
+export type ApiAnswer = { ok: true; json: string; type?: string } | { ok: false; error: ErrorFields };
 
 export interface ApiRoute {
   /** The GET query parameters as the JSON object a POST body holds; throws MessageError naming a parameter that is not one. */
   fromQuery(params: URLSearchParams): Record<string, unknown>;
   /** Whether each request takes a token from its IP's search bucket (searcher.ip_search_rate). */
   searches: boolean;
-  /** Checks the fields (throws MessageError naming the one at fault) and gives the work they ask for. */
-  accept(value: Record<string, unknown>): (shared: Shared, signal: AbortSignal) => Promise<ApiAnswer>;
+  /** Checks the fields (throws MessageError naming the one at fault) and gives the work they ask for; `req` for what its headers ask (Accept). */
+  accept(value: Record<string, unknown>, req: IncomingMessage): (shared: Shared, signal: AbortSignal) => Promise<ApiAnswer>;
 }
 
 /** The one value of a query parameter; a parameter given twice is refused, as a JSON object cannot hold a field twice. */

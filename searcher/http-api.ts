@@ -76,7 +76,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
     } else {
       value = route.fromQuery(url.searchParams);
     }
-    work = route.accept(value);
+    work = route.accept(value, req);
   } catch (err) {
     if (!(err instanceof MessageError)) throw err;
     const { type: _, ...fields } = err.toMessage();
@@ -89,7 +89,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
   const answer = await work(shared, controller.signal);
   // Gone: the abort made the answer CANCELLED, which has no one to go to.
   if (res.destroyed || res.writableEnded) return;
-  if (answer.ok) sendText(res, 200, answer.json, cors);
+  if (answer.ok) sendText(res, 200, answer.json, cors, answer.type);
   else fail(STATUS_OF[answer.error.code], answer.error, errorHeaders(answer.error));
 }
 
@@ -97,6 +97,6 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   sendText(res, status, JSON.stringify(body), headers);
 }
 
-function sendText(res: ServerResponse, status: number, json: string, headers: Record<string, string>): void {
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).end(json);
+function sendText(res: ServerResponse, status: number, json: string, headers: Record<string, string>, type = 'application/json'): void {
+  res.writeHead(status, { ...headers, 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).end(json);
 }
