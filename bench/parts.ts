@@ -106,6 +106,8 @@ export interface SearchResult {
   top?: string[][];
   /** Under load (sherlock over WebSocket): `clients` sockets with `depth` queries in flight each; wall seconds of the whole set and each query's latency. */
   concurrent?: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
+  /** sherlock: the same passes and load over its JSON API (GET /api/search) on the same server. */
+  http?: { latenciesMs: number[]; concurrent: { clients: number; depth: number; seconds: number; latenciesMs: number[] } };
 }
 /** An engine that builds an index (indexing table) and answers the query set with it (searching table); a floor only builds. */
 export interface EngineEntry extends BenchEntry {

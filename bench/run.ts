@@ -334,7 +334,54 @@ function searchRow(name: string, r: SearchResult): Row {
   };
 }
 
-async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolean, doSearch: boolean): Promise<{ index: Row; search: Row; top?: string[][] }> {
+/** One door's row of the HTTP-beside-WebSocket table: latency one at a time and under the load. */
+function doorRow(name: string, latenciesMs: readonly number[], concurrent: NonNullable<SearchResult['concurrent']>): Row {
+  const mean = latenciesMs.reduce((a, b) => a + b, 0) / latenciesMs.length;
+  const loadQps = concurrent.latenciesMs.length / concurrent.seconds;
+  log(`  ${name}: median ${median(latenciesMs).toFixed(3)} ms, p99 ${percentile(latenciesMs, 99).toFixed(3)} ms; under load ${loadQps.toFixed(0)} queries/s, p99 ${percentile(concurrent.latenciesMs, 99).toFixed(3)} ms`);
+  return {
+    name,
+    status: 'ok',
+    values: { queries: latenciesMs.length, median: median(latenciesMs), p99: percentile(latenciesMs, 99), qps: 1000 / mean, loadQps, loadMedian: median(concurrent.latenciesMs), loadP99: percentile(concurrent.latenciesMs, 99) },
+  };
+}
+
+/** sherlock's searcher over its JSON API beside its WebSocket, the same server, queries and load. */
+function doorsTable(ctx: BenchContext, scope: EngineScope, r: SearchResult): Table | undefined {
+  if (r.http === undefined || r.concurrent === undefined) return undefined;
+  const load = `${WS_CLIENTS}×${WS_DEPTH} in flight`;
+  return {
+    id: `search-http${scope.id}`,
+    title: `Searching — ${scope.of}: JSON over HTTP beside the WebSocket`,
+    subtitle:
+      `sherlock's searcher, the same server process and query set (${ctx.queries.length} queries, top 10), ${ctx.opts.passes} timed pass(es) after ${ctx.opts.warmup} warm-up pass(es); ` +
+      'the ratio column is HTTP ÷ WebSocket.',
+    columns: [
+      { key: 'queries', label: 'timed queries', format: 'int' },
+      { key: 'median', label: 'median ms', format: 'ms' },
+      { key: 'p99', label: 'p99 ms', format: 'ms' },
+      { key: 'qps', label: 'queries/s', format: 'int' },
+      { key: 'loadQps', label: `queries/s, ${load}`, format: 'int' },
+      { key: 'loadMedian', label: `median ms, ${load}`, format: 'ms' },
+      { key: 'loadP99', label: `p99 ms, ${load}`, format: 'ms' },
+    ],
+    ratios: [
+      { key: 'median', label: 'median', better: 'lower' },
+      { key: 'loadQps', label: `queries/s, ${load}`, better: 'higher' },
+      { key: 'loadP99', label: `p99, ${load}`, better: 'lower' },
+    ],
+    peers: [doorRow('WebSocket (sherlock.v1)', r.latenciesMs, r.concurrent)],
+    sherlock: doorRow('JSON over HTTP (GET /api/search)', r.http.latenciesMs, r.http.concurrent),
+    sherlockLabel: 'JSON over HTTP (GET /api/search)',
+    notes: [
+      `The WebSocket row is the searching table's sherlock row: one socket one query at a time, then ${WS_CLIENTS} sockets with ${WS_DEPTH} queries in flight each. ` +
+        `The HTTP row sends the same queries as \`GET /api/search?q=…&limit=10\` through undici's keep-alive Pool: one connection one query at a time, then ${WS_CLIENTS * WS_DEPTH} connections with one query in flight each (HTTP/1.1 without pipelining), ` +
+        'the same number of searches in flight; each answer is read whole and parsed. Both run against the searcher once it has answered the warm-up passes of the other.',
+    ],
+  };
+}
+
+async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolean, doSearch: boolean): Promise<{ index: Row; search: Row; top?: string[][]; result?: SearchResult }> {
   const skip = await availability(ctx, entry);
   if (skip !== undefined) return { index: skip, search: skip };
   const slug = entry.name.split(' ')[0]!.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -369,11 +416,13 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
   }
   let search: Row = { name: entry.name, status: 'unavailable', message: 'not run (--only)' };
   let top: string[][] | undefined;
+  let result: SearchResult | undefined;
   if (doSearch && entry.search === undefined) search = { name: entry.name, status: 'unavailable', message: 'a floor for building: it answers no queries' };
   else if (doSearch && entry.search !== undefined) {
     try {
       const r: SearchResult = await entry.search(ctx, indexDir);
       top = r.top;
+      result = r;
       search = searchRow(entry.name, r);
     } catch (err) {
       if (err instanceof NotBuiltError && err.availability !== true) {
@@ -384,7 +433,7 @@ async function engineRows(ctx: BenchContext, entry: EngineEntry, doIndex: boolea
       }
     }
   }
-  return { index, search, ...(top === undefined ? {} : { top }) };
+  return { index, search, ...(top === undefined ? {} : { top }), ...(result === undefined ? {} : { result }) };
 }
 
 /** Which peers an engine table has and what it is of: the site's text, or a scale run's documents. */
@@ -521,6 +570,8 @@ async function engineTables(ctx: BenchContext, doIndex: boolean, doSearch: boole
         overlapNote,
       ],
     });
+    const doors = s.result === undefined || s.search.status !== 'ok' ? undefined : doorsTable(ctx, scope, s.result);
+    if (doors !== undefined) tables.push(doors);
   }
   return tables;
 }

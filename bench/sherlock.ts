@@ -181,7 +181,7 @@ export const sherlockEngine: EngineEntry = {
     if (!hasCommand(ctx, ['searcher', 'run'])) throw new NotBuiltError(notBuilt('searcher run'));
     const state = await ensureState(ctx);
     const port = ctx.opts.port + SEARCHER_PORT_OFFSET;
-    const { out, peakRss, startupMs } = await queriesOverWebSocket(ctx, 'sherlock searcher', searcherArgs(ctx, state, port), port, answersFile(ctx));
+    const { out, http, peakRss, startupMs } = await queriesOverWebSocket(ctx, 'sherlock searcher', searcherArgs(ctx, state, port), port, answersFile(ctx), false, true);
     const local = check(
       'sherlock search --bench-queries',
       await run(
@@ -191,7 +191,7 @@ export const sherlockEngine: EngineEntry = {
       ),
     );
     const inProcess = JSON.parse(local.stdout.trim().split('\n').pop() ?? '{}') as { rankMs: number[]; searchMs: number[] };
-    return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, startupMs, inProcess, top: out.top, concurrent: out.concurrent };
+    return { latenciesMs: out.latenciesMs, zeroHits: out.zeroHits, peakRss, startupMs, inProcess, top: out.top, concurrent: out.concurrent, ...(http === undefined ? {} : { http }) };
   },
 };
 

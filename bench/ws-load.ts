@@ -1,7 +1,9 @@
 /**
  * The query set over WebSocket, against any server speaking sherlock.v1: start
  * the server as a child process on loopback, wait for its /healthz, run the
- * bench client (sherlock-ws-client.ts) against it, stop the server. sherlock's
+ * bench client (sherlock-ws-client.ts) against it, then, for sherlock's
+ * searcher, the same load over its JSON API (sherlock-http-client.ts), stop
+ * the server. sherlock's
  * searcher and the bare floor server (peers/bare-ws-server.ts) go through the
  * same steps, so their rows differ by the server alone.
  */
@@ -29,6 +31,13 @@ export interface WsOut {
   refused: Array<{ q: string; code: string | undefined }>;
   top: string[][];
   concurrent: { clients: number; depth: number; seconds: number; latenciesMs: number[] };
+}
+
+/** The JSON API's figures (sherlock-http-client.ts), in the shape of the socket's. */
+export interface HttpOut {
+  latenciesMs: number[];
+  errors: number;
+  concurrent: WsOut['concurrent'];
 }
 
 /** Resolves at the first 200 of `url`, polled every 50 ms. */
@@ -67,7 +76,8 @@ function vmHwm(pid: number): number | undefined {
  * query's answer text from its first pass. Errors carry the server's last
  * lines of stderr; an error answer to a query is one too, unless
  * `allowRefused` (the relevance table counts a refused query as one
- * without hits).
+ * without hits). `overHttp`: the same passes over GET /api/search afterwards,
+ * against the same server.
  */
 export async function queriesOverWebSocket(
   ctx: BenchContext,
@@ -76,7 +86,8 @@ export async function queriesOverWebSocket(
   port: number,
   record?: string,
   allowRefused = false,
-): Promise<{ out: WsOut; peakRss: number | undefined; startupMs: number }> {
+  overHttp = false,
+): Promise<{ out: WsOut; http?: HttpOut; peakRss: number | undefined; startupMs: number }> {
   const spawned = performance.now();
   const child = spawn(process.execPath, serverArgs, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   if (child.pid === undefined) throw new Error(`${what} did not start`);
@@ -111,7 +122,8 @@ export async function queriesOverWebSocket(
     if (out.errors > 0 && !(allowRefused && out.errors === out.refused.length)) {
       throw new Error(`${out.errors} queries answered with an error${out.refused.length > 0 ? `, e.g. ${JSON.stringify(out.refused[0])}` : ''}`);
     }
-    return { out, peakRss: vmHwm(pid), startupMs };
+    const http = overHttp ? await queriesOverHttp(ctx, what, port) : undefined;
+    return { out, ...(http === undefined ? {} : { http }), peakRss: vmHwm(pid), startupMs };
   } catch (err) {
     throw new Error(`${String(err)}${stderr === '' ? '' : `\n${what} stderr: ` + stderr.trim().split('\n').slice(-3).join(' / ')}`);
   } finally {
@@ -122,6 +134,15 @@ export async function queriesOverWebSocket(
     }
     untrackChild(pid);
   }
+}
+
+/** The bench's passes over GET /api/search of the server on `port`, at the socket's load. */
+async function queriesOverHttp(ctx: BenchContext, what: string, port: number): Promise<HttpOut> {
+  const args = [join(ctx.distDir, 'sherlock-http-client.js'), `http://127.0.0.1:${port}`, ctx.queryFile, String(ctx.opts.passes), String(ctx.opts.warmup), String(WS_CLIENTS), String(WS_DEPTH)];
+  const r = check(`HTTP client of ${what}`, await run(process.execPath, args, { timeoutMs: 1_800_000, measureRss: false, keepOutput: 64 << 20 }));
+  const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as HttpOut;
+  if (out.errors > 0) throw new Error(`${out.errors} queries over /api/search answered with an error`);
+  return out;
 }
 
 /** Where sherlock's run leaves its answers for the floor server to repeat. */

@@ -63,7 +63,9 @@ export const searcherConfig = z
     token_file: z.string().default(''),
     /** The operator's synonyms (searcher/synonyms.ts, Solr's format); empty: none. */
     synonyms_file: z.string().default(''),
-    /** Browser origins allowed besides the searcher's own (the Origin naming the Host asked). */
+    /** The searcher's short name in browsers' search engine lists (OpenSearch ShortName, at most 16 characters) and the search page's link to its description. */
+    opensearch_name: z.string().min(1).max(16).default('sherlock'),
+    /** Browser origins allowed besides the searcher's own (the Origin naming the Host asked), for the WebSocket and the JSON API's CORS. */
     allowed_origins: z.array(origin).default([]),
     /** Host names the searcher answers to besides IP addresses and "localhost" (a name a reverse proxy passes on); any other Host is refused, which stops DNS rebinding. */
     server_names: z.array(hostName).default([]),
@@ -83,7 +85,7 @@ export const searcherConfig = z
     message_rate: rate.default(20),
     /** Messages one connection may send at once before message_rate applies. */
     message_burst: burst.default(40),
-    /** Searches a second from one IP address, WebSocket and /search together; 0: no limit. */
+    /** Searches a second from one IP address, WebSocket, /search and /api/search together; 0: no limit. */
     ip_search_rate: rate.default(50),
     /** Searches from one IP address at once before ip_search_rate applies. */
     ip_search_burst: burst.default(100),

@@ -36,10 +36,10 @@ import type { RawData, WebSocket } from 'ws';
 import { logger } from '../common/log.js';
 import { tokenMatches } from './auth.js';
 import type { SearcherConfig } from './config.js';
-import { isEncoded, type Engine } from './engine.js';
+import type { Engine } from './engine.js';
 import { KeyedBuckets, TokenBucket } from './limits.js';
 import type { Synonyms } from './synonyms.js';
-import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClientMessage, type ClientMessage, type ErrorFields, type ServerMessage } from './protocol.js';
+import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClientMessage, resultText, type ClientMessage, type ErrorFields, type ServerMessage } from './protocol.js';
 import type { SearcherMetrics } from './metrics.js';
 import type { Counters } from './counters.js';
 import { runSearch } from './search.js';
@@ -293,13 +293,12 @@ export class Connection {
     this.refusals = 0;
     const controller = new AbortController();
     this.searches.set(id, controller);
-    void runSearch(this.shared, message, controller.signal).then((outcome) => {
+    void runSearch(this.shared, message, controller.signal, 'websocket').then((outcome) => {
       // Cancelled, or the socket closed: the answer was given already or has no one to go to.
       if (this.searches.get(id) !== controller) return;
       this.searches.delete(id);
       if (!outcome.ok) this.error(id, outcome.error);
-      else if (isEncoded(outcome.result)) this.sendText(`{"type":"result","id":${JSON.stringify(id)},"took_ms":${outcome.took_ms},${outcome.result.json.slice(1)}`);
-      else this.send({ type: 'result', id, took_ms: outcome.took_ms, ...outcome.result });
+      else this.sendText(resultText(id, outcome.took_ms, outcome.result));
     });
   }
 

@@ -52,9 +52,15 @@ export class SearcherMetrics {
     registry.onCollect(() => (now = figures()));
     registry.counter({
       name: 'sherlock_searcher_queries_total',
-      help: 'Searches answered (WebSocket and /search), by answer: result or an error code.',
+      help: 'Searches answered (WebSocket, /search and /api/search), by answer: result or an error code.',
       labels: { status: Object.keys(ANSWERS) },
       read: () => Object.entries(now.counters.answers).map(([status, n]) => [{ status }, n]),
+    });
+    registry.counter({
+      name: 'sherlock_searcher_searches_total',
+      help: 'Searches started, by the door they came in: websocket, page (/search) or api (/api/search).',
+      labels: { door: Object.keys(now.counters.searches_by_door) },
+      read: () => Object.entries(now.counters.searches_by_door).map(([door, n]) => [{ door }, n]),
     });
     this.latency = registry.histogram({ name: 'sherlock_searcher_query_duration_seconds', help: 'Time to answer one search, whatever the answer.', buckets: FAST_SECONDS });
     registry.gauge({ name: 'sherlock_searcher_ws_connections', help: 'Open WebSocket connections.', read: () => now.connections });

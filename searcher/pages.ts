@@ -7,10 +7,13 @@
  *                         (&site=…&type=…&lang=… filters, &page=N), for browsers
  *                         without JavaScript, shared links, curl and tests
  *   GET /page.css, /page.js, /render.js   the page's assets
+ *   GET /widget.js        the search box other sites embed (page/widget.js)
  *   GET /status           the status view (page/status.html, status.js,
  *                         status.css): live figures over the status topic
  *   GET /metrics          Prometheus text format (metrics.ts); with a token
  *                         set, only for `Authorization: Bearer` with it
+ *   GET /opensearch.xml   the OpenSearch description (opensearch.ts)
+ *   /api/*                the JSON API (http-api.ts)
  *
  * /search obeys the same per-IP search bucket and query timeout as the
  * socket, and the bearer token (Authorization header) when one is set.
@@ -24,10 +27,12 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { CONTENT_TYPE } from '../common/service/metrics.js';
-import { bearerToken, tokenMatches } from './auth.js';
 import type { Shared } from './connection.js';
 import { decodeResult } from './engine.js';
-import { MessageError, checkSearchFields, type ErrorCode } from './protocol.js';
+import { handleApi } from './http-api.js';
+import { STATUS_OF, errorHeaders, searchBucketRefusal, tokenRefusal } from './http-refusals.js';
+import { MessageError, checkSearchFields, type ErrorFields } from './protocol.js';
+import { OPENSEARCH_TYPE, openSearchDescription, requestBase } from './opensearch.js';
 import { PAGE_SIZE, renderPage, stateFromParams, type Answer } from './render.js';
 import { runSearch } from './search.js';
 
@@ -45,6 +50,7 @@ const ASSET_FILES: Record<string, { url: URL; type: string }> = {
   '/status': { url: new URL('../../searcher/page/status.html', import.meta.url), type: 'text/html; charset=utf-8' },
   '/status.css': { url: new URL('../../searcher/page/status.css', import.meta.url), type: 'text/css; charset=utf-8' },
   '/status.js': { url: new URL('../../searcher/page/status.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  '/widget.js': { url: new URL('../../searcher/page/widget.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
 };
 
 /** Reads the page's assets once, at start: a missing file fails the start, not a visitor. */
@@ -66,20 +72,9 @@ const HTML_HEADERS = {
   'cache-control': 'no-store',
 };
 
-const STATUS_OF: Record<ErrorCode, number> = {
-  BAD_MESSAGE: 400,
-  BAD_QUERY: 400,
-  UNAUTHORIZED: 401,
-  TOO_MANY_REQUESTS: 429,
-  CANCELLED: 499,
-  TIMEOUT: 504,
-  NO_INDEX: 503,
-  UNAVAILABLE: 503,
-  INTERNAL: 500,
-};
-
 /** Answers one request; `url` is its target, already parsed (common/service/http-listener.ts). */
 export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, shared: Shared, assets: Map<string, Asset>): void | Promise<void> {
+  if (url.pathname.startsWith('/api/')) return handleApi(req, res, url, shared);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('method not allowed\n');
     return;
@@ -91,15 +86,19 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, 
     return;
   }
   if (url.pathname === '/') {
-    res.writeHead(200, HTML_HEADERS).end(renderPage(stateFromParams(url.searchParams), undefined));
+    res.writeHead(200, HTML_HEADERS).end(renderPage(stateFromParams(url.searchParams), undefined, shared.config.opensearch_name));
+    return;
+  }
+  if (url.pathname === '/opensearch.xml') {
+    res.writeHead(200, { 'content-type': `${OPENSEARCH_TYPE}; charset=utf-8`, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+    res.end(openSearchDescription(requestBase(req), shared.config.opensearch_name));
     return;
   }
   if (url.pathname === '/search') {
     return searchPage(req, res, url.searchParams, shared);
   }
   if (url.pathname === '/metrics') {
-    const given = bearerToken(req.headers.authorization);
-    if (shared.token !== undefined && (given === undefined || !tokenMatches(shared.token, given))) {
+    if (tokenRefusal(req, shared) !== undefined) {
       res.writeHead(401, { 'www-authenticate': 'Bearer', 'content-type': 'text/plain; charset=utf-8' }).end('this searcher asks for its access token\n');
     } else {
       res.writeHead(200, { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' }).end(shared.metrics.registry.expose());
@@ -120,22 +119,12 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, 
 async function searchPage(req: IncomingMessage, res: ServerResponse, params: URLSearchParams, shared: Shared): Promise<void> {
   const state = stateFromParams(params);
   const page = (status: number, answer: Answer | undefined, headers: Record<string, string> = {}) => {
-    if (!res.destroyed) res.writeHead(status, { ...HTML_HEADERS, ...headers }).end(renderPage(state, answer));
+    if (!res.destroyed) res.writeHead(status, { ...HTML_HEADERS, ...headers }).end(renderPage(state, answer, shared.config.opensearch_name));
   };
-  const refuse = (code: ErrorCode, message: string, headers: Record<string, string> = {}) => page(STATUS_OF[code], { code, message }, headers);
+  const refuse = (error: ErrorFields) => page(STATUS_OF[error.code], error, errorHeaders(error));
   if (state.q === '') return page(200, undefined);
-  const { config, token } = shared;
-  if (token !== undefined) {
-    const given = bearerToken(req.headers.authorization);
-    if (given === undefined || !tokenMatches(token, given)) {
-      return refuse('UNAUTHORIZED', 'This searcher asks for an access token (Authorization: Bearer).', { 'www-authenticate': 'Bearer' });
-    }
-  }
-  const wait = shared.ipSearches.take(req.socket.remoteAddress ?? '', config.ip_search_rate, config.ip_search_burst, performance.now());
-  if (wait > 0) {
-    shared.counters.rate_limited++;
-    return refuse('TOO_MANY_REQUESTS', 'Too many searches from this address.', { 'retry-after': String(Math.ceil(wait / 1000)) });
-  }
+  const refusal = tokenRefusal(req, shared) ?? searchBucketRefusal(req, shared);
+  if (refusal !== undefined) return refuse(refusal);
   let fields;
   try {
     const filters = { site: state.site, type: state.type, lang: state.lang };
@@ -143,11 +132,11 @@ async function searchPage(req: IncomingMessage, res: ServerResponse, params: URL
     fields = checkSearchFields({ q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}), ...collections });
   } catch (err) {
     if (!(err instanceof MessageError)) throw err;
-    return refuse('BAD_MESSAGE', err.message);
+    return refuse({ code: 'BAD_MESSAGE', message: err.message });
   }
   const controller = new AbortController();
   res.on('close', () => controller.abort());
-  const outcome = await runSearch(shared, fields, controller.signal);
+  const outcome = await runSearch(shared, fields, controller.signal, 'page');
   if (outcome.ok) page(200, { ...decodeResult(outcome.result), took_ms: outcome.took_ms });
   else page(STATUS_OF[outcome.error.code], outcome.error);
 }

@@ -17,7 +17,7 @@
  */
 
 import { COLLECTION_NAME } from './config.js';
-import type { SearchFilters, SearchHit, SearchResult } from './engine.js';
+import { isEncoded, type EncodedResult, type SearchFilters, type SearchHit, type SearchResult } from './engine.js';
 import { MAX_QUERY_LENGTH, QueryError, parseQuery, type QueryErrorCode } from './query.js';
 
 export const SUBPROTOCOL = 'sherlock.v1';
@@ -149,9 +149,18 @@ export function queryErrorFields(err: QueryError): ErrorFields {
   return { code: 'BAD_QUERY', message: err.message, reason: err.code, position: err.position };
 }
 
+/** The result message as JSON text; `id` undefined leaves it out (the JSON API). An encoded result is spliced in as it is, not parsed and written again. */
+export function resultText(id: string | undefined, tookMs: number, result: SearchResult | EncodedResult): string {
+  const head = `{"type":"result",${id === undefined ? '' : `"id":${JSON.stringify(id)},`}"took_ms":${tookMs}`;
+  return isEncoded(result) ? `${head},${result.json.slice(1)}` : `${head},${JSON.stringify(result).slice(1)}`;
+}
+
+/** The fields of a search besides its id (the JSON API's POST body holds these). */
+export const SEARCH_FIELDS = ['q', 'offset', 'limit', 'filters', 'sort', 'explain', 'collections'] as const;
+
 const FIELDS = {
   hello: ['token'],
-  search: ['id', 'q', 'offset', 'limit', 'filters', 'sort', 'explain', 'collections'],
+  search: ['id', ...SEARCH_FIELDS],
   cancel: ['id'],
   subscribe: ['id', 'topic'],
   unsubscribe: ['id'],

@@ -217,8 +217,8 @@ function pager(state: PageState, total: SearchResult['total'], shown: number): s
   return `<nav id="pager" aria-label="Result pages">${items.join(' ')}</nav>`;
 }
 
-/** The whole page: the form works without JavaScript; page.js takes over when it runs. */
-export function renderPage(state: PageState, answer: Answer | undefined): string {
+/** The whole page: the form works without JavaScript; page.js takes over when it runs. `name`: the searcher's OpenSearch name, for the browser's list of search engines. */
+export function renderPage(state: PageState, answer: Answer | undefined, name = 'sherlock'): string {
   const title = state.q === '' ? 'sherlock' : `${escapeHtml(state.q)} – sherlock`;
   return `<!doctype html>
 <html lang="en">
@@ -227,6 +227,7 @@ export function renderPage(state: PageState, answer: Answer | undefined): string
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <link rel="stylesheet" href="/page.css">
+<link rel="search" type="application/opensearchdescription+xml" title="${escapeHtml(name)}" href="/opensearch.xml">
 <script type="module" src="/page.js"></script>
 </head>
 <body>

@@ -1,6 +1,6 @@
 /**
  * One search from checked fields to an outcome, shared by the WebSocket
- * connection and the HTTP /search route: parse the query, answer from the
+ * connection, the HTTP /search page and the JSON API: parse the query, answer from the
  * result cache (result-cache.ts) when it holds the answer, else call the
  * engine under the caller's signal and the query timeout, keep its result
  * in the cache, and turn every failure into the protocol's error fields. It
@@ -11,7 +11,7 @@
 import { logger } from '../common/log.js';
 import { NoIndexError, isEncoded, type EncodedResult, type Engine, type SearchRequest, type SearchResult } from './engine.js';
 import { queryErrorFields, type ErrorFields, type SearchFields } from './protocol.js';
-import { count, type Counters } from './counters.js';
+import { count, type Counters, type Door } from './counters.js';
 import type { SearcherMetrics } from './metrics.js';
 import type { SearcherConfig } from './config.js';
 import { QueryError, parseQuery, type QueryNode } from './query.js';
@@ -32,10 +32,11 @@ export interface SearchContext {
   readonly metrics: SearcherMetrics;
 }
 
-/** Runs one search; `signal` is the caller's (cancel, client gone). */
-export async function runSearch(context: SearchContext, fields: SearchFields, signal: AbortSignal): Promise<Outcome> {
+/** Runs one search that came in by `door`; `signal` is the caller's (cancel, client gone). */
+export async function runSearch(context: SearchContext, fields: SearchFields, signal: AbortSignal, door: Door): Promise<Outcome> {
   const { counters, metrics } = context;
   counters.searches++;
+  counters.searches_by_door[door]++;
   const started = performance.now();
   const outcome = await attempt(context, fields, signal);
   metrics.searched((performance.now() - started) / 1000);
