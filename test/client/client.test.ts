@@ -8,12 +8,20 @@
  */
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import test from 'node:test';
+import { promisify } from 'node:util';
 import { SherlockClient, SherlockError, type StatusData } from '../../client/sherlock-client.js';
+import { repoRoot } from '../helpers/paths.js';
 import { Client, type Message } from '../searcher/net.js';
 import { clientOf, serve, useIndex } from './searcher.js';
 
 useIndex();
+
+const execFileAsync = promisify(execFile);
 
 /** Resolves once the client is welcomed. */
 function welcomed(client: SherlockClient): Promise<void> {
@@ -210,3 +218,41 @@ async function until(ok: () => boolean, ms = 10_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+test('the platform WebSocket: node --experimental-websocket needs no option; without one the client says what to do', async (t) => {
+  const server = await serve(t);
+  const script = `const { SherlockClient } = await import('sherlock/client');
+const client = new SherlockClient(process.argv[1]);
+const result = await client.search({ q: 'detective' });
+console.log(JSON.stringify(result.hits.map((h) => h.url)));
+client.close();`;
+  const child = await execFileAsync(process.execPath, ['--experimental-websocket', '--no-warnings', '--input-type=module', '-e', script, `ws://${server.address}/`], { cwd: repoRoot });
+  const expected = (await clientOf(t, server).search({ q: 'detective' })).hits.map((h) => h.url);
+  assert.deepEqual(JSON.parse(child.stdout), expected);
+  if ((globalThis as { WebSocket?: unknown }).WebSocket === undefined) {
+    assert.throws(() => new SherlockClient(`ws://${server.address}/`), /--experimental-websocket/);
+  }
+});
+
+test('the declarations the package ships resolve for a program importing sherlock/client', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sherlock-client-types-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(repoRoot, join(dir, 'node_modules', 'sherlock'));
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  writeFileSync(
+    join(dir, 'use.ts'),
+    `import { SherlockClient, SherlockError, type ResultMessage } from 'sherlock/client';
+const client = new SherlockClient('ws://127.0.0.1:1/', { token: 't', reconnect: { minMs: 1 } });
+export const answer: Promise<ResultMessage> = client.search({ q: 'x', filters: { site: ['example.org'] } });
+export const code: 'CANCELLED' | string = new SherlockError({ code: 'CANCELLED', message: '' }).code;
+// @ts-expect-error a search has a q
+client.search({ limit: 1 });
+// @ts-expect-error no such error code
+new SherlockError({ code: 'OOPS', message: '' });
+`,
+  );
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const run = await execFileAsync(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', 'use.ts'], { cwd: dir }).catch((err: { stdout: string }) => err);
+  assert.equal(run.stdout, '', 'tsc found no error');
+});
