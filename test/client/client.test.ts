@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { SherlockClient, SherlockError, type StatusData } from '../../client/sherlock-client.js';
 import { repoRoot } from '../helpers/paths.js';
 import { Client, type Message } from '../searcher/net.js';
-import { clientOf, serve, useIndex } from './searcher.js';
+import { clientOf, figures, serve, useIndex } from './searcher.js';
 
 useIndex();
 
@@ -32,21 +32,6 @@ function welcomed(client: SherlockClient): Promise<void> {
       resolve();
     });
   });
-}
-
-/** The next status event the client gets. */
-function nextStatus(client: SherlockClient): Promise<StatusData> {
-  return new Promise((resolve) => {
-    const off = client.subscribeStatus((data) => {
-      off();
-      resolve(data);
-    });
-  });
-}
-
-/** The searcher's figures now, from a client of its own (subscribing answers with an event at once). */
-async function figures(t: test.TestContext, server: Parameters<typeof clientOf>[1]): Promise<{ searches: number; rate_limited: number; answers: Record<string, number> }> {
-  return (await nextStatus(clientOf(t, server))) as { searches: number; rate_limited: number; answers: Record<string, number> };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SherlockError> {

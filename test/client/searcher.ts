@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, type TestContext } from 'node:test';
 import { WebSocket } from 'undici';
-import { SherlockClient, type ClientOptions } from '../../client/sherlock-client.js';
+import { SherlockClient, type ClientOptions, type StatusData } from '../../client/sherlock-client.js';
 import { searcherConfig } from '../../searcher/config.js';
 import { IndexEngine } from '../../searcher/index-engine.js';
 import { SearchServer } from '../../searcher/server.js';
@@ -52,4 +52,25 @@ export function clientOf(t: TestContext, server: SearchServer, options: ClientOp
   const client = new SherlockClient(`ws://${server.address}/`, { WebSocket, ...options });
   t.after(() => client.close());
   return client;
+}
+
+/** The next status event the client gets. */
+export function nextStatus(client: SherlockClient): Promise<StatusData> {
+  return new Promise((resolve) => {
+    const off = client.subscribeStatus((data) => {
+      off();
+      resolve(data);
+    });
+  });
+}
+
+export interface Figures {
+  searches: number;
+  rate_limited: number;
+  answers: Record<string, number>;
+}
+
+/** The searcher's figures now, from a client of its own (subscribing answers with an event at once). */
+export async function figures(t: TestContext, server: SearchServer, options: ClientOptions = {}): Promise<Figures> {
+  return (await nextStatus(clientOf(t, server, options))) as unknown as Figures;
 }
