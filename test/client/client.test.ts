@@ -156,7 +156,7 @@ test('token: the right one is welcomed; a wrong one rejects UNAUTHORIZED without
   assert.equal(opens, 2);
 });
 
-test('reconnect: a search issued while the searcher is down resolves once it is back on the same port; the status subscription resumes', async (t) => {
+test('reconnect: a search out when the searcher stops and one issued while it is down resolve once it is back on the same port; the status subscription resumes', async (t) => {
   const first = await serve(t);
   const address = first.address;
   const port = Number(address.split(':').pop());
@@ -167,6 +167,9 @@ test('reconnect: a search issued while the searcher is down resolves once it is 
   await until(() => events.length > 0);
 
   const closed = new Promise<number>((resolve) => client.on('close', ({ code }) => resolve(code)));
+  // Sent on the open socket as the searcher goes away: it reaches a closing connection and is never answered there.
+  assert.equal(client.state, 'ready');
+  const outAtClose = client.search({ q: 'hermitage' });
   await first.close();
   assert.equal(await closed, 1001);
   const before = events.length;
@@ -176,6 +179,7 @@ test('reconnect: a search issued while the searcher is down resolves once it is 
 
   const second = await serve(t, {}, undefined, port);
   assert.equal(second.address, address);
+  assert.ok((await outAtClose).hits.some((h) => h.url.endsWith('/lonely')), 'the search out when the searcher went away was sent again');
   const result = await waiting;
   assert.equal(result.type, 'result');
   assert.ok(result.hits.length > 0);
