@@ -6,7 +6,7 @@
  *   GET /search?q=…       the same page with results rendered on the server
  *                         (&site=…&type=…&lang=… filters, &page=N), for browsers
  *                         without JavaScript, shared links, curl and tests
- *   GET /page.css, /page.js, /render.js   the page's assets
+ *   GET /page.css, /page.js, /render.js, /client.js   the page's assets
  *   GET /widget.js        the search box other sites embed (page/widget.js)
  *   GET /status           the status view (page/status.html, status.js,
  *                         status.css): live figures over the status topic
@@ -42,11 +42,12 @@ interface Asset {
   etag: string;
 }
 
-/** Source files of the page (no build step), and the renderer as tsc compiled it beside this module. */
+/** Source files of the page (no build step), and the renderer and the typed client as tsc compiled them. */
 const ASSET_FILES: Record<string, { url: URL; type: string }> = {
   '/page.css': { url: new URL('../../searcher/page/page.css', import.meta.url), type: 'text/css; charset=utf-8' },
   '/page.js': { url: new URL('../../searcher/page/page.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
   '/render.js': { url: new URL('./render.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  '/client.js': { url: new URL('../client/sherlock-client.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
   '/status': { url: new URL('../../searcher/page/status.html', import.meta.url), type: 'text/html; charset=utf-8' },
   '/status.css': { url: new URL('../../searcher/page/status.css', import.meta.url), type: 'text/css; charset=utf-8' },
   '/status.js': { url: new URL('../../searcher/page/status.js', import.meta.url), type: 'text/javascript; charset=utf-8' },

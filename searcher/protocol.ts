@@ -99,6 +99,8 @@ export interface ResultMessage {
   total: SearchResult['total'];
   hits: SearchHit[];
   facets: SearchResult['facets'];
+  /** A spelling suggestion (docs/search.md "Spelling"). */
+  suggest?: SearchResult['suggest'];
 }
 
 export interface ErrorMessage {

@@ -21,7 +21,9 @@ const EXPORTER_READS = new Map([
   ['shepherd/results.ts', null],
   ['shepherd/urldb.ts', new Set(['URL_STATES'])],
 ]);
-const OURS = ['common', ...PARTS, 'cli', 'test', 'bench'];
+const OURS = ['common', ...PARTS, 'client', 'cli', 'test', 'bench'];
+/** What client/ may name, by `import type` only: it runs in browsers as tsc emits it, so nothing may remain imported at run time. */
+const CLIENT_TYPES = new Set(['searcher/protocol.ts', 'searcher/engine.ts']);
 
 function sources(dir: string): string[] {
   const out: string[] = [];
@@ -145,6 +147,18 @@ test('the exporter rule refuses the shepherd\'s writers and values beyond the st
   assert.ok(!exporterMayRead('shepherd/urldb.ts', null));
   assert.ok(!exporterMayRead('shepherd/shepherd.ts', []));
   assert.ok(importStatements(join(repoRoot, 'exporter/nutch/crawldb.ts')).some((i) => i.to === 'shepherd/urldb.ts' && i.values?.join() === 'URL_STATES'), 'crawldb.ts import of URL_STATES not seen');
+});
+
+test('client/ imports nothing at run time: only types, from the searcher\'s protocol and engine', () => {
+  const files = sources(join(repoRoot, 'client'));
+  assert.ok(files.length > 0);
+  for (const file of files) {
+    const statements = importStatements(file);
+    assert.equal(statements.length, specifiers(readFileSync(file, 'utf8')).length, `${file}: every import is a plain import statement`);
+    for (const { to, values } of statements) assert.ok(values !== null && values.length === 0 && CLIENT_TYPES.has(to), `${relative(repoRoot, file)} imports ${to} at run time or from outside ${[...CLIENT_TYPES].join(', ')}`);
+    const emitted = readFileSync(join(repoRoot, 'dist', relative(repoRoot, file)).replace(/\.ts$/, '.js'), 'utf8');
+    assert.deepEqual(specifiers(emitted.replace(/\/\*[\s\S]*?\*\//g, '')), [], `${file}: the emitted JS imports nothing`);
+  }
 });
 
 test('every relative import stays inside our own folders', () => {

@@ -1,11 +1,13 @@
 // The search page's script (no build step; ES module). It takes over the
-// page the server rendered: as the user types, searches go over one
-// WebSocket (sherlock.v1, docs/api.md), debounced; a newer search cancels the
-// older one and only the latest answer is drawn, with the same renderer the
-// server used (/render.js). The address bar follows the search, so back,
-// forward, reload and shared links work. Without a socket the form falls
-// back to GET /search, which the server renders.
+// page the server rendered: as the user types, searches go through the typed
+// client (/client.js, docs/client.md) over one WebSocket, debounced; a newer
+// search supersedes the older one, so only the latest answer is drawn, with
+// the same renderer the server used (/render.js). The client keeps to the
+// searcher's limits and reconnects by itself. The address bar follows the
+// search, so back, forward, reload and shared links work. Without a socket
+// the form falls back to GET /search, which the server renders.
 
+import { SherlockClient } from '/client.js';
 import { PAGE_SIZE, renderBody, stateFromParams, stateHref, summary } from '/render.js';
 
 const DEBOUNCE_MS = 150;
@@ -18,77 +20,56 @@ const region = document.getElementById('results-region');
 const tokenForm = document.getElementById('token-form');
 const tokenInput = document.getElementById('token');
 
+const client = new SherlockClient(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, { token: sessionStorage.getItem(TOKEN_KEY) ?? undefined });
 let state = stateFromParams(new URLSearchParams(location.search));
-let socket;
 let open = false;
-let latest; // id of the search whose answer is awaited
-let due = state.q !== '' && region.dataset.rendered !== 'true'; // search once the socket opens
-let serial = 0;
+let due = false; // a search failed for want of a connection or a token: search again once welcomed
+let clearing = new AbortController(); // aborted when the box is emptied, cancelling what is out
 let debounce;
 let typing = false; // the history entry of this typing run exists already
-let backoff = 500;
 
-function connect() {
-  socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, 'sherlock.v1');
-  socket.onopen = () => {
-    open = true;
-    backoff = 500;
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    if (token !== null) send({ type: 'hello', token });
-    if (due) search();
-  };
-  socket.onmessage = (event) => receive(JSON.parse(event.data));
-  socket.onclose = (event) => {
-    open = false;
-    if (latest !== undefined) due = true;
-    latest = undefined;
-    if (event.code === 4401) {
-      sessionStorage.removeItem(TOKEN_KEY);
-      tokenForm.hidden = false;
-      tokenInput.focus();
-      return;
-    }
-    setTimeout(connect, backoff);
-    backoff = Math.min(backoff * 2, 30_000);
-  };
-}
-
-function send(message) {
-  socket.send(JSON.stringify(message));
-}
+client.on('welcome', () => {
+  open = true;
+  if (due) search();
+});
+client.on('close', () => (open = false));
+client.on('unauthorized', () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  tokenForm.hidden = false;
+  tokenInput.focus();
+});
 
 function search() {
   clearTimeout(debounce);
-  if (latest !== undefined && open) send({ type: 'cancel', id: latest });
-  latest = undefined;
-  if (state.q.trim() === '') return show(undefined);
-  if (!open) {
-    due = true;
-    return;
-  }
   due = false;
-  latest = `s${++serial}`;
+  if (state.q.trim() === '') {
+    clearing.abort();
+    clearing = new AbortController();
+    return show(undefined);
+  }
+  const shown = state;
   const filters = { site: state.site, type: state.type, lang: state.lang };
   const collections = state.collections === undefined ? {} : { collections: state.collections };
-  send({ type: 'search', id: latest, q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}), ...collections });
+  const fields = { q: state.q, offset: (state.page - 1) * PAGE_SIZE, limit: PAGE_SIZE, filters, ...(state.byDate ? { sort: 'date' } : {}), ...collections };
   region.setAttribute('aria-busy', 'true');
+  client.search(fields, { supersede: 'box', signal: clearing.signal }).then(
+    (result) => show(result, shown),
+    (error) => {
+      if (error.code === 'CANCELLED') return;
+      if (error.code === 'UNAUTHORIZED' || error.code === 'UNAVAILABLE') {
+        due = true;
+        return;
+      }
+      show({ code: error.code, message: error.message, ...(error.position === undefined ? {} : { position: error.position }) }, shown);
+    },
+  );
 }
 
-function receive(message) {
-  if (message.id === undefined || message.id !== latest || (message.type !== 'result' && message.type !== 'error')) return;
-  latest = undefined;
-  if (message.type === 'error' && message.code === 'TOO_MANY_REQUESTS') {
-    debounce = setTimeout(search, message.retry_after_ms ?? 250);
-    return;
-  }
-  show(message);
-}
-
-function show(answer) {
-  status.textContent = summary(state, answer);
-  region.innerHTML = renderBody(state, answer);
+function show(answer, shown = state) {
+  status.textContent = summary(shown, answer);
+  region.innerHTML = renderBody(shown, answer);
   region.removeAttribute('aria-busy');
-  document.title = state.q === '' ? 'sherlock' : `${state.q} – sherlock`;
+  document.title = shown.q === '' ? 'sherlock' : `${shown.q} – sherlock`;
 }
 
 /** Makes `next` the current state, in a new history entry or in place of the current one. */
@@ -153,10 +134,12 @@ document.addEventListener('keydown', (event) => {
 
 tokenForm.addEventListener('submit', (event) => {
   event.preventDefault();
-  sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
+  const token = tokenInput.value.trim();
+  sessionStorage.setItem(TOKEN_KEY, token);
   tokenInput.value = '';
   tokenForm.hidden = true;
-  connect();
+  due = true;
+  client.setToken(token);
 });
 
-connect();
+if (state.q !== '' && region.dataset.rendered !== 'true') search();

@@ -1,8 +1,11 @@
 // The status view (/status; no build step, ES module): subscribes to the
-// `status` topic over the WebSocket (docs/api.md) and shows, once a second,
+// `status` topic through the typed client (/client.js, docs/client.md), which
+// reconnects by itself, and shows, once a second,
 // what the gatherer is doing (its status snapshot), the index searched and
 // the searches. The token, if the searcher asks for one, is the one the
 // search page keeps for this tab.
+
+import { SherlockClient } from '/client.js';
 
 const TOKEN_KEY = 'sherlock-token';
 const SPARK_POINTS = 60;
@@ -10,30 +13,13 @@ const SPARK_POINTS = 60;
 const $ = (id) => document.getElementById(id);
 const number = new Intl.NumberFormat('en');
 const rates = [];
-let backoff = 500;
 
 function connect() {
-  const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, 'sherlock.v1');
-  socket.onopen = () => {
-    backoff = 500;
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    if (token !== null) socket.send(JSON.stringify({ type: 'hello', token }));
-    socket.send(JSON.stringify({ type: 'subscribe', id: 'status', topic: 'status' }));
-    $('connection').textContent = 'Live';
-  };
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    if (message.type === 'event' && message.topic === 'status') show(message.data);
-  };
-  socket.onclose = (event) => {
-    if (event.code === 4401) {
-      $('connection').textContent = 'This searcher asks for an access token: give it on the search page, then come back.';
-      return;
-    }
-    $('connection').textContent = 'Disconnected; reconnecting…';
-    setTimeout(connect, backoff);
-    backoff = Math.min(backoff * 2, 30_000);
-  };
+  const client = new SherlockClient(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`, { token: sessionStorage.getItem(TOKEN_KEY) ?? undefined });
+  client.on('welcome', () => ($('connection').textContent = 'Live'));
+  client.on('reconnecting', () => ($('connection').textContent = 'Disconnected; reconnecting…'));
+  client.on('unauthorized', () => ($('connection').textContent = 'This searcher asks for an access token: give it on the search page, then come back.'));
+  client.subscribeStatus(show);
 }
 
 function bytes(n) {

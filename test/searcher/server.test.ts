@@ -348,13 +348,16 @@ test('the search page and its assets', async (t) => {
   assert.equal(front.status, 200);
   assert.match(front.body, /<input id="q" name="q" type="search"/);
   assert.match(front.body, /<script type="module" src="\/page.js"><\/script>/);
-  for (const [path, type] of [['/page.js', 'text/javascript'], ['/page.css', 'text/css'], ['/render.js', 'text/javascript']] as const) {
+  for (const [path, type] of [['/page.js', 'text/javascript'], ['/page.css', 'text/css'], ['/render.js', 'text/javascript'], ['/client.js', 'text/javascript']] as const) {
     const asset = await get(`${http}${path}`);
     assert.equal(asset.status, 200, path);
     assert.match(String(asset.headers['content-type']), new RegExp(type));
     assert.equal((await get(`${http}${path}`, { 'if-none-match': String(asset.headers['etag']) })).status, 304);
   }
   assert.doesNotMatch((await get(`${http}/render.js`)).body, /^import /m, 'the renderer loads in a browser without other modules');
+  const client = (await get(`${http}/client.js`)).body;
+  assert.match(client, /export class SherlockClient/);
+  assert.doesNotMatch(client, /^import /m, 'the typed client loads in a browser without other modules');
   const none = await get(`${http}/search?q=x`);
   assert.equal(none.status, 503);
   assert.match(none.body, /There is no index to search yet/);
