@@ -32,6 +32,15 @@ export function fixedEngine(options: { hits?: SearchHit[]; version?: string; hol
     aborted: 0,
     version: options.version ?? 'fixed-1',
     status: () => ({ index: engine.version ?? null, documents: hits.length }),
+    // The titles of its hits that start with what is typed.
+    suggest: ({ q, limit }) =>
+      Promise.resolve({
+        q,
+        suggestions: hits
+          .filter((h) => h.title.toLowerCase().startsWith(q.toLowerCase()))
+          .slice(0, limit)
+          .map((h) => ({ text: h.title.toLowerCase(), kind: 'title' as const })),
+      }),
     search(request, signal) {
       engine.calls.push(request);
       if (options.hold === true) {
