@@ -79,17 +79,24 @@ function suggestedWords(lexicon: Lexicon): SuggestionEntry[] {
   return bestInKeyOrder(out, MAX_WORDS);
 }
 
-/** A title as a key (plain forms) and a text (exact forms), or undefined when it suggests nothing. */
+/**
+ * A title as a key (plain forms joined by a space) and a text (exact forms
+ * joined so, overlapping or adjacent CJK words joined back: "東京ノート", not "東京 京ノ
+ * ノー ート"), or undefined when it suggests nothing.
+ */
 export function titleForms(title: string): { key: string; text: string } | undefined {
   const plain: string[] = [];
-  const exact: string[] = [];
+  let text = '';
+  let end = -1;
   for (const word of words(title)) {
     plain.push(word.plain);
-    exact.push(word.exact);
+    if (word.start <= end) text += word.exact.slice(end - word.start);
+    else text += (text === '' ? '' : ' ') + word.exact;
+    end = word.end;
   }
   const key = plain.join(' ');
   if (key === '' || DIGITS.test(key) || Buffer.byteLength(key) > MAX_TITLE_BYTES) return undefined;
-  return { key, text: exact.join(' ') };
+  return { key, text };
 }
 
 function suggestedTitles(cardsFile: string, facts: Pick<CardFacts, 'flags' | 'weights'>): SuggestionEntry[] {

@@ -143,14 +143,20 @@ export class Client {
     }
   }
 
-  /** The answer (result or error) to the search `id`. */
+  /** The answer (result, suggestions or error) to the search or suggest `id`. */
   answer(id: string, ms?: number): Promise<Message> {
-    return this.next((m) => m.id === id && (m.type === 'result' || m.type === 'error'), ms);
+    return this.next((m) => m.id === id && (m.type === 'result' || m.type === 'suggestions' || m.type === 'error'), ms);
   }
 
   /** Sends a search and waits for its answer. */
   async search(id: string, q: string, extra: Record<string, unknown> = {}): Promise<Message> {
     this.send({ type: 'search', id, q, ...extra });
+    return this.answer(id);
+  }
+
+  /** Sends a suggest and waits for its answer. */
+  async suggest(id: string, q: string, extra: Record<string, unknown> = {}): Promise<Message> {
+    this.send({ type: 'suggest', id, q, ...extra });
     return this.answer(id);
   }
 }
