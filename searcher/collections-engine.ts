@@ -25,7 +25,8 @@
  * from each collection picked (docs/search.md "Several collections").
  *
  * Suggestions: every collection's completions, the newest collection's
- * first, each text once, cut to the limit.
+ * first, each text once (a title when any collection has it as one), cut
+ * to the limit.
  *
  * Takedowns: each pool follows every collection's takedown file and hides
  * their union (pool-engine.ts). `version` joins every collection's, so a
@@ -150,7 +151,8 @@ export class CollectionsEngine implements Engine {
     );
     if (answers.every((a) => a === undefined)) throw new NoIndexError();
     const byText = new Map<string, Completion>();
-    for (const completion of answers.flatMap((a) => a?.suggestions ?? [])) if (!byText.has(completion.text)) byText.set(completion.text, completion);
+    // A text in its first place; said to be a title when any collection has it as one.
+    for (const completion of answers.flatMap((a) => a?.suggestions ?? [])) if (!byText.has(completion.text) || completion.kind === 'title') byText.set(completion.text, completion);
     return { q: request.q, suggestions: [...byText.values()].slice(0, request.limit) };
   }
 
