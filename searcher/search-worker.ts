@@ -40,6 +40,8 @@ const port = parentPort!;
 const { state, caches, logLoads, takedowns, rules } = workerData as SearchWorkerData;
 const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads, takedowns: TakedownSet.of(takedowns), rules: SiteRules.fromTexts(rules) });
 const running = new Map<number, AbortController>();
+/** A suggest takes microseconds: it is not cancelled (the main thread answers a timeout itself). */
+const NEVER = new AbortController().signal;
 
 /** A failed call as the pool reads it. */
 function failed(id: number, err: unknown): Record<string, unknown> {
@@ -60,7 +62,7 @@ port.on('message', (message: { type: 'search' | 'suggest' | 'cancel' | 'check' |
       return;
     }
     case 'suggest':
-      engine.suggest(message.request!, new AbortController().signal).then(
+      engine.suggest(message.request!, NEVER).then(
         (result) => port.postMessage({ type: 'suggestions', id: message.id, result }),
         (err: unknown) => port.postMessage(failed(message.id, err)),
       );
