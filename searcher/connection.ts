@@ -75,8 +75,8 @@ export interface Shared {
 export class Connection {
   private authenticated: boolean;
   private readonly searches = new Map<string, AbortController>();
-  /** Suggests not answered yet: aborted when the socket closes. */
-  private readonly suggesting = new Set<AbortController>();
+  /** Suggests not answered yet, by id: aborted when the socket closes. */
+  private readonly suggesting = new Map<string, AbortController>();
   private readonly subscriptions = new Set<string>();
   private readonly messages = new TokenBucket();
   private readonly invalid = new TokenBucket();
@@ -242,7 +242,7 @@ export class Connection {
       case 'search':
         return this.search(message);
       case 'suggest':
-        return this.accepted(() => this.suggest(message));
+        return this.suggest(message);
       case 'cancel':
         return this.accepted(() => this.cancel(message.id));
       case 'subscribe':
@@ -310,20 +310,23 @@ export class Connection {
   }
 
   private suggest({ id, q, limit }: Extract<ClientMessage, { type: 'suggest' }>): void {
+    if (!this.freeId(id)) return;
+    this.refusals = 0;
     const controller = new AbortController();
-    this.suggesting.add(controller);
+    this.suggesting.set(id, controller);
     void runSuggest(this.shared, { q, limit }, controller.signal).then((outcome) => {
       // The socket closed: no one to answer.
-      if (!this.suggesting.delete(controller)) return;
+      if (this.suggesting.get(id) !== controller) return;
+      this.suggesting.delete(id);
       if (outcome.ok) this.send({ type: 'suggestions', id, took_ms: outcome.took_ms, ...outcome.result });
       else this.error(id, outcome.error);
     });
   }
 
-  /** Ids name searches in flight and subscriptions alike; a taken one is a BAD_MESSAGE. */
+  /** Ids name searches and suggests in flight and subscriptions alike; a taken one is a BAD_MESSAGE. */
   private freeId(id: string): boolean {
-    if (!this.searches.has(id) && !this.subscriptions.has(id)) return true;
-    this.invalidMessage(new MessageError(`id ${JSON.stringify(id)} is in use by a search in flight or a subscription`, 'id', id));
+    if (!this.searches.has(id) && !this.suggesting.has(id) && !this.subscriptions.has(id)) return true;
+    this.invalidMessage(new MessageError(`id ${JSON.stringify(id)} is in use by a search or suggest in flight or a subscription`, 'id', id));
     return false;
   }
 
@@ -345,7 +348,7 @@ export class Connection {
   }
 
   private abortAll(): void {
-    for (const controller of [...this.searches.values(), ...this.suggesting]) controller.abort();
+    for (const controller of [...this.searches.values(), ...this.suggesting.values()]) controller.abort();
     this.searches.clear();
     this.suggesting.clear();
   }

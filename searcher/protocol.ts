@@ -162,10 +162,13 @@ export function queryErrorFields(err: QueryError): ErrorFields {
   return { code: 'BAD_QUERY', message: err.message, reason: err.code, position: err.position };
 }
 
+/** The fields of a suggest besides its id (the HTTP route's parameters). */
+export const SUGGEST_FIELDS = ['q', 'limit'] as const;
+
 const FIELDS = {
   hello: ['token'],
   search: ['id', 'q', 'offset', 'limit', 'filters', 'sort', 'explain', 'collections'],
-  suggest: ['id', 'q', 'limit'],
+  suggest: ['id', ...SUGGEST_FIELDS],
   cancel: ['id'],
   subscribe: ['id', 'topic'],
   unsubscribe: ['id'],

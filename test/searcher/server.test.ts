@@ -198,7 +198,7 @@ test('searches from one IP share one bucket across connections', async (t) => {
 
 test('suggests take the message bucket only: not a search slot, not the IP search bucket', async (t) => {
   const engine = fixedEngine({ hits: [hit(1, { title: 'Debian release notes' })], hold: true });
-  const { ws } = await startServer(t, engine, { max_in_flight: 1, ip_search_rate: 0.01, ip_search_burst: 1, message_rate: 0.01, message_burst: 5 });
+  const { ws } = await startServer(t, engine, { max_in_flight: 1, ip_search_rate: 0.01, ip_search_burst: 1, message_rate: 0.01, message_burst: 6 });
   const client = await Client.open(t, ws);
   // The one search slot and the IP's one search token taken by a search held in flight.
   client.send({ type: 'search', id: 'held', q: 'x' });
@@ -208,7 +208,10 @@ test('suggests take the message bucket only: not a search slot, not the IP searc
     assert.equal(typeof answer['took_ms'], 'number');
   }
   assert.equal((await client.search('q2', 'x'))['code'], 'TOO_MANY_REQUESTS');
-  // The sixth message: the connection's bucket is empty.
+  // An id in use by a search in flight is refused, as for a search.
+  const taken = await client.suggest('held', 'deb');
+  assert.deepEqual([taken['code'], taken['field']], ['BAD_MESSAGE', 'id']);
+  // The seventh message: the connection's bucket is empty.
   assert.equal((await client.suggest('s3', 'deb'))['code'], 'TOO_MANY_REQUESTS');
 });
 
