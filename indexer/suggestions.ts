@@ -79,10 +79,14 @@ function suggestedWords(lexicon: Lexicon): SuggestionEntry[] {
   return bestInKeyOrder(out, MAX_WORDS);
 }
 
+/** What may stay between two words of a title's text: punctuation inside a term, which the query language reads as a phrase of its words ("3.11.2", "tcp/ip"), never its syntax. */
+const KEPT_BETWEEN = /^[^\s"():*=]{1,3}$/u;
+
 /**
- * A title as a key (plain forms joined by a space) and a text (exact forms
- * joined so, overlapping or adjacent CJK words joined back: "東京ノート", not "東京 京ノ
- * ノー ート"), or undefined when it suggests nothing.
+ * A title as a key (plain forms joined by a space) and a text (exact forms,
+ * punctuation inside a term kept, other gaps one space; overlapping or
+ * adjacent CJK words joined back: "東京ノート", not "東京 京ノ ノー ート"),
+ * or undefined when it suggests nothing.
  */
 export function titleForms(title: string): { key: string; text: string } | undefined {
   const plain: string[] = [];
@@ -91,7 +95,8 @@ export function titleForms(title: string): { key: string; text: string } | undef
   for (const word of words(title)) {
     plain.push(word.plain);
     if (word.start <= end) text += word.exact.slice(end - word.start);
-    else text += (text === '' ? '' : ' ') + word.exact;
+    else if (end < 0) text = word.exact;
+    else text += (KEPT_BETWEEN.test(title.slice(end, word.start)) ? title.slice(end, word.start) : ' ') + word.exact;
     end = word.end;
   }
   const key = plain.join(' ');
