@@ -10,7 +10,7 @@
  *   --warmup N         untimed passes before them, for every engine alike (default 5)
  *   --port N           the site's port on every loopback address (default 8480)
  *   --only P[,P…]      gather, urldb, index, search, relevance, export, nutch, import, pdf, scale,
- *                      crawl-scale, result-cache
+ *                      crawl-scale, result-cache, suggest
  *   --scale N[,N…]     the scale part with N generated documents each (10k, 100k, 1M, or a
  *                      number); alone, it is the only part run
  *   --crawl-seconds N  the crawl-scale part: seconds each configuration crawls (default 120;
@@ -30,7 +30,7 @@ import { PART_IDS } from './parts.js';
 import type { BenchOptions, PartId } from './parts.js';
 
 export const USAGE = `usage: npm run bench -- [--quick | --large | --set small|medium|large] [--runs N] [--passes N] [--warmup N]
-       [--port N] [--only gather,urldb,index,search,relevance,export,nutch,import,pdf,scale,crawl-scale,result-cache] [--scale N[,N…]] [--no-install] [--new-queries] [--new-judgments] [--record]
+       [--port N] [--only gather,urldb,index,search,relevance,export,nutch,import,pdf,scale,crawl-scale,result-cache,suggest] [--scale N[,N…]] [--no-install] [--new-queries] [--new-judgments] [--record]
        [--crawl-seconds N] [--crawl-hosts N] [--crawl-addresses P,C] [--sherlock-set key=value]…`;
 
 export class UsageError extends Error {}

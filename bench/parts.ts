@@ -40,8 +40,8 @@ export interface BenchOptions {
   crawlAddresses: readonly [number, number];
 }
 
-export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import' | 'pdf' | 'scale' | 'crawl-scale' | 'result-cache';
-export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import', 'pdf', 'scale', 'crawl-scale', 'result-cache'];
+export type PartId = 'gather' | 'urldb' | 'index' | 'search' | 'relevance' | 'export' | 'nutch' | 'import' | 'pdf' | 'scale' | 'crawl-scale' | 'result-cache' | 'suggest';
+export const PART_IDS: readonly PartId[] = ['gather', 'urldb', 'index', 'search', 'relevance', 'export', 'nutch', 'import', 'pdf', 'scale', 'crawl-scale', 'result-cache', 'suggest'];
 
 export interface BenchContext {
   readonly opts: BenchOptions;

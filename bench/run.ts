@@ -9,6 +9,8 @@
  * on outside judgments (bench/relevance/, its own Czech site) → exports →
  * the simulated web (crawl-scale.ts, `--only crawl-scale`) → the result
  * cache on a repeated query mix (result-cache.ts, `--only result-cache`) →
+ * suggestions for the queries typed letter by letter (suggest.ts, `--only
+ * suggest`) →
  * stop the server → print the tables and write bench/results/latest.md.
  *
  * Generated data lives in bench/work/ (git-ignored). Every child process has
@@ -40,6 +42,7 @@ import { nutchStateSize, sherlockNutchExport } from './nutch-state.js';
 import { pdfTable } from './pdf-extract.js';
 import { simWebTable } from './crawl-scale.js';
 import { resultCacheTable } from './result-cache.js';
+import { suggestTable } from './suggest.js';
 import { ensureScaleCorpus, UNFETCHED_PER_DOC, type ScaleCorpus } from './scale-corpus.js';
 import { rebuildUnderLoad } from './scale-swap.js';
 import { loadOrGenerate } from './queries.js';
@@ -952,7 +955,7 @@ async function main(): Promise<void> {
   const ctx: BenchContext = { opts, repoRoot, distDir, workDir, layout, corpus, queries, queryFile, seedsFile, seeds, server: undefined, log };
   const tables: Table[] = [];
   const footnotes: string[] = [];
-  const needServer = selected('gather') || selected('index') || selected('search') || selected('relevance') || selected('export') || selected('crawl-scale') || selected('result-cache');
+  const needServer = selected('gather') || selected('index') || selected('search') || selected('relevance') || selected('export') || selected('crawl-scale') || selected('result-cache') || selected('suggest');
   try {
     if (needServer) {
       const bound = opts.set === 'large' ? 4 * 3600 : 2 * 3600;
@@ -973,6 +976,7 @@ async function main(): Promise<void> {
     if (selected('pdf')) tables.push(await pdfTable(ctx, footnotes));
     if (selected('crawl-scale')) tables.push(...(await crawlScaleTables(ctx, footnotes)));
     if (selected('result-cache')) tables.push(await resultCacheTable(ctx, log));
+    if (selected('suggest')) tables.push(await suggestTable(ctx, log));
     if (selected('scale') && opts.scale.length > 0) {
       const scale = await scaleTables(ctx, footnotes);
       tables.push(...scale);

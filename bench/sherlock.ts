@@ -134,8 +134,9 @@ async function ensureState(ctx: BenchContext): Promise<string> {
 /** The state with an index version published (an untimed build when none is yet), for the parts that only search it. */
 export async function ensureIndex(ctx: BenchContext): Promise<string> {
   const state = await ensureState(ctx);
-  if (!existsSync(join(state, 'index', 'current'))) {
-    ctx.log('sherlock: no index yet, building once (untimed)');
+  // An index built before the Suggestions file was is built again: the suggest part reads it.
+  if (!existsSync(join(state, 'index', 'current', 'Suggestions'))) {
+    ctx.log('sherlock: no index (or one without Suggestions) yet, building once (untimed)');
     check('sherlock index build', await run(process.execPath, [cliPath(ctx), 'index', 'build', '--state', state, '--json', ...sets(ctx)], { timeoutMs: 3_600_000 }));
   }
   return state;

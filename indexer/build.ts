@@ -11,6 +11,7 @@
  *   lexicon   the chewer's and the anchors' words → LexRaw, LexByFreq, LexOrder
  *   wordindex AnchoredPostings, LexOrder → WordIndex, Lexicon, StringIndex
  *   cards     → CardInfo, Fingerprints
+ *   suggest   Lexicon, Cards → Suggestions (suggestions.ts)
  *   publish   → Manifest; `<version>.tmp/` → `<version>/`, `current` switched
  *
  * Stages hand each other their results in memory as well (the vocabulary,
@@ -41,6 +42,7 @@ import { indexDirectory } from '../common/index/layout.js';
 import type { SiteRules } from '../common/site-rules.js';
 import { beginVersion, publishVersion } from './publish.js';
 import { scan } from './scan.js';
+import { buildSuggestions } from './suggestions.js';
 import { runDirectory, writeStringIndex, writeWordIndex } from './wordindex.js';
 
 const log = logger('indexer');
@@ -70,10 +72,10 @@ export function sharedBudget(budget: number, workers: number): number {
 const WORDINDEX_BYTES_PER_WORD = 4;
 
 /** The files of a version: what the searcher reads, and the stages' working files. */
-export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback'] as const;
+export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback', 'Suggestions'] as const;
 export const WORK_FILES = ['Attributes', 'Postings', 'Checksums', 'Signatures', 'Links', 'RefTexts', 'Merges', 'AnchoredPostings', 'LexRaw', 'LexByFreq', 'LexOrder'] as const;
 
-export const STAGES = ['scan', 'chew', 'merge', 'links', 'lexicon', 'wordindex', 'cards', 'publish'] as const;
+export const STAGES = ['scan', 'chew', 'merge', 'links', 'lexicon', 'wordindex', 'cards', 'suggest', 'publish'] as const;
 export type Stage = (typeof STAGES)[number];
 
 export interface BuildOptions {
@@ -214,9 +216,10 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       writeCardInfo(at('CardInfo'), facts);
       writeFingerprints(at('Fingerprints'), finder);
     });
+    const suggestions = await stage('suggest', () => buildSuggestions({ lexicon: at('Lexicon'), cards: at('Cards'), out: at('Suggestions') }, facts));
     const emptyCards = facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
     // bucket_generation and bucket_next say which buckets the version holds (indexer/backlog.ts).
-    const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards, images: chewed.images, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: ranks.words, postings: wordIndex.postings, strings, links: chewed.links };
+    const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards, images: chewed.images, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: ranks.words, postings: wordIndex.postings, strings, links: chewed.links, suggested_words: suggestions.words, suggested_titles: suggestions.titles };
     const files = [...INDEX_FILES, ...(options.keepWork === true ? WORK_FILES : [])];
     const publishedVersion = await stage('publish', () => publishVersion(indexDir, version, begun.dir, { files, counts, now, graceMs: config.grace_period }));
     published = true;

@@ -14,6 +14,7 @@
  *   WordIndex     <word id> <card id> <refs>    (one line per chain)
  *   StringIndex   <key hex> <card id> <refs>
  *   Fingerprints  <fingerprint hex> <card id>
+ *   Suggestions   word <rank> <key> <text> | title <rank> card=<card id> <key> <text>
  *   Links         <target fingerprint hex> <source card id> <R|Y|F|I>
  *   Manifest      format, version, created, then "count NAME N" and "file NAME SIZE CRC" lines
  *   Attributes    <card id> oid=<oid> fp=<fingerprint hex> flags=<a,b|->      (the build's working files)
@@ -38,6 +39,7 @@ import { corruptIndex, readMagic } from '../common/index/file.js';
 import { Fingerprints, readLinks } from '../common/index/fingerprints.js';
 import { LEXBYFREQ_FORMAT, LEXORDER_FORMAT, LEXRAW_FORMAT, Lexicon, readLexList, wordClass, type LexListFormat } from '../common/index/lexicon.js';
 import { readManifest } from '../common/index/manifest.js';
+import { Suggestions, type SuggestionList } from '../common/index/suggestions.js';
 import { languageOf } from '../common/language/codes.js';
 import { ChainDecoder, WORD_EDGE, type Ref } from '../common/index/refs.js';
 import { NOWHERE, readMerges } from './merge.js';
@@ -64,6 +66,7 @@ const DUMPERS: Record<string, Dumper> = {
   'SHERLOCK-FPRINTS': dumpFingerprints,
   'SHERLOCK-LINKS': dumpLinks,
   'SHERLOCK-MANIFST': dumpManifest,
+  'SHERLOCK-SUGGEST': dumpSuggestions,
   'SHERLOCK-ATTRS': dumpAttributes,
   'SHERLOCK-POSTING': dumpPostings,
   'SHERLOCK-CHKSUMS': dumpChecksums,
@@ -140,6 +143,18 @@ function* dumpLexicon(file: string): Iterable<DumpRecord> {
       json: { ...entry, stemLanguage: languageOf(entry.stemLanguage), class: kind },
     };
   }
+}
+
+function* dumpSuggestions(file: string): Iterable<DumpRecord> {
+  const { words, titles } = Suggestions.open(file);
+  const records = function* (kind: 'word' | 'title', list: SuggestionList): Iterable<DumpRecord> {
+    for (let n = 0; n < list.count; n++) {
+      const entry = { kind, rank: list.ranks[n]!, ...(kind === 'title' ? { card: list.card(n) } : {}), key: list.key(n), text: list.text(n) };
+      yield { line: [kind, entry.rank, ...(kind === 'title' ? [`card=${entry.card}`] : []), column(entry.key), column(entry.text)].join(' '), json: entry };
+    }
+  };
+  yield* records('word', words);
+  yield* records('title', titles);
 }
 
 function* dumpChains<K>(reader: Iterable<ChainEntry<K>> & { close(): void }, show: (key: K) => string): Iterable<DumpRecord> {

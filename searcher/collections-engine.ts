@@ -24,13 +24,17 @@
  * (its pool's), not over the merged list: a capped site can show its cap
  * from each collection picked (docs/search.md "Several collections").
  *
+ * Suggestions: every collection's completions, the newest collection's
+ * first, each text once (a title when any collection has it as one), cut
+ * to the limit.
+ *
  * Takedowns: each pool follows every collection's takedown file and hides
  * their union (pool-engine.ts). `version` joins every collection's, so a
  * swap in any of them changes it (the result cache keys on it).
  */
 
 import type { SiteRules } from '../common/site-rules.js';
-import { NoIndexError, decodeResult, type EncodedResult, type Engine, type FacetCount, type SearchHit, type SearchRequest, type SearchResult } from './engine.js';
+import { NoIndexError, decodeResult, type EncodedResult, type Engine, type FacetCount, type SearchHit, type SearchRequest, type SearchResult, type SuggestRequest, type SuggestResult, type Completion } from './engine.js';
 import { shares, type CacheSizes } from './index-version.js';
 
 /** What the merge needs of one collection's engine (a PoolEngine). */
@@ -133,6 +137,23 @@ export class CollectionsEngine implements Engine {
       request,
     );
     return { json: JSON.stringify(merged), version: joinVersions(this.all.map((c) => [c.name, versions.get(c.name)])) };
+  }
+
+  /** Every collection's completions, the newer collections' first, a text given once, cut to the limit. */
+  async suggest(request: SuggestRequest, signal: AbortSignal): Promise<SuggestResult> {
+    const answers = await Promise.all(
+      [...this.all].reverse().map((c) =>
+        c.engine.suggest(request, signal).catch((err: unknown) => {
+          if (err instanceof NoIndexError) return undefined;
+          throw err;
+        }),
+      ),
+    );
+    if (answers.every((a) => a === undefined)) throw new NoIndexError();
+    const byText = new Map<string, Completion>();
+    // A text in its first place; said to be a title when any collection has it as one.
+    for (const completion of answers.flatMap((a) => a?.suggestions ?? [])) if (!byText.has(completion.text) || completion.kind === 'title') byText.set(completion.text, completion);
+    return { q: request.q, suggestions: [...byText.values()].slice(0, request.limit) };
   }
 
   /** One collection's top `window` hits; undefined when it has no index version yet. */

@@ -11,7 +11,8 @@
  *   within HELLO_TIMEOUT_MS; anything else closes with 4401;
  * - every message takes a token from the connection's bucket, every search
  *   one from its IP's bucket too, and at most max_in_flight searches run at
- *   once: past a limit the answer is TOO_MANY_REQUESTS (with retry_after_ms
+ *   once (a suggest takes only the connection's token: they come with each
+ *   keystroke and cost microseconds; the query timeout bounds each): past a limit the answer is TOO_MANY_REQUESTS (with retry_after_ms
  *   for the buckets), and a client that is refused MAX_REFUSALS times in a
  *   row is closed (4429).
  *
@@ -43,6 +44,7 @@ import { CLOSE, MAX_PAYLOAD, MessageError, SUBPROTOCOL, errorMessage, parseClien
 import type { SearcherMetrics } from './metrics.js';
 import type { Counters } from './counters.js';
 import { runSearch } from './search.js';
+import { runSuggest } from './suggest.js';
 import type { ResultCache } from './result-cache.js';
 
 const log = logger('searcher');
@@ -73,6 +75,8 @@ export interface Shared {
 export class Connection {
   private authenticated: boolean;
   private readonly searches = new Map<string, AbortController>();
+  /** Suggests not answered yet, by id: aborted when the socket closes. */
+  private readonly suggesting = new Map<string, AbortController>();
   private readonly subscriptions = new Set<string>();
   private readonly messages = new TokenBucket();
   private readonly invalid = new TokenBucket();
@@ -237,6 +241,8 @@ export class Connection {
         return this.accepted(() => this.welcome());
       case 'search':
         return this.search(message);
+      case 'suggest':
+        return this.suggest(message);
       case 'cancel':
         return this.accepted(() => this.cancel(message.id));
       case 'subscribe':
@@ -302,10 +308,24 @@ export class Connection {
     });
   }
 
-  /** Ids name searches in flight and subscriptions alike; a taken one is a BAD_MESSAGE. */
+  private suggest({ id, q, limit }: Extract<ClientMessage, { type: 'suggest' }>): void {
+    if (!this.freeId(id)) return;
+    this.refusals = 0;
+    const controller = new AbortController();
+    this.suggesting.set(id, controller);
+    void runSuggest(this.shared, { q, limit }, controller.signal).then((outcome) => {
+      // The socket closed: no one to answer.
+      if (this.suggesting.get(id) !== controller) return;
+      this.suggesting.delete(id);
+      if (outcome.ok) this.send({ type: 'suggestions', id, took_ms: outcome.took_ms, ...outcome.result });
+      else this.error(id, outcome.error);
+    });
+  }
+
+  /** Ids name searches and suggests in flight and subscriptions alike; a taken one is a BAD_MESSAGE. */
   private freeId(id: string): boolean {
-    if (!this.searches.has(id) && !this.subscriptions.has(id)) return true;
-    this.invalidMessage(new MessageError(`id ${JSON.stringify(id)} is in use by a search in flight or a subscription`, 'id', id));
+    if (!this.searches.has(id) && !this.suggesting.has(id) && !this.subscriptions.has(id)) return true;
+    this.invalidMessage(new MessageError(`id ${JSON.stringify(id)} is in use by a search or suggest in flight or a subscription`, 'id', id));
     return false;
   }
 
@@ -327,8 +347,9 @@ export class Connection {
   }
 
   private abortAll(): void {
-    for (const controller of this.searches.values()) controller.abort();
+    for (const controller of [...this.searches.values(), ...this.suggesting.values()]) controller.abort();
     this.searches.clear();
+    this.suggesting.clear();
   }
 
   private onClose(): void {

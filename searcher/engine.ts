@@ -15,6 +15,9 @@
  * - `search` may give the result already written as JSON text (an
  *   EncodedResult, as search threads hand theirs over): the socket splices it
  *   into its answer as it is, and only the server-rendered page parses it.
+ * - `suggest` completes what is being typed (searcher/completions.ts); it
+ *   rejects with NoIndexError as `search` does, and gives no suggestions
+ *   (not an error) from a version without a Suggestions file.
  * - `version` names the loaded index version (undefined: none), read anew on
  *   every health check and welcome, so a live swap shows at once.
  */
@@ -147,8 +150,26 @@ export function decodeResult(result: SearchResult | EncodedResult): SearchResult
   return isEncoded(result) ? (JSON.parse(result.json) as SearchResult) : result;
 }
 
+/** What is typed in the box (the cursor at its end) and how many completions are wanted. */
+export interface SuggestRequest {
+  q: string;
+  limit: number;
+}
+
+/** A whole query the box can be replaced with: the last word completed from the vocabulary (`word`), or a title (`title`). */
+export interface Completion {
+  text: string;
+  kind: 'word' | 'title';
+}
+
+export interface SuggestResult {
+  q: string;
+  suggestions: Completion[];
+}
+
 export interface Engine {
   search(request: SearchRequest, signal: AbortSignal): Promise<SearchResult | EncodedResult>;
+  suggest(request: SuggestRequest, signal: AbortSignal): Promise<SuggestResult>;
   /** The index version searched, undefined while there is none. */
   readonly version: string | undefined;
   /** A searcher of several collections: their names, a request may pick among them; absent: one unnamed collection. */
@@ -170,6 +191,7 @@ export function noIndexEngine(): Engine {
   return {
     version: undefined,
     search: () => Promise.reject(new NoIndexError()),
+    suggest: () => Promise.reject(new NoIndexError()),
     status: () => ({ index: null }),
   };
 }

@@ -31,7 +31,8 @@ import { languageCode, languageOf } from '../common/language/codes.js';
 import { logger } from '../common/log.js';
 import { SiteRules } from '../common/site-rules.js';
 import { TakedownSet, takedownFilePath } from '../common/takedowns.js';
-import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, Suggestion } from './engine.js';
+import type { Engine, FacetCount, SearchHit, SearchRequest, SearchResult, SuggestRequest, SuggestResult, Suggestion } from './engine.js';
+import { completions } from './completions.js';
 import { NoIndexError } from './engine.js';
 import { Evaluation, cardTest, type CardTest, type Hits, type Matcher } from './evaluate.js';
 import { explainHits } from './explain.js';
@@ -199,6 +200,17 @@ export class IndexEngine implements Engine {
     } finally {
       version.release();
     }
+  }
+
+  /** Completions of what is typed (completions.ts), none from a version without Suggestions; the takedowns hide titles too. */
+  async suggest(request: SuggestRequest, signal: AbortSignal): Promise<SuggestResult> {
+    signal.throwIfAborted();
+    const version = this.loaded;
+    if (version === undefined) throw new NoIndexError();
+    const { suggestions } = version;
+    const down = version.takenDown;
+    const hidden = (card: number): boolean => down !== undefined && down[card] === 1;
+    return { q: request.q, suggestions: suggestions === undefined ? [] : completions(suggestions, request, hidden) };
   }
 
   /**

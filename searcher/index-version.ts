@@ -5,7 +5,9 @@
  * a query. The Lexicon is held in memory, and CardInfo as columns (static
  * weight, flags, type, a dense site number per card: typed arrays, one
  * element per card, checked once here), so the per-card work of a query is
- * array reads. WordIndex, StringIndex and Cards are read on demand:
+ * array reads. Suggestions, when the version has them, are held too (a
+ * version built before they were has none). WordIndex, StringIndex and
+ * Cards are read on demand:
  *
  * - a word's chains are walked once into columns (Postings: card ids, the
  *   word's score inputs and score in each card) and kept,
@@ -27,6 +29,7 @@ import { CardsReader, type Card } from '../common/index/cards.js';
 import { StringIndexReader, WordIndexReader, stringKey, type StringKind } from '../common/index/chains.js';
 import { Lexicon, type LexiconEntry } from '../common/index/lexicon.js';
 import { verifyIndexDir, type Manifest } from '../common/index/manifest.js';
+import { SUGGESTIONS_FILE, Suggestions } from '../common/index/suggestions.js';
 import { UNDETERMINED, languageCode, languageOf } from '../common/language/codes.js';
 import { stemLanguage, stemOf } from '../common/language/stem.js';
 import type { ChainDecoder } from '../common/index/refs.js';
@@ -294,6 +297,8 @@ export class IndexVersion {
     private readonly strings: StringIndexReader,
     private readonly cards: CardsReader,
     caches: CacheSizes,
+    /** What queries are completed from (completions.ts); undefined for a version built before the file was. */
+    readonly suggestions: Suggestions | undefined,
   ) {
     this.chainCache = new Lru(caches.chains, decodedBytes, new Frequencies(FREQUENCY_WINDOW));
     this.skipCache = new Lru(skipBudget(caches.chains), boundBytes);
@@ -320,7 +325,8 @@ export class IndexVersion {
       const strings = keep(StringIndexReader.open(join(dir, 'StringIndex')));
       const cards = keep(CardsReader.open(join(dir, 'Cards')));
       const info = CardInfoReader.open(join(dir, 'CardInfo'));
-      return new IndexVersion(name, manifest, Lexicon.open(join(dir, 'Lexicon')), info, cardColumns(info), words, strings, cards, caches);
+      const suggestions = manifest.files.some((file) => file.name === SUGGESTIONS_FILE) ? Suggestions.open(join(dir, SUGGESTIONS_FILE)) : undefined;
+      return new IndexVersion(name, manifest, Lexicon.open(join(dir, 'Lexicon')), info, cardColumns(info), words, strings, cards, caches, suggestions);
     } catch (err) {
       for (const reader of opened) reader.close();
       throw err;

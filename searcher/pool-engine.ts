@@ -27,7 +27,7 @@ import { Worker } from 'node:worker_threads';
 import { logger } from '../common/log.js';
 import { SiteRules } from '../common/site-rules.js';
 import { TakedownSet, takedownFilePath } from '../common/takedowns.js';
-import { NoIndexError, type EncodedResult, type Engine, type SearchRequest } from './engine.js';
+import { NoIndexError, type EncodedResult, type Engine, type SearchRequest, type SuggestRequest, type SuggestResult } from './engine.js';
 import { shares, type CacheSizes } from './index-version.js';
 import type { SearchWorkerData } from './search-worker.js';
 import { TakedownWatch } from './takedowns.js';
@@ -53,6 +53,7 @@ export interface PoolEngineOptions {
 
 type Reply =
   | { type: 'result'; id: number; json: string; version: string | undefined }
+  | { type: 'suggestions'; id: number; result: SuggestResult }
   | { type: 'failed'; id: number; noIndex: boolean; message: string }
   | { type: 'checked'; id: number; version: string | undefined; status: Record<string, unknown> }
   | { type: 'applied'; id: number }
@@ -206,6 +207,15 @@ export class PoolEngine implements Engine {
       thread.searches -= 1;
       signal.removeEventListener('abort', cancel);
     }
+  }
+
+  /** Completions, by the thread with the fewest searches in flight: they take microseconds, and are not counted as searches. */
+  async suggest(request: SuggestRequest, signal: AbortSignal): Promise<SuggestResult> {
+    signal.throwIfAborted();
+    const reply = await this.pick().ask(this.next++, { type: 'suggest', request });
+    if (reply.type === 'suggestions') return reply.result;
+    if (reply.type === 'failed' && reply.noIndex) throw new NoIndexError();
+    throw new Error(reply.type === 'failed' ? reply.message : `unexpected reply ${reply.type}`);
   }
 
   /** Whether the loaded version has a card of each URL (canonical); none without a version. */

@@ -7,17 +7,18 @@
  * It does no I/O; connection.ts drives it.
  *
  * Client → server: hello {token?}, search {id, q, offset?, limit?, filters?},
- * cancel {id}, subscribe {id, topic}, unsubscribe {id}, ping {id?}.
- * Server → client: welcome, result, error, event, pong.
+ * suggest {id, q, limit?}, cancel {id}, subscribe {id, topic}, unsubscribe
+ * {id}, ping {id?}.
+ * Server → client: welcome, result, suggestions, error, event, pong.
  *
- * Every search is answered exactly once, by a result or an error carrying its
+ * Every search and every suggest is answered exactly once, by a result or an error carrying its
  * id. An error about one message never closes the socket; the close codes
  * are for what ends the conversation (binary frames or a flood of invalid
  * messages 4400, authentication 4401, ignoring rate limits 4429).
  */
 
 import { COLLECTION_NAME } from './config.js';
-import { isEncoded, type EncodedResult, type SearchFilters, type SearchHit, type SearchResult } from './engine.js';
+import { isEncoded, type EncodedResult, type SearchFilters, type SearchHit, type SearchResult, type SuggestRequest, type SuggestResult } from './engine.js';
 import { MAX_QUERY_LENGTH, QueryError, parseQuery, type QueryErrorCode } from './query.js';
 
 export const SUBPROTOCOL = 'sherlock.v1';
@@ -33,6 +34,10 @@ export const MAX_FILTER_VALUES = 16;
 /** filters.age: days, at most a century. */
 export const MAX_AGE_DAYS = 36_500;
 export const MAX_FILTER_LENGTH = 253;
+/** suggest: the text typed, and how many completions. */
+export const MAX_SUGGEST_LENGTH = 256;
+export const DEFAULT_SUGGEST_LIMIT = 8;
+export const MAX_SUGGEST_LIMIT = 20;
 
 export type ErrorCode =
   /** The message is not JSON, or breaks the protocol; `field` names the culprit. */
@@ -79,6 +84,7 @@ export interface SearchFields {
 export type ClientMessage =
   | { type: 'hello'; token?: string }
   | ({ type: 'search'; id: string } & SearchFields)
+  | ({ type: 'suggest'; id: string } & SuggestRequest)
   | { type: 'cancel'; id: string }
   | { type: 'subscribe'; id: string; topic: Topic }
   | { type: 'unsubscribe'; id: string }
@@ -103,6 +109,12 @@ export interface ResultMessage {
   suggest?: SearchResult['suggest'];
 }
 
+export interface SuggestionsMessage extends SuggestResult {
+  type: 'suggestions';
+  id: string;
+  took_ms: number;
+}
+
 export interface ErrorMessage {
   type: 'error';
   id?: string;
@@ -122,6 +134,7 @@ export type ErrorFields = Omit<ErrorMessage, 'type' | 'id'>;
 export type ServerMessage =
   | WelcomeMessage
   | ResultMessage
+  | SuggestionsMessage
   | ErrorMessage
   | { type: 'event'; id: string; topic: Topic; data: Record<string, unknown> }
   | { type: 'pong'; id?: string };
@@ -160,9 +173,13 @@ export function resultText(id: string | undefined, tookMs: number, result: Searc
 /** The fields of a search besides its id (the JSON API's POST body holds these). */
 export const SEARCH_FIELDS = ['q', 'offset', 'limit', 'filters', 'sort', 'explain', 'collections'] as const;
 
+/** The fields of a suggest besides its id (the HTTP route's parameters). */
+export const SUGGEST_FIELDS = ['q', 'limit'] as const;
+
 const FIELDS = {
   hello: ['token'],
   search: ['id', ...SEARCH_FIELDS],
+  suggest: ['id', ...SUGGEST_FIELDS],
   cancel: ['id'],
   subscribe: ['id', 'topic'],
   unsubscribe: ['id'],
@@ -207,6 +224,8 @@ export function parseClientMessage(text: string): ClientMessage {
     }
     case 'search':
       return { type: 'search', id: need(), ...checkSearchFields(value, id) };
+    case 'suggest':
+      return { type: 'suggest', id: need(), ...checkSuggestFields(value, id) };
     case 'subscribe':
       if (value['topic'] !== 'status') throw new MessageError('topic must be "status"', 'topic', id);
       return { type: 'subscribe', id: need(), topic: 'status' };
@@ -242,6 +261,13 @@ export function checkSearchFields(value: Json, id?: string): SearchFields {
     ...(explain === true ? { explain } : {}),
     ...(collections === undefined ? {} : { collections }),
   };
+}
+
+/** The fields of a suggest, checked, the limit defaulted; the HTTP route reads its parameters through this too. */
+export function checkSuggestFields(value: Json, id?: string): SuggestRequest {
+  const q = value['q'];
+  if (typeof q !== 'string' || q.length === 0 || q.length > MAX_SUGGEST_LENGTH) throw new MessageError(`q must be a string of 1 to ${MAX_SUGGEST_LENGTH} characters`, 'q', id);
+  return { q, limit: integer(value, 'limit', 1, MAX_SUGGEST_LIMIT, DEFAULT_SUGGEST_LIMIT, id) };
 }
 
 /** A list of collection names, each once; an empty list is absent (all). */

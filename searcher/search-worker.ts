@@ -8,12 +8,12 @@
  * the worker data, each change as a message answered once it applies. The
  * site rules come the same way, as their files' texts (SIGHUP).
  *
- * Messages in: {search, id, request} | {cancel, id} | {check, id} |
+ * Messages in: {search, id, request} | {suggest, id, request} | {cancel, id} | {check, id} |
  * {resize, id, caches} | {takedowns, id, takedowns} | {has, id, urls} |
  * {rules, id, rules}.
  * Messages out: {result, id, json, version} (the SearchResult as JSON text,
  * made once here so the main thread only splices it into its answer, and the
- * version that answered) |
+ * version that answered) | {suggestions, id, result} |
  * {failed, id, noIndex, message} | {checked, id, version, status} | {applied, id} |
  * {found, id, found} (whether the version has a card of each URL).
  */
@@ -40,8 +40,15 @@ const port = parentPort!;
 const { state, caches, logLoads, takedowns, rules } = workerData as SearchWorkerData;
 const engine = await IndexEngine.start({ state, pollMs: 0, caches, logLoads, takedowns: TakedownSet.of(takedowns), rules: SiteRules.fromTexts(rules) });
 const running = new Map<number, AbortController>();
+/** A suggest takes microseconds: it is not cancelled (the main thread answers a timeout itself). */
+const NEVER = new AbortController().signal;
 
-port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 'takedowns' | 'has' | 'rules'; id: number; request?: never; caches?: CacheSizes; takedowns?: Takedown[]; urls?: string[]; rules?: RuleSource[] }) => {
+/** A failed call as the pool reads it. */
+function failed(id: number, err: unknown): Record<string, unknown> {
+  return { type: 'failed', id, noIndex: err instanceof NoIndexError, message: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+}
+
+port.on('message', (message: { type: 'search' | 'suggest' | 'cancel' | 'check' | 'resize' | 'takedowns' | 'has' | 'rules'; id: number; request?: never; caches?: CacheSizes; takedowns?: Takedown[]; urls?: string[]; rules?: RuleSource[] }) => {
   switch (message.type) {
     case 'search': {
       const controller = new AbortController();
@@ -50,11 +57,16 @@ port.on('message', (message: { type: 'search' | 'cancel' | 'check' | 'resize' | 
       const version = engine.version;
       engine.search(message.request!, controller.signal).then(
         (result) => port.postMessage({ type: 'result', id: message.id, json: JSON.stringify(result), version }),
-        (err: unknown) =>
-          port.postMessage({ type: 'failed', id: message.id, noIndex: err instanceof NoIndexError, message: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+        (err: unknown) => port.postMessage(failed(message.id, err)),
       ).finally(() => running.delete(message.id));
       return;
     }
+    case 'suggest':
+      engine.suggest(message.request!, NEVER).then(
+        (result) => port.postMessage({ type: 'suggestions', id: message.id, result }),
+        (err: unknown) => port.postMessage(failed(message.id, err)),
+      );
+      return;
     case 'cancel':
       running.get(message.id)?.abort();
       return;

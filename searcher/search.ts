@@ -17,6 +17,7 @@ import type { SearcherConfig } from './config.js';
 import { QueryError, parseQuery, type QueryNode } from './query.js';
 import type { Synonyms } from './synonyms.js';
 import { resultKey, type ResultCache } from './result-cache.js';
+import { withDeadline } from './deadline.js';
 
 const log = logger('searcher');
 
@@ -67,34 +68,15 @@ async function attempt({ engine, config, synonyms, results }: SearchContext, fie
     const json = results.lookup(key, fields.q);
     if (json !== undefined) return { ok: true, result: { json }, took_ms: tookMs() };
   }
-  // One signal for the engine: the caller's abort or the timeout, whichever comes first.
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error('query timeout'));
-  }, timeoutMs);
-  const onAbort = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) onAbort();
-  const stopped = new Promise<never>((_, reject) => {
-    if (controller.signal.aborted) reject(controller.signal.reason);
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-  });
-  try {
-    // The race hears a late rejection of either promise, so an engine slow to notice the abort is no unhandled rejection.
-    const result = await Promise.race([engine.search(searchRequest(query, fields), controller.signal), stopped]);
-    if (key !== undefined) keep(results, key, generation, version!, fields.q, result);
-    return { ok: true, result, took_ms: tookMs() };
-  } catch (err) {
-    if (signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'the search was cancelled' } };
-    if (timedOut) return { ok: false, error: { code: 'TIMEOUT', message: `the search took longer than ${timeoutMs} ms` } };
-    if (err instanceof NoIndexError) return { ok: false, error: { code: 'NO_INDEX', message: err.message } };
-    return internal(err, fields.q);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', onAbort);
+  const settled = await withDeadline(signal, timeoutMs, (engineSignal) => engine.search(searchRequest(query, fields), engineSignal));
+  if (settled.ok) {
+    if (key !== undefined) keep(results, key, generation, version!, fields.q, settled.value);
+    return { ok: true, result: settled.value, took_ms: tookMs() };
   }
+  if (settled.why === 'cancelled') return { ok: false, error: { code: 'CANCELLED', message: 'the search was cancelled' } };
+  if (settled.why === 'timeout') return { ok: false, error: { code: 'TIMEOUT', message: `the search took longer than ${timeoutMs} ms` } };
+  if (settled.err instanceof NoIndexError) return { ok: false, error: { code: 'NO_INDEX', message: settled.err.message } };
+  return internal(settled.err, fields.q);
 }
 
 /** Puts a result into the cache under `key`, made for `version`: an engine that says which version answered is taken at its word. */

@@ -16,6 +16,7 @@ import { CardsWriter } from '../../common/index/cards.js';
 import { StringIndexWriter, stringKey, WordIndexWriter } from '../../common/index/chains.js';
 import { FingerprintsWriter, LinksWriter } from '../../common/index/fingerprints.js';
 import { LEXORDER_FORMAT, writeLexicon, writeLexList } from '../../common/index/lexicon.js';
+import { writeSuggestions } from '../../common/index/suggestions.js';
 import { writeManifest } from '../../common/index/manifest.js';
 import { WORD_EDGE } from '../../common/index/refs.js';
 import { cliPath, scratchDir } from '../helpers/paths.js';
@@ -63,6 +64,7 @@ function writeVersion(dir: string): void {
   const links = new LinksWriter(join(dir, 'Links'));
   links.add({ target: Buffer.alloc(12, 0xab), source: 0, type: 'Y' });
   links.finish();
+  writeSuggestions(join(dir, 'Suggestions'), [{ key: 'hello', text: 'héllo', rank: 9 }], [{ key: 'example page', text: 'example page', rank: 17 << 16, card: 0 }]);
   writeManifest(dir, { version: 'v1', created: 1_700_000_000, counts: { cards: 1 }, files: ['Cards', 'CardInfo'] });
 }
 
@@ -78,6 +80,7 @@ test('index dump prints every format one record per line, told by its magic', as
     StringIndex: `${stringKey('host', 'example.com').toString('hex')} 0 urlword/0@0\n`,
     Fingerprints: `${'ab'.repeat(12)} 0\n`,
     Links: `${'ab'.repeat(12)} 0 Y\n`,
+    Suggestions: `word 9 hello héllo\ntitle ${17 << 16} card=0 "example page" "example page"\n`,
   };
   for (const [name, output] of Object.entries(expected)) {
     const run = await sherlock(['index', 'dump', join(dir, name)]);

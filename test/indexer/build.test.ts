@@ -15,6 +15,7 @@ import { readDocText, WORD_TYPE } from '../../common/bucket/doc-text.js';
 import { CARD_FLAG, CardInfoReader, lengthCode } from '../../common/index/cardinfo.js';
 import { CardsReader, type Card } from '../../common/index/cards.js';
 import { StringIndexReader, stringKey, WordIndexReader } from '../../common/index/chains.js';
+import { Suggestions } from '../../common/index/suggestions.js';
 import { Fingerprints, readLinks } from '../../common/index/fingerprints.js';
 import { Lexicon } from '../../common/index/lexicon.js';
 import { verifyIndexDir } from '../../common/index/manifest.js';
@@ -72,7 +73,7 @@ test('index build makes a version whose every file the common readers accept and
   assert.deepEqual(readdirSync(join(state, 'index')).sort(), [report.version, 'current']);
   assert.deepEqual(
     manifest.files.map((f) => f.name).sort(),
-    ['AnchoredPostings', 'Attributes', 'CardInfo', 'Cards', 'Checksums', 'Feedback', 'Fingerprints', 'LexByFreq', 'LexOrder', 'LexRaw', 'Lexicon', 'Links', 'Merges', 'Postings', 'RefTexts', 'Signatures', 'StringIndex', 'WordIndex'],
+    ['AnchoredPostings', 'Attributes', 'CardInfo', 'Cards', 'Checksums', 'Feedback', 'Fingerprints', 'LexByFreq', 'LexOrder', 'LexRaw', 'Lexicon', 'Links', 'Merges', 'Postings', 'RefTexts', 'Signatures', 'StringIndex', 'Suggestions', 'WordIndex'],
   );
 
   const info = CardInfoReader.open(join(dir, 'CardInfo'));
@@ -91,6 +92,16 @@ test('index build makes a version whose every file the common readers accept and
     assert.equal(fingerprints.lookup(fingerprint(card.url)), id, `Fingerprints find ${card.url}`);
   }
   assert.deepEqual([...byPath.keys()].sort(), ['/', '/accents', '/cjk', '/hidden', '/moved', '/twin-a', '/twin-b', '/long', '/long-edit', '/popular', '/lonely', '/menu-a', '/menu-b', '/pipe.png'].sort());
+
+  // Suggestions: titles of the cards shown (twins once, the noindex page and the image not at all), words without numbers.
+  const suggestions = Suggestions.open(join(dir, 'Suggestions'));
+  const titles = Array.from({ length: suggestions.titles.count }, (_, n) => suggestions.titles.text(n));
+  assert.deepEqual(titles.sort(), ['crème brûlée', 'long', 'lonely', 'orchard', 'popular', 'sherlock holmes home', 'twin', '東京ノート'].sort());
+  assert.equal(manifest.counts['suggested_titles'], titles.length);
+  const [cafeAt] = suggestions.words.range('cafe');
+  assert.equal(suggestions.words.key(cafeAt), 'cafe');
+  assert.ok(['cafe', 'café'].includes(suggestions.words.text(cafeAt)));
+  for (let n = 0; n < suggestions.words.count; n++) assert.doesNotMatch(suggestions.words.key(n), /^\d+$/);
 
   // Cards give back what the pages said; CardInfo flags the empty ones.
   const home = byPath.get('/')!;

@@ -5,7 +5,8 @@
  * origin serves both crawls with other pages, so `/notice` (and `/`) are in
  * both. Merged results name their collection, `collections` picks, an
  * unknown name is refused, the newer collection's copy hides the older
- * one's, a takedown in either state hides the URL in both within a second;
+ * one's, suggestions come from both (the newer's first), a takedown in
+ * either state hides the URL in both within a second;
  * the search page takes `collections=` too.
  * Then the merge on its own: normalisation, override, totals and facets.
  */
@@ -124,6 +125,20 @@ test('two collections in one searcher: merged hits, picked by name, the newer co
   assert.deepEqual(status.engine.collections.map((c) => c.name), ['a', 'b']);
   assert.ok(status.engine.collections.every((c) => c.cards > 0 && c.index !== null), JSON.stringify(status.engine));
   client.send({ type: 'unsubscribe', id: 's' });
+
+  // Suggestions from both, the newer collection's first, a text once.
+  const suggested = async (q: string) => {
+    const m = await client.suggest(`s${n++}`, q);
+    assert.equal(m.type, 'suggestions', JSON.stringify(m));
+    return (m['suggestions'] as Array<{ text: string; kind: string }>).map((c) => `${c.kind} ${c.text}`);
+  };
+  const notice = await suggested('not');
+  assert.equal(notice[0], 'title notice', JSON.stringify(notice));
+  // Both have the word and the title "notice": given once, as b's title.
+  assert.equal(notice.filter((c) => c.endsWith(' notice')).length, 1, JSON.stringify(notice));
+  // b has the words, a the title: a title, in b's place.
+  assert.deepEqual((await suggested('alpha no')).slice(0, 1), ['title alpha notice']);
+  assert.ok((await suggested('harb')).includes('title harbour home'));
 
   // A takedown written to a's state hides b's page within a second; one in b's hides a's.
   const hides = async (state: string, url: string, q: string) => {

@@ -239,7 +239,7 @@ test('TIMEOUT is 504, NO_INDEX 503, INTERNAL 500; a client that goes away aborts
   const noIndex = await post(`${empty.http}/api/search`, { q: 'detective' });
   assert.deepEqual([noIndex.status, noIndex.json['code']], [503, 'NO_INDEX']);
 
-  const broken: Engine = { version: 'v1', status: () => ({}), search: () => Promise.reject(new Error('a bug')) };
+  const broken: Engine = { version: 'v1', status: () => ({}), search: () => Promise.reject(new Error('a bug')), suggest: () => Promise.reject(new Error('a bug')) };
   const failing = await startServer(t, broken, LISTEN);
   const internal = await call(`${failing.http}/api/search?q=detective`);
   assert.deepEqual([internal.status, internal.json['code']], [500, 'INTERNAL']);

@@ -32,6 +32,15 @@ export function fixedEngine(options: { hits?: SearchHit[]; version?: string; hol
     aborted: 0,
     version: options.version ?? 'fixed-1',
     status: () => ({ index: engine.version ?? null, documents: hits.length }),
+    // The titles of its hits that start with what is typed.
+    suggest: ({ q, limit }) =>
+      Promise.resolve({
+        q,
+        suggestions: hits
+          .filter((h) => h.title.toLowerCase().startsWith(q.toLowerCase()))
+          .slice(0, limit)
+          .map((h) => ({ text: h.title.toLowerCase(), kind: 'title' as const })),
+      }),
     search(request, signal) {
       engine.calls.push(request);
       if (options.hold === true) {
@@ -134,14 +143,20 @@ export class Client {
     }
   }
 
-  /** The answer (result or error) to the search `id`. */
+  /** The answer (result, suggestions or error) to the search or suggest `id`. */
   answer(id: string, ms?: number): Promise<Message> {
-    return this.next((m) => m.id === id && (m.type === 'result' || m.type === 'error'), ms);
+    return this.next((m) => m.id === id && (m.type === 'result' || m.type === 'suggestions' || m.type === 'error'), ms);
   }
 
   /** Sends a search and waits for its answer. */
   async search(id: string, q: string, extra: Record<string, unknown> = {}): Promise<Message> {
     this.send({ type: 'search', id, q, ...extra });
+    return this.answer(id);
+  }
+
+  /** Sends a suggest and waits for its answer. */
+  async suggest(id: string, q: string, extra: Record<string, unknown> = {}): Promise<Message> {
+    this.send({ type: 'suggest', id, q, ...extra });
     return this.answer(id);
   }
 }

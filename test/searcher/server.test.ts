@@ -196,6 +196,25 @@ test('searches from one IP share one bucket across connections', async (t) => {
   assert.ok((refused['retry_after_ms'] as number) > 1000);
 });
 
+test('suggests take the message bucket only: not a search slot, not the IP search bucket', async (t) => {
+  const engine = fixedEngine({ hits: [hit(1, { title: 'Debian release notes' })], hold: true });
+  const { ws } = await startServer(t, engine, { max_in_flight: 1, ip_search_rate: 0.01, ip_search_burst: 1, message_rate: 0.01, message_burst: 6 });
+  const client = await Client.open(t, ws);
+  // The one search slot and the IP's one search token taken by a search held in flight.
+  client.send({ type: 'search', id: 'held', q: 'x' });
+  for (let i = 0; i < 3; i++) {
+    const answer = await client.suggest(`s${i}`, 'debian rel');
+    assert.deepEqual([answer.type, answer['suggestions']], ['suggestions', [{ text: 'debian release notes', kind: 'title' }]]);
+    assert.equal(typeof answer['took_ms'], 'number');
+  }
+  assert.equal((await client.search('q2', 'x'))['code'], 'TOO_MANY_REQUESTS');
+  // An id in use by a search in flight is refused, as for a search.
+  const taken = await client.suggest('held', 'deb');
+  assert.deepEqual([taken['code'], taken['field']], ['BAD_MESSAGE', 'id']);
+  // The seventh message: the connection's bucket is empty.
+  assert.equal((await client.suggest('s3', 'deb'))['code'], 'TOO_MANY_REQUESTS');
+});
+
 test('searches in flight are capped per connection; cancel aborts the engine call and frees the slot', async (t) => {
   const engine = fixedEngine({ hold: true });
   const { ws } = await startServer(t, engine, { max_in_flight: 2 });
