@@ -12,9 +12,10 @@
  * which tsc erases.
  */
 
-import type { CLOSE, ErrorCode, ErrorFields, ResultMessage, SearchFields, ServerMessage, WelcomeMessage } from '../searcher/protocol.js';
+import type { Completion } from '../searcher/engine.js';
+import type { CLOSE, ErrorCode, ErrorFields, ResultMessage, SearchFields, ServerMessage, SuggestionsMessage, WelcomeMessage } from '../searcher/protocol.js';
 
-export type { ErrorCode, ResultMessage, WelcomeMessage };
+export type { Completion, ErrorCode, ResultMessage, SuggestionsMessage, WelcomeMessage };
 
 const SUBPROTOCOL: WelcomeMessage['protocol'] = 'sherlock.v1';
 const CLOSE_UNAUTHORIZED: (typeof CLOSE)['unauthorized'] = 4401;
@@ -35,24 +36,6 @@ const BURST_RESERVE = 2;
 
 /** The fields of a search: only `q` is required; the rest as the `search` message (docs/api.md). */
 export type SearchInput = Pick<SearchFields, 'q'> & Partial<Omit<SearchFields, 'q'>>;
-
-/**
- * The `suggestions` answer of the suggest contract (issue 34); the searcher
- * side of it lands with the suggestions work.
- */
-export interface Suggestion {
-  /** A whole query the box can be replaced with. */
-  text: string;
-  kind: 'word' | 'title';
-}
-
-export interface SuggestionsMessage {
-  type: 'suggestions';
-  id: string;
-  took_ms: number;
-  q: string;
-  suggestions: Suggestion[];
-}
 
 /** The status topic's figures (docs/api.md, "event"). */
 export type StatusData = Extract<ServerMessage, { type: 'event' }>['data'];

@@ -28,12 +28,14 @@ import { originAllowed } from './auth.js';
 import type { Shared } from './connection.js';
 import type { ApiRoute } from './api-route.js';
 import { searchRoute } from './api-search.js';
+import { suggestRoute } from './api-suggest.js';
 import { STATUS_OF, errorHeaders, searchBucketRefusal, tokenRefusal } from './http-refusals.js';
 import { readJsonBody } from './json-body.js';
 import { MAX_PAYLOAD, MessageError, errorMessage, type ErrorFields } from './protocol.js';
 
 const ROUTES: Record<string, ApiRoute> = {
   '/api/search': searchRoute,
+  '/api/suggest': suggestRoute,
 };
 
 const METHODS = 'GET, POST';

@@ -5,7 +5,9 @@
  * accent-free, whole queries from titles, a takedown hiding a title, odd
  * input answered, bad messages named, suggests outside the per-IP search
  * bucket; in process: a version without the Suggestions file gives none,
- * no index is NO_INDEX, the OpenSearch array.
+ * no index is NO_INDEX, the OpenSearch array; over HTTP (/api/suggest, GET
+ * and POST, the OpenSearch format by parameter and by Accept, CORS) and
+ * through the typed client, the same completions as the socket gives.
  */
 
 import assert from 'node:assert/strict';
@@ -15,6 +17,10 @@ import test from 'node:test';
 import { currentVersion, indexDirectory } from '../../common/index/layout.js';
 import { readManifest, writeManifest } from '../../common/index/manifest.js';
 import { SUGGESTIONS_FILE } from '../../common/index/suggestions.js';
+import { WebSocket } from 'undici';
+import { SherlockClient } from '../../client/sherlock-client.js';
+import { searcherConfig } from '../../searcher/config.js';
+import { SearchServer } from '../../searcher/server.js';
 import { noIndexEngine } from '../../searcher/engine.js';
 import { IndexEngine } from '../../searcher/index-engine.js';
 import { typedParts } from '../../searcher/completions.js';
@@ -150,4 +156,55 @@ test('what of the text typed is completed', () => {
   assert.deepEqual(typedParts('"debian"'), {});
   assert.deepEqual(typedParts('   '), {});
   assert.deepEqual(typedParts('a OR b'), { word: { before: 'a OR ', plain: 'b' } });
+});
+
+test('/api/suggest and the typed client give the socket its own completions; the OpenSearch array by parameter and by Accept', async (t) => {
+  const state = scratchDir(t);
+  await crawlSite(state, { address: '127.0.5.33' });
+  await buildCli(state);
+  const engine = await IndexEngine.start({ state, pollMs: 0 });
+  t.after(() => engine.close());
+  const allowed = 'http://127.0.5.35:8000';
+  const config = searcherConfig.parse({ listen: '127.0.5.34:0', allowed_origins: [allowed] });
+  const server = await SearchServer.listen({ config, engine, token: undefined });
+  t.after(() => server.close());
+  const http = `http://${server.address}`;
+  const socket = await Client.open(t, `ws://${server.address}/`);
+  await socket.next();
+  const client = new SherlockClient(`ws://${server.address}/`, { WebSocket });
+  t.after(() => client.close());
+
+  for (const [n, q] of ['bru', 'Sherlock ho', 'creme bru', 'sherlock ', '東'].entries()) {
+    const { took_ms: _, id: __, ...wanted } = await socket.suggest(`w${n}`, q, { limit: 5 });
+    const get = await fetch(`${http}/api/suggest?q=${encodeURIComponent(q)}&limit=5`);
+    assert.equal(get.status, 200);
+    assert.equal(get.headers.get('content-type'), 'application/json');
+    const { took_ms: ___, ...got } = (await get.json()) as Record<string, unknown>;
+    assert.deepEqual(got, wanted, q);
+    const post = await fetch(`${http}/api/suggest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q, limit: 5 }) });
+    const { took_ms: ____, ...posted } = (await post.json()) as Record<string, unknown>;
+    assert.deepEqual(posted, wanted, q);
+    const typed = await client.suggest(q, { limit: 5 });
+    assert.deepEqual({ q: typed.q, suggestions: typed.suggestions }, { q: wanted['q'], suggestions: wanted['suggestions'] }, q);
+    // What a browser asks when it offers the engine: the OpenSearch array, its URLs this searcher's results page.
+    const texts = (wanted['suggestions'] as Completion[]).map((c) => c.text);
+    const open = await fetch(`${http}/api/suggest?q=${encodeURIComponent(q)}&limit=5&format=opensearch`);
+    assert.equal(open.headers.get('content-type'), 'application/x-suggestions+json');
+    const array = (await open.json()) as [string, string[], string[], string[]];
+    assert.deepEqual(array.slice(0, 2), [q, texts]);
+    assert.deepEqual(array[3], texts.map((text) => `${http}/search?q=${encodeURIComponent(text)}`));
+    const accepted = await fetch(`${http}/api/suggest?q=${encodeURIComponent(q)}&limit=5`, { headers: { accept: 'application/x-suggestions+json' } });
+    assert.deepEqual(await accepted.json(), array);
+  }
+
+  // Refusals name the parameter; an allowed origin gets CORS, a foreign one a 403.
+  for (const [query, field] of [['q=', 'q'], ['q=a&limit=21', 'limit'], ['q=a&format=xml', 'format'], ['q=a&offset=1', 'offset'], ['q=a&q=b', 'q']] as const) {
+    const refused = await fetch(`${http}/api/suggest?${query}`);
+    assert.equal(refused.status, 400, query);
+    assert.equal(((await refused.json()) as Record<string, unknown>)['field'], field, query);
+  }
+  const cors = await fetch(`${http}/api/suggest?q=gaz`, { headers: { origin: allowed } });
+  assert.equal(cors.headers.get('access-control-allow-origin'), allowed);
+  assert.ok(((await cors.json()) as { suggestions: Completion[] }).suggestions.some((c) => c.text === 'gazette'));
+  assert.equal((await fetch(`${http}/api/suggest?q=gaz`, { headers: { origin: 'http://127.0.5.36:8000' } })).status, 403);
 });
