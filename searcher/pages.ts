@@ -6,7 +6,9 @@
  *   GET /search?q=…       the same page with results rendered on the server
  *                         (&site=…&type=…&lang=… filters, &page=N), for browsers
  *                         without JavaScript, shared links, curl and tests
- *   GET /page.css, /page.js, /render.js, /client.js   the page's assets
+ *   GET /page.css, /page.js, /render.js, /client.js, /suggest-box.js   the
+ *                         page's assets (CORS for allowed_origins: the widget
+ *                         imports the suggestion list)
  *   GET /widget.js        the search box other sites embed (page/widget.js)
  *   GET /status           the status view (page/status.html, status.js,
  *                         status.css): live figures over the status topic
@@ -27,6 +29,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { CONTENT_TYPE } from '../common/service/metrics.js';
+import { originAllowed } from './auth.js';
 import type { Shared } from './connection.js';
 import { decodeResult } from './engine.js';
 import { handleApi } from './http-api.js';
@@ -51,6 +54,7 @@ const ASSET_FILES: Record<string, { url: URL; type: string }> = {
   '/status': { url: new URL('../../searcher/page/status.html', import.meta.url), type: 'text/html; charset=utf-8' },
   '/status.css': { url: new URL('../../searcher/page/status.css', import.meta.url), type: 'text/css; charset=utf-8' },
   '/status.js': { url: new URL('../../searcher/page/status.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  '/suggest-box.js': { url: new URL('../../searcher/page/suggest-box.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
   '/widget.js': { url: new URL('../../searcher/page/widget.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
 };
 
@@ -112,7 +116,10 @@ export function handleHttp(req: IncomingMessage, res: ServerResponse, url: URL, 
     return;
   }
   // A static page (the status view) gets the same policy headers as the rendered ones.
-  const headers = { ...(asset.type.startsWith('text/html') ? HTML_HEADERS : {}), 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
+  // The widget imports the suggestion list from here into another site's page: a module import is a CORS request.
+  const origin = req.headers.origin;
+  const cors = origin !== undefined && originAllowed(origin, req.headers.host, shared.config.allowed_origins) ? { 'access-control-allow-origin': origin } : {};
+  const headers = { ...(asset.type.startsWith('text/html') ? HTML_HEADERS : {}), ...cors, vary: 'Origin', 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
   if (req.headers['if-none-match'] === asset.etag) res.writeHead(304, headers).end();
   else res.writeHead(200, headers).end(asset.body);
 }

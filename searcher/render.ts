@@ -236,7 +236,7 @@ export function renderPage(state: PageState, answer: Answer | undefined, name = 
 <h1><a href="/">sherlock</a></h1>
 <form id="search-form" role="search" action="/search" method="get">
 <label for="q" class="visually-hidden">Search</label>
-<input id="q" name="q" type="search" value="${escapeHtml(state.q)}" maxlength="1024" autocomplete="off" spellcheck="false" autofocus aria-describedby="status" placeholder="Search: words, &quot;phrases&quot;, -exclude, site:, type:, lang:">
+<div class="combo"><input id="q" name="q" type="search" value="${escapeHtml(state.q)}" maxlength="1024" autocomplete="off" spellcheck="false" autofocus aria-describedby="status" placeholder="Search: words, &quot;phrases&quot;, -exclude, site:, type:, lang:"><ul id="suggestions" hidden></ul></div>
 ${[...state.site.map((v) => ['site', v]), ...state.type.map((v) => ['type', v]), ...state.lang.map((v) => ['lang', v]), ...(state.byDate ? [['sort', 'date']] : []), ...(state.collections ?? []).map((v) => ['collections', v])].map(([name, v]) => `<input type="hidden" name="${name}" value="${escapeHtml(v!)}">`).join('')}
 <button type="submit">Search</button>
 </form>

@@ -9,8 +9,10 @@
 
 import { SherlockClient } from '/client.js';
 import { PAGE_SIZE, renderBody, stateFromParams, stateHref, summary } from '/render.js';
+import { attachSuggestions } from '/suggest-box.js';
 
 const DEBOUNCE_MS = 150;
+const SUGGESTIONS = 8;
 const TOKEN_KEY = 'sherlock-token';
 
 const form = document.getElementById('search-form');
@@ -27,6 +29,20 @@ let due = false; // a search failed for want of a connection or a token: search 
 let clearing = new AbortController(); // aborted when the box is emptied, cancelling what is out
 let debounce;
 let typing = false; // the history entry of this typing run exists already
+
+// Completions as the user types (suggest-box.js); choosing one searches it at once.
+const suggestions = attachSuggestions(input, document.getElementById('suggestions'), {
+  fetch: (text) =>
+    client.suggest(text, { limit: SUGGESTIONS, supersede: 'suggest' }).then(
+      (answer) => answer.suggestions,
+      (error) => (error.code === 'CANCELLED' ? undefined : []),
+    ),
+  choose: (text) => {
+    typing = false;
+    go({ ...state, q: text, page: 1 }, true);
+    search();
+  },
+});
 
 client.on('welcome', () => {
   open = true;
@@ -90,6 +106,7 @@ input.addEventListener('input', () => {
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();
+  suggestions.close();
   typing = false;
   go({ ...state, q: input.value, page: 1 }, true);
   // Without a socket the server renders the answer.

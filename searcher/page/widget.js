@@ -9,7 +9,10 @@
 // from the index is only ever set as text; a snippet keeps its <mark>s and
 // nothing else. Keys: Enter searches, arrows walk the results (up from the
 // first goes back to the box), Escape closes the overlay and puts the
-// focus back in the box. Plain script, no build step, like page.js.
+// focus back in the box. Suggestions (GET /api/suggest) hang under the box
+// as the user types: the search page's list (suggest-box.js, imported from
+// the searcher, so CORS again), with its own keys while it is open. Plain
+// script, no build step, like page.js.
 
 (() => {
   const script = document.currentScript;
@@ -18,6 +21,7 @@
   const name = script.dataset.name || 'sherlock';
   const sites = (script.dataset.site || '').split(/[\s,]+/).filter((s) => s !== '');
   const LIMIT = 8;
+  const SUGGESTIONS = 6;
 
   const host = document.createElement('div');
   host.className = 'sherlock-widget';
@@ -29,6 +33,12 @@
 :host { all: initial; display: inline-block; position: relative; font: 15px/1.4 system-ui, sans-serif; color: #1b1b1b; }
 form { display: flex; gap: 4px; }
 input { font: inherit; padding: 6px 8px; border: 1px solid #8a8a8a; border-radius: 4px; min-width: 16em; }
+.combo { position: relative; display: flex; }
+.suggestions { position: absolute; top: calc(100% + 2px); left: 0; right: 0; z-index: 2147483647; list-style: none; margin: 0; padding: 4px 0;
+  background: #fff; border: 1px solid #8a8a8a; border-radius: 4px; box-shadow: 0 4px 16px rgb(0 0 0 / 0.2); }
+.suggestions[hidden] { display: none; }
+.suggestion { padding: 3px 8px; cursor: pointer; overflow-wrap: anywhere; }
+.suggestion[aria-selected="true"], .suggestion:hover { background: #e8eef9; }
 button { font: inherit; padding: 6px 12px; border: 1px solid #8a8a8a; border-radius: 4px; background: #f3f3f3; cursor: pointer; }
 input:focus, button:focus, a:focus { outline: 2px solid #1a5fb4; outline-offset: 1px; }
 .overlay { position: absolute; top: calc(100% + 4px); left: 0; z-index: 2147483647; width: min(34em, 92vw); max-height: 70vh; overflow: auto;
@@ -46,7 +56,8 @@ mark { background: #fce588; color: inherit; }
 .all { font-size: 13px; }
 @media (prefers-color-scheme: dark) {
   :host { color: #eee; }
-  .overlay { background: #202124; border-color: #5f6368; }
+  .overlay, .suggestions { background: #202124; border-color: #5f6368; }
+  .suggestion[aria-selected="true"], .suggestion:hover { background: #3c4043; }
   .snippet { color: #ddd; } .status { color: #bbb; } .url { color: #8fd19e; } li a { color: #8ab4f8; }
   input, button { background: #303134; color: #eee; border-color: #5f6368; }
   mark { background: #6b5a12; }
@@ -56,20 +67,42 @@ mark { background: #fce588; color: inherit; }
   const label = element('label', { for: 'sherlock-q', style: 'position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)' }, `Search ${name}`);
   const input = element('input', { id: 'sherlock-q', type: 'search', maxlength: '1024', autocomplete: 'off', placeholder: `Search ${name}`, 'aria-controls': 'sherlock-results' });
   const button = element('button', { type: 'submit' }, 'Search');
-  form.append(label, input, button);
+  // The list suggest-box.js fills as the user types, hanging under the box.
+  const suggestions = element('ul', { class: 'suggestions', id: 'sherlock-suggestions' });
+  const combo = element('div', { class: 'combo' });
+  combo.append(input, suggestions);
+  form.append(label, combo, button);
   const overlay = element('div', { class: 'overlay', id: 'sherlock-results', role: 'region', 'aria-label': `Results from ${name}` });
   overlay.hidden = true;
   const status = element('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const list = element('ol');
-  // Suggestions (GET /api/suggest) as the user types go in this list, above the results.
-  const suggestions = element('ul', { class: 'suggestions', role: 'listbox', 'aria-label': 'Suggestions' });
-  suggestions.hidden = true;
   const all = element('p', { class: 'all' });
-  overlay.append(suggestions, status, list, all);
+  overlay.append(status, list, all);
   root.append(style, form, overlay);
 
   let serial = 0;
   let controller;
+  let suggesting;
+
+  // Without the list (the import refused or failed) the box still searches.
+  import(`${base}/suggest-box.js`).then(
+    ({ attachSuggestions }) => attachSuggestions(input, suggestions, { fetch: suggest, choose: (text) => void search(text) }),
+    () => undefined,
+  );
+
+  /** The completions of the text typed, or undefined when a newer request superseded this one. */
+  async function suggest(text) {
+    suggesting?.abort();
+    suggesting = new AbortController();
+    try {
+      const res = await fetch(`${base}/api/suggest?${new URLSearchParams({ q: text, limit: String(SUGGESTIONS) })}`, { signal: suggesting.signal, credentials: 'omit' });
+      const answer = await res.json();
+      return answer.type === 'suggestions' ? answer.suggestions : [];
+    } catch (err) {
+      if (err.name === 'AbortError') return undefined;
+      throw err;
+    }
+  }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();

@@ -3,8 +3,10 @@
  * another origin (a second loopback server) embeds it with one script tag;
  * typing a query and pressing Enter shows results from the searcher's real
  * index in an overlay, the arrows walk them, Escape closes it and gives the
- * focus back; the host page's styles do not reach into it. A page on an
- * origin the searcher does not allow gets no results and says so.
+ * focus back; the host page's styles do not reach into it; suggestions
+ * come as the user types, what /api/suggest gives, walked with the arrows
+ * and chosen with Enter. A page on an origin the searcher does not allow
+ * gets no results nor suggestions, and says so.
  */
 
 import assert from 'node:assert/strict';
@@ -30,6 +32,15 @@ function hostPage(searcher: () => string): Record<string, RouteHandler> {
 <p id="after">After the box.</p></body></html>`);
     },
   };
+}
+
+/** Waits until `ok()` holds, naming what was awaited if it never does. */
+async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
+  const since = Date.now();
+  while (!(await ok())) {
+    assert.ok(Date.now() - since < 20_000, `waited 20 s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** The focused element inside the widget's shadow root: its tag and text. */
@@ -99,6 +110,27 @@ test('the widget on an allowed origin searches, walks results with the keyboard,
   assert.equal(await page.locator('.sherlock-widget .overlay').isHidden(), true);
   assert.equal(await focused(page), 'input#sherlock-q:');
 
+  // Suggestions as the user types: what /api/suggest gives, walked with the arrows, one chosen with Enter.
+  const completions = async (q: string) => ((await (await fetch(`${http}/api/suggest?q=${q}&limit=6`)).json()) as { suggestions: { text: string }[] }).suggestions.map((s) => s.text);
+  const typed = 'sh';
+  const wanted = await completions(typed);
+  assert.ok(wanted.length > 1, JSON.stringify(wanted));
+  await box.fill('');
+  await box.pressSequentially(typed, { delay: 20 });
+  const options = page.locator('.sherlock-widget .suggestion');
+  await until(`the suggestions for "${typed}"`, async () => JSON.stringify(await options.allTextContents()) === JSON.stringify(wanted));
+  assert.equal(await box.getAttribute('aria-expanded'), 'true');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  assert.deepEqual(await options.evaluateAll((lis) => lis.map((li) => li.getAttribute('aria-selected'))), wanted.map((_, i) => String(i === 1)));
+  assert.equal(await box.inputValue(), wanted[1]);
+  assert.equal(await box.getAttribute('aria-activedescendant'), await options.nth(1).getAttribute('id'));
+  await screenshot(t, page, 'sherlock-widget-suggestions');
+  await page.keyboard.press('Enter');
+  await until(`the results for "${wanted[1]}"`, async () => (await page.locator('.sherlock-widget .overlay').isVisible()) && /^\d+ results?$/.test((await page.locator('.sherlock-widget .status').textContent()) ?? ''));
+  assert.equal(await box.getAttribute('aria-expanded'), 'false');
+  assert.equal(await box.inputValue(), wanted[1]);
+
   const other = await browser.newPage();
   await other.goto(`${foreign.origin}/`);
   await other.locator('.sherlock-widget input[type=search]').fill('gazette');
@@ -107,5 +139,6 @@ test('the widget on an allowed origin searches, walks results with the keyboard,
   await status.waitFor({ timeout: 20_000 });
   assert.match((await status.textContent()) ?? '', new RegExp(`does not answer searches from this site \\(${foreign.origin.replace(/\./g, '\\.')} is not among its allowed origins\\)`));
   assert.equal(await other.locator('.sherlock-widget a.hit').count(), 0);
+  assert.equal(await other.locator('.sherlock-widget .suggestion').count(), 0, 'no suggestions either');
   await screenshot(t, other, 'sherlock-widget-refused');
 });
