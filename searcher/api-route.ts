@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Shared } from './connection.js';
 import { MessageError, type ErrorFields } from './protocol.js';
 
-/** What a route gives: the JSON text of its answer (and its media type when not application/json, e.g. OpenSearch suggestions), or the error. */
-export type ApiAnswer = { ok: true; json: string; type?: string } | { ok: false; error: ErrorFields };
+/** What a route gives: the JSON text of its answer (and its media type when not application/json, e.g. OpenSearch suggestions), or the error (with the id the request's body gave). */
+export type ApiAnswer = { ok: true; json: string; type?: string } | { ok: false; error: ErrorFields; id?: string | undefined };
 
 export interface ApiRoute {
   /** The GET query parameters as the JSON object a POST body holds; throws MessageError naming a parameter that is not one. */

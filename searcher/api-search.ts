@@ -1,6 +1,7 @@
 /**
  * GET and POST /api/search (http-api.ts routes them): the WebSocket search
- * without its id. A POST body holds the search message's fields; GET
+ * over HTTP. A POST body is the search message (its type and id may be
+ * left out; an id given comes back in the answer); GET
  * parameters map onto them (site, type, lang and age onto filters; site,
  * type, lang and collections repeat for lists). Both are checked by
  * checkSearchFields and run by runSearch, as the socket's are, and the
@@ -8,7 +9,7 @@
  */
 
 import { booleanParam, onlyParams, oneParam, wholeParam, type ApiRoute } from './api-route.js';
-import { MessageError, SEARCH_FIELDS, checkSearchFields, resultText } from './protocol.js';
+import { MessageError, SEARCH_FIELDS, checkSearchFields, resultText, unwrapMessage } from './protocol.js';
 import { runSearch } from './search.js';
 
 const PARAMS = ['q', 'offset', 'limit', 'site', 'type', 'lang', 'age', 'sort', 'explain', 'collections'] as const;
@@ -27,13 +28,14 @@ export const searchRoute: ApiRoute = {
     return value;
   },
   accept(value) {
-    for (const key of Object.keys(value)) {
-      if (!(SEARCH_FIELDS as readonly string[]).includes(key)) throw new MessageError(`a search message has no field "${key}"`, key);
+    const { id, fields: given } = unwrapMessage(value, 'search');
+    for (const key of Object.keys(given)) {
+      if (!(SEARCH_FIELDS as readonly string[]).includes(key)) throw new MessageError(`a search message has no field "${key}"`, key, id);
     }
-    const fields = checkSearchFields(value);
+    const fields = checkSearchFields(given, id);
     return async (shared, signal) => {
       const outcome = await runSearch(shared, fields, signal, 'api');
-      return outcome.ok ? { ok: true, json: resultText(undefined, outcome.took_ms, outcome.result) } : outcome;
+      return outcome.ok ? { ok: true, json: resultText(id, outcome.took_ms, outcome.result) } : { ...outcome, id };
     };
   },
 };

@@ -14,7 +14,7 @@
 
 import { onlyParams, oneParam, wholeParam, type ApiRoute } from './api-route.js';
 import { requestBase } from './opensearch.js';
-import { MessageError, SUGGEST_FIELDS, checkSuggestFields } from './protocol.js';
+import { MessageError, SUGGEST_FIELDS, checkSuggestFields, unwrapMessage } from './protocol.js';
 import { openSearchSuggestions, runSuggest } from './suggest.js';
 
 export const OPENSEARCH_SUGGESTIONS_TYPE = 'application/x-suggestions+json';
@@ -27,18 +27,19 @@ export const suggestRoute: ApiRoute = {
     onlyParams(params, '/api/suggest', PARAMS);
     return { q: oneParam(params, 'q'), limit: wholeParam(params, 'limit'), format: oneParam(params, 'format') };
   },
-  accept({ format, ...value }, req) {
-    for (const key of Object.keys(value)) {
-      if (!(SUGGEST_FIELDS as readonly string[]).includes(key)) throw new MessageError(`a suggest message has no field "${key}"; there are ${PARAMS.join(', ')}`, key);
+  accept(value, req) {
+    const { id, fields: { format, ...given } } = unwrapMessage(value, 'suggest');
+    for (const key of Object.keys(given)) {
+      if (!(SUGGEST_FIELDS as readonly string[]).includes(key)) throw new MessageError(`a suggest message has no field "${key}"; there are ${PARAMS.join(', ')}`, key, id);
     }
-    if (format !== undefined && !FORMATS.includes(format as string)) throw new MessageError(`format must be ${FORMATS.map((f) => `"${f}"`).join(' or ')}`, 'format');
+    if (format !== undefined && !FORMATS.includes(format as string)) throw new MessageError(`format must be ${FORMATS.map((f) => `"${f}"`).join(' or ')}`, 'format', id);
     const openSearch = format === 'opensearch' || (format === undefined && (req.headers.accept ?? '').includes(OPENSEARCH_SUGGESTIONS_TYPE));
-    const request = checkSuggestFields(value);
+    const request = checkSuggestFields(given, id);
     return async (shared, signal) => {
       const outcome = await runSuggest(shared, request, signal);
-      if (!outcome.ok) return outcome;
+      if (!outcome.ok) return { ...outcome, id };
       if (openSearch) return { ok: true, json: JSON.stringify(openSearchSuggestions(outcome.result, `${requestBase(req)}/search`)), type: OPENSEARCH_SUGGESTIONS_TYPE };
-      return { ok: true, json: JSON.stringify({ type: 'suggestions', took_ms: outcome.took_ms, ...outcome.result }) };
+      return { ok: true, json: JSON.stringify({ type: 'suggestions', ...(id === undefined ? {} : { id }), took_ms: outcome.took_ms, ...outcome.result }) };
     };
   },
 };

@@ -49,7 +49,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
     return send(res, 403, errorMessage(undefined, { code: 'UNAUTHORIZED', message: 'origin not allowed (searcher.allowed_origins)' }), { vary: 'Origin' });
   }
   const cors: Record<string, string> = origin === undefined ? { vary: 'Origin' } : { vary: 'Origin', 'access-control-allow-origin': origin, 'access-control-expose-headers': 'retry-after' };
-  const fail = (status: number, error: ErrorFields, headers: Record<string, string> = {}) => send(res, status, errorMessage(undefined, error), { ...cors, ...headers });
+  const fail = (status: number, error: ErrorFields, headers: Record<string, string> = {}, id?: string) => send(res, status, errorMessage(id, error), { ...cors, ...headers });
   const route = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname]! : undefined;
   if (route === undefined) return fail(404, { code: 'BAD_MESSAGE', message: `no route ${url.pathname}; there are ${Object.keys(ROUTES).join(', ')}` });
   if (req.method === 'OPTIONS') {
@@ -92,7 +92,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
   // Gone: the abort made the answer CANCELLED, which has no one to go to.
   if (res.destroyed || res.writableEnded) return;
   if (answer.ok) sendText(res, 200, answer.json, cors, answer.type);
-  else fail(STATUS_OF[answer.error.code], answer.error, errorHeaders(answer.error));
+  else fail(STATUS_OF[answer.error.code], answer.error, errorHeaders(answer.error), answer.id);
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {

@@ -190,6 +190,18 @@ type Json = Record<string, unknown>;
 
 const ID = new RegExp(`^[\\x21-\\x7e]{1,${MAX_ID_LENGTH}}$`);
 
+/**
+ * A message sent over HTTP (the JSON API's POST body): its own `type`,
+ * when given, must be `type`, and its `id`, when given, is checked as the
+ * socket checks it and comes back in the answer; the rest are the fields.
+ */
+export function unwrapMessage(value: Json, type: 'search' | 'suggest'): { id: string | undefined; fields: Json } {
+  const { type: given, id, ...fields } = value;
+  if (given !== undefined && given !== type) throw new MessageError(`type must be "${type}" here (or left out)`, 'type');
+  if (id !== undefined && (typeof id !== 'string' || !ID.test(id))) throw new MessageError(`id must be a string of 1 to ${MAX_ID_LENGTH} visible ASCII characters`, 'id');
+  return { id, fields };
+}
+
 /** Reads one text frame; throws MessageError naming the field at fault. */
 export function parseClientMessage(text: string): ClientMessage {
   let value: unknown;

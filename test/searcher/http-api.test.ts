@@ -140,6 +140,11 @@ test('GET and POST /api/search answer the JSON text the socket sends for the sam
     const posted = await post(`${http}/api/search`, fields);
     assert.equal(posted.status, 200, posted.text);
     assert.equal(comparable(posted.text), socket, JSON.stringify(fields));
+    // The socket's message itself, type and id and all, gets the socket's answer, id and all.
+    const message = await post(`${http}/api/search`, { type: 'search', id: 'same', ...fields });
+    assert.equal(message.status, 200, message.text);
+    assert.equal(message.json['id'], 'same');
+    assert.equal(comparable(message.text), socket, JSON.stringify(fields));
     found += (got.json['hits'] as unknown[]).length;
     assert.equal(got.json['type'], 'result');
     assert.equal('id' in got.json, false);
@@ -163,8 +168,15 @@ test('bad fields, queries, methods, bodies and routes get their status and the s
   const unknown = await call(`${api}?q=x&page=2`);
   assert.deepEqual([unknown.status, unknown.json['field']], [400, 'page']);
   assert.deepEqual([(await call(`${api}?q=x&q=y`)).json['field'], (await call(api)).json['field']], ['q', 'q']);
-  const withId = await post(api, { q: 'x', id: 'a' });
-  assert.deepEqual([withId.status, withId.json['message'], withId.json['field']], [400, 'a search message has no field "id"', 'id']);
+  const badId = await post(api, { q: 'x', id: 'a b' });
+  assert.deepEqual([badId.status, badId.json['field']], [400, 'id']);
+  const otherType = await post(api, { type: 'suggest', q: 'x' });
+  assert.deepEqual([otherType.status, otherType.json['message'], otherType.json['field']], [400, 'type must be "search" here (or left out)', 'type']);
+  // A refusal of a message with an id names it, as the socket's does.
+  const withId = await post(api, { type: 'search', id: 'mine', q: 'x', limit: 0 });
+  assert.deepEqual([withId.status, withId.json['id'], withId.json['field']], [400, 'mine', 'limit']);
+  const badQuery = await post(api, { id: 'mine', q: '"x' });
+  assert.deepEqual([badQuery.status, badQuery.json['id'], badQuery.json['code']], [400, 'mine', 'BAD_QUERY']);
   const badJson = await post(api, '{"q": }');
   assert.equal(badJson.status, 400);
   assert.equal(badJson.json['message'], 'the body is not valid JSON: at character 6, expected a value (an object, array, string, number, true, false or null)');
@@ -185,7 +197,7 @@ test('bad fields, queries, methods, bodies and routes get their status and the s
   const chunked = await call(api, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: `{"q":"${'y'.repeat(MAX_PAYLOAD)}"}` });
   assert.equal(chunked.status, 413);
   const route = await call(`${http}/api/nothing`);
-  assert.deepEqual([route.status, route.json['message']], [404, 'no route /api/nothing; there are /api/search']);
+  assert.deepEqual([route.status, route.json['message']], [404, 'no route /api/nothing; there are /api/search, /api/suggest']);
   // A client that goes away in the middle of its body.
   const partial = request(api, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100' } });
   partial.on('error', () => undefined);
