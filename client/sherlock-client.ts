@@ -387,6 +387,8 @@ export class SherlockClient {
     socket.onopen = () => {
       if (this.socket !== socket) return;
       this.emit('open', undefined);
+      // A listener may have closed the client.
+      if (this.socket !== socket) return;
       // A hello even without a token: a searcher that wants one refuses it at once instead of after its hello timeout.
       socket.send(JSON.stringify(this.token === undefined ? { type: 'hello' } : { type: 'hello', token: this.token }));
     };
@@ -445,7 +447,7 @@ export class SherlockClient {
     }
     if (this.statusListeners.size > 0) this.control.push(JSON.stringify({ type: 'subscribe', id: STATUS_ID, topic: 'status' }));
     this.emit('welcome', welcome);
-    this.pump();
+    if (this.current === 'ready') this.pump();
   }
 
   private answer(id: string, message: ResultMessage | SuggestionsMessage): void {
@@ -490,6 +492,8 @@ export class SherlockClient {
     this.sent.clear();
     this.queue.unshift(...back);
     this.emit('close', { code, reason });
+    // Listeners run before the client decides what comes next: one may have closed it for good.
+    if (this.current === 'closed') return;
     if (code === CLOSE_UNAUTHORIZED) {
       this.current = 'unauthorized';
       const error = this.unauthorized();
@@ -504,7 +508,7 @@ export class SherlockClient {
     const delayMs = Math.round(ceiling * (0.5 + Math.random() / 2));
     this.attempt++;
     this.emit('reconnecting', { attempt: this.attempt, delayMs });
-    this.reconnectTimer = setTimeout(() => this.connect(), delayMs);
+    if (this.current === 'waiting') this.reconnectTimer = setTimeout(() => this.connect(), delayMs);
   }
 
   private unauthorized(): SherlockError {

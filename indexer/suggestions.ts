@@ -61,7 +61,8 @@ function suggestedWords(lexicon: Lexicon): SuggestionEntry[] {
     const chains = lexicon.chainSize(i);
     if (chains === 0 || wordClass(lexicon.entry(i).id) !== 'normal') continue;
     const plain = lexicon.plain(i);
-    if (DIGITS.test(plain) || Buffer.byteLength(plain) > MAX_KEY_BYTES) continue;
+    // The exact form can be longer than the plain one (𝐛𝐨𝐥𝐝 letters are four bytes each, their plain forms one).
+    if (DIGITS.test(plain) || Buffer.byteLength(plain) > MAX_KEY_BYTES || Buffer.byteLength(lexicon.word(i)) > MAX_KEY_BYTES) continue;
     const frequency = lexicon.frequencies[i]!;
     const rank = frequency * (MAX_CHAIN_RANK + 1) + Math.min(chains, MAX_CHAIN_RANK);
     if (run === undefined || run.key !== plain) {
@@ -100,7 +101,8 @@ export function titleForms(title: string): { key: string; text: string } | undef
     end = word.end;
   }
   const key = plain.join(' ');
-  if (key === '' || DIGITS.test(key) || Buffer.byteLength(key) > MAX_TITLE_BYTES) return undefined;
+  // The text is bounded too: accents, 𝐛𝐨𝐥𝐝 letters and kept punctuation make it longer than its key.
+  if (key === '' || DIGITS.test(key) || Buffer.byteLength(key) > MAX_TITLE_BYTES || Buffer.byteLength(text) > MAX_KEY_BYTES) return undefined;
   return { key, text };
 }
 

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'node:test';
 import { promisify } from 'node:util';
+import { WebSocket } from 'undici';
 import { SherlockClient, SherlockError, type StatusData } from '../../client/sherlock-client.js';
 import { repoRoot } from '../helpers/paths.js';
 import { Client, type Message } from '../searcher/net.js';
@@ -198,6 +199,27 @@ test('a request waiting longer than unavailableAfterMs for a connection rejects 
   client.close();
   assert.equal((await rejection(pending)).code, 'CANCELLED');
   assert.equal(client.state, 'closed');
+});
+
+test('close() from a listener of close or reconnecting ends the reconnecting there', async (t) => {
+  const server = await serve(t);
+  const address = server.address;
+  await server.close();
+  for (const event of ['close', 'reconnecting'] as const) {
+    let sockets = 0;
+    // undici's WebSocket, counting the sockets the client opens.
+    const Counted = class extends WebSocket {
+      constructor(url: string, protocol: string) {
+        super(url, protocol);
+        sockets++;
+      }
+    };
+    const client = new SherlockClient(`ws://${address}/`, { WebSocket: Counted, reconnect: { minMs: 5, maxMs: 10 } });
+    client.on(event, () => client.close());
+    await until(() => client.state === 'closed');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual([event, sockets, client.state], [event, 1, 'closed']);
+  }
 });
 
 async function until(ok: () => boolean, ms = 10_000): Promise<void> {

@@ -29,4 +29,7 @@ test('a title as a key of plain forms and a text that parses as the words of the
 test('titles that suggest nothing: empty, punctuation, digits only, over 120 bytes of key', () => {
   for (const title of ['', '  — | ', '2024', '1.2.3', 'word '.repeat(25)]) assert.equal(titleForms(title), undefined, JSON.stringify(title));
   assert.ok(titleForms('word '.repeat(24)) !== undefined);
+  // A text past the file's 255 bytes while its key is short (bold letters are four bytes, their plain forms one): left out, not a failed build.
+  assert.equal(titleForms('\u{1d41b}\u{1d41e}\u{1d42c}\u{1d42d} '.repeat(16)), undefined);
+  assert.deepEqual(titleForms('\u{1d41b}\u{1d41e}\u{1d42c}\u{1d42d} '.repeat(12))?.key, 'best '.repeat(12).trim());
 });
