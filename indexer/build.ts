@@ -11,7 +11,7 @@
  *   lexicon   the chewer's and the anchors' words → LexRaw, LexByFreq, LexOrder
  *   wordindex AnchoredPostings, LexOrder → WordIndex, Lexicon, StringIndex
  *   cards     → CardInfo, Fingerprints
- *   suggest   Lexicon, Cards → Suggestions (suggestions.ts)
+ *   suggest   Lexicon, Cards, the words' card counts (wordindex) → Suggestions (suggestions.ts)
  *   publish   → Manifest; `<version>.tmp/` → `<version>/`, `current` switched
  *
  * Stages hand each other their results in memory as well (the vocabulary,
@@ -68,8 +68,12 @@ export function sharedBudget(budget: number, workers: number): number {
   return Math.max(Math.floor(budget / 2), budget - BASELINE_BYTES - workers * PER_WORKER_BYTES);
 }
 
-/** What the WordIndex stage holds per word besides the sort and the ranks: each word's last card. */
-const WORDINDEX_BYTES_PER_WORD = 4;
+/**
+ * What the WordIndex stage holds per word besides the sort and the ranks:
+ * each word's last card, and the cards holding it (kept for the suggest
+ * stage, 4 bytes a word: 40 MiB at ten million words).
+ */
+const WORDINDEX_BYTES_PER_WORD = 8;
 
 /** The files of a version: what the searcher reads, and the stages' working files. */
 export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback', 'Suggestions'] as const;
@@ -216,7 +220,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       writeCardInfo(at('CardInfo'), facts);
       writeFingerprints(at('Fingerprints'), finder);
     });
-    const suggestions = await stage('suggest', () => buildSuggestions({ lexicon: at('Lexicon'), cards: at('Cards'), out: at('Suggestions') }, facts));
+    const suggestions = await stage('suggest', () => buildSuggestions({ lexicon: at('Lexicon'), cards: at('Cards'), out: at('Suggestions') }, facts, wordIndex.cardCounts));
     const emptyCards = facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
     // bucket_generation and bucket_next say which buckets the version holds (indexer/backlog.ts).
     const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards, images: chewed.images, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: ranks.words, postings: wordIndex.postings, strings, links: chewed.links, suggested_words: suggestions.words, suggested_titles: suggestions.titles };

@@ -50,9 +50,11 @@ export interface SortedRun {
  * (a word's temporary numbers, wordindex.ts WordRanks; the chunk holds whole
  * cards) become one: the refs of the later ones appended to the first's, as
  * links.ts appends anchor refs (meta refs carry their positions, so they may
- * follow any refs).
+ * follow any refs). `cardCounts[rank]` is raised by one for each chain that
+ * begins a card of its rank (not one joined), so it ends as the number of
+ * cards holding the word: its document frequency.
  */
-export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, lastCards: Int32Array, join = false): SortedRun {
+export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, at: number) => number, lastCards: Int32Array, cardCounts: Uint32Array, join = false): SortedRun {
   let count = 0;
   for (let at = 0; at < chunk.length; at += POSTING_HEAD + chunk.readUInt32LE(at + 4)) count += 1;
   const rank = new Uint32Array(count);
@@ -78,6 +80,7 @@ export function sortChunk(chunk: Buffer, ranks: number, rankOf: (word: number, a
     } else {
       previous[i] = lastCards[r]!;
       lastCards[r] = cardId;
+      cardCounts[r]! += 1;
       total += listedHeadSize(cardId, previous[i]!, end - from) + end - from;
     }
     at = end;

@@ -3,9 +3,12 @@
  * from the Lexicon just written, the Cards' titles and the cards' weights
  * and flags (docs/indexer.md "Build", docs/search.md "Suggestions").
  *
- * Words: the Lexicon's normal words with chains, one record per plain form
- * (its accent variants' best rank, shown as the variant that occurs most);
- * words of digits only are left out. Titles: each card's title that is
+ * Words: the Lexicon's normal words with chains, one record per plain form,
+ * ranked by the cards holding the word (counted by the WordIndex stage),
+ * then by its frequency byte (common/index/suggestions.ts wordRank); accent
+ * variants take their best rank and show as that variant (cards holding
+ * two variants are not known, so the best, not their sum); words of digits
+ * only are left out. Titles: each card's title that is
  * not a duplicate's, an empty card's or an image's, cut into words as the
  * chewer cuts text (common/words.ts), at most MAX_TITLE_BYTES of key and
  * not digits only; cards of one title make one record, ranked by the
@@ -19,7 +22,7 @@
 import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { CardsReader } from '../common/index/cards.js';
 import { Lexicon, wordClass } from '../common/index/lexicon.js';
-import { MAX_KEY_BYTES, writeSuggestions, type SuggestionEntry } from '../common/index/suggestions.js';
+import { MAX_KEY_BYTES, wordRank, writeSuggestions, type SuggestionEntry } from '../common/index/suggestions.js';
 import { words } from '../common/words.js';
 import type { CardFacts } from './cards.js';
 
@@ -27,7 +30,6 @@ export const MAX_WORDS = 1 << 20;
 export const MAX_TITLES = 1 << 20;
 /** Keys of titles longer than this are left out: a sentence, not what one types. */
 export const MAX_TITLE_BYTES = 120;
-const MAX_CHAIN_RANK = 0xffffff;
 const MAX_SHARED = 0xffff;
 const DIGITS = /^[\p{N}\s]+$/u;
 
@@ -36,9 +38,12 @@ export interface SuggestionCounts {
   titles: number;
 }
 
-/** Writes `out` from the Lexicon and Cards files of the version being built. */
-export function buildSuggestions(files: { lexicon: string; cards: string; out: string }, facts: Pick<CardFacts, 'flags' | 'weights'>): SuggestionCounts {
-  const wordList = suggestedWords(Lexicon.open(files.lexicon));
+/**
+ * Writes `out` from the Lexicon and Cards files of the version being built;
+ * `cardCounts[i]`: the cards holding the Lexicon's word i (wordindex.ts).
+ */
+export function buildSuggestions(files: { lexicon: string; cards: string; out: string }, facts: Pick<CardFacts, 'flags' | 'weights'>, cardCounts: Uint32Array): SuggestionCounts {
+  const wordList = suggestedWords(Lexicon.open(files.lexicon), cardCounts);
   const titleList = suggestedTitles(files.cards, facts);
   writeSuggestions(files.out, wordList, titleList);
   return { words: wordList.length, titles: titleList.length };
@@ -52,29 +57,23 @@ function bestInKeyOrder(entries: SuggestionEntry[], max: number): SuggestionEntr
   return keyed.map(({ entry }) => entry);
 }
 
-function suggestedWords(lexicon: Lexicon): SuggestionEntry[] {
+function suggestedWords(lexicon: Lexicon, cardCounts: Uint32Array): SuggestionEntry[] {
+  if (cardCounts.length !== lexicon.count) throw new RangeError(`card counts of ${cardCounts.length} words for a Lexicon of ${lexicon.count}`);
   const out: SuggestionEntry[] = [];
   // Accent variants are adjacent in lexicon order: one record a run.
   let run: SuggestionEntry | undefined;
-  let runFrequency = -1;
   for (let i = 0; i < lexicon.count; i++) {
-    const chains = lexicon.chainSize(i);
-    if (chains === 0 || wordClass(lexicon.entry(i).id) !== 'normal') continue;
+    if (lexicon.chainSize(i) === 0 || wordClass(lexicon.entry(i).id) !== 'normal') continue;
     const plain = lexicon.plain(i);
     // The exact form can be longer than the plain one (𝐛𝐨𝐥𝐝 letters are four bytes each, their plain forms one).
     if (DIGITS.test(plain) || Buffer.byteLength(plain) > MAX_KEY_BYTES || Buffer.byteLength(lexicon.word(i)) > MAX_KEY_BYTES) continue;
-    const frequency = lexicon.frequencies[i]!;
-    const rank = frequency * (MAX_CHAIN_RANK + 1) + Math.min(chains, MAX_CHAIN_RANK);
+    const rank = wordRank(cardCounts[i]!, lexicon.frequencies[i]!);
     if (run === undefined || run.key !== plain) {
       run = { key: plain, text: lexicon.word(i), rank };
-      runFrequency = frequency;
       out.push(run);
-      continue;
-    }
-    run.rank = Math.max(run.rank, rank);
-    if (frequency > runFrequency) {
+    } else if (rank > run.rank) {
+      run.rank = rank;
       run.text = lexicon.word(i);
-      runFrequency = frequency;
     }
   }
   return bestInKeyOrder(out, MAX_WORDS);

@@ -13,8 +13,9 @@
  * Lexicon is written in the same pass. So the postings, which grow with the
  * text, never take more than half the budget, leaving the other half to what
  * the build holds per card and per word and to the JavaScript heap; besides
- * it the stage holds 12 bytes per distinct word (the order both ways, each
- * word's last card).
+ * it the stage holds 16 bytes per distinct word (the order both ways, each
+ * word's last card, and the cards holding it, which it hands to the suggest
+ * stage).
  *
  * StringIndex strings are few per card (three keys of 16 bytes each with the
  * card id, collected by the chewer) and are sorted in memory.
@@ -38,6 +39,8 @@ export interface WordIndexReport {
   runs: number;
   /** Runs written to disk (0 when the postings fit the budget). */
   spilled: number;
+  /** Per rank, the cards holding the word (its document frequency; a card's joined chains count once). */
+  cardCounts: Uint32Array;
 }
 
 /**
@@ -81,12 +84,15 @@ const NO_ENTRY: EntryPlace = { refPos: 0, chainSize: 0 };
  * (LexRaw ids) `order` ranks; scratch runs go to `runDir`. `lexicon` is
  * handed, rank by rank, where each word's entry lies (chainSize 0: none) as
  * the merge writes it, so the Lexicon is written alongside (writeLexiconFile)
- * and no place is held per word.
+ * and no place is held per word. Rank r is the Lexicon's entry r on both
+ * paths (its id 8·(r + 1), which writeLexicon checks), so the report's
+ * `cardCounts` are indexed as the Lexicon is.
  */
 export function writeWordIndex(postingsFile: string, wordIndexFile: string, order: WordRanks, budget: number, runDir: string, lexicon: (places: Iterable<EntryPlace>) => void): WordIndexReport {
   const { words } = order;
   const runs = new Runs(runDir, Math.floor(budget / 4));
   const postings = IndexFileReader.open(postingsFile, POSTINGS_FORMAT);
+  const cardCounts = new Uint32Array(words);
   let count = 0;
   try {
     let blockAt = 0;
@@ -98,7 +104,7 @@ export function writeWordIndex(postingsFile: string, wordIndexFile: string, orde
     const lastCards = new Int32Array(words).fill(-1);
     const blocks = recordBlocks(postings, Math.min(MAX_CHUNK, Math.max(MIN_BUFFER, Math.floor(budget / 4))), postingLength);
     for (const chunk of order.temporary ? byCards(blocks) : blocks) {
-      runs.add(sortChunk(chunk, words, rankOf, lastCards, order.temporary));
+      runs.add(sortChunk(chunk, words, rankOf, lastCards, cardCounts, order.temporary));
       blockAt += chunk.length;
     }
     count = postings.fields[0]!;
@@ -145,7 +151,7 @@ export function writeWordIndex(postingsFile: string, wordIndexFile: string, orde
   } finally {
     runs.remove();
   }
-  return { postings: count, runs: runCount, spilled: runs.spilled };
+  return { postings: count, runs: runCount, spilled: runs.spilled, cardCounts };
 }
 
 /** Bytes per StringIndex record the chewer collects: the key, then the card id. */

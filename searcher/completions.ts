@@ -5,8 +5,9 @@
  * - word: the last word, when the cursor ends one, completed from the
  *   vocabulary by its plain form (so "bru" finds "brûlée"), the words
  *   before it kept as typed; not inside a filter (`site:exa`) nor after a
- *   character that ends a word (`"a b"`, `foo-`). Words seen once come only
- *   when nothing more frequent starts so.
+ *   character that ends a word (`"a b"`, `foo-`). Words ranked by the cards
+ *   holding them; words of one card come only when nothing in more cards
+ *   starts so.
  * - title: the whole query, when it is words only (no filter, quote,
  *   parenthesis, exclusion or operator), as the start of a title's words,
  *   accent-free; after a trailing space only titles with more words.
@@ -16,12 +17,10 @@
  * fewer), then words; a text given once.
  */
 
-import type { Suggestions } from '../common/index/suggestions.js';
+import { rankCards, type Suggestions } from '../common/index/suggestions.js';
 import { words } from '../common/words.js';
 import type { Completion, SuggestRequest } from './engine.js';
 
-/** A word seen once has the frequency byte 1 (indexer/lexicon.ts frequencyByte). */
-const RARE = 1;
 /** Tokens that make the query more than words: a filter or `=word` (:, =), a phrase, a group, an exclusion or operator. */
 const SYNTAX = /[:"()=*]|^[-+]|^(OR|NEAR(\/\d*)?)$/;
 
@@ -56,7 +55,7 @@ export function completions(suggestions: Suggestions, { q, limit }: SuggestReque
   if (typed.word !== undefined) {
     const { before, plain } = typed.word;
     const [from, to] = vocabulary.range(plain);
-    let found = vocabulary.top(from, to, limit, (n) => vocabulary.ranks[n]! >>> 24 > RARE);
+    let found = vocabulary.top(from, to, limit, (n) => rankCards(vocabulary.ranks[n]!) > 1);
     if (found.length === 0) found = vocabulary.top(from, to, limit);
     wordHits = found.map((n) => ({ text: before + vocabulary.text(n), kind: 'word' }));
   }

@@ -9,14 +9,14 @@
  *   of the first title record
  *   Body: W word records, then T title records, each list in strictly
  *   increasing byte order of its key
- *     word:  0  4  rank (u32; higher first): the word's frequency byte
- *                  (lexicon.ts, occurrences on a log scale) << 24 | its
- *                  chain bytes (which grow with the cards holding it),
- *                  at most 2^24 − 1
+ *     word:  0  4  rank (u32; higher first): the cards holding the word
+ *                  (its document frequency), at most 2^24 − 1, << 8 | its
+ *                  Lexicon frequency byte (lexicon.ts, occurrences on a
+ *                  log scale); wordRank, rankCards
  *            4  1  K: bytes of the key, 1–255
  *            5  K  key: the plain form (common/words.ts), UTF-8
  *            5+K 1 X: bytes of the text, 0 when the text is the key
- *            6+K X text: the accent variant that occurs most
+ *            6+K X text: the accent variant of the best rank
  *     title: 0  4  rank: the static weight of its heaviest card << 16 |
  *                  the cards sharing it, at most 2^16 − 1
  *            4  4  card id of its heaviest card (a takedown of that card
@@ -46,6 +46,19 @@ export interface SuggestionEntry {
   rank: number;
   /** Titles: the card whose takedown hides it. */
   card?: number;
+}
+
+/** Cards counted in a word's rank: past this many, words tie on their frequency byte. */
+export const MAX_RANKED_CARDS = 0xffffff;
+
+/** A word record's rank: the cards holding it (clamped to MAX_RANKED_CARDS), then its Lexicon frequency byte. */
+export function wordRank(cards: number, frequencyByte: number): number {
+  return Math.min(cards, MAX_RANKED_CARDS) * 0x100 + frequencyByte;
+}
+
+/** The cards holding a word, from its rank (MAX_RANKED_CARDS: that many or more). */
+export function rankCards(rank: number): number {
+  return rank >>> 8;
 }
 
 function checkU32(value: number, what: string): void {

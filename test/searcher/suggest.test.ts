@@ -56,7 +56,7 @@ test('suggestions over a real socket: words accent-free, titles, odd input, a ta
   assert.ok(texts(bru, 'word').includes('brûlée'), JSON.stringify(bru));
   const sherlock = await ask('Sherlock ho');
   assert.deepEqual(texts(sherlock, 'title'), ['sherlock holmes home']);
-  // "holmes" occurs once: it comes only when nothing more frequent starts so.
+  // "holmes" is in one card (the title of the home page): it comes only when no word of more cards starts so.
   assert.deepEqual(texts(sherlock, 'word'), ['Sherlock home'], JSON.stringify(sherlock));
   assert.deepEqual(texts(await ask('Sherlock holm'), 'word'), ['Sherlock holmes']);
   assert.equal(sherlock[0]!.kind, 'title');
