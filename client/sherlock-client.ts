@@ -23,10 +23,18 @@ const CLOSE_BAD_MESSAGES: (typeof CLOSE)['badMessages'] = 4400;
 const CLOSE_ABUSE: (typeof CLOSE)['abuse'] = 4429;
 /** The client's own closing (RFC 6455 §7.4.1, normal closure). */
 const CLOSE_NORMAL = 1000;
+/** What a socket lost without a close frame reports (RFC 6455 §7.1.5); the client says it too when it gives up on a silent one. */
+const CLOSE_ABNORMAL = 1006;
 /** The id of the one status subscription, shared by every listener. */
 const STATUS_ID = 'status';
 /** A TOO_MANY_REQUESTS without retry_after_ms while nothing is out to wait for: try again this much later. */
 const BLIND_RETRY_MS = 1000;
+/**
+ * Past the searcher's query timeout and this much more without a word from
+ * it while requests are out, the connection is taken for dead (a laptop
+ * that slept, a NAT that forgot it: nothing reports a half-open socket).
+ */
+const SILENCE_MARGIN_MS = 5000;
 /**
  * Pacing keeps under the server's buckets with a margin: the hello may have
  * taken one token already, and messages sent evenly can arrive bunched.
@@ -172,6 +180,8 @@ export class SherlockClient {
   private attempt = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private pumpTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Armed while requests are out; reset by every message from the searcher (SILENCE_MARGIN_MS). */
+  private silence: ReturnType<typeof setTimeout> | undefined;
   private serial = 0;
   /** cancel, subscribe and unsubscribe: sent before any request waiting. */
   private readonly control: string[] = [];
@@ -259,6 +269,7 @@ export class SherlockClient {
     this.current = 'closed';
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.pumpTimer);
+    clearTimeout(this.silence);
     const socket = this.socket;
     this.socket = undefined;
     socket?.close(CLOSE_NORMAL, 'client closed');
@@ -376,6 +387,7 @@ export class SherlockClient {
       request.giveUp = undefined;
       this.sent.set(request.id, request);
       socket.send(request.text);
+      this.watch();
     }
   }
 
@@ -402,7 +414,25 @@ export class SherlockClient {
     socket.onerror = () => undefined;
   }
 
+  /** Arms the silence timer while requests are out and none is armed. */
+  private watch(): void {
+    if (this.silence !== undefined || this.sent.size === 0) return;
+    const limit = (this.welcomed?.limits['query_timeout_ms'] ?? 0) + SILENCE_MARGIN_MS;
+    this.silence = setTimeout(() => {
+      this.silence = undefined;
+      const socket = this.socket;
+      if (socket === undefined || this.sent.size === 0) return;
+      // Its late events are ignored: they check that it is still the client's socket.
+      this.socket = undefined;
+      socket.close();
+      this.lost(CLOSE_ABNORMAL, `no word from the searcher in ${limit} ms with requests out`);
+    }, limit);
+  }
+
   private receive(text: string): void {
+    clearTimeout(this.silence);
+    this.silence = undefined;
+    this.watch();
     let message: ServerMessage | SuggestionsMessage;
     try {
       message = JSON.parse(text) as ServerMessage | SuggestionsMessage;
@@ -483,6 +513,8 @@ export class SherlockClient {
 
   private lost(code: number, reason: string): void {
     this.socket = undefined;
+    clearTimeout(this.silence);
+    this.silence = undefined;
     clearTimeout(this.pumpTimer);
     this.pumpTimer = undefined;
     this.notBefore = 0;

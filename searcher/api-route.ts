@@ -16,8 +16,6 @@ export type ApiAnswer = { ok: true; json: string; type?: string } | { ok: false;
 export interface ApiRoute {
   /** The GET query parameters as the JSON object a POST body holds; throws MessageError naming a parameter that is not one. */
   fromQuery(params: URLSearchParams): Record<string, unknown>;
-  /** Whether each request takes a token from its IP's search bucket (searcher.ip_search_rate). */
-  searches: boolean;
   /** Checks the fields (throws MessageError naming the one at fault) and gives the work they ask for; `req` for what its headers ask (Accept). */
   accept(value: Record<string, unknown>, req: IncomingMessage): (shared: Shared, signal: AbortSignal) => Promise<ApiAnswer>;
 }

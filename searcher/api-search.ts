@@ -16,7 +16,6 @@ const PARAMS = ['q', 'offset', 'limit', 'site', 'type', 'lang', 'age', 'sort', '
 const LIST_FILTERS = ['site', 'type', 'lang'] as const;
 
 export const searchRoute: ApiRoute = {
-  searches: true,
   fromQuery(params) {
     onlyParams(params, '/api/search', PARAMS);
     const filters: Record<string, unknown> = {};

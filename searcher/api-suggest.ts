@@ -22,7 +22,6 @@ const PARAMS = [...SUGGEST_FIELDS, 'format'] as const;
 const FORMATS = ['sherlock', 'opensearch'];
 
 export const suggestRoute: ApiRoute = {
-  searches: true,
   fromQuery(params) {
     onlyParams(params, '/api/suggest', PARAMS);
     return { q: oneParam(params, 'q'), limit: wholeParam(params, 'limit'), format: oneParam(params, 'format') };

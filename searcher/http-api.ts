@@ -1,8 +1,8 @@
 /**
  * The JSON API over HTTP, on the searcher's port beside the pages
  * (docs/api.md "JSON over HTTP"). One table of routes; each names how its
- * GET query parameters become the JSON object a POST body holds, whether it
- * takes from the per-IP search bucket, and what it answers. Around every
+ * GET query parameters become the JSON object a POST body holds and what
+ * it answers. Around every
  * route this router does the rest, in this order:
  *
  * - the Origin check and CORS: a browser request from an origin that is
@@ -10,7 +10,9 @@
  *   (a GET or a text/plain POST needs no preflight, and would otherwise
  *   search with the visitor's network position, as a foreign page opening
  *   our WebSocket would); an allowed origin gets Access-Control-Allow-Origin;
- *   preflights (OPTIONS) are answered 204 for allowed origins;
+ *   preflights (OPTIONS) are answered 204 for allowed origins; a request
+ *   with no Origin that the browser says another site made (Sec-Fetch-Site,
+ *   an <img> or no-cors fetch) is refused too;
  * - the method (GET, POST; else 405 with Allow);
  * - the bearer token (Authorization header, never the URL; 401);
  * - the fields: query parameters for GET, a JSON body for POST (json-body.ts:
@@ -45,7 +47,7 @@ const PREFLIGHT_MAX_AGE_S = 600;
 /** Answers a request to /api/…; `url` is its target, already parsed. */
 export async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, shared: Shared): Promise<void> {
   const origin = req.headers.origin;
-  if (!originAllowed(origin, req.headers.host, shared.config.allowed_origins)) {
+  if (!originAllowed(origin, req.headers.host, shared.config.allowed_origins) || foreignWithoutOrigin(req)) {
     return send(res, 403, errorMessage(undefined, { code: 'UNAUTHORIZED', message: 'origin not allowed (searcher.allowed_origins)' }), { vary: 'Origin' });
   }
   const cors: Record<string, string> = origin === undefined ? { vary: 'Origin' } : { vary: 'Origin', 'access-control-allow-origin': origin, 'access-control-expose-headers': 'retry-after' };
@@ -84,7 +86,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
     const { type: _, ...fields } = err.toMessage();
     return fail(400, fields);
   }
-  const limited = route.searches ? searchBucketRefusal(req, shared) : undefined;
+  const limited = searchBucketRefusal(req, shared);
   if (limited !== undefined) return fail(STATUS_OF.TOO_MANY_REQUESTS, limited, errorHeaders(limited));
   const controller = new AbortController();
   res.on('close', () => controller.abort());
@@ -93,6 +95,18 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
   if (res.destroyed || res.writableEnded) return;
   if (answer.ok) sendText(res, 200, answer.json, cors, answer.type);
   else fail(STATUS_OF[answer.error.code], answer.error, errorHeaders(answer.error), answer.id);
+}
+
+/**
+ * A browser request another site's page made without an Origin header: a
+ * no-cors GET (an <img>, a script, fetch in no-cors mode) carries none, yet
+ * would run a search with the visitor's network position. Browsers say
+ * where it came from in Sec-Fetch-Site; a navigation (a link followed) is
+ * let through.
+ */
+function foreignWithoutOrigin(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  return req.headers.origin === undefined && (site === 'cross-site' || site === 'same-site') && req.headers['sec-fetch-mode'] !== 'navigate';
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {

@@ -17,8 +17,10 @@ import { promisify } from 'node:util';
 import { WebSocket } from 'undici';
 import { SherlockClient, SherlockError, type StatusData } from '../../client/sherlock-client.js';
 import { repoRoot } from '../helpers/paths.js';
-import { Client, type Message } from '../searcher/net.js';
-import { clientOf, figures, serve, useIndex } from './searcher.js';
+import { Client, listening, type Message } from '../searcher/net.js';
+import { startCli } from '../helpers/cli.js';
+import { scratchDir } from '../helpers/paths.js';
+import { HOST, clientOf, figures, serve, useIndex } from './searcher.js';
 
 useIndex();
 
@@ -220,6 +222,23 @@ test('close() from a listener of close or reconnecting ends the reconnecting the
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual([event, sockets, client.state], [event, 1, 'closed']);
   }
+});
+
+test('a searcher that stops answering (SIGSTOP) is left after its query timeout and more; the search goes again once it answers', async (t) => {
+  const running = startCli(t, ['searcher', 'run', '--state', scratchDir(t), '--listen', `${HOST}:0`, '--set', 'searcher.query_timeout=200ms']);
+  const address = await listening(running);
+  const client = new SherlockClient(`ws://${address}/`, { WebSocket, reconnect: { minMs: 50, maxMs: 200 }, unavailableAfterMs: 60_000 });
+  t.after(() => client.close());
+  const closes: string[] = [];
+  client.on('close', ({ reason }) => closes.push(reason));
+  await welcomed(client);
+  // Stopped, the process keeps its sockets open and says nothing: a half-open connection as far as the client can tell.
+  running.child.kill('SIGSTOP');
+  t.after(() => running.child.kill('SIGCONT'));
+  const pending = client.search({ q: 'detective' });
+  await until(() => closes.includes('no word from the searcher in 5200 ms with requests out'), 15_000);
+  running.child.kill('SIGCONT');
+  assert.equal((await rejection(pending)).code, 'NO_INDEX');
 });
 
 async function until(ok: () => boolean, ms = 10_000): Promise<void> {

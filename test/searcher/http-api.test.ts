@@ -283,12 +283,18 @@ test('CORS: an allowed origin gets the headers, a foreign one is refused 403 wit
   const before = server.status()['searches'];
   const foreignGet = await call(`${api}?q=detective`, { headers: { origin: FOREIGN } });
   const foreignPost = await call(api, { method: 'POST', headers: { origin: FOREIGN, 'content-type': 'text/plain' }, body: '{"q":"detective"}' });
-  for (const refused of [foreignGet, foreignPost]) {
+  // What a browser sends for another site's <img src=…/api/search?q=…>: no Origin, but Sec-Fetch-Site says where from.
+  const image = await call(`${api}?q=detective`, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' } });
+  for (const refused of [foreignGet, foreignPost, image]) {
     assert.equal(refused.status, 403);
     assert.equal(refused.headers['access-control-allow-origin'], undefined);
     assert.equal(refused.json['code'], 'UNAUTHORIZED');
   }
   assert.equal(server.status()['searches'], before, 'no search ran for a foreign origin');
+  // A link to the API followed from another site is a navigation, answered; so is the searcher's own page's request.
+  const followed = await call(`${api}?q=detective`, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
+  const ownFetch = await call(`${api}?q=detective`, { headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', origin: http } });
+  assert.deepEqual([followed.status, ownFetch.status], [200, 200]);
 
   const preflight = await call(api, { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
   assert.equal(preflight.status, 204);
