@@ -64,7 +64,8 @@ export function attachSuggestions(input, listbox, { fetch, choose }) {
         li.setAttribute('aria-selected', 'false');
         li.className = `suggestion ${suggestion.kind}`;
         // What was typed plainly, the completion in bold, as search boxes do.
-        const common = suggestion.text.toLowerCase().startsWith(typed.toLowerCase()) ? typed.length : 0;
+        // Compared at the typed length: lowercasing may change a string's length ("İ").
+        const common = suggestion.text.slice(0, typed.length).toLowerCase() === typed.toLowerCase() ? typed.length : 0;
         const rest = listbox.ownerDocument.createElement('b');
         rest.textContent = suggestion.text.slice(common);
         li.append(suggestion.text.slice(0, common), rest);
