@@ -76,13 +76,13 @@ export function sharedBudget(budget: number, workers: number): number {
 const WORDINDEX_BYTES_PER_WORD = 8;
 
 /**
- * What the suggest stage holds per word besides its sorts: the Lexicon
- * opened as the searcher opens it (columns, lookup tables and text, some
- * 110 bytes a word), the words' card counts, and each plain form's best
- * rank and shown variant (suggestions.ts); and per card a title's rank and
- * first card.
+ * What the suggest stage holds per word besides its sorts: the Lexicon's
+ * body read whole (some 20 bytes a word; not the Lexicon opened, whose
+ * lookup tables take some 110), the words' card counts, each plain form's
+ * best rank and shown variant and a sorted copy of the ranks
+ * (suggestions.ts); and per card a title's rank and first card.
  */
-const SUGGEST_BYTES_PER_WORD = 128;
+const SUGGEST_BYTES_PER_WORD = 40;
 const SUGGEST_BYTES_PER_CARD = 8;
 
 /** The files of a version: what the searcher reads, and the stages' working files. */

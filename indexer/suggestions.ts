@@ -31,9 +31,10 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { CARD_FLAG } from '../common/index/cardinfo.js';
 import { CardsReader } from '../common/index/cards.js';
 import { ExternalSorter } from '../common/external-sort.js';
-import { Lexicon, wordClass } from '../common/index/lexicon.js';
+import { readIndexFile } from '../common/index/file.js';
+import { LEXICON_FORMAT, lexiconRecords, wordClass } from '../common/index/lexicon.js';
 import { MAX_KEY_BYTES, wordRank, writeSuggestions, type SuggestionEntry } from '../common/index/suggestions.js';
-import { words } from '../common/words.js';
+import { plainForm, words } from '../common/words.js';
 import type { CardFacts } from './cards.js';
 
 export const MAX_WORDS = 1 << 20;
@@ -92,37 +93,40 @@ function bestByRank(ranks: Uint32Array, tie: (n: number) => number, max: number)
 }
 
 /**
- * The kept words in a sort, as lines `key NUL rank(8 hex) text`: one pass
- * over the Lexicon gives each plain form's run (accent variants are
- * adjacent in lexicon order) its best rank and the variant shown.
+ * The kept words in a sort, as lines `key NUL rank(8 hex) text`: one walk
+ * over the Lexicon's records (not the Lexicon opened: its lookup tables are
+ * not needed) gives each plain form's run (accent variants are adjacent in
+ * lexicon order) its best rank and where the variant shown is in the body.
  */
 function wordLines(file: string, cardCounts: Uint32Array, sorter: ExternalSorter): ExternalSorter {
-  const lexicon = Lexicon.open(file);
-  if (cardCounts.length !== lexicon.count) throw new RangeError(`card counts of ${cardCounts.length} words for a Lexicon of ${lexicon.count}`);
-  const runRank = new Uint32Array(lexicon.count);
-  const runShown = new Uint32Array(lexicon.count);
+  const whole = readIndexFile(file, LEXICON_FORMAT);
+  const count = whole.fields[0]!;
+  if (cardCounts.length !== count) throw new RangeError(`card counts of ${cardCounts.length} words for a Lexicon of ${count}`);
+  const runRank = new Uint32Array(count);
+  const runShown = new Uint32Array(count);
   let runs = 0;
   let runPlain: string | undefined;
-  for (let i = 0; i < lexicon.count; i++) {
-    if (lexicon.chainSize(i) === 0 || wordClass(lexicon.entry(i).id) !== 'normal') continue;
-    const plain = lexicon.plain(i);
+  for (const { n, id, chainSize, frequency, word, wordAt, key } of lexiconRecords(whole)) {
+    if (chainSize === 0 || wordClass(id) !== 'normal') continue;
     // The exact form can be longer than the plain one (𝐛𝐨𝐥𝐝 letters are four bytes each, their plain forms one).
-    if (DIGITS.test(plain) || Buffer.byteLength(plain) > MAX_KEY_BYTES || Buffer.byteLength(lexicon.word(i)) > MAX_KEY_BYTES) continue;
-    const rank = wordRank(cardCounts[i]!, lexicon.frequencies[i]!);
-    if (plain !== runPlain) {
-      runPlain = plain;
+    if (DIGITS.test(key.plain) || Buffer.byteLength(key.plain) > MAX_KEY_BYTES || Buffer.byteLength(word) > MAX_KEY_BYTES) continue;
+    const rank = wordRank(cardCounts[n]!, frequency);
+    if (key.plain !== runPlain) {
+      runPlain = key.plain;
       runRank[runs] = rank;
-      runShown[runs++] = i;
+      runShown[runs++] = wordAt;
     } else if (rank > runRank[runs - 1]!) {
       runRank[runs - 1] = rank;
-      runShown[runs - 1] = i;
+      runShown[runs - 1] = wordAt;
     }
   }
   const kept = bestByRank(runRank.subarray(0, runs), (n) => n, MAX_WORDS);
+  const { body } = whole;
   for (let n = 0; n < runs; n++) {
     if (!kept(n)) continue;
-    const shown = runShown[n]!;
-    sorter.add(`${bytes(lexicon.plain(shown))}\0${hex(runRank[n]!, 8)}${bytes(lexicon.word(shown))}`);
+    const at = runShown[n]!;
+    const word = body.toString('utf8', at + 1, at + 1 + body[at]!);
+    sorter.add(`${bytes(plainForm(word))}\0${hex(runRank[n]!, 8)}${bytes(word)}`);
   }
   return sorter;
 }
