@@ -17,9 +17,10 @@
  * Bounds: at most MAX_WORDS words and MAX_TITLES titles, the best by rank
  * (of equal ranks, the word first in Lexicon order, the title whose first
  * card comes first), whatever the memory budget: the output is the same
- * under any budget. Memory is bounded instead: per word and per card a few
- * typed-array slots (a plain form's best rank and shown variant; a title's
- * rank and first card), and the rest in external sorts (common/external-sort.ts)
+ * under any budget. Memory is bounded instead: the Lexicon's records walked,
+ * not the Lexicon opened; per word and per card a few typed-array slots (a
+ * plain form's best rank and shown variant; a title's rank and first
+ * card), and the rest in external sorts (common/external-sort.ts)
  * within the stage's share, spilled under `work`: the titles' candidates
  * sorted by key (then card order) and grouped, the groups kept in a second
  * sort until the best are known, the kept words sorted by key. Lines are
@@ -78,7 +79,7 @@ const hex = (value: number, width: number): string => value.toString(16).padStar
  * highest rank, and of those equal to it the first by `tie`, the order a
  * stable sort by rank keeps. Typed arrays only: a million candidates.
  */
-function bestByRank(ranks: Uint32Array, tie: (n: number) => number, max: number): (n: number) => boolean {
+export function bestByRank(ranks: Uint32Array, tie: (n: number) => number, max: number): (n: number) => boolean {
   if (ranks.length <= max) return () => true;
   const sorted = ranks.slice().sort();
   const floor = sorted[ranks.length - max]!;
