@@ -75,6 +75,16 @@ export function sharedBudget(budget: number, workers: number): number {
  */
 const WORDINDEX_BYTES_PER_WORD = 8;
 
+/**
+ * What the suggest stage holds per word besides its sorts: the Lexicon's
+ * body read whole (some 20 bytes a word; not the Lexicon opened, whose
+ * lookup tables take some 110), the words' card counts, each plain form's
+ * best rank and shown variant and a sorted copy of the ranks
+ * (suggestions.ts); and per card a title's rank and first card.
+ */
+const SUGGEST_BYTES_PER_WORD = 40;
+const SUGGEST_BYTES_PER_CARD = 8;
+
 /** The files of a version: what the searcher reads, and the stages' working files. */
 export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback', 'Suggestions'] as const;
 export const WORK_FILES = ['Attributes', 'Postings', 'Checksums', 'Signatures', 'Links', 'RefTexts', 'Merges', 'AnchoredPostings', 'LexRaw', 'LexByFreq', 'LexOrder'] as const;
@@ -220,7 +230,10 @@ export async function buildIndex(options: BuildOptions): Promise<BuildReport> {
       writeCardInfo(at('CardInfo'), facts);
       writeFingerprints(at('Fingerprints'), finder);
     });
-    const suggestions = await stage('suggest', () => buildSuggestions({ lexicon: at('Lexicon'), cards: at('Cards'), out: at('Suggestions') }, facts, wordIndex.cardCounts));
+    const suggestions = await stage('suggest', () => {
+      const files = { lexicon: at('Lexicon'), cards: at('Cards'), out: at('Suggestions'), work: join(begun.dir, 'suggest') };
+      return buildSuggestions(files, facts, wordIndex.cardCounts, sortBudget(SUGGEST_BYTES_PER_WORD * ranks.words + SUGGEST_BYTES_PER_CARD * cards));
+    });
     const emptyCards = facts.flags.reduce((n, flags) => n + ((flags & CARD_FLAG.empty) === 0 ? 0 : 1), 0);
     // bucket_generation and bucket_next say which buckets the version holds (indexer/backlog.ts).
     const counts = { bucket_generation: scanned.generation, bucket_next: scanned.next, cards, images: chewed.images, empty_cards: emptyCards, duplicates: merged.duplicates, anchors: anchored.anchors, words: ranks.words, postings: wordIndex.postings, strings, links: chewed.links, suggested_words: suggestions.words, suggested_titles: suggestions.titles };

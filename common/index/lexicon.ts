@@ -406,6 +406,58 @@ class Columns {
 
 const stemHash = (language: number, stem: string): number => spellingHash(stem, 0, stem.length) ^ Math.imul(language, 0x9e3779b1);
 
+/** A Lexicon record as read in order; `wordAt`: the body offset of its word's length byte. */
+export interface LexiconRecord {
+  n: number;
+  pos: number;
+  id: number;
+  chainSize: number;
+  refPos: number;
+  frequency: number;
+  context: number;
+  word: string;
+  wordAt: number;
+  key: OrderKey;
+  language: number;
+  stem: string;
+}
+
+/**
+ * The records of a Lexicon file read whole, in order, checked (classes,
+ * bounds, UTF-8, lexicon order, the header's count at the end): what
+ * Lexicon.open makes its columns of, and what the suggest stage walks
+ * without holding them.
+ */
+export function* lexiconRecords(whole: WholeIndexFile): Generator<LexiconRecord> {
+  let last: OrderKey | undefined;
+  const { body } = whole;
+  let refPos = 0;
+  let n = 0;
+  for (let pos = 0; pos < body.length; n++) {
+    if (body[pos]! >= WORD_CLASSES.length) throw whole.corrupt(pos, `undefined word class ${body[pos]}`);
+    const id = 8 * (n + 1) + body[pos]!;
+    let size;
+    try {
+      size = decodeVarint(body, pos + 1);
+    } catch (err) {
+      if (!isSherlockError(err)) throw err;
+      throw whole.corrupt(err.place.offset ?? pos + 1, `chain size: ${err.message}`);
+    }
+    const fixed = size.next + 3;
+    if (fixed > body.length) throw whole.corrupt(pos, `record cut short: ${body.length - pos} bytes before its word`);
+    const { word, next: stemAt } = readWord(whole, id, pos, fixed);
+    const key = orderKey(word);
+    if (last !== undefined && compareKeys(last, key) >= 0) throw whole.corrupt(pos, `word ${JSON.stringify(word)} out of lexicon order`);
+    const { language, stem, next } = readStem(whole, stemAt, key);
+    const chainSize = size.value;
+    yield { n, pos, id, chainSize, refPos: chainSize === 0 ? 0 : refPos, frequency: body[size.next]!, context: body.readUInt16LE(size.next + 1), word, wordAt: fixed, key, language, stem };
+    if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
+    last = key;
+    pos = next;
+  }
+  if (n !== whole.fields[0]) throw whole.corrupt(body.length, `${n} words found, the header says ${whole.fields[0]}`);
+}
+
 /**
  * The Lexicon in memory: lookup by exact word, by its accent-free form, or
  * by stem class. Held as columns (typed arrays and one buffer of UTF-8
@@ -579,57 +631,33 @@ export class Lexicon {
   }
 
   static open(file: string): Lexicon {
-    let last: OrderKey | undefined;
     const whole = readIndexFile(file, LEXICON_FORMAT);
     const { body } = whole;
     // A record takes at least 6 bytes: a header's count past that is refused before the columns are allocated for it.
     if (whole.fields[0]! > body.length / 6) throw whole.corrupt(body.length, `${body.length} bytes cannot hold the ${whole.fields[0]} words the header says`);
     const columns = new Columns(whole.fields[0]!, body.length);
-    let refPos = 0;
-    for (let pos = 0; pos < body.length; ) {
-      if (body[pos]! >= WORD_CLASSES.length) throw whole.corrupt(pos, `undefined word class ${body[pos]}`);
-      const n = columns.count;
-      const id = 8 * (n + 1) + body[pos]!;
-      let size;
-      try {
-        size = decodeVarint(body, pos + 1);
-      } catch (err) {
-        if (!isSherlockError(err)) throw err;
-        throw whole.corrupt(err.place.offset ?? pos + 1, `chain size: ${err.message}`);
-      }
-      const fixed = size.next + 3;
-      if (fixed > body.length) throw whole.corrupt(pos, `record cut short: ${body.length - pos} bytes before its word`);
-      const { word, next: stemAt } = readWord(whole, id, pos, fixed);
-      const key = orderKey(word);
-      if (last !== undefined && compareKeys(last, key) >= 0) throw whole.corrupt(pos, `word ${JSON.stringify(word)} out of lexicon order`);
-      const { language, stem, next } = readStem(whole, stemAt, key);
-      const chainSize = size.value;
+    for (const { n, pos, id, chainSize, refPos, frequency, context, word, wordAt, key, language, stem } of lexiconRecords(whole)) {
       if (n === columns.words) throw whole.corrupt(pos, `more words than the ${columns.words} the header says`);
-      const wordAt = fixed + 1;
-      const wordBytes = body[fixed]!;
-      const plain = key.plain === word ? { at: wordAt, bytes: wordBytes } : columns.place(key.plain);
+      const wordBytes = body[wordAt]!;
+      const plain = key.plain === word ? { at: wordAt + 1, bytes: wordBytes } : columns.place(key.plain);
       const stemPlace = stem === key.plain ? plain : columns.place(stem);
-      columns.wordAt[n] = wordAt;
+      columns.wordAt[n] = wordAt + 1;
       columns.wordBytes[n] = wordBytes;
       columns.plainAt[n] = plain.at;
       columns.plainBytes[n] = plain.bytes;
       columns.stemAt[n] = stemPlace.at;
       columns.stemBytes[n] = stemPlace.bytes;
       columns.ids[n] = id;
-      columns.refPos[n] = chainSize === 0 ? 0 : refPos;
+      columns.refPos[n] = refPos;
       columns.chainSizes[n] = chainSize;
-      columns.frequencies[n] = body[size.next]!;
-      columns.contexts[n] = body.readUInt16LE(size.next + 1);
+      columns.frequencies[n] = frequency;
+      columns.contexts[n] = context;
       columns.stemLanguages[n] = language;
       columns.plainHashes[n] = spellingHash(key.plain, 0, key.plain.length);
       columns.stemHashes[n] = language === 0 ? 0 : stemHash(language, stem);
       columns.plainLengths[n] = key.length;
       columns.count += 1;
-      if (chainSize > 0) refPos += WORDINDEX_ENTRY_HEAD + chainSize;
-      last = key;
-      pos = next;
     }
-    if (columns.count !== whole.fields[0]) throw whole.corrupt(body.length, `${columns.count} words found, the header says ${whole.fields[0]}`);
     return new Lexicon(body, columns);
   }
 

@@ -90,24 +90,34 @@ export function compareKeys(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-/** Writes the file; each list must be in strictly increasing key order (compareKeys). */
-export function writeSuggestions(file: string, words: readonly SuggestionEntry[], titles: readonly SuggestionEntry[]): void {
+/**
+ * Writes the file; each list must be in strictly increasing key order
+ * (compareKeys). The lists are read once, in turn, words first: the suggest
+ * stage streams them from its sorts. Returns the records written.
+ */
+export function writeSuggestions(file: string, words: Iterable<SuggestionEntry>, titles: Iterable<SuggestionEntry>): { words: number; titles: number } {
   const out = new IndexFileWriter(file, SUGGESTIONS_FORMAT);
   try {
     let last: Buffer | undefined;
-    const put = (entry: SuggestionEntry, title: boolean): void => {
-      const record = encode(entry, title);
-      const head = title ? 8 : 4;
-      const key = record.subarray(head + 1, head + 1 + record[head]!);
-      if (last !== undefined && Buffer.compare(last, key) >= 0) throw new RangeError(`suggestion key ${JSON.stringify(entry.key)} is out of order`);
-      last = key;
-      out.write(record);
+    const put = (list: Iterable<SuggestionEntry>, title: boolean): number => {
+      last = undefined;
+      let count = 0;
+      for (const entry of list) {
+        const record = encode(entry, title);
+        const head = title ? 8 : 4;
+        const key = record.subarray(head + 1, head + 1 + record[head]!);
+        if (last !== undefined && Buffer.compare(last, key) >= 0) throw new RangeError(`suggestion key ${JSON.stringify(entry.key)} is out of order`);
+        last = key;
+        out.write(record);
+        count += 1;
+      }
+      return count;
     };
-    for (const entry of words) put(entry, false);
+    const wordCount = put(words, false);
     const titlesAt = out.length;
-    last = undefined;
-    for (const entry of titles) put(entry, true);
-    out.finish([words.length, titles.length, titlesAt]);
+    const titleCount = put(titles, true);
+    out.finish([wordCount, titleCount, titlesAt]);
+    return { words: wordCount, titles: titleCount };
   } catch (err) {
     out.abort();
     throw err;

@@ -8,6 +8,8 @@
  * of two, a word of one card only when nothing else starts so; and every
  * word's count of cards as WordIndex has them, whether the vocabulary and
  * the runs stayed in memory or were spilled (a card's joined chains once).
+ * The best of a list by rank as the stage picks them without a sort of
+ * objects: what a stable sort by rank keeps, ties in the tie order.
  */
 
 import assert from 'node:assert/strict';
@@ -16,7 +18,7 @@ import test from 'node:test';
 import { WordIndexReader } from '../../common/index/chains.js';
 import { Lexicon, wordClass } from '../../common/index/lexicon.js';
 import { rankCards, Suggestions, wordRank } from '../../common/index/suggestions.js';
-import { titleForms } from '../../indexer/suggestions.js';
+import { bestByRank, titleForms } from '../../indexer/suggestions.js';
 import { completions } from '../../searcher/completions.js';
 import { parseQuery } from '../../searcher/query.js';
 import { scratchDir } from '../helpers/paths.js';
@@ -44,6 +46,22 @@ test('titles that suggest nothing: empty, punctuation, digits only, over 120 byt
   // A text past the file's 255 bytes while its key is short (bold letters are four bytes, their plain forms one): left out, not a failed build.
   assert.equal(titleForms('\u{1d41b}\u{1d41e}\u{1d42c}\u{1d42d} '.repeat(16)), undefined);
   assert.deepEqual(titleForms('\u{1d41b}\u{1d41e}\u{1d42c}\u{1d42d} '.repeat(12))?.key, 'best '.repeat(12).trim());
+});
+
+test('the best by rank are those a stable sort by rank keeps, ties in the tie order, with typed arrays', () => {
+  let seed = 12345;
+  const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  for (const [count, max, distinct] of [[50, 10, 3], [1000, 333, 7], [1000, 1000, 5], [1000, 999, 1], [200, 1, 2], [300, 150, 1000]] as const) {
+    const ranks = Uint32Array.from({ length: count }, () => next() % distinct);
+    // The tie order: a permutation, as a title's first card is.
+    const order = Array.from({ length: count }, (_, n) => n).sort(() => (next() & 1 ? 1 : -1));
+    const tie = (n: number): number => order[n]!;
+    const byTie = Array.from({ length: count }, (_, n) => n).sort((a, b) => tie(a) - tie(b));
+    const expected = new Set(byTie.sort((a, b) => ranks[b]! - ranks[a]!).slice(0, max));
+    const kept = bestByRank(ranks, tie, max);
+    const got = new Set(Array.from({ length: count }, (_, n) => n).filter(kept));
+    assert.deepEqual(got, expected, `${count} ranks of ${distinct} values, the best ${max}`);
+  }
 });
 
 /** A page of its own words (so no two are duplicates) and `words`. */
