@@ -325,7 +325,7 @@ export class IndexVersion {
       const strings = keep(StringIndexReader.open(join(dir, 'StringIndex')));
       const cards = keep(CardsReader.open(join(dir, 'Cards')));
       const info = CardInfoReader.open(join(dir, 'CardInfo'));
-      const suggestions = manifest.files.some((file) => file.name === SUGGESTIONS_FILE) ? Suggestions.open(join(dir, SUGGESTIONS_FILE)) : undefined;
+      const suggestions = manifest.files.some((file) => file.name === SUGGESTIONS_FILE) ? Suggestions.open(join(dir, SUGGESTIONS_FILE), info.count) : undefined;
       return new IndexVersion(name, manifest, Lexicon.open(join(dir, 'Lexicon')), info, cardColumns(info), words, strings, cards, caches, suggestions);
     } catch (err) {
       for (const reader of opened) reader.close();

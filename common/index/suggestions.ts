@@ -143,6 +143,8 @@ export class SuggestionList {
     from: number,
     to: number,
     count: number,
+    /** A title list's records must name cards below this (the version's card count). */
+    cards = Number.POSITIVE_INFINITY,
   ) {
     if (count > (to - from) / (head + 3)) throw whole.corrupt(from, `${to - from} bytes cannot hold ${count} records`);
     this.count = count;
@@ -155,6 +157,7 @@ export class SuggestionList {
       const textAt = pos + head + 1 + keyBytes;
       if (keyBytes === 0 || textAt + 1 > to || textAt + 1 + body[textAt]! > to) throw whole.corrupt(pos, `record ${n}: key or text runs past the list`);
       if (n > 0 && this.compareKey(n - 1, body.subarray(pos + head + 1, textAt)) >= 0) throw whole.corrupt(pos, `record ${n}: key out of order`);
+      if (head === 8 && body.readUInt32LE(pos + 4) >= cards) throw whole.corrupt(pos + 4, `record ${n}: card ${body.readUInt32LE(pos + 4)} is not among the version's ${cards} cards`);
       this.at[n] = pos;
       this.ranks[n] = body.readUInt32LE(pos);
       pos = textAt + 1 + body[textAt]!;
@@ -271,13 +274,14 @@ export class Suggestions {
     readonly bytes: number,
   ) {}
 
-  static open(file: string): Suggestions {
+  /** Reads `file`; `cards`, the version's card count, bounds the cards titles name. */
+  static open(file: string, cards?: number): Suggestions {
     const whole = readIndexFile(file, SUGGESTIONS_FORMAT);
     const { body, fields } = whole;
     const titlesAt = fields[2]!;
     if (titlesAt > body.length) throw whole.corrupt(body.length, `titles at ${titlesAt}, past the body's ${body.length} bytes`);
     const words = new SuggestionList(body, 4, whole, 0, titlesAt, fields[0]!);
-    const titles = new SuggestionList(body, 8, whole, titlesAt, body.length, fields[1]!);
+    const titles = new SuggestionList(body, 8, whole, titlesAt, body.length, fields[1]!, cards);
     return new Suggestions(words, titles, body.length + words.bytes + titles.bytes);
   }
 }

@@ -120,4 +120,7 @@ test('a damaged Suggestions file is refused naming the file', (t) => {
   const file = join(dir, 'Suggestions');
   writeSuggestions(file, inOrder([{ key: 'cafe', text: 'café', rank: 7 }, { key: 'tokyo', text: 'tokyo', rank: 3 }]), [{ key: 'creme brulee', text: 'crème brûlée', rank: 9, card: 4 }]);
   assertDamageRefused(file, join(dir, 'damaged'), SUGGESTIONS_FORMAT, (f) => Suggestions.open(f));
+  // A title naming a card the version does not have: refused at load, naming the record.
+  assert.equal(Suggestions.open(file, 5).titles.card(0), 4);
+  assert.throws(() => Suggestions.open(file, 4), /record 0: card 4 is not among the version's 4 cards/);
 });
