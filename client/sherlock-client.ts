@@ -35,6 +35,8 @@ const BLIND_RETRY_MS = 1000;
  * that slept, a NAT that forgot it: nothing reports a half-open socket).
  */
 const SILENCE_MARGIN_MS = 5000;
+/** Each connection left for silence doubles the margin (a slow link that takes longer to carry a big answer is not cut off forever), up to this. */
+const MAX_SILENCE_MARGIN_MS = 120_000;
 /**
  * Pacing keeps under the server's buckets with a margin: the hello may have
  * taken one token already, and messages sent evenly can arrive bunched.
@@ -182,6 +184,7 @@ export class SherlockClient {
   private pumpTimer: ReturnType<typeof setTimeout> | undefined;
   /** Armed while requests are out; reset by every message from the searcher (SILENCE_MARGIN_MS). */
   private silence: ReturnType<typeof setTimeout> | undefined;
+  private silenceMargin = SILENCE_MARGIN_MS;
   private serial = 0;
   /** cancel, subscribe and unsubscribe: sent before any request waiting. */
   private readonly control: string[] = [];
@@ -417,16 +420,24 @@ export class SherlockClient {
   /** Arms the silence timer while requests are out and none is armed. */
   private watch(): void {
     if (this.silence !== undefined || this.sent.size === 0) return;
-    const limit = (this.welcomed?.limits['query_timeout_ms'] ?? 0) + SILENCE_MARGIN_MS;
+    const limit = (this.welcomed?.limits['query_timeout_ms'] ?? 0) + this.silenceMargin;
     this.silence = setTimeout(() => {
       this.silence = undefined;
       const socket = this.socket;
       if (socket === undefined || this.sent.size === 0) return;
       // Its late events are ignored: they check that it is still the client's socket.
       this.socket = undefined;
+      this.silenceMargin = Math.min(2 * this.silenceMargin, MAX_SILENCE_MARGIN_MS);
       socket.close();
       this.lost(CLOSE_ABNORMAL, `no word from the searcher in ${limit} ms with requests out`);
     }, limit);
+  }
+
+  /** Disarms the silence timer once nothing is out, so a request sent later gets a whole period. */
+  private unwatch(): void {
+    if (this.sent.size > 0) return;
+    clearTimeout(this.silence);
+    this.silence = undefined;
   }
 
   private receive(text: string): void {
@@ -484,6 +495,8 @@ export class SherlockClient {
     const request = this.sent.get(id);
     if (request === undefined) return;
     this.sent.delete(id);
+    this.silenceMargin = SILENCE_MARGIN_MS;
+    this.unwatch();
     this.settle(request, undefined, message);
     this.pump();
   }
@@ -492,6 +505,7 @@ export class SherlockClient {
     const request = this.sent.get(id);
     if (request === undefined) return;
     this.sent.delete(id);
+    this.unwatch();
     if (!request.settled) {
       const { type: _type, id: _id, ...fields } = error;
       if (error.code === 'UNAVAILABLE') {

@@ -79,11 +79,12 @@ const WORDINDEX_BYTES_PER_WORD = 8;
  * What the suggest stage holds per word besides its sorts: the Lexicon's
  * body read whole (some 20 bytes a word; not the Lexicon opened, whose
  * lookup tables take some 110), the words' card counts, each plain form's
- * best rank and shown variant and a sorted copy of the ranks
- * (suggestions.ts); and per card a title's rank and first card.
+ * best rank and shown variant, a sorted copy of the ranks and the ties of
+ * the lowest rank kept (suggestions.ts bestByRank); and per card a title's
+ * rank and first card, their sorted copy and ties.
  */
-const SUGGEST_BYTES_PER_WORD = 40;
-const SUGGEST_BYTES_PER_CARD = 8;
+const SUGGEST_BYTES_PER_WORD = 44;
+const SUGGEST_BYTES_PER_CARD = 16;
 
 /** The files of a version: what the searcher reads, and the stages' working files. */
 export const INDEX_FILES = ['Cards', 'CardInfo', 'Lexicon', 'WordIndex', 'StringIndex', 'Fingerprints', 'Feedback', 'Suggestions'] as const;

@@ -77,7 +77,8 @@ const hex = (value: number, width: number): string => value.toString(16).padStar
 /**
  * Which of `ranks` are the best `max` by rank: those above the max-th
  * highest rank, and of those equal to it the first by `tie`, the order a
- * stable sort by rank keeps. Typed arrays only: a million candidates.
+ * stable sort by rank keeps; `tie` gives whole numbers below 2^32 (an
+ * index, a card's place). Typed arrays only: a million candidates.
  */
 export function bestByRank(ranks: Uint32Array, tie: (n: number) => number, max: number): (n: number) => boolean {
   if (ranks.length <= max) return () => true;
@@ -85,7 +86,7 @@ export function bestByRank(ranks: Uint32Array, tie: (n: number) => number, max: 
   const floor = sorted[ranks.length - max]!;
   let above = 0;
   for (let i = sorted.length - 1; i >= 0 && sorted[i]! > floor; i--) above++;
-  const ties = new Float64Array(sorted.length - above - sorted.indexOf(floor));
+  const ties = new Uint32Array(sorted.length - above - sorted.indexOf(floor));
   let t = 0;
   for (let n = 0; n < ranks.length; n++) if (ranks[n] === floor) ties[t++] = tie(n);
   ties.sort();

@@ -101,12 +101,13 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, url: 
  * A browser request another site's page made without an Origin header: a
  * no-cors GET (an <img>, a script, fetch in no-cors mode) carries none, yet
  * would run a search with the visitor's network position. Browsers say
- * where it came from in Sec-Fetch-Site; a navigation (a link followed) is
- * let through.
+ * where it came from in Sec-Fetch-Site; a link followed (a navigation of
+ * the top document) is let through, an iframe's is not.
  */
 function foreignWithoutOrigin(req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
-  return req.headers.origin === undefined && (site === 'cross-site' || site === 'same-site') && req.headers['sec-fetch-mode'] !== 'navigate';
+  const followed = req.headers['sec-fetch-mode'] === 'navigate' && req.headers['sec-fetch-dest'] === 'document';
+  return req.headers.origin === undefined && (site === 'cross-site' || site === 'same-site') && !followed;
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {

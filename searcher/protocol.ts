@@ -197,8 +197,8 @@ const ID = new RegExp(`^[\\x21-\\x7e]{1,${MAX_ID_LENGTH}}$`);
  */
 export function unwrapMessage(value: Json, type: 'search' | 'suggest'): { id: string | undefined; fields: Json } {
   const { type: given, id, ...fields } = value;
-  if (given !== undefined && given !== type) throw new MessageError(`type must be "${type}" here (or left out)`, 'type');
   if (id !== undefined && (typeof id !== 'string' || !ID.test(id))) throw new MessageError(`id must be a string of 1 to ${MAX_ID_LENGTH} visible ASCII characters`, 'id');
+  if (given !== undefined && given !== type) throw new MessageError(`type must be "${type}" here (or left out)`, 'type', id);
   return { id, fields };
 }
 

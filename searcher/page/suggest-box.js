@@ -80,6 +80,8 @@ export function attachSuggestions(input, listbox, { fetch, choose }) {
   }
 
   function reach(i) {
+    // A request still waiting for the debounce would ask for the option now in the box.
+    clearTimeout(timer);
     const items = listbox.children;
     if (active >= 0) items[active]?.setAttribute('aria-selected', 'false');
     active = i;
@@ -124,6 +126,8 @@ export function attachSuggestions(input, listbox, { fetch, choose }) {
   });
 
   input.addEventListener('keydown', (event) => {
+    // Keys that compose a character (an IME's candidates, Enter committing them) are the IME's.
+    if (event.isComposing || event.keyCode === 229) return;
     const shown = !listbox.hidden;
     let handled = true;
     if (event.key === 'ArrowDown' && event.altKey) open();

@@ -41,7 +41,7 @@ input { font: inherit; padding: 6px 8px; border: 1px solid #8a8a8a; border-radiu
 .suggestion[aria-selected="true"], .suggestion:hover { background: #e8eef9; }
 button { font: inherit; padding: 6px 12px; border: 1px solid #8a8a8a; border-radius: 4px; background: #f3f3f3; cursor: pointer; }
 input:focus, button:focus, a:focus { outline: 2px solid #1a5fb4; outline-offset: 1px; }
-.overlay { position: absolute; top: calc(100% + 4px); left: 0; z-index: 2147483647; width: min(34em, 92vw); max-height: 70vh; overflow: auto;
+.overlay { position: absolute; top: calc(100% + 4px); left: 0; z-index: 2147483646; width: min(34em, 92vw); max-height: 70vh; overflow: auto;
   background: #fff; border: 1px solid #8a8a8a; border-radius: 6px; box-shadow: 0 6px 24px rgb(0 0 0 / 0.2); padding: 8px 12px; }
 .overlay[hidden] { display: none; }
 .status { margin: 0 0 6px; color: #4a4a4a; font-size: 13px; }

@@ -241,6 +241,25 @@ test('a searcher that stops answering (SIGSTOP) is left after its query timeout 
   assert.equal((await rejection(pending)).code, 'NO_INDEX');
 });
 
+test('the silence timer starts with the first request out after a quiet spell: a searcher pausing briefly then is not left', async (t) => {
+  const running = startCli(t, ['searcher', 'run', '--state', scratchDir(t), '--listen', `${HOST}:0`, '--set', 'searcher.query_timeout=200ms']);
+  const client = new SherlockClient(`ws://${await listening(running)}/`, { WebSocket, reconnect: { minMs: 50, maxMs: 200 } });
+  t.after(() => client.close());
+  const closes: string[] = [];
+  client.on('close', ({ reason }) => closes.push(reason));
+  await welcomed(client);
+  assert.equal((await rejection(client.search({ q: 'detective' }))).code, 'NO_INDEX');
+  // Just before a timer armed by that answer would fire (200 ms + 5 s), a search meets a searcher paused for 400 ms.
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  running.child.kill('SIGSTOP');
+  t.after(() => running.child.kill('SIGCONT'));
+  const pending = client.search({ q: 'detective' });
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  running.child.kill('SIGCONT');
+  assert.equal((await rejection(pending)).code, 'NO_INDEX');
+  assert.deepEqual(closes, [], 'the connection was kept');
+});
+
 async function until(ok: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!ok()) {

@@ -292,7 +292,9 @@ test('CORS: an allowed origin gets the headers, a foreign one is refused 403 wit
   }
   assert.equal(server.status()['searches'], before, 'no search ran for a foreign origin');
   // A link to the API followed from another site is a navigation, answered; so is the searcher's own page's request.
-  const followed = await call(`${api}?q=detective`, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
+  const followed = await call(`${api}?q=detective`, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' } });
+  const framed = await call(`${api}?q=detective`, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' } });
+  assert.equal(framed.status, 403, 'another site framing the API is refused');
   const ownFetch = await call(`${api}?q=detective`, { headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors', origin: http } });
   assert.deepEqual([followed.status, ownFetch.status], [200, 200]);
 
