@@ -170,8 +170,8 @@ export function resultText(id: string | undefined, tookMs: number, result: Searc
   return isEncoded(result) ? `${head},${result.json.slice(1)}` : `${head},${JSON.stringify(result).slice(1)}`;
 }
 
-/** The fields of a search besides its id (the JSON API's POST body holds these). */
-export const SEARCH_FIELDS = ['q', 'offset', 'limit', 'filters', 'sort', 'explain', 'collections'] as const;
+/** The fields of a search besides its id. */
+const SEARCH_FIELDS = ['q', 'offset', 'limit', 'filters', 'sort', 'explain', 'collections'] as const;
 
 /** The fields of a suggest besides its id (the HTTP route's parameters). */
 export const SUGGEST_FIELDS = ['q', 'limit'] as const;
@@ -190,15 +190,25 @@ type Json = Record<string, unknown>;
 
 const ID = new RegExp(`^[\\x21-\\x7e]{1,${MAX_ID_LENGTH}}$`);
 
+/** Refuses a field a `type` message does not have (`extra`: ones a door adds), naming it as the socket does. */
+function onlyFields(type: keyof typeof FIELDS, value: Json, id: string | undefined, extra: readonly string[] = []): void {
+  const allowed: readonly string[] = FIELDS[type];
+  for (const key of Object.keys(value)) {
+    if (key !== 'type' && !allowed.includes(key) && !extra.includes(key)) throw new MessageError(`a ${type} message has no field "${key}"`, key, id);
+  }
+}
+
 /**
  * A message sent over HTTP (the JSON API's POST body): its own `type`,
- * when given, must be `type`, and its `id`, when given, is checked as the
- * socket checks it and comes back in the answer; the rest are the fields.
+ * when given, must be `type`, its `id`, when given, is checked as the
+ * socket checks it and comes back in the answer, and it has only the
+ * message's fields and the door's `extra` ones; the rest are the fields.
  */
-export function unwrapMessage(value: Json, type: 'search' | 'suggest'): { id: string | undefined; fields: Json } {
+export function unwrapMessage(value: Json, type: 'search' | 'suggest', extra: readonly string[] = []): { id: string | undefined; fields: Json } {
   const { type: given, id, ...fields } = value;
   if (id !== undefined && (typeof id !== 'string' || !ID.test(id))) throw new MessageError(`id must be a string of 1 to ${MAX_ID_LENGTH} visible ASCII characters`, 'id');
   if (given !== undefined && given !== type) throw new MessageError(`type must be "${type}" here (or left out)`, 'type', id);
+  onlyFields(type, fields, id, extra);
   return { id, fields };
 }
 
@@ -217,10 +227,7 @@ export function parseClientMessage(text: string): ClientMessage {
     throw new MessageError(`type must be one of ${Object.keys(FIELDS).join(', ')}`, 'type', id);
   }
   const t = type as keyof typeof FIELDS;
-  const allowed: readonly string[] = FIELDS[t];
-  for (const key of Object.keys(value)) {
-    if (key !== 'type' && !allowed.includes(key)) throw new MessageError(`a ${t} message has no field "${key}"`, key, id);
-  }
+  onlyFields(t, value, id);
   const need = (): string => {
     if (id === undefined) throw new MessageError(`id must be a string of 1 to ${MAX_ID_LENGTH} visible ASCII characters`, 'id');
     return id;
